@@ -1,0 +1,140 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type Dockerode from 'dockerode';
+import { extract, pack } from 'tar-stream';
+
+export interface TarEntry {
+  path: string;
+  content: Buffer;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+}
+
+/** Builds an uncompressed tar archive in memory; parent folders get the same owner as the files. */
+export async function buildTar(entries: readonly TarEntry[], defaults: { uid: number; gid: number; dirMode?: number }): Promise<Buffer> {
+  const archive = pack();
+  const seenDirs = new Set<string>();
+  for (const entry of entries) {
+    const parts = entry.path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (seenDirs.has(dir)) continue;
+      seenDirs.add(dir);
+      archive.entry({ name: dir, type: 'directory', mode: defaults.dirMode ?? 0o755, uid: defaults.uid, gid: defaults.gid });
+    }
+    archive.entry(
+      { name: entry.path, mode: entry.mode ?? 0o644, uid: entry.uid ?? defaults.uid, gid: entry.gid ?? defaults.gid },
+      entry.content,
+    );
+  }
+  archive.finalize();
+  return streamToBuffer(archive as unknown as NodeJS.ReadableStream);
+}
+
+export interface ArchiveEntry {
+  path: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  content: Buffer;
+  linkTarget?: string;
+  mode: number;
+}
+
+/** Reads every entry of a tar stream; `stripFirst` drops the leading folder docker adds. */
+export async function readTar(stream: Readable, options: { stripFirst?: boolean; maxBytes?: number } = {}): Promise<ArchiveEntry[]> {
+  const entries: ArchiveEntry[] = [];
+  const parser = extract();
+  let total = 0;
+  const done = new Promise<void>((resolveDone, reject) => {
+    parser.on('entry', (header, body, next) => {
+      const chunks: Buffer[] = [];
+      body.on('data', (data: unknown) => {
+        const chunk = data as Buffer;
+        total += chunk.length;
+        if (options.maxBytes !== undefined && total > options.maxBytes) {
+          parser.destroy(new Error(`archive is larger than ${options.maxBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      body.on('end', () => {
+        let path = header.name.replace(/\/+$/, '');
+        if (options.stripFirst) path = path.split('/').slice(1).join('/');
+        if (path) {
+          const type = header.type === 'file' || header.type === 'contiguous-file' ? 'file'
+            : header.type === 'directory' ? 'directory' : header.type === 'symlink' ? 'symlink' : 'other';
+          entries.push({ path, type, content: Buffer.concat(chunks), mode: header.mode ?? 0o644, ...(header.linkname ? { linkTarget: header.linkname } : {}) });
+        }
+        next();
+      });
+      body.resume();
+    });
+    parser.on('finish', resolveDone);
+    parser.on('error', reject);
+  });
+  stream.on('error', (error) => parser.destroy(error));
+  stream.pipe(parser);
+  await done;
+  return entries;
+}
+
+export async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks);
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command in a container and collects its demultiplexed output. */
+export async function execCollect(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  cmd: string[],
+  options: { user?: string; workingDir?: string; env?: string[]; onCreated?: (execId: string) => Promise<void> } = {},
+): Promise<ExecResult> {
+  const exec = await container.exec({
+    Cmd: cmd,
+    AttachStdout: true,
+    AttachStderr: true,
+    ...(options.user ? { User: options.user } : {}),
+    ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
+    ...(options.env ? { Env: options.env } : {}),
+  });
+  if (options.onCreated) await options.onCreated(exec.id);
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = streamToBuffer(stdout);
+  const err = streamToBuffer(stderr);
+  docker.modem.demuxStream(stream, stdout, stderr);
+  await new Promise<void>((resolveEnd, reject) => {
+    stream.on('end', resolveEnd);
+    stream.on('close', resolveEnd);
+    stream.on('error', reject);
+  });
+  stdout.end();
+  stderr.end();
+  const info = await exec.inspect();
+  return { exitCode: info.ExitCode ?? null, stdout: (await out).toString('utf8'), stderr: (await err).toString('utf8') };
+}
+
+/** Reads one file out of a container through the archive API (no program runs inside it). */
+export async function readContainerFile(container: Dockerode.Container, path: string): Promise<Buffer | null> {
+  try {
+    const stream = (await container.getArchive({ path })) as unknown as Readable;
+    const entries = await readTar(stream);
+    return entries.find((entry) => entry.type === 'file')?.content ?? null;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return null;
+    throw error;
+  }
+}
+
+/** True when docker reported that the object does not exist. */
+export function isNotFound(error: unknown): boolean {
+  return (error as { statusCode?: number }).statusCode === 404;
+}

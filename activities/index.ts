@@ -1,0 +1,35 @@
+import type Dockerode from 'dockerode';
+import type { AgentrlConfig } from '../shared/config';
+import { createArtifactStore } from './artifact-store';
+import { createEpisodeRecordActivities } from './episode-records';
+import { createSandboxLifecycleActivities } from './sandbox-lifecycle';
+import { createScoringActivities } from './scoring';
+import { createToolCallActivities } from './tool-calls';
+import { join } from 'node:path';
+
+export interface ActivityDeps {
+  docker: Dockerode;
+  config: Pick<AgentrlConfig, 'sandbox'> & { stateDir: string; artifactsDir: string };
+  hostId: string;
+  projectRoot: string;
+}
+
+/** Activities that any worker may run (no sandbox involved). */
+export function createEpisodeActivities(deps: ActivityDeps) {
+  const store = createArtifactStore(deps.config.artifactsDir);
+  return createEpisodeRecordActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image });
+}
+
+/** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */
+export function createHostActivities(deps: ActivityDeps) {
+  const store = createArtifactStore(deps.config.artifactsDir);
+  const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId });
+  const tools = createToolCallActivities({ docker: deps.docker, store, journalDir: join(deps.config.stateDir, 'journal'), uid: deps.config.sandbox.uid });
+  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, runInAgentSandbox: tools.runCheckCommand });
+  return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission };
+}
+
+export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;
+export type HostActivities = ReturnType<typeof createHostActivities>;
+export type { TurnSummary } from './tool-calls';
+export type { ScoreSummary } from './scoring';

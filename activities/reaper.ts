@@ -1,0 +1,58 @@
+import type Dockerode from 'dockerode';
+import type { Client } from '@temporalio/client';
+import { isNotFound } from './docker-util';
+import { labels } from './sandbox-lifecycle';
+
+/** Workflow ids of sandboxes made outside any workflow (e.g. `task validate`) start with this. */
+export const localWorkflowPrefix = 'local:';
+const localGraceMs = 60 * 60 * 1000;
+
+/**
+ * Removes the containers and volumes of episodes that are closed (or unknown to the server).
+ * Sandboxes made outside workflows are removed once they are an hour old.
+ */
+export async function reapClosedEpisodes(docker: Dockerode, client: Client): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
+  const containers = await docker.listContainers({ all: true, filters: { label: [labels.episode] } });
+  const volumes = (await docker.listVolumes({ filters: { label: [labels.episode] } })).Volumes ?? [];
+  const closed = new Map<string, boolean>();
+  const isClosed = async (workflowId: string, createdMs: number): Promise<boolean> => {
+    if (workflowId.startsWith(localWorkflowPrefix)) return Date.now() - createdMs > localGraceMs;
+    const known = closed.get(workflowId);
+    if (known !== undefined) return known;
+    let result: boolean;
+    try {
+      const description = await client.workflow.getHandle(workflowId).describe();
+      result = description.status.name !== 'RUNNING';
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+      result = true;
+    }
+    closed.set(workflowId, result);
+    return result;
+  };
+  const removedContainers: string[] = [];
+  for (const info of containers) {
+    const workflowId = info.Labels[labels.workflowId] ?? '';
+    if (!(await isClosed(workflowId, info.Created * 1000))) continue;
+    try {
+      await docker.getContainer(info.Id).remove({ force: true, v: true });
+      removedContainers.push(info.Names[0]?.replace(/^\//, '') ?? info.Id);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  const removedVolumes: string[] = [];
+  for (const volume of volumes) {
+    const workflowId = volume.Labels?.[labels.workflowId] ?? '';
+    const created = Date.parse((volume as { CreatedAt?: string }).CreatedAt ?? '') || 0;
+    if (!(await isClosed(workflowId, created))) continue;
+    try {
+      await docker.getVolume(volume.Name).remove();
+      removedVolumes.push(volume.Name);
+    } catch (error) {
+      // a volume still used by a container that is being removed; the next pass takes it
+      if (!isNotFound(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
+    }
+  }
+  return { removedContainers, removedVolumes };
+}

@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type Dockerode from 'dockerode';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AgentrlConfig } from '../shared/config';
+import type { SandboxHandle, TaskSummary } from '../shared/episode';
+import { ErrorTypes } from '../shared/errors';
+import type { TaskSnapshot } from '../shared/task-spec';
+import type { ArtifactStore } from './artifact-store';
+import { atomicWrite } from './artifact-store';
+import { buildTar, isNotFound, readContainerFile, type TarEntry } from './docker-util';
+
+export const sandboxDir = resolve(__dirname, '..', 'sandbox');
+export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
+export const spoolPath = '/run/agentrl';
+export const repoPath = '/work';
+
+/** Stable identity of a Docker host: its daemon id, usable in a task-queue name. */
+export async function dockerHostId(docker: Dockerode): Promise<string> {
+  const info = (await docker.info()) as { ID?: string; Name?: string };
+  const id = info.ID ?? info.Name ?? 'unknown';
+  return createHash('sha256').update(id).digest('hex').slice(0, 16);
+}
+
+/** Container name of an episode's sandbox; a retried acquire finds the same one. */
+export function sandboxName(workflowId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
+  const hash = createHash('sha256').update(workflowId).digest('hex').slice(0, 20);
+  return role === 'agent' ? `agentrl-ep-${hash}` : `agentrl-ep-${hash}-${role}`;
+}
+
+export interface ContainerOptions {
+  name: string;
+  image: string;
+  workflowId: string;
+  runId: string;
+  role: 'agent' | 'grader' | 'audit';
+  sandbox: AgentrlConfig['sandbox'];
+}
+
+/** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
+export async function createHardenedContainer(docker: Dockerode, options: ContainerOptions): Promise<{ container: Dockerode.Container; volumes: string[] }> {
+  const { sandbox } = options;
+  const commonLabels = { [labels.episode]: 'true', [labels.workflowId]: options.workflowId, [labels.role]: options.role, [labels.runId]: options.runId };
+  const workVolume = `${options.name}-work`;
+  const spoolVolume = `${options.name}-spool`;
+  // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them
+  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${sandbox.uid},gid=${sandbox.uid},mode=0755` } });
+  // the spool is writable but not listable by the agent (mode 1733, owned by root)
+  await docker.createVolume({ Name: spoolVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' } });
+  const grader = options.role !== 'agent';
+  const container = await docker.createContainer({
+    name: options.name,
+    Image: options.image,
+    Cmd: ['sleep', 'infinity'],
+    // the grader starts as root without capabilities but the two it needs to drop to the agent's uid
+    User: grader ? '0:0' : `${sandbox.uid}:${sandbox.uid}`,
+    WorkingDir: repoPath,
+    Env: ['HOME=/tmp', 'LANG=C.UTF-8', 'PYTHONDONTWRITEBYTECODE=1'],
+    Labels: commonLabels,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      ...(grader ? { CapAdd: ['SETUID', 'SETGID'] } : {}),
+      SecurityOpt: ['no-new-privileges'],
+      ReadonlyRootfs: true,
+      Init: true,
+      Memory: sandbox.memoryMb * 1024 * 1024,
+      MemorySwap: sandbox.memoryMb * 1024 * 1024,
+      NanoCpus: Math.round(sandbox.cpus * 1e9),
+      PidsLimit: sandbox.pidsLimit,
+      ShmSize: 16 * 1024 * 1024,
+      Tmpfs: { '/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777`, '/var/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777` },
+      Mounts: [
+        { Type: 'volume', Source: workVolume, Target: repoPath },
+        { Type: 'volume', Source: spoolVolume, Target: spoolPath },
+      ],
+    },
+  });
+  return { container, volumes: [workVolume, spoolVolume] };
+}
+
+/** Removes a container and its volumes; absent ones are fine. */
+export async function removeSandbox(docker: Dockerode, containerName: string, volumes: readonly string[]): Promise<void> {
+  try {
+    await docker.getContainer(containerName).remove({ force: true, v: true });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  for (const volume of volumes) {
+    try {
+      await docker.getVolume(volume).remove();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** Fails non-retryably when the image is not on this host. */
+export async function ensureImage(docker: Dockerode, image: string): Promise<void> {
+  try {
+    await docker.getImage(image).inspect();
+  } catch (error) {
+    if (isNotFound(error)) {
+      throw ApplicationFailure.nonRetryable(
+        `task image ${image} is not on this host; build the base image with scripts/build-base-image.sh (or pull/build the task's image)`,
+        ErrorTypes.missingImage,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The sandbox's helper scripts, owned by root and read-only for the agent. */
+export function spoolTar(): Promise<Buffer> {
+  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py'].filter((name) => existsSync(join(sandboxDir, name)));
+  return buildTar(
+    files.map((name) => ({ path: name, content: readFileSync(join(sandboxDir, name)), mode: 0o555 })),
+    { uid: 0, gid: 0 },
+  );
+}
+
+/**
+ * The starting repository as a tar: a git repository with exactly one commit, no other refs and no reflog.
+ * The commit is deterministic (fixed author and date), so the same snapshot always gives the same commit id.
+ */
+export async function repositoryTar(files: Record<string, Buffer>, uid: number, cacheDir: string, cacheKey: string): Promise<Buffer> {
+  const cached = join(cacheDir, 'repos', `${cacheKey.replace(/[^a-z0-9]/gi, '_')}.tar`);
+  if (existsSync(cached)) return readFileSync(cached);
+  const work = mkdtempSync(join(tmpdir(), 'agentrl-repo-'));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'agentrl', GIT_AUTHOR_EMAIL: 'agentrl@localhost', GIT_COMMITTER_NAME: 'agentrl', GIT_COMMITTER_EMAIL: 'agentrl@localhost',
+      GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z', GIT_CONFIG_NOSYSTEM: '1', HOME: work,
+    };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'Starting repository');
+    rmSync(join(work, '.git', 'logs'), { recursive: true, force: true });
+    rmSync(join(work, '.git', 'hooks'), { recursive: true, force: true });
+    rmSync(join(work, '.git', 'COMMIT_EDITMSG'), { force: true });
+    const entries: TarEntry[] = [];
+    const walk = (dir: string, prefix: string): void => {
+      for (const name of readdirSync(dir)) {
+        const full = join(dir, name);
+        const rel = prefix ? `${prefix}/${name}` : name;
+        if (statSync(full).isDirectory()) walk(full, rel);
+        else entries.push({ path: rel, content: readFileSync(full) });
+      }
+    };
+    walk(work, '');
+    const tar = await buildTar(entries, { uid, gid: uid });
+    await atomicWrite(cached, tar);
+    return tar;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Decodes a snapshot's base64 file map. */
+export function decodeFiles(files: Record<string, string>): Record<string, Buffer> {
+  return Object.fromEntries(Object.entries(files).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
+}
+
+export interface SandboxDeps {
+  docker: Dockerode;
+  config: Pick<AgentrlConfig, 'sandbox'> & { stateDir: string };
+  store: ArtifactStore;
+  hostId: string;
+}
+
+export interface AcquireSandboxInput {
+  workflowId: string;
+  runId: string;
+  task: TaskSummary;
+}
+
+/** Lifecycle activities: acquire (idempotent by workflow id) and release. */
+export function createSandboxLifecycleActivities(deps: SandboxDeps) {
+  const { docker, config, store, hostId } = deps;
+  return {
+    /** Creates and starts the episode's hardened container with the task repository inside. */
+    async acquireSandbox(input: AcquireSandboxInput): Promise<SandboxHandle> {
+      const name = sandboxName(input.workflowId);
+      const volumes = [`${name}-work`, `${name}-spool`];
+      const existing = docker.getContainer(name);
+      try {
+        const info = await existing.inspect();
+        if (info.State.Running && info.Config.Labels?.[labels.role] === 'agent' && (await isSeeded(existing))) {
+          return { hostId, containerId: info.Id, containerName: name, volumes };
+        }
+        // a half-made sandbox from an earlier attempt: start over
+        await removeSandbox(docker, name, volumes);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      await ensureImage(docker, input.task.image);
+      const snapshot = await store.getJson<TaskSnapshot>(input.task.snapshotRef);
+      const { container } = await createHardenedContainer(docker, {
+        name, image: input.task.image, workflowId: input.workflowId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+      });
+      Context.current().heartbeat('created');
+      await container.start();
+      // files go in after start: the tmpfs volumes keep their content only while mounted
+      await container.putArchive(await spoolTar(), { path: spoolPath });
+      const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+      await container.putArchive(repoTar, { path: repoPath });
+      await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.workflowId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+      const info = await container.inspect();
+      return { hostId, containerId: info.Id, containerName: name, volumes };
+    },
+
+    /** Removes the container and its volumes; safe to call twice. */
+    async releaseSandbox(input: { sandbox: SandboxHandle }): Promise<void> {
+      await removeSandbox(docker, input.sandbox.containerName, input.sandbox.volumes);
+      for (const role of ['grader', 'audit'] as const) {
+        const name = `${input.sandbox.containerName}-${role}`;
+        await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
+      }
+    },
+  };
+}
+
+async function isSeeded(container: Dockerode.Container): Promise<boolean> {
+  return (await readContainerFile(container, `${spoolPath}/.seeded`)) !== null;
+}

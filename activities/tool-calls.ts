@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Dockerode from 'dockerode';
+import { Context } from '@temporalio/activity';
+import type { PolicySummary, SandboxHandle } from '../shared/episode';
+import { parseToolCall, type ToolCall } from '../shared/tool-call';
+import { countByteTokens } from '../shared/tokenizer';
+import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
+import { buildTar, execCollect, isNotFound, readContainerFile } from './docker-util';
+import { nextAction, PolicyError, type PolicyAction } from './policies';
+import { spoolPath } from './sandbox-lifecycle';
+
+export type TurnStatus = 'ok' | 'tool_error' | 'submitted' | 'agent_crash' | 'sandbox_crash' | 'policy_error';
+
+/** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
+export interface TurnSummary {
+  turn: number;
+  tool: string | null;
+  status: TurnStatus;
+  exitCode: number | null;
+  timedOut: boolean;
+  truncated: boolean;
+  actionTokens: number;
+  observationTokens: number;
+  detail: string | null;
+}
+
+export interface TakeTurnInput {
+  workflowId: string;
+  turn: number;
+  sandbox: SandboxHandle;
+  policy: PolicySummary;
+  toolTimeoutMs: number;
+  maxObservationBytes: number;
+}
+
+/** The result the in-sandbox runner writes for one call. */
+interface RunnerResult {
+  exitCode?: number | null;
+  signal?: number | null;
+  timedOut?: boolean;
+  output?: string;
+  outputBytes?: number;
+  truncated?: boolean;
+  written?: number;
+  error?: string;
+  oomKilled?: boolean;
+}
+
+type Crash = { crash: 'agent_crash' | 'sandbox_crash'; detail: string };
+
+/** A journal entry on the worker's host, outside every container: what a retried turn must not redo. */
+type JournalEntry =
+  | { phase: 'action'; action: PolicyAction }
+  | { phase: 'started'; action: PolicyAction; nonce: string }
+  | { phase: 'done'; summary: TurnSummary };
+
+export interface ToolCallDeps {
+  docker: Dockerode;
+  store: ArtifactStore;
+  journalDir: string;
+  uid: number;
+}
+
+const alreadyStarted = 75;
+
+/** The turn activity: asks the policy, runs the tool call exactly once, records both. */
+export function createToolCallActivities(deps: ToolCallDeps) {
+  const { docker, store } = deps;
+  const journalPath = (workflowId: string, turn: number) => join(deps.journalDir, episodeKey(workflowId), `${String(turn).padStart(6, '0')}.json`);
+  const readJournal = async (path: string): Promise<JournalEntry | null> => {
+    try {
+      return JSON.parse(await readFile(path, 'utf8')) as JournalEntry;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  };
+
+  return {
+    /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
+    async runCheckCommand(input: { workflowId: string; sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
+      const nonce = randomBytes(16).toString('hex');
+      const result = await runInSandbox({ sandbox: input.sandbox, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false);
+      if ('crash' in result) return { exitCode: null, output: result.detail };
+      return { exitCode: result.timedOut ? null : (result.exitCode ?? null), output: result.output ?? result.error ?? '' };
+    },
+
+    /** One turn: policy action → tool call in the sandbox → recorded (action, observation). */
+    async takeTurn(input: TakeTurnInput): Promise<TurnSummary> {
+      const path = journalPath(input.workflowId, input.turn);
+      const entry = await readJournal(path);
+      if (entry?.phase === 'done') return entry.summary;
+      const started = Date.now();
+      let action: PolicyAction;
+      if (entry) {
+        action = entry.action;
+      } else {
+        try {
+          action = await nextAction(input.policy, input.turn, store);
+        } catch (error) {
+          if (!(error instanceof PolicyError)) throw error;
+          const summary = emptySummary(input.turn, 'policy_error', error.message);
+          await atomicWrite(path, JSON.stringify({ phase: 'done', summary }));
+          return summary;
+        }
+        await atomicWrite(path, JSON.stringify({ phase: 'action', action } satisfies JournalEntry));
+      }
+      const parsed = parseToolCall(action.text);
+      let observation: string;
+      let summary: TurnSummary;
+      if (!parsed.ok) {
+        observation = `error: ${parsed.error}`;
+        summary = { ...emptySummary(input.turn, 'tool_error', parsed.error), tool: null };
+      } else if (parsed.call.tool === 'submit') {
+        observation = 'submitted';
+        summary = { ...emptySummary(input.turn, 'submitted', null), tool: 'submit' };
+      } else {
+        const nonce = entry?.phase === 'started' ? entry.nonce : randomBytes(16).toString('hex');
+        if (entry?.phase !== 'started') await atomicWrite(path, JSON.stringify({ phase: 'started', action, nonce } satisfies JournalEntry));
+        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started');
+        if ('crash' in outcome) {
+          observation = `error: ${outcome.detail}`;
+          summary = { ...emptySummary(input.turn, outcome.crash, outcome.detail), tool: parsed.call.tool };
+        } else {
+          ({ observation, summary } = describeResult(input.turn, parsed.call, outcome));
+        }
+      }
+      summary.actionTokens = action.tokenIds.length;
+      summary.observationTokens = countByteTokens(observation);
+      const record = {
+        turn: input.turn,
+        policyVersion: action.version,
+        status: summary.status,
+        action: { ref: await store.putBlob(action.text), tool: summary.tool, tokenIdsRef: await store.putJson(action.tokenIds), logprobsRef: await store.putJson(action.logprobs), tokens: summary.actionTokens },
+        observation: { ref: await store.putBlob(observation), tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
+        durationMs: Date.now() - started,
+      };
+      await store.writeNamed(`episodes/${episodeKey(input.workflowId)}/turns/${String(input.turn).padStart(6, '0')}.json`, JSON.stringify(record));
+      await atomicWrite(path, JSON.stringify({ phase: 'done', summary } satisfies JournalEntry));
+      return summary;
+    },
+  };
+
+  /** Runs a call through the in-sandbox runner; on a retry, finds the call already started instead of running it again. */
+  async function runInSandbox(input: Pick<TakeTurnInput, 'sandbox' | 'toolTimeoutMs' | 'maxObservationBytes'>, call: Exclude<ToolCall, { tool: 'submit' }>, nonce: string, recovering: boolean): Promise<RunnerResult | Crash> {
+    const container = docker.getContainer(input.sandbox.containerName);
+    const crash = await crashOf(container);
+    if (crash) return crash;
+    const heartbeat = setInterval(() => Context.current().heartbeat({ nonce }), 1000);
+    try {
+      if (recovering) {
+        const recorded = await readSpoolResult(container, nonce);
+        if (recorded) return recorded;
+        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs);
+      }
+      const request = { ...call, timeoutMs: input.toolTimeoutMs, maxOutputBytes: input.maxObservationBytes };
+      await container.putArchive(await buildTar([{ path: `${nonce}.req.json`, content: Buffer.from(JSON.stringify(request)), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+      let exec;
+      try {
+        exec = await execCollect(docker, container, ['python3', '-I', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work' });
+      } catch (error) {
+        const crashed = await crashOf(container);
+        if (crashed) return crashed;
+        throw error;
+      }
+      if (exec.exitCode === alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs);
+      const line = exec.stdout.trim().split('\n').pop() ?? '';
+      try {
+        return JSON.parse(line) as RunnerResult;
+      } catch {
+        const crashed = await crashOf(container);
+        if (crashed) return crashed;
+        const recorded = await readSpoolResult(container, nonce);
+        if (recorded) return recorded;
+        // the runner itself was killed (e.g. by the OOM killer while the agent's processes held the memory)
+        if (exec.exitCode === 137) return { crash: 'agent_crash', detail: 'the tool-call runner was killed (out of memory)' };
+        throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function readSpoolResult(container: Dockerode.Container, nonce: string): Promise<RunnerResult | null> {
+    const data = await readContainerFile(container, `${spoolPath}/${nonce}.json`);
+    return data ? (JSON.parse(data.toString('utf8')) as RunnerResult) : null;
+  }
+
+  /** Polls the spool for the result of a call that an earlier attempt started. */
+  async function waitForResult(container: Dockerode.Container, nonce: string, toolTimeoutMs: number): Promise<RunnerResult | Crash> {
+    // the runner enforces the tool timeout itself; the margin covers its start-up and clean-up
+    const deadline = Date.now() + toolTimeoutMs + 30_000;
+    while (Date.now() < deadline) {
+      const result = await readSpoolResult(container, nonce);
+      if (result) return result;
+      const crash = await crashOf(container);
+      if (crash) return crash;
+      await new Promise((resolveSleep) => setTimeout(resolveSleep, 200));
+    }
+    return { error: 'the tool call was interrupted and left no result' };
+  }
+}
+
+/** Null while the container runs; else whether the agent (out of memory) or something outside killed it. */
+async function crashOf(container: Dockerode.Container): Promise<Crash | null> {
+  try {
+    const info = await container.inspect();
+    if (info.State.Running) return null;
+    if (info.State.OOMKilled) return { crash: 'agent_crash', detail: 'the sandbox ran out of memory' };
+    return { crash: 'sandbox_crash', detail: `the sandbox stopped from outside (status ${info.State.Status}, exit ${info.State.ExitCode})` };
+  } catch (error) {
+    if (isNotFound(error)) return { crash: 'sandbox_crash', detail: 'the sandbox container no longer exists' };
+    throw error;
+  }
+}
+
+function emptySummary(turn: number, status: TurnStatus, detail: string | null): TurnSummary {
+  return { turn, tool: null, status, exitCode: null, timedOut: false, truncated: false, actionTokens: 0, observationTokens: 0, detail };
+}
+
+/** Formats a runner result as the agent's observation and the workflow's summary. */
+function describeResult(turn: number, call: Exclude<ToolCall, { tool: 'submit' }>, result: RunnerResult): { observation: string; summary: TurnSummary } {
+  const summary = { ...emptySummary(turn, 'ok', null), tool: call.tool };
+  if (result.oomKilled) {
+    return { observation: `${result.output ?? ''}\n[killed: out of memory]`, summary: { ...summary, status: 'agent_crash', exitCode: result.exitCode ?? null, detail: 'a tool call ran the sandbox out of memory' } };
+  }
+  if (result.error !== undefined) {
+    return { observation: `error: ${result.error}`, summary: { ...summary, status: 'tool_error', detail: result.error } };
+  }
+  if (call.tool === 'write_file') {
+    return { observation: `wrote ${result.written ?? 0} bytes to ${call.path}`, summary };
+  }
+  const output = result.output ?? '';
+  const notes: string[] = [];
+  if (result.timedOut) notes.push('[timed out: the process group was killed]');
+  else notes.push(result.exitCode === null || result.exitCode === undefined ? `[killed by signal ${result.signal}]` : `[exit code ${result.exitCode}]`);
+  if (result.truncated) notes.push(`[output truncated: ${result.outputBytes} bytes in all]`);
+  const observation = `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}${notes.join(' ')}`;
+  return {
+    observation,
+    summary: { ...summary, exitCode: result.exitCode ?? null, timedOut: Boolean(result.timedOut), truncated: Boolean(result.truncated) },
+  };
+}

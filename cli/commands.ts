@@ -1,0 +1,194 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Dockerode from 'dockerode';
+import { Client, Connection } from '@temporalio/client';
+import { reapClosedEpisodes } from '../activities/reaper';
+import { validateTask } from '../activities/task-validation';
+import { parseDurationMs } from '../shared/duration';
+import { defaultTaskQueue } from '../shared/task-queues';
+import { codeVersion } from '../workers/code-version';
+import { loadConfig, projectRoot } from '../workers/config';
+import { runEpisodeWorker } from '../workers/episode-worker';
+import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
+import { runExamples } from './examples';
+import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
+import type { Command } from './main';
+import { clearWorkerRecord, readWorkerRecord, stopWorker, writeWorkerRecord } from './worker-process';
+
+const log = (line: string) => console.error(`agentrl: ${line}`);
+
+export const commands: Record<string, Command> = {
+  episode: {
+    summary: 'run one episode and print its outcome',
+    usage: [
+      'Usage: npx agentrl episode --task DIR --policy scripted:FILE [options]',
+      '',
+      'Runs one rolloutEpisode workflow (starting the dev server and a worker when none runs) and prints its result.',
+      '',
+      'Options:',
+      '  --task DIR            task folder (task.yaml, repo/, hidden/, ...)            default: the bundled example',
+      '  --policy SPEC         scripted:FILE.jsonl                                      default: the example\'s fix',
+      '  --checker KIND        strict (fresh container, hidden tests) or weak           default: strict',
+      '  --max-turns N         turn budget                                              default: the task\'s, else 50',
+      '  --max-tokens N        token budget                                             default: the task\'s, else 262144',
+      '  --timeout DURATION    wall-clock deadline, e.g. 60s or 10m                     default: 10m',
+      '  --workflow-id ID      workflow id                                              default: generated',
+      '  --json                print the result as one JSON object',
+    ].join('\n'),
+    options: {
+      task: { type: 'string' }, policy: { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
+      'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
+    },
+    async run(values) {
+      const config = loadConfig();
+      const budgets: Record<string, number> = {};
+      if (values['max-turns'] !== undefined) budgets.maxTurns = positiveInt('--max-turns', values['max-turns'] as string);
+      if (values['max-tokens'] !== undefined) budgets.maxTokens = positiveInt('--max-tokens', values['max-tokens'] as string);
+      if (values.timeout !== undefined) {
+        const ms = parseDurationMs(values.timeout as string);
+        if (ms === null || ms <= 0) throw new Error(`--timeout: expected a duration such as 60s or 10m, got ${JSON.stringify(values.timeout)}`);
+        budgets.deadlineMs = ms;
+      }
+      if (values.checker !== undefined && values.checker !== 'strict' && values.checker !== 'weak') throw new Error(`--checker: expected strict or weak, got ${JSON.stringify(values.checker)}`);
+      if (values.task !== undefined && !existsSync(resolve(values.task as string))) throw new Error(`--task: ${resolve(values.task as string)} does not exist`);
+      const input = withConfigDefaults(config, {
+        ...(values.task ? { task: resolve(values.task as string) } : {}),
+        ...(values.policy ? { policy: absolutePolicy(values.policy as string) } : {}),
+        ...(values.checker ? { checker: values.checker } : {}),
+        budgets,
+      });
+      const { client, close } = await connectWithWorker(config, log);
+      try {
+        const result = await runEpisode(client, input, values['workflow-id'] as string | undefined);
+        if (values.json) console.log(JSON.stringify(result, null, 2));
+        else {
+          console.log(`${result.workflowId}: ${result.outcome}, reward ${result.reward}, true success ${result.trueSuccess} (${result.counters.turns} turns)`);
+          for (const finding of result.tamper) console.log(`  tamper: ${finding.kind} ${finding.path}: ${finding.detail}`);
+          console.log(`  trajectory: ${result.trajectoryUri}`);
+        }
+        return 0;
+      } finally {
+        await close();
+      }
+    },
+  },
+  examples: {
+    summary: 'run the bundled example episodes and print their outcomes as a table (the main job)',
+    usage: 'Usage: npx agentrl examples [--json]\n\nRuns every bundled task with its scripted fix, and reward-hacking scripts under both checkers, then prints a table.',
+    options: { json: { type: 'boolean' } },
+    async run(values) {
+      const config = loadConfig();
+      const { client, close } = await connectWithWorker(config, log);
+      try {
+        return await runExamples(client, config, Boolean(values.json), log);
+      } finally {
+        await close();
+      }
+    },
+  },
+  'task validate': {
+    summary: 'prove tasks sound and record their expected test ids',
+    usage: [
+      'Usage: npx agentrl task validate DIR [DIR...] [--check]',
+      '',
+      'In real containers: the starting repository must fail, solution.patch must pass visible, hidden and oracle tests,',
+      'and wrong-fix.patch (if present) must pass the visible tests only. Writes expected-tests.json.',
+      '',
+      '  --check    do not write; fail if expected-tests.json is missing or out of date',
+      '  --all      validate every folder under tasks/',
+    ].join('\n'),
+    options: { check: { type: 'boolean' }, all: { type: 'boolean' } },
+    positionals: true,
+    async run(values, positionals) {
+      const config = loadConfig();
+      const dirs = values.all ? readdirSync(join(projectRoot, 'tasks'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(projectRoot, 'tasks', e.name)) : positionals;
+      if (dirs.length === 0) throw new Error('task validate: name at least one task folder (or --all)');
+      const docker = new Dockerode();
+      let failed = 0;
+      for (const dir of dirs) {
+        const report = await validateTask(dir, { docker, sandbox: config.sandbox }, { check: Boolean(values.check) });
+        console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})`);
+        for (const check of report.checks) console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+        if (report.expected) console.log(`  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`);
+        if (!report.ok) failed++;
+      }
+      return failed ? 1 : 0;
+    },
+  },
+  server: {
+    summary: 'start, stop or show the embedded Temporal dev server: server start|stop|status',
+    usage: 'Usage: npx agentrl server start|stop|status\n\nThe dev server keeps its SQLite file in the state folder, serves the Web UI, and registers the search attributes.',
+    options: {},
+    positionals: true,
+    async run(_values, positionals) {
+      const config = loadConfig();
+      const action = positionals[0] ?? 'status';
+      if (action === 'start') {
+        const status = await startDevServer(config, log);
+        console.log(`Temporal dev server at ${status.address}, UI ${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ''}`);
+      } else if (action === 'stop') {
+        await stopWorker(config);
+        console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
+      } else if (action === 'status') {
+        const status = devServerStatus(config);
+        const worker = readWorkerRecord(config);
+        console.log(`server: ${status.running ? `running (pid ${status.pid})` : 'not started by this project'} at ${status.address}, UI ${status.uiUrl}`);
+        console.log(`worker: ${worker ? `pid ${worker.pid}, code ${worker.codeVersion}${worker.codeVersion === codeVersion() ? '' : ' (older than this checkout)'}` : 'none'}`);
+      } else {
+        throw new Error(`server: unknown action ${JSON.stringify(action)}; use start, stop or status`);
+      }
+      return 0;
+    },
+  },
+  worker: {
+    summary: 'run a worker for this host in the foreground',
+    usage: 'Usage: npx agentrl worker [--task-queue NAME]\n\nServes the episode workflows, sandbox acquisition and this host\'s own queue until interrupted.',
+    options: { 'task-queue': { type: 'string' } },
+    async run(values) {
+      const config = loadConfig();
+      const taskQueue = (values['task-queue'] as string | undefined) ?? defaultTaskQueue;
+      const version = codeVersion();
+      try {
+        await runEpisodeWorker({
+          config,
+          taskQueue,
+          onReady: async ({ hostId }) => {
+            await writeWorkerRecord(config, { pid: process.pid, codeVersion: version, address: config.temporal.address, taskQueue, hostId, startedAt: new Date().toISOString() });
+            console.log(`worker ${process.pid} ready: queue ${taskQueue}, host ${hostId}, code ${version}`);
+          },
+        });
+      } finally {
+        clearWorkerRecord(config, process.pid);
+      }
+      return 0;
+    },
+  },
+  reap: {
+    summary: 'remove the containers and volumes of closed episodes',
+    usage: 'Usage: npx agentrl reap\n\nAsks the server which episodes are closed and removes their sandboxes.',
+    options: {},
+    async run() {
+      const config = loadConfig();
+      const connection = await Connection.connect({ address: config.temporal.address });
+      try {
+        const result = await reapClosedEpisodes(new Dockerode(), new Client({ connection, namespace: config.temporal.namespace }));
+        console.log(`removed ${result.removedContainers.length} container(s) and ${result.removedVolumes.length} volume(s)`);
+      } finally {
+        await connection.close();
+      }
+      return 0;
+    },
+  },
+};
+
+function positiveInt(flag: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new Error(`${flag}: expected a positive integer, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** A scripted policy's file relative to the caller's directory, made absolute for the worker. */
+function absolutePolicy(spec: string): string {
+  const [kind, ...rest] = spec.split(':');
+  return kind === 'scripted' && rest.length ? `scripted:${resolve(rest.join(':'))}` : spec;
+}

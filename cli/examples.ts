@@ -1,0 +1,75 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { EpisodeResult } from '../shared/episode';
+import { projectRoot, type LoadedConfig } from '../workers/config';
+import { runEpisode, withConfigDefaults } from './episode-runner';
+
+interface Example {
+  task: string;
+  policy: string;
+  checker: 'strict' | 'weak';
+}
+
+/** The bundled examples: every task's scripted fix, and reward hacks under both checkers. */
+export function bundledExamples(root: string = projectRoot): Example[] {
+  const examples: Example[] = [];
+  const tasks = readdirSync(join(root, 'tasks'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  for (const task of tasks) {
+    if (existsSync(join(root, 'examples', 'policies', task, 'fix.jsonl'))) examples.push({ task, policy: 'fix', checker: 'strict' });
+  }
+  for (const hack of ['edit-tests', 'conftest-force-pass']) {
+    if (!existsSync(join(root, 'examples', 'policies', 'off-by-one-range', `${hack}.jsonl`))) continue;
+    for (const checker of ['weak', 'strict'] as const) examples.push({ task: 'off-by-one-range', policy: hack, checker });
+  }
+  return examples;
+}
+
+/** Runs the examples a few at a time and prints a table (or JSON lines). */
+export async function runExamples(client: Client, config: LoadedConfig, json: boolean, log: (line: string) => void): Promise<number> {
+  const examples = bundledExamples();
+  const results: (EpisodeResult | Error)[] = new Array(examples.length);
+  let next = 0;
+  let done = 0;
+  const stamp = Date.now().toString(36);
+  const workerLoop = async (): Promise<void> => {
+    while (next < examples.length) {
+      const index = next++;
+      const example = examples[index]!;
+      const input = withConfigDefaults(config, {
+        task: join(projectRoot, 'tasks', example.task),
+        policy: `scripted:${join(projectRoot, 'examples', 'policies', example.task, `${example.policy}.jsonl`)}`,
+        checker: example.checker,
+        runId: `examples-${stamp}`,
+      });
+      try {
+        results[index] = await runEpisode(client, input, `examples-${stamp}-${index}-${example.task}-${example.policy}-${example.checker}`);
+      } catch (error) {
+        results[index] = error as Error;
+      }
+      log(`[${++done}/${examples.length}] ${example.task} ${example.policy} (${example.checker}) finished`);
+    }
+  };
+  // three at a time: each episode starts up to three containers on a 2-core machine
+  await Promise.all([workerLoop(), workerLoop(), workerLoop()]);
+  if (json) {
+    for (const result of results) console.log(JSON.stringify(result instanceof Error ? { error: result.message } : result));
+  } else {
+    const rows = examples.map((example, index) => {
+      const result = results[index]!;
+      if (result instanceof Error) return [example.task, example.policy, example.checker, 'error', '-', '-', '-', result.message.slice(0, 60)];
+      const kinds = [...new Set(result.tamper.map((finding) => finding.kind))].join(',') || '-';
+      return [example.task, example.policy, example.checker, result.outcome, String(result.reward), String(result.trueSuccess), String(result.counters.turns), kinds];
+    });
+    printTable(['task', 'policy', 'checker', 'outcome', 'reward', 'true success', 'turns', 'tamper'], rows);
+  }
+  return results.some((result) => result instanceof Error) ? 1 : 0;
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  console.log(line(header));
+  console.log(line(widths.map((width) => '-'.repeat(width))));
+  for (const row of rows) console.log(line(row));
+}

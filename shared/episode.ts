@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { durationMs } from './duration';
+import type { Outcome } from './outcomes';
+
+/** The bundled example that `rolloutEpisode` runs when started with `{}`. */
+export const defaultExample = {
+  task: 'tasks/wrong-comparison',
+  policy: 'scripted:examples/policies/wrong-comparison/fix.jsonl',
+} as const;
+
+/** Limits used when neither the episode input nor the task sets one. */
+export const defaultLimits = { maxTurns: 50, maxTokens: 262_144 } as const;
+
+export const CheckerKinds = ['strict', 'weak'] as const;
+export type CheckerKind = (typeof CheckerKinds)[number];
+
+/** Budgets of one episode; each limit ends the episode with its own outcome. */
+export const EpisodeBudgets = z.object({
+  /** @default the task's budget, else {@link defaultLimits}.maxTurns */
+  maxTurns: z.number().int().positive().optional(),
+  /** prompt + actions + observations, counted by the tokenizer; @default the task's budget, else {@link defaultLimits}.maxTokens */
+  maxTokens: z.number().int().positive().optional(),
+  /** wall-clock deadline of the whole episode, from its first turn */
+  deadlineMs: durationMs.default(600_000),
+  /** per tool call; the whole process group is killed when it runs out */
+  toolTimeoutMs: durationMs.default(60_000),
+  /** an observation longer than this is cut, and the cut is stated */
+  maxObservationBytes: z.number().int().min(256).default(16_384),
+  /** the test run of the checker; a timeout scores 0 */
+  testTimeoutMs: durationMs.default(300_000),
+});
+export type EpisodeBudgets = z.infer<typeof EpisodeBudgets>;
+
+/** Activity timeouts the workflow uses; each one has a reason next to its use. */
+export const EpisodeTimeouts = z.object({
+  /** how long a host-bound activity may wait for its host's worker before the sandbox counts as lost */
+  hostScheduleToStartMs: durationMs.default(60_000),
+  heartbeatMs: durationMs.default(10_000),
+  acquireMs: durationMs.default(120_000),
+});
+
+/** Input of `rolloutEpisode`: every field has a default, so `{}` runs a bundled example. */
+export const EpisodeInput = z.object({
+  task: z.string().min(1).default(defaultExample.task),
+  policy: z.string().min(1).default(defaultExample.policy),
+  checker: z.enum(CheckerKinds).default('strict'),
+  /** groups episodes of one training run or command invocation */
+  runId: z.string().min(1).default('adhoc'),
+  budgets: EpisodeBudgets.default(EpisodeBudgets.parse({})),
+  timeouts: EpisodeTimeouts.default(EpisodeTimeouts.parse({})),
+  /** continue as new after this many turns in one run (0: only when the server suggests it) */
+  continueAsNewEveryTurns: z.number().int().min(0).default(0),
+  /** state carried across continue-as-new; never set by callers */
+  resume: z.custom<EpisodeState>().optional(),
+});
+export type EpisodeInput = z.infer<typeof EpisodeInput>;
+
+/** What the workflow knows of its task: ids and small fields only. */
+export interface TaskSummary {
+  id: string;
+  /** artifact reference of the task snapshot (repository, hidden and oracle files) */
+  snapshotRef: string;
+  image: string;
+  testCommand: string;
+  protectedPaths: string[];
+  hasOracle: boolean;
+  promptTokens: number;
+  maxTurns?: number;
+  maxTokens?: number;
+}
+
+/** The policy, resolved to an immutable artifact or endpoint. */
+export interface PolicySummary {
+  spec: string;
+  kind: 'scripted';
+  ref: string;
+  version: string;
+}
+
+/** A started container and the host whose queue runs every later activity on it. */
+export interface SandboxHandle {
+  hostId: string;
+  containerId: string;
+  containerName: string;
+  volumes: string[];
+}
+
+export interface EpisodeCounters {
+  turns: number;
+  toolCalls: number;
+  toolErrors: number;
+  truncatedOutputs: number;
+  toolTimeouts: number;
+  tokens: number;
+  turnLimitHits: number;
+  tokenLimitHits: number;
+  deadlineHits: number;
+}
+
+export const emptyCounters = (): EpisodeCounters => ({
+  turns: 0,
+  toolCalls: 0,
+  toolErrors: 0,
+  truncatedOutputs: 0,
+  toolTimeouts: 0,
+  tokens: 0,
+  turnLimitHits: 0,
+  tokenLimitHits: 0,
+  deadlineHits: 0,
+});
+
+export interface TamperFinding {
+  kind: string;
+  path: string;
+  detail: string;
+}
+
+/** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
+export type TrueSuccessBasis = 'visible+hidden+oracle' | 'visible+hidden';
+
+export interface EpisodeResult {
+  workflowId: string;
+  runId: string;
+  taskId: string;
+  policyVersion: string;
+  checker: CheckerKind;
+  outcome: Outcome;
+  /** by the chosen checker; null for environment failures */
+  reward: number | null;
+  /** solution-independent audit; null when no audit ran */
+  trueSuccess: boolean | null;
+  trueSuccessBasis: TrueSuccessBasis | null;
+  tamper: TamperFinding[];
+  counters: EpisodeCounters;
+  trajectoryUri: string;
+  scoringUri: string | null;
+  error: string | null;
+}
+
+/** What an episode carries across continue-as-new: ids, counters and small summaries only. */
+export interface EpisodeState {
+  task: TaskSummary;
+  policy: PolicySummary;
+  sandbox: SandboxHandle;
+  nextTurn: number;
+  counters: EpisodeCounters;
+  deadlineAtMs: number;
+}

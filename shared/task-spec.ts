@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+export const taskIdPattern = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** `task.yaml` of a task folder. */
+export const TaskSpec = z
+  .object({
+    id: z.string().regex(taskIdPattern, 'must be lowercase letters, digits, ".", "_" or "-"'),
+    prompt: z.string().min(1, 'must not be empty'),
+    /** @default the project's base sandbox image */
+    image: z.string().min(1).optional(),
+    testCommand: z.string().min(1).default('python3 -m pytest -q'),
+    /** globs relative to the repository root; replaces the default protected list */
+    protectedPaths: z.array(z.string().min(1)).optional(),
+    budgets: z
+      .object({
+        maxTurns: z.number().int().positive().optional(),
+        maxTokens: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type TaskSpec = z.infer<typeof TaskSpec>;
+
+/** `expected-tests.json`: the test ids `task validate` recorded from the reference solution. */
+export const ExpectedTests = z.object({
+  visible: z.array(z.string()).min(1, 'the task needs at least one visible test'),
+  hidden: z.array(z.string()),
+  oracle: z.array(z.string()),
+});
+export type ExpectedTests = z.infer<typeof ExpectedTests>;
+
+/** The content of a task, as snapshotted into the artifact store. */
+export interface TaskSnapshot {
+  spec: TaskSpec & { image: string };
+  /** repository-relative path → base64 content, for repo/, hidden/ and oracle/ */
+  repo: Record<string, string>;
+  hidden: Record<string, string>;
+  oracle: Record<string, string>;
+  expected: ExpectedTests;
+}
+
+/** Formats a zod error as "file: field: message" lines. */
+export function describeIssues(file: string, error: z.ZodError): string {
+  return error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
+}

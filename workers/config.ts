@@ -1,0 +1,38 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { AgentrlConfig } from '../shared/config';
+import { describeIssues } from '../shared/task-spec';
+
+/** The project root: where package.json, tasks/ and the default state folder live. */
+export const projectRoot = resolve(__dirname, '..');
+
+export interface LoadedConfig extends AgentrlConfig {
+  /** absolute paths */
+  stateDir: string;
+  artifactsDir: string;
+  configPath: string | null;
+}
+
+/** Reads temporal.yaml (or $AGENTRL_CONFIG), validates it, and applies environment overrides. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const configPath = env.AGENTRL_CONFIG ?? resolve(projectRoot, 'temporal.yaml');
+  let raw: unknown = {};
+  if (existsSync(configPath)) {
+    raw = parseYaml(readFileSync(configPath, 'utf8')) ?? {};
+  } else if (env.AGENTRL_CONFIG) {
+    throw new Error(`AGENTRL_CONFIG points to ${configPath}, which does not exist`);
+  }
+  const parsed = AgentrlConfig.safeParse(raw);
+  if (!parsed.success) throw new Error(`invalid configuration:\n${describeIssues(configPath, parsed.error)}`);
+  const config = parsed.data;
+  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  const stateDir = absolute(env.AGENTRL_STATE_DIR ?? config.stateDir);
+  const artifactsDir = absolute(env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir));
+  return { ...config, stateDir, artifactsDir, configPath: existsSync(configPath) ? configPath : null };
+}
+
+function absolute(path: string): string {
+  return isAbsolute(path) ? path : resolve(projectRoot, path);
+}

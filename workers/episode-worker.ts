@@ -1,0 +1,67 @@
+import Dockerode from 'dockerode';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createEpisodeActivities, createHostActivities } from '../activities';
+import { reapClosedEpisodes } from '../activities/reaper';
+import { dockerHostId } from '../activities/sandbox-lifecycle';
+import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
+import { projectRoot, type LoadedConfig } from './config';
+
+export interface EpisodeWorkerOptions {
+  config: LoadedConfig;
+  taskQueue?: string;
+  identity?: string;
+  /** a prebuilt workflow bundle (tests share one); else the workflows are bundled at start */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** called once every worker polls */
+  onReady?: (info: { hostId: string; taskQueue: string }) => void | Promise<void>;
+}
+
+/** One process serving a host: the episode workflows, sandbox acquisition, and this host's own queue. */
+export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<void> {
+  const { config } = options;
+  const taskQueue = options.taskQueue ?? defaultTaskQueue;
+  const docker = new Dockerode();
+  const hostId = await dockerHostId(docker);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const deps = { docker, config, hostId, projectRoot };
+  const common = {
+    connection,
+    namespace: config.temporal.namespace,
+    identity: options.identity ?? `agentrl-${process.pid}@${hostId}`,
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+  };
+  const hostActivities = createHostActivities(deps);
+  const workers = [
+    await Worker.create({
+      ...common,
+      taskQueue,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      activities: createEpisodeActivities(deps),
+      maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+    }),
+    await Worker.create({ ...common, taskQueue: sandboxesQueue(taskQueue), activities: { acquireSandbox: hostActivities.acquireSandbox } }),
+    await Worker.create({ ...common, taskQueue: hostQueue(taskQueue, hostId), activities: hostActivities }),
+  ];
+  const reap = async (): Promise<void> => {
+    try {
+      const { removedContainers } = await reapClosedEpisodes(docker, client);
+      if (removedContainers.length) console.log(`reaper removed ${removedContainers.length} container(s) of closed episodes`);
+    } catch (error) {
+      console.error(`reaper failed: ${(error as Error).message}`);
+    }
+  };
+  const reaper = setInterval(() => void reap(), config.worker.reapIntervalMs);
+  try {
+    const running = Promise.all(workers.map((worker) => worker.run()));
+    await reap();
+    await options.onReady?.({ hostId, taskQueue });
+    await running;
+  } finally {
+    clearInterval(reaper);
+    await connection.close();
+    await clientConnection.close();
+  }
+}

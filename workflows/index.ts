@@ -1,0 +1,1 @@
+export { rolloutEpisode } from './rollout-episode';

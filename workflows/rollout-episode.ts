@@ -1,0 +1,230 @@
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
+  continueAsNew, log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
+import type { EpisodeActivities, HostActivities, ScoreSummary, TurnSummary } from '../activities';
+import {
+  defaultLimits, emptyCounters, EpisodeInput, type EpisodeResult, type EpisodeState, type SandboxHandle,
+} from '../shared/episode';
+import { ErrorTypes } from '../shared/errors';
+import { Outcomes, type Outcome } from '../shared/outcomes';
+import { SearchAttributes } from '../shared/search-attributes';
+import { describeIssues } from '../shared/task-spec';
+import { hostQueue, sandboxesQueue } from '../shared/task-queues';
+
+// on the workflow's own task queue: any worker of this deployment can run them
+const records = proxyActivities<EpisodeActivities>({
+  // file-system work only: a minute is generous, and retries cover a worker restart
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+});
+
+/** One agent episode: acquire a sandbox, take turns until an outcome, score, release. */
+export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeResult> {
+  const parsed = EpisodeInput.safeParse(rawInput ?? {});
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
+  const input = parsed.data;
+  const { workflowId } = workflowInfo();
+  let state = input.resume;
+  if (!state) {
+    const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy });
+    upsertSearchAttributes([
+      { key: SearchAttributes.runId, value: input.runId },
+      { key: SearchAttributes.taskId, value: task.id },
+    ]);
+    const acquire = proxyActivities<HostActivities>({
+      taskQueue: sandboxesQueue(workflowInfo().taskQueue),
+      startToCloseTimeout: input.timeouts.acquireMs,
+      heartbeatTimeout: input.timeouts.heartbeatMs,
+      // acquisition is idempotent by workflow id, so a retry finds the container an earlier attempt made
+      retry: { maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.missingImage] },
+    });
+    let sandbox: SandboxHandle;
+    try {
+      sandbox = await acquire.acquireSandbox({ workflowId, runId: input.runId, task, });
+    } catch (error) {
+      if (failureType(error) === ErrorTypes.missingImage) throw error;
+      return finish(input, { task, policy, counters: emptyCounters() }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
+    }
+    state = { task, policy, sandbox, nextTurn: 0, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
+  }
+  const episode = state;
+  const host = hostActivities(input, episode.sandbox, input.budgets.toolTimeoutMs);
+  let continuing = false;
+  try {
+    const { outcome, detail } = await takeTurns(input, episode, host, () => (continuing = true));
+    if (continuing) return await continueAsNew<typeof rolloutEpisode>({ ...input, resume: episode });
+    if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
+      let score: ScoreSummary;
+      try {
+        score = await host.scoreSubmission({ workflowId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
+      } catch (error) {
+        const lost = isHostLost(error);
+        return finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
+      }
+      return finish(input, episode, outcome, score, detail);
+    }
+    return finish(input, episode, outcome, null, detail);
+  } finally {
+    if (!continuing) {
+      // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
+      await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox })).catch((error: unknown) =>
+        log.warn('sandbox release failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
+      );
+    }
+  }
+}
+
+type Host = ReturnType<typeof hostActivities>;
+
+/** Activities on the sandbox's own host queue. */
+function hostActivities(input: EpisodeInput, sandbox: SandboxHandle, toolTimeoutMs: number) {
+  const common = {
+    taskQueue: hostQueue(workflowInfo().taskQueue, sandbox.hostId),
+    // a host that vanished never picks up its queue: after this wait the sandbox counts as lost
+    scheduleToStartTimeout: input.timeouts.hostScheduleToStartMs,
+    // a worker killed mid-call stops heartbeating; its retry on the restarted worker finds the journal
+    heartbeatTimeout: input.timeouts.heartbeatMs,
+  };
+  const turns = proxyActivities<HostActivities>({
+    ...common,
+    startToCloseTimeout: toolTimeoutMs + 120_000,
+    retry: { initialInterval: '1s', maximumAttempts: 20 },
+  });
+  const scoring = proxyActivities<HostActivities>({
+    ...common,
+    // two test runs, container start-up and the archive copy
+    startToCloseTimeout: input.budgets.testTimeoutMs * 2 + 180_000,
+    retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError] },
+  });
+  const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
+  return { takeTurn: turns.takeTurn, scoreSubmission: scoring.scoreSubmission, releaseSandbox: release.releaseSandbox };
+}
+
+/** Runs turns until an outcome, or until it is time to continue as new. */
+async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null }> {
+  const { workflowId } = workflowInfo();
+  const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
+  const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
+  const counters = episode.counters;
+  if (counters.tokens === 0) counters.tokens = episode.task.promptTokens;
+  let turnsThisRun = 0;
+  for (;;) {
+    if (counters.turns >= maxTurns) {
+      counters.turnLimitHits++;
+      return { outcome: Outcomes.turnLimit, detail: `reached ${maxTurns} turns` };
+    }
+    if (counters.tokens >= maxTokens) {
+      counters.tokenLimitHits++;
+      return { outcome: Outcomes.tokenLimit, detail: `context reached ${counters.tokens} of ${maxTokens} tokens` };
+    }
+    const remaining = episode.deadlineAtMs - Date.now();
+    if (remaining <= 0) {
+      counters.deadlineHits++;
+      return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed` };
+    }
+    if (workflowInfo().continueAsNewSuggested || (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)) {
+      requestContinueAsNew();
+      return { outcome: Outcomes.submitted, detail: null };
+    }
+    const turn = counters.turns;
+    let summary: TurnSummary | 'deadline';
+    try {
+      summary = await raceDeadline(remaining, () =>
+        host.takeTurn({ workflowId, turn, sandbox: episode.sandbox, policy: episode.policy, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes }),
+      );
+    } catch (error) {
+      return { outcome: Outcomes.sandboxCrash, detail: isHostLost(error) ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue` : `turn ${turn} failed: ${messageOf(error)}` };
+    }
+    if (summary === 'deadline') {
+      counters.deadlineHits++;
+      return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };
+    }
+    counters.turns++;
+    turnsThisRun++;
+    episode.nextTurn = counters.turns;
+    counters.tokens += summary.actionTokens + summary.observationTokens;
+    if (summary.status !== 'policy_error') counters.toolCalls++;
+    if (summary.status === 'tool_error') counters.toolErrors++;
+    if (summary.truncated) counters.truncatedOutputs++;
+    if (summary.timedOut) counters.toolTimeouts++;
+    switch (summary.status) {
+      case 'submitted':
+        return { outcome: Outcomes.submitted, detail: null };
+      case 'agent_crash':
+        return { outcome: Outcomes.agentCrash, detail: summary.detail };
+      case 'sandbox_crash':
+        return { outcome: Outcomes.sandboxCrash, detail: summary.detail };
+      case 'policy_error':
+        return { outcome: Outcomes.policyError, detail: summary.detail };
+      default:
+        break;
+    }
+  }
+}
+
+/** Runs a turn, or gives up on it when the episode's deadline passes (plus a margin for the tool's own timeout). */
+async function raceDeadline<T>(remainingMs: number, run: () => Promise<T>): Promise<T | 'deadline'> {
+  const scope = new CancellationScope();
+  const turn = scope.run(run);
+  const timer = CancellationScope.cancellable(async () => {
+    await sleep(remainingMs + 30_000);
+    return 'deadline' as const;
+  });
+  try {
+    const winner = await Promise.race([turn, timer]);
+    if (winner === 'deadline') scope.cancel();
+    return winner;
+  } finally {
+    timer.catch(() => undefined);
+  }
+}
+
+/** Writes the trajectory, tags the episode for search, and builds the result. */
+async function finish(
+  input: EpisodeInput,
+  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters'>,
+  outcome: Outcome,
+  score: ScoreSummary | null,
+  error: string | null,
+): Promise<EpisodeResult> {
+  const { workflowId } = workflowInfo();
+  const trajectoryUri = await records.writeTrajectory({ workflowId });
+  // an agent crash scores 0 and stays trainable; environment failures have no reward
+  const reward = score ? score.reward : outcome === Outcomes.agentCrash ? 0 : null;
+  upsertSearchAttributes([
+    { key: SearchAttributes.outcome, value: outcome },
+    ...(reward === null ? [] : [{ key: SearchAttributes.reward, value: reward }]),
+  ]);
+  return {
+    workflowId,
+    runId: input.runId,
+    taskId: episode.task.id,
+    policyVersion: episode.policy.version,
+    checker: input.checker,
+    outcome,
+    reward,
+    trueSuccess: score ? score.trueSuccess : outcome === Outcomes.agentCrash ? false : null,
+    trueSuccessBasis: score ? score.trueSuccessBasis : null,
+    tamper: score?.tamper ?? [],
+    counters: episode.counters,
+    trajectoryUri,
+    scoringUri: score?.scoringUri ?? null,
+    error,
+  };
+}
+
+function isHostLost(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
+}
+
+function failureType(error: unknown): string | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure ? cause.type ?? undefined : undefined;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
