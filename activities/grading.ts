@@ -22,6 +22,7 @@ export interface GradeTreeOptions {
   docker: Dockerode;
   sandbox: AgentrlConfig['sandbox'];
   name: string;
+  deployment: string;
   role: 'grader' | 'audit';
   image: string;
   workflowId: string;
@@ -40,7 +41,7 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
   const { docker, name } = options;
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
   const { container, volumes } = await createHardenedContainer(docker, {
-    name, image: options.image, workflowId: options.workflowId, runId: options.runId, role: options.role, sandbox: options.sandbox,
+    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, runId: options.runId, role: options.role, sandbox: options.sandbox,
   });
   try {
     await container.start();

@@ -5,15 +5,25 @@ import { labels } from './sandbox-lifecycle';
 
 /** Workflow ids of sandboxes made outside any workflow (e.g. `task validate`) start with this. */
 export const localWorkflowPrefix = 'local:';
+/** The deployment of sandboxes made outside workflows. */
+export const localDeployment = 'local';
 const localGraceMs = 60 * 60 * 1000;
 
 /**
  * Removes the containers and volumes of episodes that are closed (or unknown to the server).
  * Sandboxes made outside workflows are removed once they are an hour old.
  */
-export async function reapClosedEpisodes(docker: Dockerode, client: Client): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
-  const containers = await docker.listContainers({ all: true, filters: { label: [labels.episode] } });
-  const volumes = (await docker.listVolumes({ filters: { label: [labels.episode] } })).Volumes ?? [];
+export async function reapClosedEpisodes(docker: Dockerode, client: Client, deployment: string): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
+  // only this deployment's sandboxes: another server's episodes are unknown here, not closed
+  const filter = { label: [`${labels.episode}=${deployment}`] };
+  const containers = [
+    ...(await docker.listContainers({ all: true, filters: filter })),
+    ...(await docker.listContainers({ all: true, filters: { label: [`${labels.episode}=${localDeployment}`] } })),
+  ];
+  const volumes = [
+    ...((await docker.listVolumes({ filters: filter })).Volumes ?? []),
+    ...((await docker.listVolumes({ filters: { label: [`${labels.episode}=${localDeployment}`] } })).Volumes ?? []),
+  ];
   const closed = new Map<string, boolean>();
   const isClosed = async (workflowId: string, createdMs: number): Promise<boolean> => {
     if (workflowId.startsWith(localWorkflowPrefix)) return Date.now() - createdMs > localGraceMs;

@@ -14,6 +14,7 @@ import { atomicWrite } from './artifact-store';
 import { buildTar, isNotFound, readContainerFile, type TarEntry } from './docker-util';
 
 export const sandboxDir = resolve(__dirname, '..', 'sandbox');
+/** Container and volume labels; `episode` holds the deployment, so a reaper touches only its own. */
 export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
 export const spoolPath = '/run/agentrl';
 export const repoPath = '/work';
@@ -25,14 +26,20 @@ export async function dockerHostId(docker: Dockerode): Promise<string> {
   return createHash('sha256').update(id).digest('hex').slice(0, 16);
 }
 
+/** The deployment a worker serves (server, namespace, base task queue): sandboxes are named and reaped within it. */
+export function deploymentId(address: string, namespace: string, taskQueue: string): string {
+  return `${address}/${namespace}/${taskQueue}`;
+}
+
 /** Container name of an episode's sandbox; a retried acquire finds the same one. */
-export function sandboxName(workflowId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
-  const hash = createHash('sha256').update(workflowId).digest('hex').slice(0, 20);
+export function sandboxName(deployment: string, workflowId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
+  const hash = createHash('sha256').update(deployment).update('\0').update(workflowId).digest('hex').slice(0, 20);
   return role === 'agent' ? `agentrl-ep-${hash}` : `agentrl-ep-${hash}-${role}`;
 }
 
 export interface ContainerOptions {
   name: string;
+  deployment: string;
   image: string;
   workflowId: string;
   runId: string;
@@ -43,7 +50,7 @@ export interface ContainerOptions {
 /** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
 export async function createHardenedContainer(docker: Dockerode, options: ContainerOptions): Promise<{ container: Dockerode.Container; volumes: string[] }> {
   const { sandbox } = options;
-  const commonLabels = { [labels.episode]: 'true', [labels.workflowId]: options.workflowId, [labels.role]: options.role, [labels.runId]: options.runId };
+  const commonLabels = { [labels.episode]: options.deployment, [labels.workflowId]: options.workflowId, [labels.role]: options.role, [labels.runId]: options.runId };
   const workVolume = `${options.name}-work`;
   const spoolVolume = `${options.name}-spool`;
   // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them
@@ -176,6 +183,7 @@ export interface SandboxDeps {
   config: Pick<AgentrlConfig, 'sandbox'> & { stateDir: string };
   store: ArtifactStore;
   hostId: string;
+  deployment: string;
 }
 
 export interface AcquireSandboxInput {
@@ -186,11 +194,11 @@ export interface AcquireSandboxInput {
 
 /** Lifecycle activities: acquire (idempotent by workflow id) and release. */
 export function createSandboxLifecycleActivities(deps: SandboxDeps) {
-  const { docker, config, store, hostId } = deps;
+  const { docker, config, store, hostId, deployment } = deps;
   return {
     /** Creates and starts the episode's hardened container with the task repository inside. */
     async acquireSandbox(input: AcquireSandboxInput): Promise<SandboxHandle> {
-      const name = sandboxName(input.workflowId);
+      const name = sandboxName(deployment, input.workflowId);
       const volumes = [`${name}-work`, `${name}-spool`];
       const existing = docker.getContainer(name);
       try {
@@ -206,7 +214,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       await ensureImage(docker, input.task.image);
       const snapshot = await store.getJson<TaskSnapshot>(input.task.snapshotRef);
       const { container } = await createHardenedContainer(docker, {
-        name, image: input.task.image, workflowId: input.workflowId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+        name, deployment, image: input.task.image, workflowId: input.workflowId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
       });
       Context.current().heartbeat('created');
       await container.start();

@@ -34,6 +34,7 @@ export interface ScoringDeps {
   docker: Dockerode;
   store: ArtifactStore;
   sandbox: AgentrlConfig['sandbox'];
+  deployment: string;
   runInAgentSandbox: ReturnType<typeof createToolCallActivities>['runCheckCommand'];
 }
 
@@ -96,7 +97,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       else graded[change.path] = tree.get(change.path)!.content;
     }
     Object.assign(graded, decodeFiles(snapshot.hidden));
-    const common = { docker, sandbox: deps.sandbox, image: input.task.image, workflowId: input.workflowId, runId: input.runId, timeoutMs: input.testTimeoutMs };
+    const common = { docker, deployment: deps.deployment, sandbox: deps.sandbox, image: input.task.image, workflowId: input.workflowId, runId: input.runId, timeoutMs: input.testTimeoutMs };
     const rewardIds = [...snapshot.expected.visible, ...snapshot.expected.hidden];
     const hasOracle = Object.keys(snapshot.oracle).length > 0;
     const strictRun = input.checker === 'strict' || !hasOracle

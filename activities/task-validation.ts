@@ -7,7 +7,7 @@ import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
 import type { ExpectedTests } from '../shared/task-spec';
 import { allExpectedPassed, gradeTree, type HarnessResult } from './grading';
-import { localWorkflowPrefix } from './reaper';
+import { localDeployment, localWorkflowPrefix } from './reaper';
 import { decodeFiles, ensureImage, sandboxName } from './sandbox-lifecycle';
 import { loadTaskFolder, readTree, TaskError } from './task-loader';
 
@@ -51,7 +51,7 @@ export async function validateTask(
   const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
   const grade = (suffix: string, files: Record<string, Buffer>) =>
     gradeTree({
-      docker: deps.docker, sandbox: deps.sandbox, name: `${sandboxName(workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
+      docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
       workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
     });
   const [start, solution, wrongRun] = await Promise.all([

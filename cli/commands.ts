@@ -4,6 +4,7 @@ import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import { reapClosedEpisodes } from '../activities/reaper';
 import { validateTask } from '../activities/task-validation';
+import { deploymentId } from '../activities/sandbox-lifecycle';
 import { parseDurationMs } from '../shared/duration';
 import { defaultTaskQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
@@ -171,7 +172,8 @@ export const commands: Record<string, Command> = {
       const config = loadConfig();
       const connection = await Connection.connect({ address: config.temporal.address });
       try {
-        const result = await reapClosedEpisodes(new Dockerode(), new Client({ connection, namespace: config.temporal.namespace }));
+        const deployment = deploymentId(config.temporal.address, config.temporal.namespace, defaultTaskQueue);
+        const result = await reapClosedEpisodes(new Dockerode(), new Client({ connection, namespace: config.temporal.namespace }), deployment);
         console.log(`removed ${result.removedContainers.length} container(s) and ${result.removedVolumes.length} volume(s)`);
       } finally {
         await connection.close();

@@ -217,12 +217,10 @@ class _Names:
                 for a in node.names:
                     if a.name != "*":
                         self.alias[a.asname or a.name] = node.module + "." + a.name
-        for node in _import_level_nodes(tree.body, include_main=True):
+        for node in _import_level_nodes(tree.body, include_main=True, enter_classes=False):
             for sub in _walk_no_lambda(node):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     self.bound.add(sub.id)
-                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    self.bound.add(sub.name)
 
     def qual(self, node):
         """Dotted qualified name of an expression, or None."""
@@ -253,7 +251,8 @@ class _Names:
 
 
 def _walk_no_lambda(node):
-    """ast.walk that does not enter lambda bodies or nested defs/classes."""
+    """ast.walk that does not enter lambda bodies or nested defs/classes
+    (import-level defs and classes are expanded by _import_level_nodes)."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -263,8 +262,7 @@ def _walk_no_lambda(node):
                 stack.extend(child.args.defaults)
                 stack.extend(d for d in child.args.kw_defaults if d is not None)
                 continue
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
-                yield child
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             stack.append(child)
 
@@ -281,56 +279,57 @@ def _is_main_test(test):
     return False
 
 
-def _import_level_nodes(body, include_main=False):
+def _import_level_nodes(body, include_main=False, enter_classes=True):
     """Simple statements and expressions that run when the module is imported."""
     for st in body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield st  # the def itself binds a name; its body does not run
+            yield ast.Name(id=st.name, ctx=ast.Store())  # binds a name; the body does not run
             yield from st.decorator_list
             yield from st.args.defaults
             yield from (d for d in st.args.kw_defaults if d is not None)
         elif isinstance(st, ast.ClassDef):
-            yield st
+            yield ast.Name(id=st.name, ctx=ast.Store())
             yield from st.decorator_list
             yield from st.bases
             yield from (k.value for k in st.keywords)
-            yield from _import_level_nodes(st.body, include_main)
+            if enter_classes:
+                yield from _import_level_nodes(st.body, include_main, enter_classes)
         elif isinstance(st, ast.If):
             yield st.test
             if include_main or not _is_main_test(st.test):
-                yield from _import_level_nodes(st.body, include_main)
-            yield from _import_level_nodes(st.orelse, include_main)
+                yield from _import_level_nodes(st.body, include_main, enter_classes)
+            yield from _import_level_nodes(st.orelse, include_main, enter_classes)
         elif isinstance(st, (ast.For, ast.AsyncFor)):
             yield st.target
             yield st.iter
-            yield from _import_level_nodes(st.body, include_main)
-            yield from _import_level_nodes(st.orelse, include_main)
+            yield from _import_level_nodes(st.body, include_main, enter_classes)
+            yield from _import_level_nodes(st.orelse, include_main, enter_classes)
         elif isinstance(st, ast.While):
             yield st.test
-            yield from _import_level_nodes(st.body, include_main)
-            yield from _import_level_nodes(st.orelse, include_main)
+            yield from _import_level_nodes(st.body, include_main, enter_classes)
+            yield from _import_level_nodes(st.orelse, include_main, enter_classes)
         elif isinstance(st, (ast.With, ast.AsyncWith)):
             for item in st.items:
                 yield item.context_expr
                 if item.optional_vars is not None:
                     yield item.optional_vars
-            yield from _import_level_nodes(st.body, include_main)
+            yield from _import_level_nodes(st.body, include_main, enter_classes)
         elif isinstance(st, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            yield from _import_level_nodes(st.body, include_main)
+            yield from _import_level_nodes(st.body, include_main, enter_classes)
             for h in st.handlers:
                 if h.type is not None:
                     yield h.type
                 if h.name:
                     yield ast.Name(id=h.name, ctx=ast.Store())
-                yield from _import_level_nodes(h.body, include_main)
-            yield from _import_level_nodes(st.orelse, include_main)
-            yield from _import_level_nodes(st.finalbody, include_main)
+                yield from _import_level_nodes(h.body, include_main, enter_classes)
+            yield from _import_level_nodes(st.orelse, include_main, enter_classes)
+            yield from _import_level_nodes(st.finalbody, include_main, enter_classes)
         elif isinstance(st, ast.Match):
             yield st.subject
             for case in st.cases:
                 if case.guard is not None:
                     yield case.guard
-                yield from _import_level_nodes(case.body, include_main)
+                yield from _import_level_nodes(case.body, include_main, enter_classes)
         else:
             yield st
 

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { reapClosedEpisodes } from '../activities/reaper';
-import { dockerHostId } from '../activities/sandbox-lifecycle';
+import { deploymentId, dockerHostId } from '../activities/sandbox-lifecycle';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { projectRoot, type LoadedConfig } from './config';
 
@@ -13,6 +13,8 @@ export interface EpisodeWorkerOptions {
   identity?: string;
   /** a prebuilt workflow bundle (tests share one); else the workflows are bundled at start */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** stops the workers gracefully when aborted (the process's signals do too) */
+  signal?: AbortSignal;
   /** called once every worker polls */
   onReady?: (info: { hostId: string; taskQueue: string }) => void | Promise<void>;
 }
@@ -26,7 +28,8 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
-  const deps = { docker, config, hostId, projectRoot };
+  const deployment = deploymentId(config.temporal.address, config.temporal.namespace, taskQueue);
+  const deps = { docker, config, hostId, projectRoot, deployment };
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -47,13 +50,15 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   ];
   const reap = async (): Promise<void> => {
     try {
-      const { removedContainers } = await reapClosedEpisodes(docker, client);
+      const { removedContainers } = await reapClosedEpisodes(docker, client, deployment);
       if (removedContainers.length) console.log(`reaper removed ${removedContainers.length} container(s) of closed episodes`);
     } catch (error) {
       console.error(`reaper failed: ${(error as Error).message}`);
     }
   };
   const reaper = setInterval(() => void reap(), config.worker.reapIntervalMs);
+  const shutdown = () => workers.forEach((worker) => worker.getState() === 'RUNNING' && worker.shutdown());
+  options.signal?.addEventListener('abort', shutdown, { once: true });
   try {
     const running = Promise.all(workers.map((worker) => worker.run()));
     await reap();
@@ -61,6 +66,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     await running;
   } finally {
     clearInterval(reaper);
+    options.signal?.removeEventListener('abort', shutdown);
     await connection.close();
     await clientConnection.close();
   }

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Dockerode from 'dockerode';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import type { EpisodeResult } from '../../shared/episode';
+import { SearchAttributes } from '../../shared/search-attributes';
+import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
+import { runEpisodeWorker } from '../../workers/episode-worker';
+import { temporalBinary } from '../../cli/dev-server';
+import { labels } from '../../activities/sandbox-lifecycle';
+
+// worker state changes are noise in test output; warnings and errors still show
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+export const docker = new Dockerode();
+export const tasksDir = join(projectRoot, 'tasks');
+export const policiesDir = join(projectRoot, 'examples', 'policies');
+export const policy = (task: string, name: string) => `scripted:${join(policiesDir, task, `${name}.jsonl`)}`;
+export const task = (name: string) => join(tasksDir, name);
+
+/** A real Temporal dev server (the project's own binary), with the search attributes registered. */
+export async function startTestServer(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalBinary() },
+      searchAttributes: Object.values(SearchAttributes),
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+}
+
+let bundle: Promise<WorkflowBundle> | null = null;
+/** The workflow bundle, built once per test process. */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** A config for tests: the test server's address and a fresh state folder. */
+export function testConfig(address: string, stateDir = mkdtempSync(join(tmpdir(), 'agentrl-test-'))): LoadedConfig {
+  const base = loadConfig({ AGENTRL_STATE_DIR: stateDir, TEMPORAL_ADDRESS: address });
+  return { ...base, worker: { ...base.worker, reapIntervalMs: 5_000 } };
+}
+
+export interface RunningWorker {
+  taskQueue: string;
+  hostId: string;
+  config: LoadedConfig;
+  stop(): Promise<void>;
+}
+
+/** An in-process worker on a unique task queue. */
+export async function startWorker(env: TestWorkflowEnvironment, config = testConfig(env.address)): Promise<RunningWorker> {
+  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const controller = new AbortController();
+  let hostId = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolveReady) => (markReady = resolveReady));
+  const running = runEpisodeWorker({
+    config,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    signal: controller.signal,
+    onReady: (info) => {
+      hostId = info.hostId;
+      markReady();
+    },
+  });
+  await Promise.race([ready, running]);
+  return {
+    taskQueue,
+    hostId,
+    config,
+    async stop() {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+/** Runs one episode to its result. */
+export async function runEpisode(env: TestWorkflowEnvironment, worker: { taskQueue: string }, input: Record<string, unknown>, workflowId = `test-${randomBytes(6).toString('hex')}`): Promise<EpisodeResult> {
+  return env.client.workflow.execute('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [input] }) as Promise<EpisodeResult>;
+}
+
+/** Containers of one episode (agent, grader, audit), by workflow id label. */
+export async function containersOf(workflowId: string): Promise<Dockerode.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${labels.workflowId}=${workflowId}`] } });
+}
+
+/** Volumes of one episode, by workflow id label. */
+export async function volumesOf(workflowId: string): Promise<string[]> {
+  const volumes = (await docker.listVolumes({ filters: { label: [`${labels.workflowId}=${workflowId}`] } })).Volumes ?? [];
+  return volumes.map((volume) => volume.Name);
+}
+
+/** Polls until the predicate holds or the timeout passes. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+  }
+}
+
+export type { EpisodeResult };

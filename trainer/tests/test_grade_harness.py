@@ -1,0 +1,516 @@
+"""Tests for sandbox/grade-harness.py (runs pytest as an unprivileged child)."""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = ROOT / "sandbox" / "grade-harness.py"
+IMAGE = "agentrl-base:latest"
+KEYS = {"exitCode", "timedOut", "report", "output", "outputTruncated", "durationMs"}
+
+
+def make_repo(base, files):
+    base = Path(base)
+    for rel, text in files.items():
+        p = base / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return base
+
+
+def run_harness(repo, *args, drop=False, env=None, timeout=120, interp_flags=("-I", "-S")):
+    cmd = [sys.executable, *interp_flags, str(HARNESS), "--repo", str(repo)]
+    if not drop:
+        cmd.append("--no-drop")
+    if "--timeout" not in args:
+        cmd += ["--timeout", "60"]
+    cmd.extend(args)
+    r = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 1, (r.stdout, r.stderr)
+    result = json.loads(lines[0])
+    assert set(result) == KEYS
+    assert isinstance(result["durationMs"], int)
+    return r.returncode, result
+
+
+def outcomes(result):
+    assert result["report"] is not None, result["output"]
+    return {t["nodeid"]: t["outcome"] for t in result["report"]["tests"]}
+
+
+BASIC = {
+    "mypkg/__init__.py": """
+        def add(a, b):
+            return a + b
+    """,
+    "conftest.py": """
+        import pytest
+
+        @pytest.fixture
+        def two():
+            return 2
+    """,
+    "tests/test_basic.py": """
+        import pytest
+        from mypkg import add
+
+        def test_add(two):
+            assert add(1, 1) == two
+
+        @pytest.mark.parametrize("a,b", [(1, 2), (3, 4)])
+        def test_p(a, b):
+            assert add(a, b) == a + b
+    """,
+}
+
+
+# ---------------------------------------------------------------- basic outcomes
+
+def test_all_pass(tmp_path):
+    repo = make_repo(tmp_path / "repo", BASIC)
+    rc, res = run_harness(repo)
+    assert rc == 0
+    assert res["exitCode"] == 0 and res["timedOut"] is False
+    assert outcomes(res) == {
+        "tests/test_basic.py::test_add": "passed",
+        "tests/test_basic.py::test_p[1-2]": "passed",
+        "tests/test_basic.py::test_p[3-4]": "passed",
+    }
+    assert res["report"]["collectErrors"] == []
+    assert res["outputTruncated"] is False
+    assert "3 passed" in res["output"]
+    # nothing written into the repository (no bytecode, no cache)
+    assert not list(repo.rglob("__pycache__")) and not (repo / ".pytest_cache").exists()
+
+
+def test_mixed_outcomes(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_mix.py": """
+        import pytest
+
+        def test_ok():
+            pass
+
+        def test_fail():
+            assert 1 == 2
+
+        @pytest.mark.skip(reason="no")
+        def test_skip():
+            pass
+
+        def test_skip_inside():
+            pytest.skip("later")
+
+        @pytest.mark.xfail
+        def test_xfail():
+            assert 0
+
+        @pytest.mark.xfail
+        def test_xpass():
+            pass
+
+        @pytest.mark.xfail(strict=True)
+        def test_xpass_strict():
+            pass
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("setup")
+
+        def test_setup_error(broken):
+            pass
+
+        @pytest.fixture
+        def bad_teardown():
+            yield
+            raise RuntimeError("teardown")
+
+        def test_teardown_error(bad_teardown):
+            pass
+    """})
+    rc, res = run_harness(repo)
+    assert rc == 0
+    assert res["exitCode"] == 1
+    assert outcomes(res) == {
+        "tests/test_mix.py::test_ok": "passed",
+        "tests/test_mix.py::test_fail": "failed",
+        "tests/test_mix.py::test_skip": "skipped",
+        "tests/test_mix.py::test_skip_inside": "skipped",
+        "tests/test_mix.py::test_xfail": "xfailed",
+        "tests/test_mix.py::test_xpass": "xpassed",
+        "tests/test_mix.py::test_xpass_strict": "failed",
+        "tests/test_mix.py::test_setup_error": "error",
+        "tests/test_mix.py::test_teardown_error": "error",
+    }
+
+
+def test_collect_error_reported(tmp_path):
+    repo = make_repo(tmp_path / "repo", {
+        "tests/test_ok.py": "def test_a():\n    pass\n",
+        "tests/test_broken.py": "import does_not_exist_anywhere\n\ndef test_b():\n    pass\n",
+    })
+    _, res = run_harness(repo)
+    assert res["exitCode"] == 2
+    assert outcomes(res) == {}  # pytest stops after collection errors
+    assert res["report"]["collectErrors"] == ["tests/test_broken.py"]
+
+
+def test_collect_only(tmp_path):
+    repo = make_repo(tmp_path / "repo", dict(BASIC, **{
+        "tests/test_more.py": "import pytest\n\n@pytest.mark.parametrize('x', ['a', 'b'])\ndef test_x(x):\n    assert 0\n",
+    }))
+    rc, res = run_harness(repo, "--collect-only")
+    assert rc == 0 and res["exitCode"] == 0
+    assert res["report"]["tests"] == [
+        {"nodeid": "tests/test_basic.py::test_add", "outcome": "collected"},
+        {"nodeid": "tests/test_basic.py::test_p[1-2]", "outcome": "collected"},
+        {"nodeid": "tests/test_basic.py::test_p[3-4]", "outcome": "collected"},
+        {"nodeid": "tests/test_more.py::test_x[a]", "outcome": "collected"},
+        {"nodeid": "tests/test_more.py::test_x[b]", "outcome": "collected"},
+    ]
+
+
+def test_extra_pytest_args_select_tests(tmp_path):
+    repo = make_repo(tmp_path / "repo", BASIC)
+    _, res = run_harness(repo, "--", "tests/test_basic.py::test_add")
+    assert outcomes(res) == {"tests/test_basic.py::test_add": "passed"}
+
+
+def test_repo_config_and_env_addopts_ignored(tmp_path):
+    files = dict(BASIC)
+    files["pytest.ini"] = "[pytest]\naddopts = -k nothing_matches -p no:python\n"
+    repo = make_repo(tmp_path / "repo", files)
+    env = dict(os.environ, PYTEST_ADDOPTS="-k nothing_matches", PYTEST_PLUGINS="nonexistent_plugin_xyz")
+    _, res = run_harness(repo, env=env)
+    assert res["exitCode"] == 0
+    assert len(outcomes(res)) == 3
+
+
+# ---------------------------------------------------------------- tampering attempts
+
+def test_planted_runner_modules_not_used(tmp_path):
+    marker = tmp_path / "sitecustomize-ran"
+    repo = make_repo(tmp_path / "repo", {
+        "pytest.py": "import sys\nsys.exit(0)\n",
+        "_pytest/__init__.py": "raise SystemExit(0)\n",
+        "pluggy.py": "import os\nos._exit(0)\n",
+        "sitecustomize.py": f"open({str(marker)!r}, 'w').close()\nimport os\nos._exit(0)\n",
+        "usercustomize.py": "import os\nos._exit(0)\n",
+        "tests/test_real.py": """
+            import pytest, _pytest, sys, os
+
+            def test_runner_is_real():
+                assert not pytest.__file__.startswith(os.getcwd())
+                assert not _pytest.__file__.startswith(os.getcwd())
+
+            def test_fails():
+                assert False, "real failure"
+        """,
+    })
+    rc, res = run_harness(repo)
+    assert rc == 0
+    assert res["exitCode"] == 1
+    assert outcomes(res) == {
+        "tests/test_real.py::test_runner_is_real": "passed",
+        "tests/test_real.py::test_fails": "failed",
+    }
+    assert not marker.exists()
+
+
+def test_exit_during_test_gives_no_report(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_exit.py": """
+        import os
+
+        def test_a():
+            os._exit(0)
+    """})
+    _, res = run_harness(repo)
+    assert res["exitCode"] == 0
+    assert res["report"] is None
+
+
+def test_sys_exit_at_import_of_code_under_test(tmp_path):
+    repo = make_repo(tmp_path / "repo", {
+        "mypkg/__init__.py": "import sys\nsys.exit(0)\n",
+        "tests/test_a.py": "import mypkg\n\ndef test_a():\n    pass\n",
+    })
+    _, res = run_harness(repo)
+    # pytest turns the SystemExit during collection into an internal error
+    assert res["exitCode"] not in (0, None)
+    if res["report"] is not None:
+        assert "tests/test_a.py::test_a" not in outcomes(res)
+
+
+def test_garbage_on_report_fd_invalidates_report(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_fd.py": """
+        import os
+
+        def test_a():
+            try:
+                os.write(3, b"garbage")
+            except OSError:
+                pass
+    """})
+    _, res = run_harness(repo)
+    assert res["exitCode"] == 0
+    assert res["report"] is None
+
+
+# ---------------------------------------------------------------- timeout, output, processes
+
+def test_timeout_kills_child(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_loop.py": """
+        def test_forever():
+            while True:
+                pass
+    """})
+    start = time.monotonic()
+    rc, res = run_harness(repo, "--timeout", "2")
+    elapsed = time.monotonic() - start
+    assert rc == 0
+    assert res["timedOut"] is True
+    assert res["exitCode"] is None
+    assert res["report"] is None
+    assert elapsed < 15
+    assert 1900 <= res["durationMs"] < 15000
+
+
+def test_background_process_is_killed_and_does_not_block(tmp_path):
+    pidfile = tmp_path / "bg.pid"
+    repo = make_repo(tmp_path / "repo", {"tests/test_bg.py": f"""
+        import subprocess, sys
+
+        def test_spawn():
+            # inherits stdout/stderr, so it keeps the output pipe open
+            p = subprocess.Popen(["sleep", "300"], stdout=sys.__stdout__, stderr=sys.__stderr__)
+            open({str(pidfile)!r}, "w").write(str(p.pid))
+    """})
+    start = time.monotonic()
+    _, res = run_harness(repo, "--timeout", "60")
+    assert time.monotonic() - start < 20
+    assert res["timedOut"] is False
+    assert outcomes(res) == {"tests/test_bg.py::test_spawn": "passed"}
+    pid = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    break  # killed; a zombie waiting for init to reap it
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        pytest.fail("background process survived the harness")
+
+
+def test_output_truncation(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_noisy.py": """
+        import sys
+
+        def test_noisy():
+            sys.__stdout__.write("x" * 5000 + "\\n")
+            sys.__stdout__.flush()
+    """})
+    _, res = run_harness(repo, "--max-output", "200")
+    assert res["outputTruncated"] is True
+    assert len(res["output"].encode()) <= 200
+    assert "1 passed" in res["output"]  # the tail is kept
+    _, res = run_harness(repo)
+    assert res["outputTruncated"] is False
+    assert "x" * 5000 in res["output"]
+
+
+def test_child_cannot_write_parent_stdout(tmp_path):
+    forged = json.dumps({"exitCode": 0, "timedOut": False, "report": None,
+                         "output": "", "outputTruncated": False, "durationMs": 1})
+    repo = make_repo(tmp_path / "repo", {"tests/test_print.py": f"""
+        import os, sys
+
+        def test_print():
+            os.write(1, b{forged!r} + b"\\n")
+            print("hello")
+            assert False
+    """})
+    rc, res = run_harness(repo)  # run_harness asserts exactly one stdout line
+    assert res["exitCode"] == 1
+    assert outcomes(res) == {"tests/test_print.py::test_print": "failed"}
+
+
+def test_child_environment(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"tests/test_env.py": """
+        import os, sys
+
+        def test_env():
+            assert os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+            assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
+            assert os.environ["HOME"] == "/tmp"
+            assert "PYTHONPATH" not in os.environ
+            assert "PYTHONSTARTUP" not in os.environ
+            assert sys.flags.isolated and sys.dont_write_bytecode
+            assert sys.path[0] == os.getcwd() or os.getcwd() in sys.path
+            assert os.path.basename(os.getcwd()) == "repo"
+            assert os.read(0, 10) == b""  # stdin is /dev/null
+    """})
+    env = dict(os.environ, PYTHONPATH="/nonexistent", PYTHONSTARTUP="/nonexistent.py")
+    _, res = run_harness(repo, env=env)
+    assert outcomes(res) == {"tests/test_env.py::test_env": "passed"}, res["output"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--repo", "relative/path", "--no-drop"],
+    ["--repo", "/nonexistent/repo/xyz", "--no-drop"],
+    ["--repo", "/tmp", "--uid", "0", "--gid", "0"],
+    ["--repo", "/tmp", "--no-drop", "--timeout", "0"],
+])
+def test_usage_errors(args):
+    r = subprocess.run([sys.executable, "-I", "-S", str(HARNESS), *args], capture_output=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stdout == b""
+
+
+# ---------------------------------------------------------------- real uid drop (host, as root)
+
+def _uid1000_can_run_python():
+    try:
+        r = subprocess.run([sys.executable, "-I", "-c", "import pytest"], user=1000, group=1000,
+                           extra_groups=[], capture_output=True, cwd="/", timeout=60)
+    except OSError:
+        return False
+    return r.returncode == 0
+
+
+def _world_readable_repo(files):
+    base = Path(tempfile.mkdtemp(prefix="agentrl-harness-test-"))
+    repo = make_repo(base / "repo", files)
+    os.chmod(base, 0o755)
+    for dirpath, dirnames, filenames in os.walk(base):
+        os.chown(dirpath, 1000, 1000)
+        for f in filenames:
+            os.chown(os.path.join(dirpath, f), 1000, 1000)
+    return base, repo
+
+
+UID_FILES = {"tests/test_uid.py": """
+    import os
+    import pytest
+
+    def test_uid():
+        assert os.getuid() == 1000 and os.geteuid() == 1000
+        assert os.getgid() == 1000 and os.getegid() == 1000
+        assert os.getgroups() == []
+
+    def test_cannot_regain_root():
+        with pytest.raises(PermissionError):
+            os.setuid(0)
+"""}
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="uid drop needs root")
+
+
+@needs_root
+def test_real_uid_drop(tmp_path):
+    if not _uid1000_can_run_python():
+        pytest.skip("uid 1000 cannot run this interpreter with pytest (e.g. it lives under /root)")
+    base, repo = _world_readable_repo(UID_FILES)
+    try:
+        rc, res = run_harness(repo, "--uid", "1000", "--gid", "1000", drop=True)
+        assert rc == 0
+        assert res["exitCode"] == 0, res["output"]
+        assert outcomes(res) == {"tests/test_uid.py::test_uid": "passed",
+                                 "tests/test_uid.py::test_cannot_regain_root": "passed"}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_root
+def test_uid_drop_happens_before_exec(tmp_path):
+    """Where uid 1000 cannot even execute this interpreter, the exec fails as
+    uid 1000: proof that privileges were dropped first, reported cleanly."""
+    if _uid1000_can_run_python():
+        pytest.skip("interpreter is usable by uid 1000; covered by test_real_uid_drop")
+    base, repo = _world_readable_repo(UID_FILES)
+    try:
+        rc, res = run_harness(repo, "--uid", "1000", "--gid", "1000", drop=True)
+        assert rc == 0
+        assert res["report"] is None
+        assert res["exitCode"] not in (0, None)
+        assert "child setup failed" in res["output"] and "Permission" in res["output"]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- Docker integration
+
+def _docker_ok():
+    if not shutil.which("docker"):
+        return False
+    try:
+        if subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode != 0:
+            return False
+        return subprocess.run(["docker", "image", "inspect", IMAGE], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _docker_ok(), reason="docker or the agentrl-base image is not available")
+@pytest.mark.parametrize("flags", [["-I"], ["-I", "-S"]])
+def test_docker_scoring_container(flags):
+    files = dict(UID_FILES)
+    files.update(BASIC)
+    files.update({
+        "pytest.py": "import sys\nsys.exit(0)\n",
+        "_pytest/__init__.py": "raise SystemExit(0)\n",
+        "sitecustomize.py": "import os\nos._exit(0)\n",
+        "tests/test_fail.py": "def test_f():\n    assert 0\n",
+        "tests/test_ro.py": """
+            import os, pytest
+            def test_readonly_root():
+                with pytest.raises(OSError):
+                    open("/usr/lib/python3/dist-packages/pytest/hacked.py", "w")
+            def test_can_write_repo_and_tmp(tmp_path):
+                (tmp_path / "x").write_text("ok")
+        """,
+    })
+    if os.geteuid() == 0:
+        base, repo = _world_readable_repo(files)
+    else:
+        base = Path(tempfile.mkdtemp(prefix="agentrl-harness-test-"))
+        repo = make_repo(base / "repo", files)
+        subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
+    try:
+        cmd = ["docker", "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
+               "--cap-drop", "ALL", "--cap-add", "SETUID", "--cap-add", "SETGID",
+               "--security-opt", "no-new-privileges", "-u", "0",
+               "-v", f"{repo}:/work", "-v", f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
+               IMAGE, "python3", *flags, "/opt/agentrl/grade-harness.py",
+               "--repo", "/work", "--uid", "1000", "--gid", "1000", "--timeout", "60"]
+        r = subprocess.run(cmd, capture_output=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.decode().splitlines()
+        assert len(lines) == 1, r.stdout
+        res = json.loads(lines[0])
+        assert set(res) == KEYS
+        assert res["exitCode"] == 1 and res["timedOut"] is False
+        assert outcomes(res) == {
+            "tests/test_basic.py::test_add": "passed",
+            "tests/test_basic.py::test_p[1-2]": "passed",
+            "tests/test_basic.py::test_p[3-4]": "passed",
+            "tests/test_fail.py::test_f": "failed",
+            "tests/test_ro.py::test_readonly_root": "passed",
+            "tests/test_ro.py::test_can_write_repo_and_tmp": "passed",
+            "tests/test_uid.py::test_uid": "passed",
+            "tests/test_uid.py::test_cannot_regain_root": "passed",
+        }, res["output"]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
