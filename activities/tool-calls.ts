@@ -170,12 +170,18 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       try {
         return JSON.parse(line) as RunnerResult;
       } catch {
-        const crashed = await crashOf(container);
-        if (crashed) return crashed;
         const recorded = await readSpoolResult(container, nonce);
         if (recorded) return recorded;
-        // the runner itself was killed (e.g. by the OOM killer while the agent's processes held the memory)
-        if (exec.exitCode === 137) return { crash: 'agent_crash', detail: 'the tool-call runner was killed (out of memory)' };
+        // the runner died without a result: an outside kill of the container shows up as stopped within moments
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const crashed = await crashOf(container);
+          if (crashed) return crashed;
+          await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+        }
+        const info = await container.inspect();
+        if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
+          return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
+        }
         throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
       }
     } finally {
@@ -214,6 +220,23 @@ async function crashOf(container: Dockerode.Container): Promise<Crash | null> {
     if (isNotFound(error)) return { crash: 'sandbox_crash', detail: 'the sandbox container no longer exists' };
     throw error;
   }
+}
+
+/** OOM kills in a container's memory cgroup, read on the host (cgroup v1 or v2); 0 when unknown. */
+async function hostOomKills(containerId: string): Promise<number> {
+  const candidates: [string, string][] = [
+    [`/sys/fs/cgroup/memory/docker/${containerId}/memory.oom_control`, 'oom_kill'],
+    [`/sys/fs/cgroup/system.slice/docker-${containerId}.scope/memory.events`, 'oom_kill'],
+  ];
+  for (const [path, key] of candidates) {
+    try {
+      const line = (await readFile(path, 'utf8')).split('\n').find((entry) => entry.startsWith(`${key} `));
+      if (line) return Number(line.split(' ')[1]);
+    } catch {
+      // not this cgroup layout
+    }
+  }
+  return 0;
 }
 
 function emptySummary(turn: number, status: TurnStatus, detail: string | null): TurnSummary {

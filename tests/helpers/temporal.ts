@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
@@ -111,3 +111,17 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 }
 
 export type { EpisodeResult };
+
+/** Writes a scripted policy to a temporary file and returns its spec. */
+export function scriptedPolicy(actions: readonly (Record<string, unknown> | string)[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agentrl-policy-'));
+  const path = join(dir, 'policy.jsonl');
+  writeFileSync(path, actions.map((action) => (typeof action === 'string' ? action : JSON.stringify(action))).join('\n') + '\n');
+  return `scripted:${path}`;
+}
+
+/** Reads a trajectory file as parsed lines. */
+export function readTrajectory(uri: string): { turn: number; action: string; observation: string; status: string }[] {
+  const text = readFileSync(uri, 'utf8').trim();
+  return text ? text.split('\n').map((line) => JSON.parse(line)) : [];
+}
