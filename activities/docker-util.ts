@@ -84,9 +84,11 @@ export async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buf
 }
 
 export interface ExecResult {
+  /** null when not inspected (see `inspectExitCode`) */
   exitCode: number | null;
   stdout: string;
   stderr: string;
+  inspectExitCode(): Promise<number | null>;
 }
 
 /** Runs a command in a container and collects its demultiplexed output. */
@@ -94,7 +96,7 @@ export async function execCollect(
   docker: Dockerode,
   container: Dockerode.Container,
   cmd: string[],
-  options: { user?: string; workingDir?: string; env?: string[]; onCreated?: (execId: string) => Promise<void> } = {},
+  options: { user?: string; workingDir?: string; env?: string[]; inspect?: boolean } = {},
 ): Promise<ExecResult> {
   const exec = await container.exec({
     Cmd: cmd,
@@ -104,7 +106,6 @@ export async function execCollect(
     ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
     ...(options.env ? { Env: options.env } : {}),
   });
-  if (options.onCreated) await options.onCreated(exec.id);
   const stream = await exec.start({ hijack: true, stdin: false });
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -118,8 +119,10 @@ export async function execCollect(
   });
   stdout.end();
   stderr.end();
-  const info = await exec.inspect();
-  return { exitCode: info.ExitCode ?? null, stdout: (await out).toString('utf8'), stderr: (await err).toString('utf8') };
+  const inspectExitCode = async () => (await exec.inspect()).ExitCode ?? null;
+  // skipping the inspection saves a round trip when the output alone tells the result
+  const exitCode = options.inspect === false ? null : await inspectExitCode();
+  return { exitCode, stdout: (await out).toString('utf8'), stderr: (await err).toString('utf8'), inspectExitCode };
 }
 
 /** Reads one file out of a container through the archive API (no program runs inside it). */

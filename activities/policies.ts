@@ -34,7 +34,7 @@ export async function preparePolicy(spec: string, store: ArtifactStore, baseDir:
 }
 
 /** Asks the policy for the action of a turn. */
-export async function nextAction(policy: PolicySummary, turn: number, store: ArtifactStore): Promise<PolicyAction> {
+export async function nextAction(policy: Pick<PolicySummary, 'ref' | 'version'>, turn: number, store: ArtifactStore): Promise<PolicyAction> {
   const lines = (await store.getBlob(policy.ref)).toString('utf8').split('\n').filter((line) => line.trim() !== '');
   const text = lines[turn];
   if (text === undefined) throw new PolicyError(`scripted policy has no action for turn ${turn + 1} (it has ${lines.length})`);

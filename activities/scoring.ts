@@ -11,7 +11,7 @@ import { episodeKey, type ArtifactStore } from './artifact-store';
 import { readTar } from './docker-util';
 import { allExpectedPassed, detectTamper, gradeTree, GraderError, type FileChange, type HarnessResult } from './grading';
 import { decodeFiles, repoPath } from './sandbox-lifecycle';
-import { createToolCallActivities } from './tool-calls';
+import type { createToolCallActivities } from './tool-calls';
 
 export interface ScoreInput {
   workflowId: string;

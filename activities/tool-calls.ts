@@ -26,11 +26,13 @@ export interface TurnSummary {
   detail: string | null;
 }
 
+/** Kept small: it is written into the workflow history on every turn. */
 export interface TakeTurnInput {
   workflowId: string;
   turn: number;
-  sandbox: SandboxHandle;
-  policy: PolicySummary;
+  /** the sandbox's container name */
+  container: string;
+  policy: Pick<PolicySummary, 'ref' | 'version'>;
   toolTimeoutMs: number;
   maxObservationBytes: number;
 }
@@ -50,11 +52,14 @@ interface RunnerResult {
 
 type Crash = { crash: 'agent_crash' | 'sandbox_crash'; detail: string };
 
-/** A journal entry on the worker's host, outside every container: what a retried turn must not redo. */
+/**
+ * A journal entry on the worker's host, outside every container: what a retried turn must not redo.
+ * `started` is written before a tool call reaches the sandbox; an action with no side effect
+ * (submit, a malformed call) goes straight to `done`.
+ */
 type JournalEntry =
-  | { phase: 'action'; action: PolicyAction }
   | { phase: 'started'; action: PolicyAction; nonce: string }
-  | { phase: 'done'; summary: TurnSummary };
+  | { phase: 'done'; summary: TurnSummary; nonce?: string };
 
 export interface ToolCallDeps {
   docker: Dockerode;
@@ -63,7 +68,8 @@ export interface ToolCallDeps {
   uid: number;
 }
 
-const alreadyStarted = 75;
+/** Requests up to this size go in the exec's environment (far below the kernel's 128 KiB per string). */
+const inlineRequestBytes = 64 * 1024;
 
 /** The turn activity: asks the policy, runs the tool call exactly once, records both. */
 export function createToolCallActivities(deps: ToolCallDeps) {
@@ -82,7 +88,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
     async runCheckCommand(input: { workflowId: string; sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
       const nonce = randomBytes(16).toString('hex');
-      const result = await runInSandbox({ sandbox: input.sandbox, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false);
+      const result = await runInSandbox({ container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false, []);
       if ('crash' in result) return { exitCode: null, output: result.detail };
       return { exitCode: result.timedOut ? null : (result.exitCode ?? null), output: result.output ?? result.error ?? '' };
     },
@@ -105,11 +111,11 @@ export function createToolCallActivities(deps: ToolCallDeps) {
           await atomicWrite(path, JSON.stringify({ phase: 'done', summary }));
           return summary;
         }
-        await atomicWrite(path, JSON.stringify({ phase: 'action', action } satisfies JournalEntry));
       }
       const parsed = parseToolCall(action.text);
       let observation: string;
       let summary: TurnSummary;
+      let usedNonce: string | undefined;
       if (!parsed.ok) {
         observation = `error: ${parsed.error}`;
         summary = { ...emptySummary(input.turn, 'tool_error', parsed.error), tool: null };
@@ -119,7 +125,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       } else {
         const nonce = entry?.phase === 'started' ? entry.nonce : randomBytes(16).toString('hex');
         if (entry?.phase !== 'started') await atomicWrite(path, JSON.stringify({ phase: 'started', action, nonce } satisfies JournalEntry));
-        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started');
+        usedNonce = nonce;
+        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', await previousNonces(input));
         if ('crash' in outcome) {
           observation = `error: ${outcome.detail}`;
           summary = { ...emptySummary(input.turn, outcome.crash, outcome.detail), tool: parsed.call.tool };
@@ -129,47 +136,81 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       }
       summary.actionTokens = action.tokenIds.length;
       summary.observationTokens = countByteTokens(observation);
+      const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([
+        store.putBlob(action.text), store.putJson(action.tokenIds), store.putJson(action.logprobs), store.putBlob(observation),
+      ]);
       const record = {
         turn: input.turn,
         policyVersion: action.version,
         status: summary.status,
-        action: { ref: await store.putBlob(action.text), tool: summary.tool, tokenIdsRef: await store.putJson(action.tokenIds), logprobsRef: await store.putJson(action.logprobs), tokens: summary.actionTokens },
-        observation: { ref: await store.putBlob(observation), tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
+        action: { ref: actionRef, tool: summary.tool, tokenIdsRef, logprobsRef, tokens: summary.actionTokens },
+        observation: { ref: observationRef, tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
         durationMs: Date.now() - started,
       };
       await store.writeNamed(`episodes/${episodeKey(input.workflowId)}/turns/${String(input.turn).padStart(6, '0')}.json`, JSON.stringify(record));
-      await atomicWrite(path, JSON.stringify({ phase: 'done', summary } satisfies JournalEntry));
+      await atomicWrite(path, JSON.stringify({ phase: 'done', summary, ...(usedNonce ? { nonce: usedNonce } : {}) } satisfies JournalEntry));
       return summary;
     },
   };
 
   /** Runs a call through the in-sandbox runner; on a retry, finds the call already started instead of running it again. */
-  async function runInSandbox(input: Pick<TakeTurnInput, 'sandbox' | 'toolTimeoutMs' | 'maxObservationBytes'>, call: Exclude<ToolCall, { tool: 'submit' }>, nonce: string, recovering: boolean): Promise<RunnerResult | Crash> {
-    const container = docker.getContainer(input.sandbox.containerName);
-    const crash = await crashOf(container);
-    if (crash) return crash;
+  /** Nonces of the latest earlier call whose result is journaled: its spool files can go. */
+  async function previousNonces(input: TakeTurnInput): Promise<string[]> {
+    for (let turn = input.turn - 1; turn >= Math.max(0, input.turn - 16); turn--) {
+      const entry = await readJournal(journalPath(input.workflowId, turn));
+      if (entry?.phase === 'done' && entry.nonce) return [entry.nonce];
+    }
+    return [];
+  }
+
+  async function runInSandbox(
+    input: Pick<TakeTurnInput, 'container' | 'toolTimeoutMs' | 'maxObservationBytes'>,
+    call: Exclude<ToolCall, { tool: 'submit' }>,
+    nonce: string,
+    recovering: boolean,
+    cleanup: string[],
+  ): Promise<RunnerResult | Crash> {
+    const container = docker.getContainer(input.container);
     const heartbeat = setInterval(() => Context.current().heartbeat({ nonce }), 1000);
     try {
       if (recovering) {
+        const crash = await crashOf(container);
+        if (crash) return crash;
         const recorded = await readSpoolResult(container, nonce);
         if (recorded) return recorded;
         if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs);
       }
-      const request = { ...call, timeoutMs: input.toolTimeoutMs, maxOutputBytes: input.maxObservationBytes };
-      await container.putArchive(await buildTar([{ path: `${nonce}.req.json`, content: Buffer.from(JSON.stringify(request)), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+      const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+      const env = [
+        `AGENTRL_TOOL=${call.tool}`,
+        `AGENTRL_ARG1=${base64(call.tool === 'bash' ? call.command : call.path)}`,
+        `AGENTRL_ARG2=${base64(call.tool === 'write_file' ? call.content : '')}`,
+        `AGENTRL_TIMEOUT_MS=${input.toolTimeoutMs}`,
+        `AGENTRL_MAX_OUTPUT=${input.maxObservationBytes}`,
+        `AGENTRL_CLEANUP=${cleanup.join(',')}`,
+      ];
+      // small requests travel in the exec's environment: one Docker round trip fewer per call
+      if (env.some((variable) => variable.length > inlineRequestBytes)) {
+        env.length = 0;
+        const request = Buffer.from(JSON.stringify({ ...call, timeoutMs: input.toolTimeoutMs, maxOutputBytes: input.maxObservationBytes, cleanup }));
+        // owned by the agent's uid so the runner can delete it once read; its random name cannot be listed
+        await container.putArchive(await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], { uid: deps.uid, gid: deps.uid }), { path: spoolPath });
+      }
       let exec;
       try {
-        exec = await execCollect(docker, container, ['python3', '-I', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work' });
+        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work', env, inspect: false });
       } catch (error) {
         const crashed = await crashOf(container);
         if (crashed) return crashed;
         throw error;
       }
-      if (exec.exitCode === alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs);
       const line = exec.stdout.trim().split('\n').pop() ?? '';
       try {
-        return JSON.parse(line) as RunnerResult;
+        const result = JSON.parse(line) as RunnerResult & { alreadyStarted?: boolean };
+        if (result.alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs);
+        return result;
       } catch {
+        exec.exitCode = await exec.inspectExitCode();
         const recorded = await readSpoolResult(container, nonce);
         if (recorded) return recorded;
         // the runner died without a result: an outside kill of the container shows up as stopped within moments

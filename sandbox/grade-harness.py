@@ -53,6 +53,7 @@ import time
 REPORT_FD = 3  # fd number of the report pipe inside the child
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 DRAIN_AFTER_EXIT_S = 2.0
+KILL_GRACE_S = 5.0
 OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 
 # --------------------------------------------------------------------------
@@ -398,11 +399,45 @@ def _validate_report(raw, collect_only):
     return {"tests": clean, "collectErrors": list(errs)}
 
 
-def _killpg(pid):
+def _killpg(pgid, as_uid):
+    """SIGKILL the child's process group.
+
+    In the scoring container the parent is root *without* CAP_KILL, so it may
+    not signal processes of another uid.  It then switches only its effective
+    uid to the tests' uid (allowed by CAP_SETUID; the real and saved uid stay
+    0, so the children still cannot signal or trace the parent), sends the
+    signal and switches back.
+    """
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pgid, signal.SIGKILL)
+        return
+    except ProcessLookupError:
+        return
+    except PermissionError:
+        if as_uid is None or os.geteuid() != 0:
+            return
+    try:
+        os.seteuid(as_uid)
+    except OSError:
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    finally:
+        os.seteuid(0)
+
+
+def _wait_exit(pid, as_uid, limit_s):
+    """Wait (without reaping) up to limit_s for pid to exit, re-sending SIGKILL."""
+    end = time.monotonic() + limit_s
+    while True:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return True
+        if time.monotonic() >= end:
+            return False
+        _killpg(pid, as_uid)
+        time.sleep(0.05)
 
 
 def run(ns):
@@ -414,6 +449,7 @@ def run(ns):
 
     cfgdir = tempfile.mkdtemp(prefix="agentrl-grade-")
     pid = None
+    kill_uid = ns.uid if (not ns.no_drop and os.geteuid() == 0) else None
     fds = []
     try:
         os.chmod(cfgdir, 0o755)
@@ -458,6 +494,7 @@ def run(ns):
         exited = False
         drain_deadline = None
         timed_out = False
+        unkillable = False
 
         while True:
             now = time.monotonic()
@@ -465,12 +502,14 @@ def run(ns):
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
                 if info is not None:
                     exited = True
-                    _killpg(pid)  # stray grandchildren; the zombie still holds the pgid
+                    _killpg(pid, kill_uid)  # stray grandchildren; the zombie still holds the pgid
                     drain_deadline = now + DRAIN_AFTER_EXIT_S
                 elif now >= deadline:
                     timed_out = True
-                    _killpg(pid)
-                    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+                    _killpg(pid, kill_uid)
+                    if not _wait_exit(pid, kill_uid, KILL_GRACE_S):
+                        unkillable = True
+                        break
                     exited = True
                     drain_deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
                     continue
@@ -501,9 +540,12 @@ def run(ns):
                         rep_over = True
                         rep_buf = bytearray()
 
-        _, status = os.waitpid(pid, 0)
-        pid = None
-        code = os.waitstatus_to_exitcode(status)
+        if unkillable:
+            code = -1  # left behind; the container teardown has to remove it
+        else:
+            _, status = os.waitpid(pid, 0)
+            pid = None
+            code = os.waitstatus_to_exitcode(status)
         exit_code = None if (timed_out or code < 0) else code
         report = None
         if not timed_out and not rep_over and rep_buf:
@@ -518,10 +560,11 @@ def run(ns):
         }
     finally:
         if pid is not None:
-            _killpg(pid)
             try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
+                _killpg(pid, kill_uid)
+                if _wait_exit(pid, kill_uid, KILL_GRACE_S):
+                    os.waitpid(pid, 0)
+            except (ChildProcessError, OSError):
                 pass
         for fd in fds:
             try:

@@ -1,33 +1,66 @@
 """Runs one tool call inside the sandbox, exactly once, as the agent's user.
 
-Usage: python3 -I /run/agentrl/run-tool.py NONCE
-Reads /run/agentrl/NONCE.req.json ({"tool": "bash"|"write_file", ...}), claims
+Usage: python3 -I -S /run/agentrl/run-tool.py NONCE
+The request comes in environment variables (AGENTRL_TOOL, AGENTRL_ARG1,
+AGENTRL_ARG2 as base64, AGENTRL_TIMEOUT_MS, AGENTRL_MAX_OUTPUT, AGENTRL_CLEANUP)
+or, when large, as JSON in /run/agentrl/NONCE.req.json. The runner claims
 NONCE.started with O_EXCL (a second start of the same call does nothing and
-exits 75), runs the call, and writes the result atomically to NONCE.json and
-stdout. The spool folder is writable but not listable by the agent.
+prints {"alreadyStarted": true}), runs the call, and writes the result as one
+JSON line, atomically, to NONCE.json and to stdout. The spool folder is writable
+but not listable by the agent. AGENTRL_CLEANUP names earlier calls whose results
+the host has recorded: their files are removed, so the spool does not fill up.
+
+Only builtin modules are imported (os, select, sys, time, binascii): the runner
+starts on every tool call, and its start-up time is part of each call's latency.
 """
-import json
+import binascii
 import os
-import selectors
-import signal
-import subprocess
+import select
 import sys
 import time
 
 SPOOL = "/run/agentrl"
 REPO = "/work"
-ALREADY_STARTED = 75
+SIGKILL = 9
+
+
+def quote(text):
+    """A JSON string literal (what json.dumps gives, without importing json)."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char == '"' or char == "\\":
+            out.append("\\" + char)
+        elif code < 0x20:
+            out.append("\\u%04x" % code)
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def encode(result):
+    parts = []
+    for key, value in result.items():
+        if value is None:
+            literal = "null"
+        elif value is True or value is False:
+            literal = "true" if value else "false"
+        elif isinstance(value, int):
+            literal = str(value)
+        else:
+            literal = quote(value)
+        parts.append(quote(key) + ": " + literal)
+    return "{" + ", ".join(parts) + "}"
 
 
 def oom_kills():
     """Count of OOM kills in this container's memory cgroup (v2 or v1), or None."""
-    for path, key in (("/sys/fs/cgroup/memory.events", "oom_kill"),
-                      ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")):
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
         try:
             with open(path) as handle:
                 for line in handle:
                     name, _, value = line.partition(" ")
-                    if name == key:
+                    if name == "oom_kill":
                         return int(value)
         except OSError:
             continue
@@ -58,47 +91,58 @@ class Capture:
         return self.head + b"\n[... %d bytes truncated ...]\n" % cut + bytes(self.tail), True
 
 
-def run_bash(request):
-    capture = Capture(int(request["maxOutputBytes"]))
-    timeout = float(request["timeoutMs"]) / 1000.0
-    started = time.monotonic()
-    child = subprocess.Popen(
-        ["/bin/sh", "-c", request["command"]], cwd=REPO, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    stream = child.stdout.fileno()
-    os.set_blocking(stream, False)
-    selector = selectors.DefaultSelector()
-    selector.register(stream, selectors.EVENT_READ)
-    timed_out, exited_at = False, None
+def run_bash(command, timeout_ms, limit):
+    capture = Capture(limit)
+    deadline = time.monotonic() + timeout_ms / 1000.0
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        # the child: its own session and process group, output into the pipe
+        try:
+            os.setsid()
+            os.chdir(REPO)
+            null = os.open("/dev/null", os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(write_end, 1)
+            os.dup2(write_end, 2)
+            os.closerange(3, 1024)
+            os.execv("/bin/sh", ["sh", "-c", command])
+        finally:
+            os._exit(127)
+    os.close(write_end)
+    status, timed_out, exited_at = None, False, None
     while True:
         now = time.monotonic()
-        if now - started > timeout:
+        if now > deadline:
             timed_out = True
             break
-        if exited_at is None and child.poll() is not None:
-            exited_at = now
+        if status is None:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status, exited_at = code, now
         # after the shell exits, drain briefly: background jobs may hold the pipe open
         if exited_at is not None and now - exited_at > 0.2:
             break
-        if not selector.select(timeout=0.05):
+        ready, _, _ = select.select([read_end], [], [], 0.05)
+        if not ready:
             continue
-        try:
-            chunk = os.read(stream, 65536)
-        except BlockingIOError:
-            continue
+        chunk = os.read(read_end, 65536)
         if not chunk:
             break
         capture.add(chunk)
     # the whole process group goes: no tool call leaves jobs behind
     try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+        os.killpg(pid, SIGKILL)
+    except OSError:
         pass
-    code = child.wait()
+    if status is None:
+        status = os.waitpid(pid, 0)[1]
+    os.close(read_end)
     output, truncated = capture.result()
+    signal = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return {
-        "exitCode": None if code < 0 else code,
-        "signal": -code if code < 0 else None,
+        "exitCode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": signal,
         "timedOut": timed_out,
         "output": output.decode("utf-8", errors="replace"),
         "outputBytes": capture.total,
@@ -106,49 +150,84 @@ def run_bash(request):
     }
 
 
-def run_write_file(request):
-    path = os.path.normpath(os.path.join(REPO, request["path"]))
+def run_write_file(relative, content):
+    path = os.path.normpath(os.path.join(REPO, relative))
     if not path.startswith(REPO + "/"):
         return {"error": "path leaves the repository"}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if not os.path.realpath(os.path.dirname(path)).startswith(REPO):
             return {"error": "path leaves the repository through a symlink"}
-        data = request["content"].encode("utf-8")
+        data = content.encode("utf-8")
         with open(path, "wb") as handle:
             handle.write(data)
         return {"written": len(data)}
     except OSError as error:
-        return {"error": "%s: %s" % (error.strerror, request["path"])}
+        return {"error": "%s: %s" % (error.strerror, relative)}
+
+
+def read_request(nonce):
+    """The request as (tool, arg1, arg2, timeout_ms, max_output, cleanup)."""
+    env = os.environ
+    if "AGENTRL_TOOL" in env:
+        text = lambda name: binascii.a2b_base64(env.pop(name, "")).decode("utf-8")
+        request = (env.pop("AGENTRL_TOOL"), text("AGENTRL_ARG1"), text("AGENTRL_ARG2"),
+                   int(env.pop("AGENTRL_TIMEOUT_MS")), int(env.pop("AGENTRL_MAX_OUTPUT")),
+                   [name for name in env.pop("AGENTRL_CLEANUP", "").split(",") if name])
+        return request
+    import json  # only large requests (a big write_file) come as a file
+    path = os.path.join(SPOOL, nonce + ".req.json")
+    with open(path) as handle:
+        data = json.load(handle)
+    remove(nonce + ".req.json")
+    arg1 = data.get("command", data.get("path", ""))
+    return (data["tool"], arg1, data.get("content", ""), int(data["timeoutMs"]), int(data["maxOutputBytes"]), data.get("cleanup", []))
+
+
+def already_started():
+    sys.stdout.write('{"alreadyStarted": true}\n')
+    sys.exit(0)
+
+
+def remove(name):
+    try:
+        os.unlink(os.path.join(SPOOL, name))
+    except OSError:
+        pass
 
 
 def main():
     nonce = sys.argv[1]
     if not nonce.isalnum():
         sys.exit("bad nonce")
+    if os.path.exists(os.path.join(SPOOL, nonce + ".json")):
+        already_started()
     try:
         os.close(os.open(os.path.join(SPOOL, nonce + ".started"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
-        sys.exit(ALREADY_STARTED)
-    with open(os.path.join(SPOOL, nonce + ".req.json")) as handle:
-        request = json.load(handle)
+        already_started()
+    tool, arg1, arg2, timeout_ms, max_output, cleanup = read_request(nonce)
+    for old in cleanup:
+        if old.isalnum():
+            remove(old + ".json")
     before = oom_kills()
     started = time.monotonic()
-    if request["tool"] == "bash":
-        result = run_bash(request)
-    elif request["tool"] == "write_file":
-        result = run_write_file(request)
+    if tool == "bash":
+        result = run_bash(arg1, timeout_ms, max_output)
+    elif tool == "write_file":
+        result = run_write_file(arg1, arg2)
     else:
-        result = {"error": "unknown tool %r" % request["tool"]}
+        result = {"error": "unknown tool %r" % tool}
     after = oom_kills()
     result["oomKilled"] = before is not None and after is not None and after > before
     result["durationMs"] = int((time.monotonic() - started) * 1000)
-    line = json.dumps(result)
+    line = encode(result)
     temporary = os.path.join(SPOOL, nonce + ".json.tmp")
-    with open(temporary, "w") as handle:
-        handle.write(line)
+    with open(temporary, "wb") as handle:
+        handle.write(line.encode("utf-8"))
     os.rename(temporary, os.path.join(SPOOL, nonce + ".json"))
-    sys.stdout.write(line + "\n")
+    remove(nonce + ".started")
+    sys.stdout.buffer.write(line.encode("utf-8") + b"\n")
 
 
 if __name__ == "__main__":

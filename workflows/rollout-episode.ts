@@ -1,6 +1,6 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
-  continueAsNew, log, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  continueAsNew, log, proxyActivities, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary, TurnSummary } from '../activities';
@@ -14,6 +14,9 @@ import { describeIssues } from '../shared/task-spec';
 import { hostQueue, sandboxesQueue } from '../shared/task-queues';
 
 // on the workflow's own task queue: any worker of this deployment can run them
+/** How long a turn may run past the episode's deadline before the episode gives up on it. */
+const deadlineMarginMs = 30_000;
+
 const records = proxyActivities<EpisodeActivities>({
   // file-system work only: a minute is generous, and retries cover a worker restart
   startToCloseTimeout: '1 minute',
@@ -50,7 +53,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     state = { task, policy, sandbox, nextTurn: 0, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
   }
   const episode = state;
-  const host = hostActivities(input, episode.sandbox, input.budgets.toolTimeoutMs);
+  const host = hostActivities(input, episode.sandbox);
   let continuing = false;
   try {
     const { outcome, detail } = await takeTurns(input, episode, host, () => (continuing = true));
@@ -79,7 +82,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
 type Host = ReturnType<typeof hostActivities>;
 
 /** Activities on the sandbox's own host queue. */
-function hostActivities(input: EpisodeInput, sandbox: SandboxHandle, toolTimeoutMs: number) {
+function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
   const common = {
     taskQueue: hostQueue(workflowInfo().taskQueue, sandbox.hostId),
     // a host that vanished never picks up its queue: after this wait the sandbox counts as lost
@@ -87,11 +90,15 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle, toolTimeout
     // a worker killed mid-call stops heartbeating; its retry on the restarted worker finds the journal
     heartbeatTimeout: input.timeouts.heartbeatMs,
   };
-  const turns = proxyActivities<HostActivities>({
-    ...common,
-    startToCloseTimeout: toolTimeoutMs + 120_000,
-    retry: { initialInterval: '1s', maximumAttempts: 20 },
-  });
+  /** A turn may not outlive the episode's deadline: the server enforces it, so no timer is needed per turn. */
+  const turn = (remainingMs: number) =>
+    proxyActivities<HostActivities>({
+      ...common,
+      startToCloseTimeout: input.budgets.toolTimeoutMs + 120_000,
+      // the tool's own timeout is cut to the deadline; the margin covers start-up, recording and retries
+      scheduleToCloseTimeout: remainingMs + deadlineMarginMs,
+      retry: { initialInterval: '1s', maximumAttempts: 20 },
+    }).takeTurn;
   const scoring = proxyActivities<HostActivities>({
     ...common,
     // two test runs, container start-up and the archive copy
@@ -99,7 +106,7 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle, toolTimeout
     retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError] },
   });
   const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
-  return { takeTurn: turns.takeTurn, scoreSubmission: scoring.scoreSubmission, releaseSandbox: release.releaseSandbox };
+  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, releaseSandbox: release.releaseSandbox };
 }
 
 /** Runs turns until an outcome, or until it is time to continue as new. */
@@ -129,17 +136,15 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       return { outcome: Outcomes.submitted, detail: null };
     }
     const turn = counters.turns;
-    let summary: TurnSummary | 'deadline';
+    let summary: TurnSummary;
     try {
-      summary = await raceDeadline(remaining, () =>
-        host.takeTurn({ workflowId, turn, sandbox: episode.sandbox, policy: episode.policy, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes }),
-      );
+      summary = await host.takeTurn(remaining)({ workflowId, turn, container: episode.sandbox.containerName, policy: { ref: episode.policy.ref, version: episode.policy.version }, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
     } catch (error) {
+      if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
+        counters.deadlineHits++;
+        return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };
+      }
       return { outcome: Outcomes.sandboxCrash, detail: isHostLost(error) ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue` : `turn ${turn} failed: ${messageOf(error)}` };
-    }
-    if (summary === 'deadline') {
-      counters.deadlineHits++;
-      return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };
     }
     counters.turns++;
     turnsThisRun++;
@@ -161,23 +166,6 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       default:
         break;
     }
-  }
-}
-
-/** Runs a turn, or gives up on it when the episode's deadline passes (plus a margin for the tool's own timeout). */
-async function raceDeadline<T>(remainingMs: number, run: () => Promise<T>): Promise<T | 'deadline'> {
-  const scope = new CancellationScope();
-  const turn = scope.run(run);
-  const timer = CancellationScope.cancellable(async () => {
-    await sleep(remainingMs + 30_000);
-    return 'deadline' as const;
-  });
-  try {
-    const winner = await Promise.race([turn, timer]);
-    if (winner === 'deadline') scope.cancel();
-    return winner;
-  } finally {
-    timer.catch(() => undefined);
   }
 }
 
@@ -215,8 +203,12 @@ async function finish(
   };
 }
 
+function timeoutTypeOf(error: unknown): TimeoutType | null {
+  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure ? error.cause.timeoutType : null;
+}
+
 function isHostLost(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.SCHEDULE_TO_START;
+  return timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_START;
 }
 
 function failureType(error: unknown): string | undefined {

@@ -3,7 +3,6 @@
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -463,7 +462,36 @@ def _docker_ok():
         return False
 
 
-@pytest.mark.skipif(not _docker_ok(), reason="docker or the agentrl-base image is not available")
+def _docker_harness(files, *args, flags=("-I",), timeout=300):
+    """Run the harness in a scoring container shaped like the real one."""
+    if os.geteuid() == 0:
+        base, repo = _world_readable_repo(files)
+    else:
+        base = Path(tempfile.mkdtemp(prefix="agentrl-harness-test-"))
+        repo = make_repo(base / "repo", files)
+        subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
+    try:
+        cmd = ["docker", "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
+               "--cap-drop", "ALL", "--cap-add", "SETUID", "--cap-add", "SETGID",
+               "--security-opt", "no-new-privileges", "-u", "0",
+               "-v", f"{repo}:/work", "-v", f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
+               IMAGE, "python3", *flags, "/opt/agentrl/grade-harness.py",
+               "--repo", "/work", "--uid", "1000", "--gid", "1000", *args]
+        r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.decode().splitlines()
+        assert len(lines) == 1, r.stdout
+        res = json.loads(lines[0])
+        assert set(res) == KEYS
+        return res
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+needs_docker = pytest.mark.skipif(not _docker_ok(), reason="docker or the agentrl-base image is not available")
+
+
+@needs_docker
 @pytest.mark.parametrize("flags", [["-I"], ["-I", "-S"]])
 def test_docker_scoring_container(flags):
     files = dict(UID_FILES)
@@ -480,37 +508,52 @@ def test_docker_scoring_container(flags):
                     open("/usr/lib/python3/dist-packages/pytest/hacked.py", "w")
             def test_can_write_repo_and_tmp(tmp_path):
                 (tmp_path / "x").write_text("ok")
+                with open("scratch.txt", "w") as f:
+                    f.write("ok")
         """,
     })
-    if os.geteuid() == 0:
-        base, repo = _world_readable_repo(files)
-    else:
-        base = Path(tempfile.mkdtemp(prefix="agentrl-harness-test-"))
-        repo = make_repo(base / "repo", files)
-        subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
-    try:
-        cmd = ["docker", "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
-               "--cap-drop", "ALL", "--cap-add", "SETUID", "--cap-add", "SETGID",
-               "--security-opt", "no-new-privileges", "-u", "0",
-               "-v", f"{repo}:/work", "-v", f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
-               IMAGE, "python3", *flags, "/opt/agentrl/grade-harness.py",
-               "--repo", "/work", "--uid", "1000", "--gid", "1000", "--timeout", "60"]
-        r = subprocess.run(cmd, capture_output=True, timeout=300)
-        assert r.returncode == 0, r.stderr
-        lines = r.stdout.decode().splitlines()
-        assert len(lines) == 1, r.stdout
-        res = json.loads(lines[0])
-        assert set(res) == KEYS
-        assert res["exitCode"] == 1 and res["timedOut"] is False
-        assert outcomes(res) == {
-            "tests/test_basic.py::test_add": "passed",
-            "tests/test_basic.py::test_p[1-2]": "passed",
-            "tests/test_basic.py::test_p[3-4]": "passed",
-            "tests/test_fail.py::test_f": "failed",
-            "tests/test_ro.py::test_readonly_root": "passed",
-            "tests/test_ro.py::test_can_write_repo_and_tmp": "passed",
-            "tests/test_uid.py::test_uid": "passed",
-            "tests/test_uid.py::test_cannot_regain_root": "passed",
-        }, res["output"]
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    res = _docker_harness(files, "--timeout", "60", flags=flags)
+    assert res["exitCode"] == 1 and res["timedOut"] is False
+    assert outcomes(res) == {
+        "tests/test_basic.py::test_add": "passed",
+        "tests/test_basic.py::test_p[1-2]": "passed",
+        "tests/test_basic.py::test_p[3-4]": "passed",
+        "tests/test_fail.py::test_f": "failed",
+        "tests/test_ro.py::test_readonly_root": "passed",
+        "tests/test_ro.py::test_can_write_repo_and_tmp": "passed",
+        "tests/test_uid.py::test_uid": "passed",
+        "tests/test_uid.py::test_cannot_regain_root": "passed",
+    }, res["output"]
+
+
+@needs_docker
+def test_docker_timeout_kills_unprivileged_child():
+    # the parent has no CAP_KILL there: killing uid 1000 must still work
+    files = {"tests/test_loop.py": """
+        import subprocess
+        def test_loop():
+            subprocess.Popen(["sleep", "300"])
+            while True:
+                pass
+    """}
+    start = time.monotonic()
+    res = _docker_harness(files, "--timeout", "3", timeout=120)
+    assert time.monotonic() - start < 60
+    assert res["timedOut"] is True and res["exitCode"] is None and res["report"] is None
+    assert res["durationMs"] < 3000 + 1000 * 5
+
+
+@needs_docker
+def test_docker_stray_process_killed_after_exit():
+    files = {"tests/test_bg.py": """
+        import subprocess, sys
+        def test_spawn():
+            subprocess.Popen(["sleep", "300"], stdout=sys.__stdout__, stderr=sys.__stderr__)
+    """}
+    res = _docker_harness(files, "--timeout", "60", "--collect-only")
+    assert res["report"]["tests"] == [{"nodeid": "tests/test_bg.py::test_spawn", "outcome": "collected"}]
+    res = _docker_harness(files, "--timeout", "60")
+    assert outcomes(res) == {"tests/test_bg.py::test_spawn": "passed"}
+    # the sleeper holds the output pipe: only killing its group lets the
+    # harness finish before the 2 s drain limit
+    assert res["durationMs"] < 1900

@@ -1,0 +1,110 @@
+// Durability against the real dev server and Docker: a killed worker, continue-as-new, history size.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { episodeKey } from '../activities/artifact-store';
+import type { EpisodeResult } from '../shared/episode';
+import { projectRoot } from '../workers/config';
+import {
+  containersOf, policy, readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, testConfig, waitFor, type RunningWorker,
+} from './helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let worker: RunningWorker;
+before(async () => {
+  env = await startTestServer();
+  worker = await startWorker(env);
+});
+after(async () => {
+  await worker?.stop();
+  await env?.teardown();
+});
+
+/** A worker in its own process, as `npx agentrl worker` runs it. */
+function spawnWorker(address: string, stateDir: string, taskQueue: string): ChildProcess {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue], {
+    env: { ...process.env, TEMPORAL_ADDRESS: address, AGENTRL_STATE_DIR: stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return child;
+}
+
+async function waitReady(stateDir: string, pid: number): Promise<void> {
+  await waitFor(`worker ${pid} ready`, async () => {
+    const file = join(stateDir, 'worker.json');
+    return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
+  }, 120_000);
+}
+
+test('kill -9 of the worker during a tool call: the call runs exactly once and no turn is lost or repeated', async () => {
+  const config = testConfig(env.address);
+  const taskQueue = `kill-${Date.now()}`;
+  const first = spawnWorker(env.address, config.stateDir, taskQueue);
+  let second: ChildProcess | undefined;
+  try {
+    await waitReady(config.stateDir, first.pid!);
+    const workflowId = `kill-worker-${Date.now()}`;
+    const result = env.client.workflow.execute('rolloutEpisode', {
+      taskQueue,
+      workflowId,
+      // a short heartbeat timeout: the retry on the restarted worker comes a few seconds after the kill
+      args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'slow-append'), timeouts: { heartbeatMs: '3s' } }],
+    }) as Promise<EpisodeResult>;
+    const journal = join(config.stateDir, 'journal', episodeKey(workflowId), '000000.json');
+    await waitFor('turn 0 to start in the sandbox', async () => existsSync(journal) && JSON.parse(readFileSync(journal, 'utf8')).phase === 'started', 60_000);
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, 1000));
+    first.kill('SIGKILL');
+    second = spawnWorker(env.address, config.stateDir, taskQueue);
+    const episode = await result;
+    assert.equal(episode.outcome, 'submitted');
+    const turns = readTrajectory(episode.trajectoryUri);
+    assert.deepEqual(turns.map((turn) => turn.turn), [0, 1, 2]);
+    assert.equal(turns[1]!.observation, 'x\n[exit code 0]', 'f holds exactly one line');
+    assert.deepEqual(await containersOf(workflowId), []);
+  } finally {
+    first.kill('SIGKILL');
+    second?.kill('SIGTERM');
+  }
+});
+
+test('a forced continue-as-new mid-episode yields the same trajectory as a run without it', async () => {
+  const input = { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') };
+  const plain = await runEpisode(env, worker, input);
+  const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId: `can-${Date.now()}`, args: [{ ...input, continueAsNewEveryTurns: 2 }] });
+  const chained = (await handle.result()) as EpisodeResult;
+  const firstRun = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+  assert.equal(firstRun.status.name, 'CONTINUED_AS_NEW');
+  const strip = (uri: string) => readTrajectory(uri).map(({ turn, action, observation, status }) => ({ turn, action, observation: observation.replace(/in \d+\.\d+s/g, 'in Xs'), status }));
+  assert.deepEqual(strip(chained.trajectoryUri), strip(plain.trajectoryUri));
+  assert.deepEqual(chained.counters, plain.counters);
+  assert.equal(chained.reward, plain.reward);
+  assert.equal(chained.trueSuccess, plain.trueSuccess);
+});
+
+test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB per turn', async () => {
+  const turns = 1000;
+  const spec = scriptedPolicy([...Array.from({ length: turns - 1 }, () => ({ tool: 'bash', command: "head -c 65536 /dev/zero | tr '\\0' y" })), { tool: 'submit' }]);
+  const workflowId = `long-${Date.now()}`;
+  const result = await runEpisode(env, worker, {
+    task: task('off-by-one-range'), policy: spec, budgets: { maxTurns: turns, maxTokens: 200_000_000, maxObservationBytes: 65_536, deadlineMs: '30m' },
+  }, workflowId);
+  assert.equal(result.outcome, 'submitted');
+  assert.equal(result.counters.turns, turns);
+  assert.equal(readTrajectory(result.trajectoryUri).length, turns);
+  let bytes = 0;
+  let runs = 0;
+  for await (const execution of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    const history = await env.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    bytes += temporal.api.history.v1.History.encode(history).finish().length;
+    runs++;
+  }
+  const perTurn = bytes / turns;
+  console.log(`history: ${bytes} bytes over ${runs} run(s), ${perTurn.toFixed(0)} bytes per turn`);
+  assert.ok(perTurn < 2048, `history per turn is ${perTurn.toFixed(0)} bytes`);
+});
