@@ -8,6 +8,8 @@ cd "$root"
 state="${AGENTRL_STATE_DIR:-$root/.agentrl}"
 mkdir -p "$state"
 say() { echo "setup: $*" >&2; }
+# onnxruntime-node's install script would download CUDA files from a host that is not reachable; the CPU binaries ship in the package
+export npm_config_onnxruntime_node_install=skip
 need_root() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
     say "cannot install $1 here (needs root and apt-get): install $2 and run this again"; exit 1

@@ -1,0 +1,76 @@
+// `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { projectRoot } from '../workers/config';
+
+const state = mkdtempSync(join(tmpdir(), 'agentrl-cli-'));
+const configPath = join(state, 'temporal.yaml');
+// its own ports and state folder, so it never meets a dev server a developer runs
+writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:17233\n  uiPort: 18233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`);
+const env = { ...process.env, AGENTRL_CONFIG: configPath };
+
+function agentrl(...args: string[]) {
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env, encoding: 'utf8', timeout: 300_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+after(() => {
+  agentrl('server', 'stop');
+});
+
+test('episode --json starts the server and a worker and prints the result', () => {
+  const run = agentrl('episode', '--task', join(projectRoot, 'tasks', 'swapped-return'), '--policy', `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`, '--max-turns', '10', '--timeout', '2m', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /starting the Temporal dev server at 127\.0\.0\.1:17233/);
+  assert.match(run.stderr, /starting a worker/);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.outcome, 'submitted');
+  assert.equal(result.reward, 1);
+  assert.equal(result.trueSuccess, true);
+  assert.deepEqual(result.tamper, []);
+  assert.equal(result.counters.turns, 5);
+  assert.ok(result.workflowId);
+  assert.ok(existsSync(result.trajectoryUri));
+  assert.equal(readFileSync(result.trajectoryUri, 'utf8').trim().split('\n').length, 5);
+  assert.ok(existsSync(join(state, 'temporal.db')), 'the dev server keeps its SQLite file in the state folder');
+});
+
+test('a second server start finds the running one', () => {
+  const first = agentrl('server', 'start');
+  const second = agentrl('server', 'start');
+  assert.equal(first.code, 0);
+  assert.equal(second.stdout, first.stdout);
+  assert.doesNotMatch(second.stderr, /starting the Temporal dev server/);
+});
+
+test('a worker running older code is replaced, not reused', () => {
+  const record = JSON.parse(readFileSync(join(state, 'worker.json'), 'utf8'));
+  writeFileSync(join(state, 'worker.json'), JSON.stringify({ ...record, codeVersion: 'older' }));
+  const run = agentrl('episode', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`replacing worker ${record.pid}: it runs code older`));
+  assert.equal(JSON.parse(run.stdout).reward, 1);
+  const replaced = JSON.parse(readFileSync(join(state, 'worker.json'), 'utf8'));
+  assert.notEqual(replaced.pid, record.pid);
+  assert.throws(() => process.kill(record.pid, 0), 'the old worker is gone');
+  const reused = agentrl('episode', '--json');
+  assert.doesNotMatch(reused.stderr, /starting a worker|replacing/);
+});
+
+test('bad flags fail with a message and exit code', () => {
+  const unknown = agentrl('episode', '--bogus');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /Unknown option '--bogus'/);
+  const timeout = agentrl('episode', '--timeout', 'soon');
+  assert.equal(timeout.code, 1);
+  assert.match(timeout.stderr, /--timeout: expected a duration such as 60s or 10m, got "soon"/);
+  const task = agentrl('episode', '--task', '/nonexistent');
+  assert.match(task.stderr, /--task: \/nonexistent does not exist/);
+  const help = agentrl('task', 'validate', '--help');
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Usage: npx agentrl task validate/);
+});

@@ -1,0 +1,55 @@
+// The sandbox as the agent sees it, through real tool calls in a real container.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, type RunningWorker } from './helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let worker: RunningWorker;
+before(async () => {
+  env = await startTestServer();
+  worker = await startWorker(env);
+});
+after(async () => {
+  await worker?.stop();
+  await env?.teardown();
+});
+
+const probes = {
+  interfaces: 'ls /sys/class/net',
+  user: 'id -u; id -un',
+  capabilities: 'grep -E "^(CapEff|CapPrm|NoNewPrivs)" /proc/self/status',
+  readOnlyRoot: 'touch /usr/planted 2>&1; echo rc=$?',
+  network: 'python3 -c "import socket; socket.create_connection((\'1.1.1.1\', 53), timeout=2)" 2>&1 | tail -1',
+  pidsLimit: 'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max',
+  flood: 'python3 -c "\nimport os, time\nborn = 0\nfor _ in range(5000):\n    try:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        born += 1\n    except OSError as error:\n        print(\'fork refused after\', born, \'children:\', error.strerror); break\n"',
+  afterFlood: 'echo alive; ps -e --no-headers | wc -l',
+  git: 'git rev-list --all --count; git for-each-ref | wc -l; git reflog | wc -l; git status --porcelain | wc -l',
+  diskLimit: 'head -c 400M /dev/zero 2>&1 >big; echo rc=$?; rm -f big',
+} as const;
+
+test('inside the sandbox: loopback only, not root, no capabilities, read-only root, a bounded process flood, one-commit git', async () => {
+  const names = Object.keys(probes) as (keyof typeof probes)[];
+  const spec = scriptedPolicy([...names.map((name) => ({ tool: 'bash', command: probes[name] })), { tool: 'submit' }]);
+  const hostLoadBefore = execFileSync('sh', ['-c', 'echo ok']).toString();
+  const result = await runEpisode(env, worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 20 } });
+  assert.equal(result.outcome, 'submitted');
+  const seen = Object.fromEntries(readTrajectory(result.trajectoryUri).slice(0, names.length).map((turn, index) => [names[index], turn.observation]));
+  assert.equal(seen.interfaces, 'lo\n[exit code 0]', 'no network interface but loopback');
+  assert.match(seen.user!, /^1000\nagent\n/);
+  assert.match(seen.capabilities!, /CapPrm:\s+0000000000000000/);
+  assert.match(seen.capabilities!, /CapEff:\s+0000000000000000/);
+  assert.match(seen.capabilities!, /NoNewPrivs:\s+1/);
+  assert.match(seen.readOnlyRoot!, /Read-only file system|Permission denied/);
+  assert.match(seen.network!, /Network is unreachable|Errno 101|timed out/);
+  assert.match(seen.pidsLimit!, /^256\n/);
+  assert.match(seen.flood!, /fork refused after \d+ children: Resource temporarily unavailable/);
+  const born = Number(/after (\d+) children/.exec(seen.flood!)![1]);
+  assert.ok(born < 256, `the pids limit stopped the flood at ${born} children`);
+  assert.match(seen.afterFlood!, /^alive\n/, 'the sandbox still works after the flood');
+  assert.ok(Number(seen.afterFlood!.split('\n')[1]) < 10, 'the flood was killed with its tool call');
+  assert.equal(seen.git, '1\n1\n0\n0\n[exit code 0]', 'one commit, one ref, no reflog, clean tree');
+  assert.match(seen.diskLimit!, /No space left on device/);
+  assert.equal(execFileSync('sh', ['-c', 'echo ok']).toString(), hostLoadBefore, 'the host still forks');
+});
