@@ -96,13 +96,13 @@ export const commands: Record<string, Command> = {
       'and wrong-fix.patch (if present) must pass the visible tests only. Writes expected-tests.json.',
       '',
       '  --check    do not write; fail if expected-tests.json is missing or out of date',
-      '  --all      validate every folder under tasks/',
+      '  --all      validate every task folder under tasks/ (any depth)',
     ].join('\n'),
     options: { check: { type: 'boolean' }, all: { type: 'boolean' } },
     positionals: true,
     async run(values, positionals) {
       const config = loadConfig();
-      const dirs = values.all ? readdirSync(join(projectRoot, 'tasks'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(projectRoot, 'tasks', e.name)) : positionals;
+      const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
       if (dirs.length === 0) throw new Error('task validate: name at least one task folder (or --all)');
       const docker = new Dockerode();
       let failed = 0;
@@ -182,6 +182,20 @@ export const commands: Record<string, Command> = {
     },
   },
 };
+
+/** Every folder below `root` that holds a task.yaml, sorted. */
+function findTaskFolders(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    if (existsSync(join(dir, 'task.yaml'))) {
+      found.push(dir);
+      return;
+    }
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(join(dir, entry.name));
+  };
+  walk(root);
+  return found.sort();
+}
 
 function positiveInt(flag: string, value: string): number {
   const number = Number(value);

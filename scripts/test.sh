@@ -7,4 +7,5 @@ echo "== typecheck"; npx --no-install tsc -p .
 echo "== lint"; npx --no-install eslint .
 echo "== python tests"; .venv/bin/python -m pytest -q trainer/tests
 echo "== bundled tasks"; node bin/agentrl.js task validate --all --check
-echo "== typescript tests"; node --import tsx --test --test-timeout=900000 --test-concurrency=1 "${@:-tests/*.test.ts}"
+[ "$#" -gt 0 ] || set -- tests/*.test.ts
+echo "== typescript tests"; node --import tsx --test --test-timeout=900000 --test-concurrency=1 "$@"

@@ -108,3 +108,40 @@ test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB
   console.log(`history: ${bytes} bytes over ${runs} run(s), ${perTurn.toFixed(0)} bytes per turn`);
   assert.ok(perTurn < 2048, `history per turn is ${perTurn.toFixed(0)} bytes`);
 });
+
+test('a host that vanished turns into sandbox_crash within a bounded time, and the reaper removes its container later', async () => {
+  const config = testConfig(env.address);
+  const taskQueue = `vanish-${Date.now()}`;
+  const host = spawnWorker(env.address, config.stateDir, taskQueue);
+  let orchestrator: RunningWorker | undefined;
+  let reaper: RunningWorker | undefined;
+  try {
+    await waitReady(config.stateDir, host.pid!);
+    const workflowId = `vanish-${Date.now()}`;
+    const result = env.client.workflow.execute('rolloutEpisode', {
+      taskQueue,
+      workflowId,
+      args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'sleep-loop'), timeouts: { heartbeatMs: '3s', hostScheduleToStartMs: '5s' } }],
+    }) as Promise<EpisodeResult>;
+    const journal = join(config.stateDir, 'journal', episodeKey(workflowId), '000001.json');
+    await waitFor('turn 1 to start', async () => existsSync(journal), 60_000);
+    host.kill('SIGKILL');
+    const killedAt = Date.now();
+    // the workflows go on elsewhere; nothing serves the lost host's queue any more
+    orchestrator = await startWorker(env, testConfig(env.address, config.stateDir), { taskQueue, sandboxes: false });
+    const episode = await result;
+    assert.equal(episode.outcome, 'sandbox_crash');
+    assert.equal(episode.reward, null);
+    assert.match(episode.error ?? '', /stopped serving its queue/);
+    assert.ok(Date.now() - killedAt < 60_000, 'bounded by the heartbeat and schedule-to-start timeouts');
+    assert.equal((await containersOf(workflowId)).length, 1, 'the lost host could not release its container');
+    await orchestrator.stop();
+    orchestrator = undefined;
+    reaper = await startWorker(env, testConfig(env.address, config.stateDir), { taskQueue });
+    await waitFor('the reaper', async () => (await containersOf(workflowId)).length === 0, 30_000);
+  } finally {
+    host.kill('SIGKILL');
+    await orchestrator?.stop();
+    await reaper?.stop();
+  }
+});

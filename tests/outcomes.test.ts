@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, volumesOf, waitFor, type RunningWorker,
@@ -39,6 +39,16 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     assert.equal(result.trueSuccess, null);
     assert.ok(result.counters.turns >= 1);
     assert.deepEqual(await containersOf(workflowId), []);
+  });
+
+  test('cancelling an episode releases its sandbox', async () => {
+    const workflowId = `cancel-${Date.now()}`;
+    const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
+    await waitFor('the agent container', async () => (await containersOf(workflowId)).some((c) => c.State === 'running'));
+    await handle.cancel();
+    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure);
+    assert.deepEqual(await containersOf(workflowId), []);
+    assert.deepEqual(await volumesOf(workflowId), []);
   });
 
   test('a memory bomb by the agent gives agent_crash with reward 0', async () => {

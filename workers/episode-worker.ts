@@ -13,6 +13,12 @@ export interface EpisodeWorkerOptions {
   identity?: string;
   /** a prebuilt workflow bundle (tests share one); else the workflows are bundled at start */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Serve sandbox acquisition and this host's queue (default). Off: orchestration only, e.g. a worker
+   * on a machine without a Docker engine.
+   * @default true
+   */
+  sandboxes?: boolean;
   /** stops the workers gracefully when aborted (the process's signals do too) */
   signal?: AbortSignal;
   /** called once every worker polls */
@@ -45,9 +51,13 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
       activities: createEpisodeActivities(deps),
       maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     }),
-    await Worker.create({ ...common, taskQueue: sandboxesQueue(taskQueue), activities: { acquireSandbox: hostActivities.acquireSandbox } }),
-    await Worker.create({ ...common, taskQueue: hostQueue(taskQueue, hostId), activities: hostActivities }),
   ];
+  if (options.sandboxes !== false) {
+    workers.push(
+      await Worker.create({ ...common, taskQueue: sandboxesQueue(taskQueue), activities: { acquireSandbox: hostActivities.acquireSandbox } }),
+      await Worker.create({ ...common, taskQueue: hostQueue(taskQueue, hostId), activities: hostActivities }),
+    );
+  }
   const reap = async (): Promise<void> => {
     try {
       const { removedContainers } = await reapClosedEpisodes(docker, client, deployment);

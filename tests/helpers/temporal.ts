@@ -55,8 +55,12 @@ export interface RunningWorker {
 }
 
 /** An in-process worker on a unique task queue. */
-export async function startWorker(env: TestWorkflowEnvironment, config = testConfig(env.address)): Promise<RunningWorker> {
-  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+export async function startWorker(
+  env: TestWorkflowEnvironment,
+  config = testConfig(env.address),
+  options: { taskQueue?: string; sandboxes?: boolean } = {},
+): Promise<RunningWorker> {
+  const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const controller = new AbortController();
   let hostId = '';
   let markReady: () => void = () => undefined;
@@ -66,6 +70,7 @@ export async function startWorker(env: TestWorkflowEnvironment, config = testCon
     taskQueue,
     workflowBundle: await workflowBundle(),
     signal: controller.signal,
+    sandboxes: options.sandboxes,
     onReady: (info) => {
       hostId = info.hostId;
       markReady();
