@@ -60,7 +60,9 @@ export const commands: Record<string, Command> = {
       });
       const { client, close } = await connectWithWorker(config, log);
       try {
-        const result = await runEpisode(client, input, values['workflow-id'] as string | undefined);
+        const result = await runEpisode(client, input, values['workflow-id'] as string | undefined, (progress) =>
+          log(`${progress.taskId ?? 'episode'}: ${progress.phase}, ${progress.counters.turns} turn(s), ${progress.counters.tokens} tokens`),
+        );
         if (values.json) console.log(JSON.stringify(result, null, 2));
         else {
           console.log(`${result.workflowId}: ${result.outcome}, reward ${result.reward}, true success ${result.trueSuccess} (${result.counters.turns} turns)`);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { EpisodeResult } from '../shared/episode';
+import { progressQueryName, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
 import { startDevServer } from './dev-server';
@@ -14,10 +14,32 @@ export async function connectWithWorker(config: LoadedConfig, log: (line: string
   return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
 }
 
-/** Starts one episode workflow and waits for its result. */
-export async function runEpisode(client: Client, input: Record<string, unknown>, workflowId = `episode-${Date.now()}-${randomBytes(3).toString('hex')}`): Promise<EpisodeResult> {
+/** Starts one episode workflow and waits for its result; `onProgress` hears each change of phase or turn. */
+export async function runEpisode(
+  client: Client,
+  input: Record<string, unknown>,
+  workflowId = `episode-${Date.now()}-${randomBytes(3).toString('hex')}`,
+  onProgress?: (progress: EpisodeProgress) => void,
+): Promise<EpisodeResult> {
   const handle = await client.workflow.start('rolloutEpisode', { taskQueue: defaultTaskQueue, workflowId, args: [input] });
-  return (await handle.result()) as EpisodeResult;
+  if (!onProgress) return (await handle.result()) as EpisodeResult;
+  let last = '';
+  const poll = setInterval(() => {
+    handle
+      .query<EpisodeProgress>(progressQueryName)
+      .then((progress) => {
+        const line = `${progress.phase} ${progress.counters.turns}`;
+        if (line !== last) onProgress(progress);
+        last = line;
+      })
+      // a query can fail while the workflow moves between workers; the next poll asks again
+      .catch(() => undefined);
+  }, 1000);
+  try {
+    return (await handle.result()) as EpisodeResult;
+  } finally {
+    clearInterval(poll);
+  }
 }
 
 /** Applies the `defaults.episode` section of temporal.yaml under the caller's own fields. */

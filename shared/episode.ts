@@ -146,3 +146,12 @@ export interface EpisodeState {
   counters: EpisodeCounters;
   deadlineAtMs: number;
 }
+
+/** The name of the episode's progress query (the CLI's progress lines, the UI's Queries tab). */
+export const progressQueryName = 'progress';
+
+export interface EpisodeProgress {
+  phase: 'preparing' | 'acquiring' | 'running' | 'scoring' | 'releasing';
+  taskId: string | null;
+  counters: EpisodeCounters;
+}

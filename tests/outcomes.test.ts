@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { progressQueryName, type EpisodeProgress } from '../shared/episode';
 import {
   containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, volumesOf, waitFor, type RunningWorker,
 } from './helpers/temporal';
@@ -45,6 +46,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     const workflowId = `cancel-${Date.now()}`;
     const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
     await waitFor('the agent container', async () => (await containersOf(workflowId)).some((c) => c.State === 'running'));
+    const progress = await waitFor('a turn in progress', async () => {
+      const answer = await handle.query<EpisodeProgress>(progressQueryName);
+      return answer.phase === 'running' && answer.counters.turns >= 1 ? answer : null;
+    });
+    assert.equal(progress.taskId, 'off-by-one-range');
     await handle.cancel();
     await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure);
     assert.deepEqual(await containersOf(workflowId), []);

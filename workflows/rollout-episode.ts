@@ -1,11 +1,11 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
-  continueAsNew, log, proxyActivities, upsertSearchAttributes, workflowInfo,
+  continueAsNew, defineQuery, isCancellation, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary, TurnSummary } from '../activities';
 import {
-  defaultLimits, emptyCounters, EpisodeInput, type EpisodeResult, type EpisodeState, type SandboxHandle,
+  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
@@ -23,8 +23,13 @@ const records = proxyActivities<EpisodeActivities>({
   retry: { maximumAttempts: 5 },
 });
 
+/** Where an episode is: answered from workflow state, nothing is recorded in history. */
+export const progressQuery = defineQuery<EpisodeProgress>(progressQueryName);
+
 /** One agent episode: acquire a sandbox, take turns until an outcome, score, release. */
 export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeResult> {
+  const progress: EpisodeProgress = { phase: 'preparing', counters: emptyCounters(), taskId: null };
+  setHandler(progressQuery, () => progress);
   const parsed = EpisodeInput.safeParse(rawInput ?? {});
   if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
@@ -44,15 +49,20 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       retry: { maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.missingImage] },
     });
     let sandbox: SandboxHandle;
+    progress.phase = 'acquiring';
+    progress.taskId = task.id;
     try {
-      sandbox = await acquire.acquireSandbox({ workflowId, runId: input.runId, task, });
+      // not cancellable: a cancellation during acquisition would leave a container nobody releases;
+      // it takes effect at the first turn, and the release below runs
+      sandbox = await CancellationScope.nonCancellable(() => acquire.acquireSandbox({ workflowId, runId: input.runId, task }));
     } catch (error) {
-      if (failureType(error) === ErrorTypes.missingImage) throw error;
+      if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
       return finish(input, { task, policy, counters: emptyCounters() }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
     }
     state = { task, policy, sandbox, nextTurn: 0, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
   }
   const episode = state;
+  Object.assign(progress, { phase: 'running', counters: episode.counters, taskId: episode.task.id });
   const host = hostActivities(input, episode.sandbox);
   let continuing = false;
   try {
@@ -60,16 +70,23 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     if (continuing) return await continueAsNew<typeof rolloutEpisode>({ ...input, resume: episode });
     if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
       let score: ScoreSummary;
+      progress.phase = 'scoring';
       try {
         score = await host.scoreSubmission({ workflowId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
       } catch (error) {
+        if (isCancellation(error)) throw error;
         const lost = isHostLost(error);
-        return finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
+        return await finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
       }
-      return finish(input, episode, outcome, score, detail);
+      return await finish(input, episode, outcome, score, detail);
     }
-    return finish(input, episode, outcome, null, detail);
+    return await finish(input, episode, outcome, null, detail);
+  } catch (error) {
+    // a cancelled episode still leaves its trajectory behind; the release below runs either way
+    if (isCancellation(error)) await CancellationScope.nonCancellable(() => records.writeTrajectory({ workflowId }));
+    throw error;
   } finally {
+    progress.phase = 'releasing';
     if (!continuing) {
       // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
       await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox })).catch((error: unknown) =>
@@ -140,6 +157,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     try {
       summary = await host.takeTurn(remaining)({ workflowId, turn, container: episode.sandbox.containerName, policy: { ref: episode.policy.ref, version: episode.policy.version }, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
     } catch (error) {
+      if (isCancellation(error)) throw error;
       if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
         counters.deadlineHits++;
         return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };

@@ -1,0 +1,16 @@
+"""Splitting lists in two."""
+
+
+def cut_at(values, pos):
+    """(values before index pos, values from index pos on)."""
+    return values[pos:], values[:pos]
+
+
+def split_middle(values):
+    """Split in the middle; the first part is the shorter one."""
+    return cut_at(values, len(values) // 2)
+
+
+def twice(x):
+    """Twice x."""
+    return 2 * x

@@ -1,0 +1,59 @@
+from minioffsets import offsets, signed_distance, word_count
+
+
+def check(fn, cases):
+    for args, want in cases:
+        got = fn(*args)
+        ok = got is want if isinstance(want, bool) else got == want
+        call = "%s(%s)" % (fn.__name__, ", ".join(map(repr, args)))
+        assert ok, "%s returned %r, expected %r" % (call, got, want)
+
+
+def test_word_count_matches_reference():
+    check(word_count, [
+        (('',), 0),
+        (('one',), 1),
+        (('a b  c',), 3),
+    ])
+
+
+def test_signed_distance_matches_reference():
+    check(signed_distance, [
+        ((0, 0), 0),
+        ((0, 1), 1),
+        ((0, 3), 3),
+        ((0, 8), 8),
+        ((0, 12), 12),
+        ((0, -5), -5),
+        ((3, 0), -3),
+        ((3, 1), -2),
+        ((3, 3), 0),
+        ((3, 8), 5),
+        ((3, 12), 9),
+        ((3, -5), -8),
+        ((10, 0), -10),
+        ((10, 1), -9),
+        ((10, 3), -7),
+        ((10, 8), -2),
+        ((10, 12), 2),
+        ((10, -5), -15),
+        ((-2, 0), 2),
+        ((-2, 1), 3),
+        ((-2, 3), 5),
+        ((-2, 8), 10),
+        ((-2, 12), 14),
+        ((-2, -5), -3),
+    ])
+
+
+def test_offsets_matches_reference():
+    check(offsets, [
+        ((0, []), []),
+        ((0, [10]), [10]),
+        ((0, [0]), [0]),
+        ((0, [3, 3, 7, 12]), [3, 3, 7, 12]),
+        ((3, []), []),
+        ((3, [10]), [7]),
+        ((3, [0]), [-3]),
+        ((3, [3, 3, 7, 12]), [0, 0, 4, 9]),
+    ])

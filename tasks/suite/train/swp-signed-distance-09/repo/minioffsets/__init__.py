@@ -1,0 +1,16 @@
+"""Signed distances on a line."""
+
+
+def word_count(text):
+    """Number of words separated by whitespace."""
+    return len(text.split())
+
+
+def signed_distance(start, end):
+    """Signed distance from start to end; negative when end is before start."""
+    return start - end
+
+
+def offsets(start, points):
+    """signed_distance(start, p) for every point p."""
+    return [signed_distance(start, q) for q in points]

@@ -1,0 +1,16 @@
+"""Counting and removing one value."""
+
+
+def occurrences(values, item):
+    """How many values are equal to item."""
+    return sum(1 for v in values if v == item)
+
+
+def drop_value(values, item):
+    """The values not equal to item, order kept."""
+    return [v for v in values if v == item]
+
+
+def double(x):
+    """Twice x."""
+    return 2 * x

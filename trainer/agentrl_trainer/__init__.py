@@ -1,0 +1,1 @@
+"""agentrl trainer: the PyTorch side (policy model, ONNX export, advantages, clipped loss, train step)."""

@@ -1,0 +1,161 @@
+"""One policy update on a batch of episodes, and the safetensors batch file format.
+
+Alignment: input_ids (B, T) holds prompt, actions and observations; position t of
+behaviour_logprobs and loss_mask describes token t, and its log-prob is taken from the
+logits at position t - 1 (the model's prediction given tokens < t). Position 0 has no
+log-prob, so loss_mask[:, 0] must be 0 (whatever behaviour_logprobs[:, 0] holds is ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from .losses import clipped_policy_loss, get_aggregation
+from .model import PolicyModel, apply_constraint_mask, token_logprobs
+
+REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
+
+
+def sequence_logprobs(
+    model: PolicyModel, input_ids: torch.Tensor, temperature: float, allowed_mask: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Aligned log-probs (B, T): position t = log p(token t | tokens < t) at `temperature`; position 0 is 0.
+
+    allowed_mask (B, T, V) bool, optional: the constraint the sampler applied when it drew token t.
+    """
+    logits = model(input_ids)[:, :-1]  # (B, T-1, V), row t-1 predicts token t
+    if allowed_mask is not None:
+        logits = apply_constraint_mask(logits, allowed_mask[:, 1:])  # (B, T-1, V)
+    shifted = token_logprobs(logits, input_ids[:, 1:], temperature)  # (B, T-1)
+    return torch.cat([torch.zeros_like(shifted[:, :1]), shifted], dim=1)  # (B, T)
+
+
+def validate_batch(batch: Mapping[str, torch.Tensor], context: int) -> None:
+    """Raises ValueError naming the field when a batch is malformed."""
+    for key in REQUIRED_KEYS:
+        if key not in batch:
+            raise ValueError(f"batch.{key} is missing; required: {', '.join(REQUIRED_KEYS)}")
+    input_ids = batch["input_ids"]
+    if input_ids.dtype != torch.int64 or input_ids.dim() != 2:
+        raise ValueError(f"batch.input_ids must be int64 (B, T), got {input_ids.dtype} {tuple(input_ids.shape)}")
+    B, T = input_ids.shape
+    if T < 2 or T > context:
+        raise ValueError(f"batch.input_ids: sequence length must be in [2, {context}], got {T}")
+    for key in ("loss_mask", "behaviour_logprobs"):
+        if tuple(batch[key].shape) != (B, T):
+            raise ValueError(f"batch.{key} must be (B, T) = {(B, T)}, got {tuple(batch[key].shape)}")
+    if tuple(batch["advantages"].shape) not in ((B,), (B, T)):
+        raise ValueError(f"batch.advantages must be (B,) = {(B,)} or (B, T), got {tuple(batch['advantages'].shape)}")
+    loss_mask = batch["loss_mask"]
+    if not bool(((loss_mask == 0) | (loss_mask == 1)).all()):
+        raise ValueError("batch.loss_mask must hold only 0 and 1")
+    if bool(loss_mask[:, 0].any()):
+        raise ValueError("batch.loss_mask[:, 0] must be 0: the first token has no log-prob")
+    if not bool(batch["behaviour_logprobs"][loss_mask.bool()].isfinite().all()):
+        raise ValueError("batch.behaviour_logprobs must be finite at every loss_mask=1 position")
+    allowed = batch.get("allowed_mask")
+    if allowed is not None and (allowed.dtype != torch.bool or tuple(allowed.shape[:2]) != (B, T) or allowed.dim() != 3):
+        raise ValueError(f"batch.allowed_mask must be bool (B, T, V), got {allowed.dtype} {tuple(allowed.shape)}")
+
+
+def _all_advantages_zero(batch: Mapping[str, torch.Tensor]) -> bool:
+    advantages, mask = batch["advantages"], batch["loss_mask"].bool()
+    if advantages.dim() == 2:
+        advantages = advantages[mask]  # only mask-1 tokens carry an advantage
+    return bool((advantages == 0).all())
+
+
+def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[str, torch.Tensor]:
+    return {key: value[rows] for key, value in batch.items()}
+
+
+def _loss_on(
+    model: PolicyModel, batch: Mapping[str, torch.Tensor], temperature: float,
+    clip_eps: float, clip_eps_high: float | None, aggregation: str,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    allowed = batch.get("allowed_mask")
+    if allowed is not None:
+        # mask-0 positions are unconstrained so an all-False row there cannot make NaN
+        allowed = allowed | ~batch["loss_mask"].bool().unsqueeze(-1)  # (B, T, V)
+    logprobs = sequence_logprobs(model, batch["input_ids"], temperature, allowed)  # (B, T)
+    return clipped_policy_loss(
+        logprobs, batch["behaviour_logprobs"], batch["advantages"], batch["loss_mask"],
+        clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
+    )
+
+
+def train_on_batch(
+    model: PolicyModel,
+    optimizer: torch.optim.Optimizer,
+    batch: Mapping[str, torch.Tensor],
+    *,
+    temperature: float,
+    clip_eps: float = 0.2,
+    clip_eps_high: float | None = None,
+    aggregation: str = "token_mean",
+    minibatches: int = 1,
+    epochs: int = 1,
+    max_grad_norm: float = 1.0,
+) -> dict[str, Any]:
+    """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
+
+    Returns loss, mean_ratio, clip_fraction, kl_k3, grad_norm (pre-clipping), each the mean over
+    steps, plus steps, skipped and per_step (the metrics of each step, measured before it).
+    If every advantage is exactly 0 the optimizer is not touched (an AdamW step with zero
+    gradients would still move weights through decay and momentum): skipped is True and
+    the metrics come from one no-grad forward pass. Dropout, if configured, is active
+    (model.train()); with dropout > 0 the first ratio is no longer 1.
+    """
+    get_aggregation(aggregation)  # unknown names fail before any work
+    validate_batch(batch, model.config.context)
+    batch_size = batch["input_ids"].shape[0]
+    if not 1 <= minibatches <= batch_size:
+        raise ValueError(f"minibatches must be in [1, {batch_size}], got {minibatches}")
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+
+    if _all_advantages_zero(batch):
+        with torch.no_grad():
+            loss, metrics = _loss_on(model, batch, temperature, clip_eps, clip_eps_high, aggregation)
+        summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
+        return {**summary, "steps": 0, "skipped": True, "per_step": []}
+
+    model.train()
+    per_step: list[dict[str, float]] = []
+    for _ in range(epochs):
+        for rows in torch.arange(batch_size).tensor_split(minibatches):
+            optimizer.zero_grad(set_to_none=True)
+            loss, metrics = _loss_on(model, _minibatch(batch, rows), temperature, clip_eps, clip_eps_high, aggregation)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+            optimizer.step()
+            per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
+    keys = ("loss", "mean_ratio", "clip_fraction", "kl_k3", "grad_norm")
+    summary = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
+    summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
+    return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step}
+
+
+def save_batch(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, Any] | None = None) -> None:
+    """Writes a safetensors file atomically; each metadata value is stored as its JSON text."""
+    encoded = {key: json.dumps(value) for key, value in (metadata or {}).items()}
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    save_file({key: value.detach().contiguous() for key, value in tensors.items()}, str(temporary), metadata=encoded)
+    os.replace(temporary, target)
+
+
+def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Reads what `save_batch` wrote: (tensors, metadata with each value parsed from JSON)."""
+    with safe_open(str(path), framework="pt") as handle:
+        tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+        raw = handle.metadata() or {}
+    return tensors, {key: json.loads(value) for key, value in raw.items()}

@@ -1,0 +1,164 @@
+"""train_on_batch: skipping, ratio 1 on a fresh batch, exact zero gradient at masked positions, batch files."""
+
+import pytest
+import torch
+
+from agentrl_trainer.losses import AGGREGATIONS
+from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+from agentrl_trainer.train_step import load_batch, save_batch, sequence_logprobs, train_on_batch
+
+torch.set_num_threads(2)
+TEMPERATURE = 0.8
+CONFIG = PolicyModelConfig(vocab_size=64, context=32, d_model=32, n_layers=2, n_heads=4)
+
+def make_model(seed=0):
+    torch.manual_seed(seed)
+    return PolicyModel(CONFIG)
+
+
+def make_batch(model, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), allowed_mask=None):
+    """Four sequences of unequal action lengths; behaviour log-probs from `model` itself (fresh batch)."""
+    generator = torch.Generator().manual_seed(seed)
+    B, T = len(advantages), 20
+    input_ids = torch.randint(0, CONFIG.vocab_size, (B, T), generator=generator)
+    loss_mask = torch.zeros(B, T)
+    for row, (start, end) in enumerate([(3, 9), (5, 18), (2, 4), (8, 15)][:B]):
+        loss_mask[row, start:end] = 1  # prompt before, observation/padding after
+    with torch.no_grad():
+        behaviour = sequence_logprobs(model, input_ids, TEMPERATURE, allowed_mask)
+    batch = {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
+             "behaviour_logprobs": behaviour}
+    if allowed_mask is not None:
+        batch["allowed_mask"] = allowed_mask
+    return batch
+
+
+def parameters(model):
+    return {name: p.detach().clone() for name, p in model.named_parameters()}
+
+
+def test_all_zero_advantages_skip_the_step_and_keep_every_weight():
+    model = make_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
+    train_on_batch(model, optimizer, make_batch(model, seed=1), temperature=TEMPERATURE)  # momentum now nonzero
+    before, state_before = parameters(model), {k: {n: v.clone() for n, v in s.items()} for k, s in optimizer.state.items()}
+    metrics = train_on_batch(model, optimizer, make_batch(model, seed=2, advantages=(0.0,) * 4), temperature=TEMPERATURE,
+                             minibatches=2, epochs=2)
+    assert metrics["skipped"] is True and metrics["steps"] == 0 and metrics["loss"] == 0.0
+    assert metrics["grad_norm"] == 0.0 and abs(metrics["mean_ratio"] - 1.0) < 1e-3
+    after = parameters(model)
+    assert all(torch.equal(before[name], after[name]) for name in before)
+    for key, state in optimizer.state.items():
+        assert all(torch.equal(state_before[key][name], value) for name, value in state.items())
+
+
+def test_fresh_batch_first_minibatch_has_ratio_one_and_no_clipping():
+    model = make_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    metrics = train_on_batch(model, optimizer, make_batch(model), temperature=TEMPERATURE, minibatches=2, epochs=2)
+    first = metrics["per_step"][0]
+    assert abs(first["mean_ratio"] - 1.0) < 1e-3 and first["clip_fraction"] == 0.0 and abs(first["kl_k3"]) < 1e-6
+    assert metrics["steps"] == 4 and metrics["skipped"] is False
+    assert set(metrics) >= {"loss", "mean_ratio", "clip_fraction", "kl_k3", "grad_norm", "skipped"}
+    assert metrics["per_step"][-1]["mean_ratio"] != first["mean_ratio"]  # the policy moved
+
+
+def test_logit_gradient_is_exactly_zero_where_the_next_token_is_mask_zero():
+    model = make_model()
+    captured = []
+
+    def keep_logits(module, inputs, output):
+        output.retain_grad()
+        captured.append(output)
+
+    batch = make_batch(model)
+    model.register_forward_hook(keep_logits)
+    train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    (logits,) = captured  # (B, T, V)
+    # logits at position p score token p + 1; the last position scores nothing
+    predicts_action = torch.zeros_like(batch["loss_mask"], dtype=torch.bool)
+    predicts_action[:, :-1] = batch["loss_mask"][:, 1:].bool()
+    assert torch.count_nonzero(logits.grad[~predicts_action]) == 0
+    assert (logits.grad[predicts_action].abs().sum(-1) > 0).all()
+
+
+def gradients_after_one_step(batch, **options):
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    metrics = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, **options)
+    return metrics, {name: p.grad.clone() for name, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize("aggregation", sorted(AGGREGATIONS))
+def test_masked_positions_provably_change_nothing(aggregation):
+    batch = make_batch(make_model())
+    perturbed = {key: value.clone() for key, value in batch.items()}
+    mask = batch["loss_mask"].bool()
+    last_action = [int(row.nonzero().max()) for row in mask]
+    for row, last in enumerate(last_action):
+        perturbed["input_ids"][row, last + 1:] = (perturbed["input_ids"][row, last + 1:] + 7) % CONFIG.vocab_size
+    assert not torch.equal(perturbed["input_ids"], batch["input_ids"])
+    perturbed["behaviour_logprobs"] = torch.where(mask, batch["behaviour_logprobs"], torch.tensor(123.0))
+    metrics, grads = gradients_after_one_step(batch, aggregation=aggregation)
+    metrics_perturbed, grads_perturbed = gradients_after_one_step(perturbed, aggregation=aggregation)
+    assert metrics["loss"] == metrics_perturbed["loss"] and metrics["kl_k3"] == metrics_perturbed["kl_k3"]
+    for name in grads:
+        assert torch.equal(grads[name], grads_perturbed[name]), name
+
+
+def test_constraint_mask_in_batch_is_applied_like_the_sampler():
+    model = make_model()
+    allowed = torch.zeros(4, 20, CONFIG.vocab_size, dtype=torch.bool)
+    allowed[..., : CONFIG.vocab_size // 2] = True
+    batch = make_batch(model, allowed_mask=allowed)
+    batch["input_ids"] = batch["input_ids"] % (CONFIG.vocab_size // 2)  # every token is allowed
+    with torch.no_grad():
+        batch["behaviour_logprobs"] = sequence_logprobs(model, batch["input_ids"], TEMPERATURE, allowed)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    constrained = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
+    assert abs(constrained["mean_ratio"] - 1.0) < 1e-6
+    unconstrained = train_on_batch(model, optimizer, {k: v for k, v in batch.items() if k != "allowed_mask"},
+                                   temperature=TEMPERATURE)
+    assert unconstrained["mean_ratio"] < 0.9  # forgetting the mask the sampler used biases every ratio
+
+
+def test_training_raises_logprobs_of_positive_advantage_actions():
+    model = make_model()
+    batch = make_batch(model, advantages=(1.0, 1.0, -1.0, -1.0))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    for _ in range(5):
+        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
+    with torch.no_grad():
+        change = (sequence_logprobs(model, batch["input_ids"], TEMPERATURE) - batch["behaviour_logprobs"]) * batch["loss_mask"]
+    per_sequence = change.sum(1) / batch["loss_mask"].sum(1)
+    assert per_sequence[0] > 0 and per_sequence[1] > 0 and per_sequence[2] < 0 and per_sequence[3] < 0
+
+
+def test_malformed_batches_name_the_field():
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    batch = make_batch(model)
+    with pytest.raises(ValueError, match=r"batch.loss_mask\[:, 0\] must be 0"):
+        train_on_batch(model, optimizer, {**batch, "loss_mask": torch.ones(4, 20)}, temperature=TEMPERATURE)
+    with pytest.raises(ValueError, match="batch.loss_mask must hold only 0 and 1"):
+        train_on_batch(model, optimizer, {**batch, "loss_mask": batch["loss_mask"] * 0.5}, temperature=TEMPERATURE)
+    bad_behaviour = batch["behaviour_logprobs"].clone()
+    bad_behaviour[1, 6] = float("-inf")  # a mask-1 position
+    with pytest.raises(ValueError, match="batch.behaviour_logprobs must be finite"):
+        train_on_batch(model, optimizer, {**batch, "behaviour_logprobs": bad_behaviour}, temperature=TEMPERATURE)
+    with pytest.raises(ValueError, match="batch.advantages is missing"):
+        train_on_batch(model, optimizer, {k: v for k, v in batch.items() if k != "advantages"}, temperature=TEMPERATURE)
+    with pytest.raises(ValueError, match="unknown aggregation"):
+        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, aggregation="mean")
+    with pytest.raises(ValueError, match="minibatches must be in"):
+        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, minibatches=5)
+
+
+def test_batch_file_round_trip(tmp_path):
+    batch = make_batch(make_model())
+    metadata = {"policyVersion": "onnx-abc", "temperature": TEMPERATURE, "episodes": ["e1", "e2"]}
+    save_batch(tmp_path / "batch.safetensors", batch, metadata)
+    loaded, loaded_metadata = load_batch(tmp_path / "batch.safetensors")
+    assert loaded_metadata == metadata
+    assert sorted(loaded) == sorted(batch) and all(torch.equal(loaded[k], batch[k]) for k in batch)
+    assert [p.name for p in tmp_path.iterdir()] == ["batch.safetensors"]  # no temporary file left
