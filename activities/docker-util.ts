@@ -46,12 +46,17 @@ export async function readTar(stream: Readable, options: { stripFirst?: boolean;
   let total = 0;
   const done = new Promise<void>((resolveDone, reject) => {
     parser.on('entry', (header, body, next) => {
+      // refuse before buffering: a sparse file can claim far more than the volume holds
+      if (options.maxBytes !== undefined && total + (header.size ?? 0) > options.maxBytes) {
+        parser.destroy(new ArchiveTooLargeError(`archive is larger than ${options.maxBytes} bytes (at ${header.name})`));
+        return;
+      }
       const chunks: Buffer[] = [];
       body.on('data', (data: unknown) => {
         const chunk = data as Buffer;
         total += chunk.length;
         if (options.maxBytes !== undefined && total > options.maxBytes) {
-          parser.destroy(new Error(`archive is larger than ${options.maxBytes} bytes`));
+          parser.destroy(new ArchiveTooLargeError(`archive is larger than ${options.maxBytes} bytes`));
           return;
         }
         chunks.push(chunk);
@@ -69,12 +74,19 @@ export async function readTar(stream: Readable, options: { stripFirst?: boolean;
       body.resume();
     });
     parser.on('finish', resolveDone);
-    parser.on('error', reject);
+    parser.on('error', (error) => {
+      stream.destroy();
+      reject(error);
+    });
   });
   stream.on('error', (error) => parser.destroy(error));
   stream.pipe(parser);
   await done;
   return entries;
+}
+
+export class ArchiveTooLargeError extends Error {
+  override name = 'ArchiveTooLargeError';
 }
 
 export async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -96,7 +108,7 @@ export async function execCollect(
   docker: Dockerode,
   container: Dockerode.Container,
   cmd: string[],
-  options: { user?: string; workingDir?: string; env?: string[]; inspect?: boolean } = {},
+  options: { user?: string; workingDir?: string; env?: string[]; inspect?: boolean; maxBytes?: number } = {},
 ): Promise<ExecResult> {
   const exec = await container.exec({
     Cmd: cmd,
@@ -109,8 +121,10 @@ export async function execCollect(
   const stream = await exec.start({ hijack: true, stdin: false });
   const stdout = new PassThrough();
   const stderr = new PassThrough();
-  const out = streamToBuffer(stdout);
-  const err = streamToBuffer(stderr);
+  // output beyond the cap is dropped: the process inside may write without limit
+  const limit = options.maxBytes ?? 64 * 1024 * 1024;
+  const out = boundedBuffer(stdout, limit);
+  const err = boundedBuffer(stderr, limit);
   docker.modem.demuxStream(stream, stdout, stderr);
   await new Promise<void>((resolveEnd, reject) => {
     stream.on('end', resolveEnd);
@@ -125,11 +139,23 @@ export async function execCollect(
   return { exitCode, stdout: (await out).toString('utf8'), stderr: (await err).toString('utf8'), inspectExitCode };
 }
 
+/** Collects at most `limit` bytes of a stream and drains the rest. */
+async function boundedBuffer(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    if (size < limit) chunks.push(data.subarray(0, limit - size));
+    size += data.length;
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Reads one file out of a container through the archive API (no program runs inside it). */
-export async function readContainerFile(container: Dockerode.Container, path: string): Promise<Buffer | null> {
+export async function readContainerFile(container: Dockerode.Container, path: string, maxBytes = 16 * 1024 * 1024): Promise<Buffer | null> {
   try {
     const stream = (await container.getArchive({ path })) as unknown as Readable;
-    const entries = await readTar(stream);
+    const entries = await readTar(stream, { maxBytes });
     return entries.find((entry) => entry.type === 'file')?.content ?? null;
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return null;

@@ -48,8 +48,8 @@ export function createEpisodeRecordActivities(deps: EpisodeRecordDeps) {
     },
 
     /** Writes the trajectory as JSONL, one line per turn with the action and observation texts. */
-    async writeTrajectory(input: { workflowId: string }): Promise<string> {
-      const key = episodeKey(input.workflowId);
+    async writeTrajectory(input: { episodeId: string }): Promise<string> {
+      const key = episodeKey(input.episodeId);
       const names = await store.listNamed(`episodes/${key}/turns`);
       const lines: string[] = [];
       for (const name of names) {

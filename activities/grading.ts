@@ -26,6 +26,7 @@ export interface GradeTreeOptions {
   role: 'grader' | 'audit';
   image: string;
   workflowId: string;
+  episodeId: string;
   runId: string;
   files: Record<string, Buffer>;
   timeoutMs: number;
@@ -41,13 +42,15 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
   const { docker, name } = options;
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
   const { container, volumes } = await createHardenedContainer(docker, {
-    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, runId: options.runId, role: options.role, sandbox: options.sandbox,
+    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, episodeId: options.episodeId, runId: options.runId, role: options.role, sandbox: options.sandbox,
   });
   try {
     await container.start();
     await container.putArchive(await spoolTar(), { path: spoolPath });
     const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
-    await container.putArchive(await buildTar(entries, { uid: options.sandbox.uid, gid: options.sandbox.uid }), { path: repoPath });
+    // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
+    // that pytest has not collected yet
+    await container.putArchive(await buildTar(entries, { uid: 0, gid: 0 }), { path: repoPath });
     const args = ['python3', '-I', `${spoolPath}/grade-harness.py`, '--repo', repoPath, '--uid', String(options.sandbox.uid), '--gid', String(options.sandbox.uid),
       '--timeout', String(Math.max(1, Math.ceil(options.timeoutMs / 1000)))];
     if (options.collectOnly) args.push('--collect-only');
@@ -67,9 +70,12 @@ export class GraderError extends Error {
   override name = 'GraderError';
 }
 
-/** True only if every expected test id is in the report and passed; anything else (skipped, missing, errored, no report) fails. */
+/**
+ * True only if pytest exited 0 and every expected test id is in the report and passed; anything else
+ * (skipped, missing, errored, a timeout, no report, a non-zero exit) fails.
+ */
 export function allExpectedPassed(result: HarnessResult, expected: readonly string[]): boolean {
-  if (result.timedOut || !result.report || expected.length === 0) return false;
+  if (result.timedOut || !result.report || expected.length === 0 || result.exitCode !== 0) return false;
   const outcomes = new Map(result.report.tests.map((test) => [test.nodeid, test.outcome]));
   return expected.every((id) => outcomes.get(id) === 'passed');
 }

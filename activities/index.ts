@@ -25,8 +25,9 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 /** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */
 export function createHostActivities(deps: ActivityDeps) {
   const store = createArtifactStore(deps.config.artifactsDir);
-  const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment });
-  const tools = createToolCallActivities({ docker: deps.docker, store, journalDir: join(deps.config.stateDir, 'journal'), uid: deps.config.sandbox.uid });
+  const journalDir = join(deps.config.stateDir, 'journal');
+  const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment, journalDir });
+  const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
   const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand });
   return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission };
 }

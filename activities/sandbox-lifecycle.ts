@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
@@ -10,20 +12,24 @@ import type { SandboxHandle, TaskSummary } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import type { TaskSnapshot } from '../shared/task-spec';
 import type { ArtifactStore } from './artifact-store';
-import { atomicWrite } from './artifact-store';
+import { atomicWrite, episodeKey } from './artifact-store';
 import { buildTar, isNotFound, readContainerFile, type TarEntry } from './docker-util';
 
 export const sandboxDir = resolve(__dirname, '..', 'sandbox');
 /** Container and volume labels; `episode` holds the deployment, so a reaper touches only its own. */
-export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
+export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', episodeId: 'agentrl.episode-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
 export const spoolPath = '/run/agentrl';
 export const repoPath = '/work';
 
-/** Stable identity of a Docker host: its daemon id, usable in a task-queue name. */
-export async function dockerHostId(docker: Dockerode): Promise<string> {
+/**
+ * Stable identity of a sandbox host, usable in a task-queue name: the Docker daemon's id with the
+ * worker's state folder (which holds the tool-call journal), so a worker restarted on the same host
+ * and folder serves the same queue, and two deployments on one host never share a journal.
+ */
+export async function dockerHostId(docker: Dockerode, stateDir: string): Promise<string> {
   const info = (await docker.info()) as { ID?: string; Name?: string };
   const id = info.ID ?? info.Name ?? 'unknown';
-  return createHash('sha256').update(id).digest('hex').slice(0, 16);
+  return createHash('sha256').update(id).update('\0').update(resolve(stateDir)).digest('hex').slice(0, 16);
 }
 
 /** The deployment a worker serves (server, namespace, base task queue): sandboxes are named and reaped within it. */
@@ -31,9 +37,12 @@ export function deploymentId(address: string, namespace: string, taskQueue: stri
   return `${address}/${namespace}/${taskQueue}`;
 }
 
-/** Container name of an episode's sandbox; a retried acquire finds the same one. */
-export function sandboxName(deployment: string, workflowId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
-  const hash = createHash('sha256').update(deployment).update('\0').update(workflowId).digest('hex').slice(0, 20);
+/**
+ * Container name of an episode's sandbox; a retried acquire finds the same one. The episode id is the
+ * workflow id with its first run id, so a later workflow reusing the id never finds this sandbox.
+ */
+export function sandboxName(deployment: string, episodeId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
+  const hash = createHash('sha256').update(deployment).update('\0').update(episodeId).digest('hex').slice(0, 20);
   return role === 'agent' ? `agentrl-ep-${hash}` : `agentrl-ep-${hash}-${role}`;
 }
 
@@ -42,6 +51,7 @@ export interface ContainerOptions {
   deployment: string;
   image: string;
   workflowId: string;
+  episodeId: string;
   runId: string;
   role: 'agent' | 'grader' | 'audit';
   sandbox: AgentrlConfig['sandbox'];
@@ -50,20 +60,24 @@ export interface ContainerOptions {
 /** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
 export async function createHardenedContainer(docker: Dockerode, options: ContainerOptions): Promise<{ container: Dockerode.Container; volumes: string[] }> {
   const { sandbox } = options;
-  const commonLabels = { [labels.episode]: options.deployment, [labels.workflowId]: options.workflowId, [labels.role]: options.role, [labels.runId]: options.runId };
+  const commonLabels = { [labels.episode]: options.deployment, [labels.workflowId]: options.workflowId, [labels.episodeId]: options.episodeId, [labels.role]: options.role, [labels.runId]: options.runId };
   const workVolume = `${options.name}-work`;
   const spoolVolume = `${options.name}-spool`;
-  // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them
-  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${sandbox.uid},gid=${sandbox.uid},mode=0755` } });
+  const grader = options.role !== 'agent';
+  // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them;
+  // a grader's repository belongs to root, so the tests' user can read it but not change it
+  const owner = grader ? 0 : sandbox.uid;
+  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${owner},gid=${owner},mode=0755` } });
   // the spool is writable but not listable by the agent (mode 1733, owned by root)
   await docker.createVolume({ Name: spoolVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' } });
-  const grader = options.role !== 'agent';
   const container = await docker.createContainer({
     name: options.name,
     Image: options.image,
     Cmd: ['sleep', 'infinity'],
-    // the grader starts as root without capabilities but the two it needs to drop to the agent's uid
-    User: grader ? '0:0' : `${sandbox.uid}:${sandbox.uid}`,
+    // the main process runs as root without capabilities, so the agent's uid cannot signal it and stop
+    // the container; tool calls run as the agent's uid; the grader keeps the two capabilities it needs
+    // to drop to that uid
+    User: '0:0',
     WorkingDir: repoPath,
     Env: ['HOME=/tmp', 'LANG=C.UTF-8', 'PYTHONDONTWRITEBYTECODE=1'],
     Labels: commonLabels,
@@ -100,6 +114,25 @@ export async function removeSandbox(docker: Dockerode, containerName: string, vo
   for (const volume of volumes) {
     try {
       await docker.getVolume(volume).remove();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** Removes every container and volume labelled with the episode, whatever its role or attempt. */
+export async function removeEpisodeSandboxes(docker: Dockerode, deployment: string, episodeId: string): Promise<void> {
+  const filters = { label: [`${labels.episode}=${deployment}`, `${labels.episodeId}=${episodeId}`] };
+  for (const info of await docker.listContainers({ all: true, filters })) {
+    try {
+      await docker.getContainer(info.Id).remove({ force: true, v: true });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  for (const volume of (await docker.listVolumes({ filters })).Volumes ?? []) {
+    try {
+      await docker.getVolume(volume.Name).remove();
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -148,10 +181,11 @@ export async function repositoryTar(files: Record<string, Buffer>, uid: number, 
       GIT_AUTHOR_NAME: 'agentrl', GIT_AUTHOR_EMAIL: 'agentrl@localhost', GIT_COMMITTER_NAME: 'agentrl', GIT_COMMITTER_EMAIL: 'agentrl@localhost',
       GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z', GIT_CONFIG_NOSYSTEM: '1', HOME: work,
     };
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env, stdio: 'pipe' });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-q', '-m', 'Starting repository');
+    // asynchronous: a blocked event loop would stop every activity's heartbeats
+    const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env });
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'Starting repository');
     rmSync(join(work, '.git', 'logs'), { recursive: true, force: true });
     rmSync(join(work, '.git', 'hooks'), { recursive: true, force: true });
     rmSync(join(work, '.git', 'COMMIT_EDITMSG'), { force: true });
@@ -184,56 +218,66 @@ export interface SandboxDeps {
   store: ArtifactStore;
   hostId: string;
   deployment: string;
+  /** the tool-call journal of this host (see tool-calls.ts), removed with the sandbox */
+  journalDir: string;
 }
 
 export interface AcquireSandboxInput {
   workflowId: string;
+  episodeId: string;
   runId: string;
   task: TaskSummary;
 }
 
-/** Lifecycle activities: acquire (idempotent by workflow id) and release. */
+/** Lifecycle activities: acquire (idempotent by episode id) and release. */
 export function createSandboxLifecycleActivities(deps: SandboxDeps) {
   const { docker, config, store, hostId, deployment } = deps;
+
+  async function acquire(input: AcquireSandboxInput): Promise<SandboxHandle> {
+    const name = sandboxName(deployment, input.episodeId);
+    const volumes = [`${name}-work`, `${name}-spool`];
+    const existing = docker.getContainer(name);
+    try {
+      const info = await existing.inspect();
+      if (info.State.Running && info.Config.Labels?.[labels.role] === 'agent' && (await isSeeded(existing))) {
+        return { hostId, containerId: info.Id, containerName: name, volumes };
+      }
+      // a half-made sandbox from an earlier attempt: start over
+      await removeSandbox(docker, name, volumes);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await ensureImage(docker, input.task.image);
+    const snapshot = await store.getJson<TaskSnapshot>(input.task.snapshotRef);
+    const { container } = await createHardenedContainer(docker, {
+      name, deployment, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+    });
+    await container.start();
+    // files go in after start: the tmpfs volumes keep their content only while mounted
+    await container.putArchive(await spoolTar(), { path: spoolPath });
+    const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+    await container.putArchive(repoTar, { path: repoPath });
+    await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+    const info = await container.inspect();
+    return { hostId, containerId: info.Id, containerName: name, volumes };
+  }
+
   return {
     /** Creates and starts the episode's hardened container with the task repository inside. */
     async acquireSandbox(input: AcquireSandboxInput): Promise<SandboxHandle> {
-      const name = sandboxName(deployment, input.workflowId);
-      const volumes = [`${name}-work`, `${name}-spool`];
-      const existing = docker.getContainer(name);
+      const heartbeat = setInterval(() => Context.current().heartbeat('acquiring'), 1000);
       try {
-        const info = await existing.inspect();
-        if (info.State.Running && info.Config.Labels?.[labels.role] === 'agent' && (await isSeeded(existing))) {
-          return { hostId, containerId: info.Id, containerName: name, volumes };
-        }
-        // a half-made sandbox from an earlier attempt: start over
-        await removeSandbox(docker, name, volumes);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
+        return await acquire(input);
+      } finally {
+        clearInterval(heartbeat);
       }
-      await ensureImage(docker, input.task.image);
-      const snapshot = await store.getJson<TaskSnapshot>(input.task.snapshotRef);
-      const { container } = await createHardenedContainer(docker, {
-        name, deployment, image: input.task.image, workflowId: input.workflowId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
-      });
-      Context.current().heartbeat('created');
-      await container.start();
-      // files go in after start: the tmpfs volumes keep their content only while mounted
-      await container.putArchive(await spoolTar(), { path: spoolPath });
-      const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
-      await container.putArchive(repoTar, { path: repoPath });
-      await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.workflowId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
-      const info = await container.inspect();
-      return { hostId, containerId: info.Id, containerName: name, volumes };
     },
 
-    /** Removes the container and its volumes; safe to call twice. */
-    async releaseSandbox(input: { sandbox: SandboxHandle }): Promise<void> {
+    /** Removes every container and volume of the episode (agent, graders of every attempt) and its journal; safe to call twice. */
+    async releaseSandbox(input: { sandbox: SandboxHandle; episodeId: string }): Promise<void> {
       await removeSandbox(docker, input.sandbox.containerName, input.sandbox.volumes);
-      for (const role of ['grader', 'audit'] as const) {
-        const name = `${input.sandbox.containerName}-${role}`;
-        await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
-      }
+      await removeEpisodeSandboxes(docker, deployment, input.episodeId);
+      await rm(join(deps.journalDir, episodeKey(input.episodeId)), { recursive: true, force: true });
     },
   };
 }

@@ -52,7 +52,7 @@ export async function validateTask(
   const grade = (suffix: string, files: Record<string, Buffer>) =>
     gradeTree({
       docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
-      workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
+      workflowId, episodeId: workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
     });
   const [start, solution, wrongRun] = await Promise.all([
     grade('start', { ...repo, ...hidden, ...oracle }),

@@ -7,7 +7,7 @@ import type { PolicySummary, SandboxHandle } from '../shared/episode';
 import { parseToolCall, type ToolCall } from '../shared/tool-call';
 import { countByteTokens } from '../shared/tokenizer';
 import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
-import { buildTar, execCollect, isNotFound, readContainerFile } from './docker-util';
+import { ArchiveTooLargeError, buildTar, execCollect, isNotFound, readContainerFile } from './docker-util';
 import { nextAction, PolicyError, type PolicyAction } from './policies';
 import { spoolPath } from './sandbox-lifecycle';
 
@@ -28,7 +28,8 @@ export interface TurnSummary {
 
 /** Kept small: it is written into the workflow history on every turn. */
 export interface TakeTurnInput {
-  workflowId: string;
+  /** the workflow id with its first run id: a reused workflow id starts a new journal */
+  episodeId: string;
   turn: number;
   /** the sandbox's container name */
   container: string;
@@ -74,7 +75,7 @@ const inlineRequestBytes = 64 * 1024;
 /** The turn activity: asks the policy, runs the tool call exactly once, records both. */
 export function createToolCallActivities(deps: ToolCallDeps) {
   const { docker, store } = deps;
-  const journalPath = (workflowId: string, turn: number) => join(deps.journalDir, episodeKey(workflowId), `${String(turn).padStart(6, '0')}.json`);
+  const journalPath = (episodeId: string, turn: number) => join(deps.journalDir, episodeKey(episodeId), `${String(turn).padStart(6, '0')}.json`);
   const readJournal = async (path: string): Promise<JournalEntry | null> => {
     try {
       return JSON.parse(await readFile(path, 'utf8')) as JournalEntry;
@@ -86,7 +87,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
 
   return {
     /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
-    async runCheckCommand(input: { workflowId: string; sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
+    async runCheckCommand(input: { sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
       const nonce = randomBytes(16).toString('hex');
       const result = await runInSandbox({ container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false, []);
       if ('crash' in result) return { exitCode: null, output: result.detail };
@@ -95,7 +96,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
 
     /** One turn: policy action → tool call in the sandbox → recorded (action, observation). */
     async takeTurn(input: TakeTurnInput): Promise<TurnSummary> {
-      const path = journalPath(input.workflowId, input.turn);
+      const path = journalPath(input.episodeId, input.turn);
       const entry = await readJournal(path);
       if (entry?.phase === 'done') return entry.summary;
       const started = Date.now();
@@ -147,7 +148,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         observation: { ref: observationRef, tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
         durationMs: Date.now() - started,
       };
-      await store.writeNamed(`episodes/${episodeKey(input.workflowId)}/turns/${String(input.turn).padStart(6, '0')}.json`, JSON.stringify(record));
+      await store.writeNamed(`episodes/${episodeKey(input.episodeId)}/turns/${String(input.turn).padStart(6, '0')}.json`, JSON.stringify(record));
       await atomicWrite(path, JSON.stringify({ phase: 'done', summary, ...(usedNonce ? { nonce: usedNonce } : {}) } satisfies JournalEntry));
       return summary;
     },
@@ -157,7 +158,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
   /** Nonces of the latest earlier call whose result is journaled: its spool files can go. */
   async function previousNonces(input: TakeTurnInput): Promise<string[]> {
     for (let turn = input.turn - 1; turn >= Math.max(0, input.turn - 16); turn--) {
-      const entry = await readJournal(journalPath(input.workflowId, turn));
+      const entry = await readJournal(journalPath(input.episodeId, turn));
       if (entry?.phase === 'done' && entry.nonce) return [entry.nonce];
     }
     return [];
@@ -176,9 +177,9 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       if (recovering) {
         const crash = await crashOf(container);
         if (crash) return crash;
-        const recorded = await readSpoolResult(container, nonce);
+        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
         if (recorded) return recorded;
-        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs);
+        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
       }
       const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
       const env = [
@@ -198,7 +199,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       }
       let exec;
       try {
-        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work', env, inspect: false });
+        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work', env, inspect: false, maxBytes: input.maxObservationBytes * 8 + 65_536 });
       } catch (error) {
         const crashed = await crashOf(container);
         if (crashed) return crashed;
@@ -207,11 +208,11 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       const line = exec.stdout.trim().split('\n').pop() ?? '';
       try {
         const result = JSON.parse(line) as RunnerResult & { alreadyStarted?: boolean };
-        if (result.alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs);
+        if (result.alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
         return result;
       } catch {
         exec.exitCode = await exec.inspectExitCode();
-        const recorded = await readSpoolResult(container, nonce);
+        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
         if (recorded) return recorded;
         // the runner died without a result: an outside kill of the container shows up as stopped within moments
         for (let attempt = 0; attempt < 20; attempt++) {
@@ -223,6 +224,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
           return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
         }
+        // the agent's own processes can kill the runner (same uid): its call is over, with no result
+        if (exec.exitCode === 137) return { error: 'the tool call killed its own runner' };
         throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
       }
     } finally {
@@ -230,17 +233,29 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     }
   }
 
-  async function readSpoolResult(container: Dockerode.Container, nonce: string): Promise<RunnerResult | null> {
-    const data = await readContainerFile(container, `${spoolPath}/${nonce}.json`);
-    return data ? (JSON.parse(data.toString('utf8')) as RunnerResult) : null;
+  /** The recorded result of a call; one the agent's processes garbled becomes a tool error, not a retry loop. */
+  async function readSpoolResult(container: Dockerode.Container, nonce: string, maxObservationBytes: number): Promise<RunnerResult | null> {
+    let data: Buffer | null;
+    try {
+      data = await readContainerFile(container, `${spoolPath}/${nonce}.json`, maxObservationBytes * 8 + 65_536);
+    } catch (error) {
+      if (error instanceof ArchiveTooLargeError) return { error: 'the tool call left an oversized result' };
+      throw error;
+    }
+    if (!data) return null;
+    try {
+      return JSON.parse(data.toString('utf8')) as RunnerResult;
+    } catch {
+      return { error: 'the tool call left an unreadable result' };
+    }
   }
 
   /** Polls the spool for the result of a call that an earlier attempt started. */
-  async function waitForResult(container: Dockerode.Container, nonce: string, toolTimeoutMs: number): Promise<RunnerResult | Crash> {
+  async function waitForResult(container: Dockerode.Container, nonce: string, toolTimeoutMs: number, maxObservationBytes: number): Promise<RunnerResult | Crash> {
     // the runner enforces the tool timeout itself; the margin covers its start-up and clean-up
     const deadline = Date.now() + toolTimeoutMs + 30_000;
     while (Date.now() < deadline) {
-      const result = await readSpoolResult(container, nonce);
+      const result = await readSpoolResult(container, nonce, maxObservationBytes);
       if (result) return result;
       const crash = await crashOf(container);
       if (crash) return crash;
@@ -268,6 +283,7 @@ async function hostOomKills(containerId: string): Promise<number> {
   const candidates: [string, string][] = [
     [`/sys/fs/cgroup/memory/docker/${containerId}/memory.oom_control`, 'oom_kill'],
     [`/sys/fs/cgroup/system.slice/docker-${containerId}.scope/memory.events`, 'oom_kill'],
+    [`/sys/fs/cgroup/docker/${containerId}/memory.events`, 'oom_kill'],
   ];
   for (const [path, key] of candidates) {
     try {

@@ -18,7 +18,7 @@ async function rawExec(config: Awaited<ReturnType<typeof startWorker>>['config']
   const deployment = deploymentId('bench', 'bench', 'bench');
   const workflowId = `local:bench-${randomBytes(4).toString('hex')}`;
   const name = sandboxName(deployment, workflowId);
-  const { container, volumes } = await createHardenedContainer(docker, { name, deployment, image: config.sandbox.image, workflowId, runId: 'bench', role: 'agent', sandbox: config.sandbox });
+  const { container, volumes } = await createHardenedContainer(docker, { name, deployment, image: config.sandbox.image, workflowId, episodeId: workflowId, runId: 'bench', role: 'agent', sandbox: config.sandbox });
   try {
     await container.start();
     const samples: number[] = [];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { atomicWrite } from '../activities/artifact-store';
 import { codeVersion } from '../workers/code-version';
 import { projectRoot, type LoadedConfig } from '../workers/config';
@@ -43,6 +43,16 @@ export function clearWorkerRecord(config: LoadedConfig, pid: number): void {
  */
 export async function ensureWorker(config: LoadedConfig, taskQueue: string, log: (line: string) => void): Promise<WorkerRecord> {
   const version = codeVersion();
+  // one CLI at a time decides: two would each start a worker and one would be left untracked
+  const release = await takeLock(join(config.stateDir, 'worker.lock'));
+  try {
+    return await findOrStart(config, taskQueue, version, log);
+  } finally {
+    release();
+  }
+}
+
+async function findOrStart(config: LoadedConfig, taskQueue: string, version: string, log: (line: string) => void): Promise<WorkerRecord> {
   const current = readWorkerRecord(config);
   if (current && isAlive(current.pid)) {
     if (current.codeVersion === version && current.address === config.temporal.address && current.taskQueue === taskQueue) return current;
@@ -67,6 +77,24 @@ export async function ensureWorker(config: LoadedConfig, taskQueue: string, log:
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 200));
   }
   throw new Error(`the worker did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n')}`);
+}
+
+/** An exclusive lock file holding its owner's pid; a lock whose owner died is taken over. */
+async function takeLock(path: string): Promise<() => void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8'));
+      if (!owner || !isAlive(owner)) rmSync(path, { force: true });
+      else if (Date.now() > deadline) throw new Error(`${path} is held by process ${owner}`);
+      else await new Promise((resolveSleep) => setTimeout(resolveSleep, 200));
+    }
+  }
 }
 
 /** Stops the background worker, if any. */

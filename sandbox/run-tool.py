@@ -48,7 +48,7 @@ def encode(result):
         elif isinstance(value, int):
             literal = str(value)
         else:
-            literal = quote(value)
+            literal = quote(value.encode("utf-8", errors="replace").decode("utf-8"))
         parts.append(quote(key) + ": " + literal)
     return "{" + ", ".join(parts) + "}"
 
@@ -114,7 +114,7 @@ def run_bash(command, timeout_ms, limit):
     while True:
         now = time.monotonic()
         if now > deadline:
-            timed_out = True
+            timed_out = status is None
             break
         if status is None:
             done, code = os.waitpid(pid, os.WNOHANG)
@@ -130,11 +130,13 @@ def run_bash(command, timeout_ms, limit):
         if not chunk:
             break
         capture.add(chunk)
-    # the whole process group goes: no tool call leaves jobs behind
-    try:
-        os.killpg(pid, SIGKILL)
-    except OSError:
-        pass
+    # every other process of the agent's uid goes, its own session or not: no tool call leaves
+    # processes behind (the container's init runs as another user and stays)
+    for target in (-pid, -1):
+        try:
+            os.kill(target, SIGKILL)
+        except OSError:
+            pass
     if status is None:
         status = os.waitpid(pid, 0)[1]
     os.close(read_end)
@@ -154,13 +156,21 @@ def run_write_file(relative, content):
     path = os.path.normpath(os.path.join(REPO, relative))
     if not path.startswith(REPO + "/"):
         return {"error": "path leaves the repository"}
+    parent = os.path.dirname(path)
+    # checked before anything is created: no component may be a symlink out of the repository
+    existing = parent
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not (os.path.realpath(existing) + "/").startswith(REPO + "/"):
+        return {"error": "path leaves the repository through a symlink"}
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if not os.path.realpath(os.path.dirname(path)).startswith(REPO):
-            return {"error": "path leaves the repository through a symlink"}
-        data = content.encode("utf-8")
-        with open(path, "wb") as handle:
-            handle.write(data)
+        os.makedirs(parent, exist_ok=True)
+        data = content.encode("utf-8", errors="replace")
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(handle, data)
+        finally:
+            os.close(handle)
         return {"written": len(data)}
     except OSError as error:
         return {"error": "%s: %s" % (error.strerror, relative)}
@@ -206,10 +216,15 @@ def main():
         os.close(os.open(os.path.join(SPOOL, nonce + ".started"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
         already_started()
+    # the claim stays as a tombstone until the host has recorded the result (it names the call in a
+    # later cleanup); a result that appeared meanwhile means the call already ran
+    if os.path.exists(os.path.join(SPOOL, nonce + ".json")):
+        already_started()
     tool, arg1, arg2, timeout_ms, max_output, cleanup = read_request(nonce)
     for old in cleanup:
         if old.isalnum():
             remove(old + ".json")
+            remove(old + ".started")
     before = oom_kills()
     started = time.monotonic()
     if tool == "bash":
@@ -226,7 +241,6 @@ def main():
     with open(temporary, "wb") as handle:
         handle.write(line.encode("utf-8"))
     os.rename(temporary, os.path.join(SPOOL, nonce + ".json"))
-    remove(nonce + ".started")
     sys.stdout.buffer.write(line.encode("utf-8") + b"\n")
 
 

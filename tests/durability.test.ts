@@ -50,13 +50,14 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
   try {
     await waitReady(config.stateDir, first.pid!);
     const workflowId = `kill-worker-${Date.now()}`;
-    const result = env.client.workflow.execute('rolloutEpisode', {
+    const handle = await env.client.workflow.start('rolloutEpisode', {
       taskQueue,
       workflowId,
       // a short heartbeat timeout: the retry on the restarted worker comes a few seconds after the kill
       args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'slow-append'), timeouts: { heartbeatMs: '3s' } }],
-    }) as Promise<EpisodeResult>;
-    const journal = join(config.stateDir, 'journal', episodeKey(workflowId), '000000.json');
+    });
+    const result = handle.result() as Promise<EpisodeResult>;
+    const journal = join(config.stateDir, 'journal', episodeKey(`${workflowId}@${handle.firstExecutionRunId}`), '000000.json');
     await waitFor('turn 0 to start in the sandbox', async () => existsSync(journal) && JSON.parse(readFileSync(journal, 'utf8')).phase === 'started', 60_000);
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 1000));
     first.kill('SIGKILL');
@@ -118,12 +119,13 @@ test('a host that vanished turns into sandbox_crash within a bounded time, and t
   try {
     await waitReady(config.stateDir, host.pid!);
     const workflowId = `vanish-${Date.now()}`;
-    const result = env.client.workflow.execute('rolloutEpisode', {
+    const handle = await env.client.workflow.start('rolloutEpisode', {
       taskQueue,
       workflowId,
       args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'sleep-loop'), timeouts: { heartbeatMs: '3s', hostScheduleToStartMs: '5s' } }],
-    }) as Promise<EpisodeResult>;
-    const journal = join(config.stateDir, 'journal', episodeKey(workflowId), '000001.json');
+    });
+    const result = handle.result() as Promise<EpisodeResult>;
+    const journal = join(config.stateDir, 'journal', episodeKey(`${workflowId}@${handle.firstExecutionRunId}`), '000001.json');
     await waitFor('turn 1 to start', async () => existsSync(journal), 60_000);
     host.kill('SIGKILL');
     const killedAt = Date.now();

@@ -165,7 +165,7 @@ test('the reaper removes containers whose episode is closed', async () => {
   const deployment = deploymentId(worker.config.temporal.address, worker.config.temporal.namespace, worker.taskQueue);
   const workflowId = `never-started-${Date.now()}`;
   const { container } = await createHardenedContainer(docker, {
-    name: sandboxName(deployment, workflowId), deployment, image: worker.config.sandbox.image, workflowId, runId: 'reaper-test', role: 'agent', sandbox: worker.config.sandbox,
+    name: sandboxName(deployment, workflowId), deployment, image: worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'reaper-test', role: 'agent', sandbox: worker.config.sandbox,
   });
   await container.start();
   // the worker's reaper runs every 5 s in tests; a workflow the server does not know is closed

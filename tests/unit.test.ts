@@ -163,3 +163,25 @@ describe('byte tokenizer', () => {
     assert.equal(byteTokenizer.decode(ids), 'héllo');
   });
 });
+
+describe('grading rules', () => {
+  const result = (exitCode: number | null, tests: [string, string][], timedOut = false) => ({
+    exitCode, timedOut, output: '', outputTruncated: false, durationMs: 1,
+    report: { tests: tests.map(([nodeid, outcome]) => ({ nodeid, outcome: outcome as 'passed' })), collectErrors: [] },
+  });
+  test('reward needs every expected id passed and a zero exit', async () => {
+    const { allExpectedPassed } = await import('../activities/grading');
+    assert.ok(allExpectedPassed(result(0, [['a', 'passed'], ['b', 'passed']]), ['a', 'b']));
+    assert.ok(!allExpectedPassed(result(1, [['a', 'passed'], ['b', 'passed']]), ['a', 'b']), 'a non-zero exit fails');
+    assert.ok(!allExpectedPassed(result(0, [['a', 'passed']]), ['a', 'b']), 'a missing test fails');
+    assert.ok(!allExpectedPassed(result(0, [['a', 'passed'], ['b', 'skipped']]), ['a', 'b']), 'a skipped test fails');
+    assert.ok(!allExpectedPassed(result(0, [['a', 'passed']], true), ['a']), 'a timeout fails');
+    assert.ok(!allExpectedPassed({ ...result(0, []), report: null }, ['a']), 'no report fails');
+  });
+  test('an agent file that clashes with a kept folder is dropped', async () => {
+    const { dropPathConflicts } = await import('../activities/scoring');
+    const files: Record<string, Buffer> = { tests: Buffer.from('x'), 'tests/test_a.py': Buffer.from(''), 'pkg/__init__.py': Buffer.from(''), 'pkg/__init__.py/x': Buffer.from('') };
+    dropPathConflicts(files, new Set(['tests', 'pkg/__init__.py/x']));
+    assert.deepEqual(Object.keys(files).sort(), ['pkg/__init__.py', 'tests/test_a.py']);
+  });
+});

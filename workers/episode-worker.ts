@@ -30,7 +30,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const { config } = options;
   const taskQueue = options.taskQueue ?? defaultTaskQueue;
   const docker = new Dockerode();
-  const hostId = await dockerHostId(docker);
+  const hostId = await dockerHostId(docker, config.stateDir);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });

@@ -34,6 +34,8 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
   if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
   const { workflowId } = workflowInfo();
+  // keys the sandbox, the journal and the records: stable across continue-as-new, new for a reused workflow id
+  const episodeId = `${workflowId}@${workflowInfo().firstExecutionRunId}`;
   let state = input.resume;
   if (!state) {
     const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy });
@@ -54,7 +56,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     try {
       // not cancellable: a cancellation during acquisition would leave a container nobody releases;
       // it takes effect at the first turn, and the release below runs
-      sandbox = await CancellationScope.nonCancellable(() => acquire.acquireSandbox({ workflowId, runId: input.runId, task }));
+      sandbox = await CancellationScope.nonCancellable(() => acquire.acquireSandbox({ workflowId, episodeId, runId: input.runId, task }));
     } catch (error) {
       if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
       return finish(input, { task, policy, counters: emptyCounters() }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
@@ -72,10 +74,10 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       let score: ScoreSummary;
       progress.phase = 'scoring';
       try {
-        score = await host.scoreSubmission({ workflowId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
+        score = await host.scoreSubmission({ workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
       } catch (error) {
         if (isCancellation(error)) throw error;
-        const lost = isHostLost(error);
+        const lost = isHostLost(error) || failureType(error) === ErrorTypes.sandboxCrash;
         return await finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
       }
       return await finish(input, episode, outcome, score, detail);
@@ -83,13 +85,13 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     return await finish(input, episode, outcome, null, detail);
   } catch (error) {
     // a cancelled episode still leaves its trajectory behind; the release below runs either way
-    if (isCancellation(error)) await CancellationScope.nonCancellable(() => records.writeTrajectory({ workflowId }));
+    if (isCancellation(error)) await CancellationScope.nonCancellable(() => records.writeTrajectory({ episodeId }));
     throw error;
   } finally {
     progress.phase = 'releasing';
     if (!continuing) {
       // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
-      await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox })).catch((error: unknown) =>
+      await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
         log.warn('sandbox release failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
       );
     }
@@ -120,7 +122,7 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
     ...common,
     // two test runs, container start-up and the archive copy
     startToCloseTimeout: input.budgets.testTimeoutMs * 2 + 180_000,
-    retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError] },
+    retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError, ErrorTypes.sandboxCrash] },
   });
   const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
   return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, releaseSandbox: release.releaseSandbox };
@@ -128,7 +130,8 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
 
 /** Runs turns until an outcome, or until it is time to continue as new. */
 async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null }> {
-  const { workflowId } = workflowInfo();
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const episodeId = `${workflowId}@${firstExecutionRunId}`;
   const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
   const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
   const counters = episode.counters;
@@ -155,7 +158,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     const turn = counters.turns;
     let summary: TurnSummary;
     try {
-      summary = await host.takeTurn(remaining)({ workflowId, turn, container: episode.sandbox.containerName, policy: { ref: episode.policy.ref, version: episode.policy.version }, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
+      summary = await host.takeTurn(remaining)({ episodeId, turn, container: episode.sandbox.containerName, policy: { ref: episode.policy.ref, version: episode.policy.version }, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
@@ -195,8 +198,8 @@ async function finish(
   score: ScoreSummary | null,
   error: string | null,
 ): Promise<EpisodeResult> {
-  const { workflowId } = workflowInfo();
-  const trajectoryUri = await records.writeTrajectory({ workflowId });
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const trajectoryUri = await records.writeTrajectory({ episodeId: `${workflowId}@${firstExecutionRunId}` });
   // an agent crash scores 0 and stays trainable; environment failures have no reward
   const reward = score ? score.reward : outcome === Outcomes.agentCrash ? 0 : null;
   upsertSearchAttributes([
