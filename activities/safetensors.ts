@@ -1,0 +1,47 @@
+import { atomicWrite } from './artifact-store';
+
+/** dtypes this writer knows, with their byte sizes */
+const dtypes = { F32: 4, I64: 8, U8: 1, BOOL: 1 } as const;
+export type SafetensorsDtype = keyof typeof dtypes;
+
+export interface Tensor {
+  dtype: SafetensorsDtype;
+  shape: number[];
+  /** row-major values */
+  data: readonly number[] | readonly bigint[];
+}
+
+/**
+ * Serialises tensors in the safetensors format: an 8-byte little-endian header length, a JSON header
+ * (dtype, shape, data offsets; `__metadata__` holds string values), then the raw little-endian data.
+ */
+export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Record<string, string> = {}): Buffer {
+  const header: Record<string, unknown> = { __metadata__: metadata };
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  for (const name of Object.keys(tensors).sort()) {
+    const tensor = tensors[name]!;
+    const count = tensor.shape.reduce((product, size) => product * size, 1);
+    if (count !== tensor.data.length) throw new Error(`tensor ${name}: shape ${JSON.stringify(tensor.shape)} holds ${count} values, got ${tensor.data.length}`);
+    const bytes = Buffer.alloc(count * dtypes[tensor.dtype]);
+    tensor.data.forEach((value, index) => {
+      if (tensor.dtype === 'F32') bytes.writeFloatLE(Number(value), index * 4);
+      else if (tensor.dtype === 'I64') bytes.writeBigInt64LE(BigInt(value), index * 8);
+      else bytes.writeUInt8(Number(value) ? (tensor.dtype === 'BOOL' ? 1 : Number(value)) : 0, index);
+    });
+    header[name] = { dtype: tensor.dtype, shape: tensor.shape, data_offsets: [offset, offset + bytes.length] };
+    chunks.push(bytes);
+    offset += bytes.length;
+  }
+  let json = JSON.stringify(header);
+  // the data section starts 8-byte aligned, as the reference implementation writes it
+  json += ' '.repeat((8 - ((8 + Buffer.byteLength(json)) % 8)) % 8);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  return Buffer.concat([length, Buffer.from(json, 'utf8'), ...chunks]);
+}
+
+/** Writes a safetensors file atomically. */
+export async function writeSafetensors(path: string, tensors: Record<string, Tensor>, metadata: Record<string, string> = {}): Promise<void> {
+  await atomicWrite(path, encodeSafetensors(tensors, metadata));
+}

@@ -1,0 +1,99 @@
+// Advantages and batches: golden vectors shared with the Python tests, outcome filtering, and a
+// batch file written here and read by the trainer's own loader.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { writeBatch } from '../activities/batch-writer';
+import { advantageEstimatorNames, computeGroupAdvantages } from '../shared/advantages';
+import { buildBatchRows, tokenAdvantages, type EpisodeTokens } from '../shared/batch';
+import type { Outcome } from '../shared/outcomes';
+import { projectRoot } from '../workers/config';
+
+const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'advantages.json'), 'utf8')) as {
+  tolerance: number;
+  briefRounded: { rewards: number[]; decimals: number } & Record<string, number[]>;
+  cases: { name: string; rewards: number[]; expected: Record<string, number[]> }[];
+};
+
+describe('advantage estimators', () => {
+  for (const goldenCase of golden.cases) {
+    test(`golden: ${goldenCase.name}`, () => {
+      for (const [estimator, expected] of Object.entries(goldenCase.expected)) {
+        const actual = computeGroupAdvantages(estimator, goldenCase.rewards);
+        assert.equal(actual.length, expected.length);
+        actual.forEach((value, index) => assert.ok(Math.abs(value - expected[index]!) <= golden.tolerance, `${estimator}[${index}]: ${value} vs ${expected[index]}`));
+      }
+    });
+  }
+  test("the domain brief's example, rounded", () => {
+    const { rewards, decimals } = golden.briefRounded;
+    for (const estimator of ['grpo', 'grpo_sample_std', 'rloo']) {
+      const rounded = computeGroupAdvantages(estimator, rewards).map((value) => Number(value.toFixed(decimals)));
+      assert.deepEqual(rounded, golden.briefRounded[estimator]);
+    }
+  });
+  test('an unknown estimator names the known ones', () => {
+    assert.throws(() => computeGroupAdvantages('ppo', [1, 0]), /unknown advantage estimator "ppo"; known: dr_grpo, grpo, grpo_sample_std, rloo/);
+    assert.deepEqual(advantageEstimatorNames, ['dr_grpo', 'grpo', 'grpo_sample_std', 'rloo']);
+  });
+});
+
+function episode(id: string, group: string, outcome: Outcome, reward: number | null): EpisodeTokens {
+  return { episodeId: id, groupId: group, outcome, reward, tokenIds: [1, 2, 3, 4], lossMask: [0, 1, 1, 0], behaviourLogprobs: [0, -0.5, -0.25, 0], policyVersions: [-1, 3, 3, -1] };
+}
+
+describe('batches', () => {
+  const episodes = [
+    episode('a1', 'a', 'submitted', 1), episode('a2', 'a', 'submitted', 0), episode('a3', 'a', 'agent_crash', 0), episode('a4', 'a', 'sandbox_crash', null),
+    episode('b1', 'b', 'submitted', 1), episode('b2', 'b', 'turn_limit', 0), episode('b3', 'b', 'grader_error', null),
+    episode('c1', 'c', 'policy_error', null), episode('c2', 'c', 'submitted', 1),
+  ];
+  test('environment failures never enter; agent crashes stay with reward 0; truncation zero keeps the episode', () => {
+    const { rows, counts } = buildBatchRows(episodes, { estimator: 'rloo', truncation: 'zero' });
+    assert.deepEqual(rows.map((row) => row.episodeId), ['a1', 'a2', 'a3', 'b1', 'b2']);
+    assert.deepEqual(counts, { episodes: 9, environmentFailures: 3, truncatedZeroed: 1, truncatedDropped: 0, agentCrashes: 1, groupsKept: 2, groupsDropped: 1, zeroAdvantageGroups: 0 });
+    assert.deepEqual(rows.map((row) => Number(row.advantage.toFixed(3))), [1, -0.5, -0.5, 1, -1]);
+  });
+  test('truncation drop excludes the truncated episode, and a group left with one episode is dropped', () => {
+    const { rows, counts } = buildBatchRows(episodes, { estimator: 'grpo', truncation: 'drop' });
+    assert.deepEqual(rows.map((row) => row.episodeId), ['a1', 'a2', 'a3']);
+    assert.equal(counts.truncatedDropped, 1);
+    assert.equal(counts.groupsDropped, 2);
+  });
+  test('every mask-1 token carries the episode advantage, every other token 0', () => {
+    assert.deepEqual(tokenAdvantages({ advantage: 0.5, lossMask: [0, 1, 1, 0, 1] }), [0, 0.5, 0.5, 0, 0.5]);
+  });
+  test('misaligned arrays and a trainable first token are rejected', () => {
+    assert.throws(() => buildBatchRows([{ ...episode('x', 'g', 'submitted', 1), lossMask: [0, 1] }], { estimator: 'grpo', truncation: 'zero' }), /lossMask has 2 entries, tokenIds 4/);
+    assert.throws(() => buildBatchRows([{ ...episode('x', 'g', 'submitted', 1), lossMask: [1, 1, 1, 0] }], { estimator: 'grpo', truncation: 'zero' }), /first token/);
+  });
+  test("a batch file written here reads back through the trainer's load_batch", async () => {
+    const { rows, counts } = buildBatchRows(episodes, { estimator: 'grpo', truncation: 'zero' });
+    rows[1] = { ...rows[1]!, tokenIds: [1, 2, 3], lossMask: [0, 1, 0], behaviourLogprobs: [0, -1.5, 0], policyVersions: [-1, 4, -1] };
+    const path = join(mkdtempSync(join(tmpdir(), 'agentrl-batch-')), 'batch.safetensors');
+    await writeBatch(path, rows, { counts, estimator: 'grpo', truncation: 'zero', padId: 0 });
+    const script = [
+      'import json, sys',
+      "sys.path.insert(0, 'trainer')",
+      'from agentrl_trainer.train_step import load_batch',
+      'tensors, metadata = load_batch(sys.argv[1])',
+      "print(json.dumps({'tensors': {k: {'dtype': str(v.dtype), 'shape': list(v.shape), 'values': v.flatten().tolist()} for k, v in tensors.items()}, 'metadata': metadata}))",
+    ].join('\n');
+    const loaded = JSON.parse(execFileSync(join(projectRoot, '.venv', 'bin', 'python'), ['-c', script, path], { cwd: projectRoot, encoding: 'utf8' }));
+    const { tensors, metadata } = loaded;
+    assert.deepEqual(tensors.input_ids.shape, [5, 4]);
+    assert.equal(tensors.input_ids.dtype, 'torch.int64');
+    assert.deepEqual(tensors.input_ids.values.slice(4, 8), [1, 2, 3, 0], 'rows are right-padded');
+    assert.deepEqual(tensors.loss_mask.values.slice(4, 8), [0, 1, 0, 0]);
+    assert.deepEqual(tensors.behaviour_logprobs.values.slice(0, 4), [0, -0.5, -0.25, 0]);
+    assert.deepEqual(tensors.policy_versions.values.slice(4, 8), [-1, 4, -1, -1]);
+    rows.forEach((row, index) => assert.ok(Math.abs(tensors.advantages.values[index] - row.advantage) < 1e-6));
+    assert.deepEqual(tensors.token_advantages.values.slice(0, 4).map((v: number) => Number(v.toFixed(5))), [0, 1, 1, 0].map((m) => Number((m * rows[0]!.advantage).toFixed(5))));
+    assert.deepEqual(metadata.episodeIds, rows.map((row) => row.episodeId));
+    assert.equal(metadata.estimator, 'grpo');
+    assert.deepEqual(metadata.counts, counts);
+  });
+});
