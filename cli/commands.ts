@@ -166,6 +166,31 @@ export const commands: Record<string, Command> = {
       return 0;
     },
   },
+  'policy-server': {
+    summary: 'serve an ONNX policy behind vLLM\'s /v1/completions (token ids in, token ids and log-probs out)',
+    usage: [
+      'Usage: npx agentrl policy-server --model FILE.onnx [--port 8000] [--host 127.0.0.1]',
+      '',
+      'POST /v1/completions   vLLM request shape; prompt as token ids; returns token_ids and log-probs',
+      'POST /v1/load_weights  {"model_path": "..."}: swap in new weights between requests',
+      'GET  /v1/models        the loaded policy version and its context length',
+    ].join('\n'),
+    options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
+    async run(values) {
+      if (!values.model) throw new Error('policy-server: --model FILE.onnx is required');
+      const port = values.port === undefined ? 8000 : positiveInt('--port', values.port as string);
+      const { createPolicyServer } = await import('../activities/policy-server');
+      const { server, current } = await createPolicyServer(resolve(values.model as string));
+      await new Promise<void>((resolveListen) => server.listen(port, (values.host as string | undefined) ?? '127.0.0.1', resolveListen));
+      console.log(`policy ${current().version} served at http://${(values.host as string | undefined) ?? '127.0.0.1'}:${port}/v1/completions`);
+      await new Promise<void>((resolveStop) => {
+        const stop = () => server.close(() => resolveStop());
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      return 0;
+    },
+  },
   reap: {
     summary: 'remove the containers and volumes of closed episodes',
     usage: 'Usage: npx agentrl reap\n\nAsks the server which episodes are closed and removes their sandboxes.',

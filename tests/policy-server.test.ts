@@ -1,0 +1,96 @@
+// The embedded policy server: onnxruntime-node behind vLLM's /v1/completions shape, checked against
+// the PyTorch model that was exported.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createPolicyServer } from '../activities/policy-server';
+import type { CompletionResponse } from '../shared/completions';
+import { projectRoot } from '../workers/config';
+
+const python = join(projectRoot, '.venv', 'bin', 'python');
+const fixture = join(projectRoot, 'tests', 'fixtures', 'policy_model.py');
+const dir = mkdtempSync(join(tmpdir(), 'agentrl-policy-server-'));
+const exportModel = (name: string, seed: number) => execFileSync(python, [fixture, 'export', join(dir, name), String(seed)], { encoding: 'utf8' }).trim();
+
+let base = '';
+let close: () => Promise<void> = async () => undefined;
+let versions: string[] = [];
+
+before(async () => {
+  versions = [exportModel('v1', 1), exportModel('v2', 2)];
+  const { server } = await createPolicyServer(join(dir, 'v1', 'policy.onnx'));
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => new Promise((resolveClose) => server.close(() => resolveClose()));
+});
+after(() => close());
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+describe('policy server', () => {
+  test('returns the generated token ids with log-probs that the PyTorch model reproduces', async () => {
+    const prompt = [5, 17, 256, 42];
+    const { status, json } = await post('/v1/completions', { prompt, max_tokens: 12, temperature: 0.7, seed: 7, logprobs: 0 });
+    assert.equal(status, 200);
+    const response = json as unknown as CompletionResponse;
+    const choice = response.choices[0]!;
+    assert.equal(response.model, versions[0]);
+    assert.equal(choice.token_ids!.length, 12);
+    assert.deepEqual(choice.prompt_token_ids, prompt);
+    assert.equal(choice.logprobs!.token_logprobs.length, 12);
+    assert.deepEqual(choice.logprobs!.tokens, choice.token_ids!.map((id) => `token_id:${id}`));
+    assert.deepEqual(response.usage, { prompt_tokens: 4, completion_tokens: 12, total_tokens: 16 });
+    const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v1'), '0.7', JSON.stringify([...prompt, ...choice.token_ids!]), String(prompt.length)], { encoding: 'utf8' })) as number[];
+    choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4, `token ${index}: ${value} vs ${reference[index]}`));
+  });
+
+  test('a seed makes sampling reproducible; n gives several samples', async () => {
+    const body = { prompt: [[1, 2, 3], [9, 8]], max_tokens: 6, temperature: 1, seed: 11, n: 2 };
+    const first = (await post('/v1/completions', body)).json as unknown as CompletionResponse;
+    const second = (await post('/v1/completions', body)).json as unknown as CompletionResponse;
+    assert.equal(first.choices.length, 4);
+    assert.deepEqual(first.choices.map((choice) => choice.token_ids), second.choices.map((choice) => choice.token_ids));
+    assert.deepEqual(first.choices.map((choice) => choice.prompt_token_ids), [[1, 2, 3], [1, 2, 3], [9, 8], [9, 8]]);
+  });
+
+  test('allowed_token_ids and stop_token_ids constrain and end generation', async () => {
+    const allowed = [10, 11, 12];
+    const { json } = await post('/v1/completions', { prompt: [1], max_tokens: 20, temperature: 1, seed: 3, allowed_token_ids: allowed, stop_token_ids: [12], logprobs: 0 });
+    const choice = (json as unknown as CompletionResponse).choices[0]!;
+    assert.ok(choice.token_ids!.every((id) => allowed.includes(id)));
+    if (choice.finish_reason === 'stop') assert.equal(choice.token_ids!.at(-1), 12);
+    else assert.equal(choice.token_ids!.length, 20);
+    // log-probs are under the constrained distribution: the three allowed tokens share all the mass
+    assert.ok(choice.logprobs!.token_logprobs.every((value) => value > Math.log(1e-9) && value <= 0));
+  });
+
+  test('bad requests are refused with the field named', async () => {
+    const text = await post('/v1/completions', { prompt: 'hello', max_tokens: 3 });
+    assert.equal(text.status, 400);
+    assert.match(String((text.json.error as { message: string }).message), /prompt must be token ids/);
+    const topP = await post('/v1/completions', { prompt: [1], top_p: 0.9 });
+    assert.match(String((topP.json.error as { message: string }).message), /top_p: only top_p = 1 is supported/);
+    const vocab = await post('/v1/completions', { prompt: [1, 999] });
+    assert.match(String((vocab.json.error as { message: string }).message), /below the vocabulary size 300/);
+  });
+
+  test('load_weights swaps the policy between requests', async () => {
+    const loaded = await post('/v1/load_weights', { model_path: join(dir, 'v2', 'policy.onnx') });
+    assert.equal(loaded.status, 200);
+    assert.equal(loaded.json.model, versions[1]);
+    const models = (await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string; max_model_len: number }[] };
+    assert.deepEqual(models.data.map((model) => [model.id, model.max_model_len]), [[versions[1], 64]]);
+    const { json } = await post('/v1/completions', { prompt: [5, 6], max_tokens: 4, temperature: 0.9, seed: 1, logprobs: 0 });
+    const choice = (json as unknown as CompletionResponse).choices[0]!;
+    assert.equal((json as unknown as CompletionResponse).model, versions[1]);
+    const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v2'), '0.9', JSON.stringify([5, 6, ...choice.token_ids!]), '2'], { encoding: 'utf8' })) as number[];
+    choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4));
+  });
+});
