@@ -3,26 +3,16 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { episodeKey } from '../activities/artifact-store';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
 import {
-  containersOf, policy, readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, testConfig, waitFor, type RunningWorker,
+  containersOf, policy, readTrajectory, runEpisode, scriptedPolicy, startWorker, task, testConfig, useEpisodeServer, waitFor, type RunningWorker,
 } from './helpers/temporal';
 
-let env: TestWorkflowEnvironment;
-let worker: RunningWorker;
-before(async () => {
-  env = await startTestServer();
-  worker = await startWorker(env);
-});
-after(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+const suite = useEpisodeServer();
 
 /** A worker in its own process, as `npx agentrl worker` runs it. */
 function spawnWorker(address: string, stateDir: string, taskQueue: string): ChildProcess {
@@ -43,14 +33,14 @@ async function waitReady(stateDir: string, pid: number): Promise<void> {
 }
 
 test('kill -9 of the worker during a tool call: the call runs exactly once and no turn is lost or repeated', async () => {
-  const config = testConfig(env.address);
+  const config = testConfig(suite.env.address);
   const taskQueue = `kill-${Date.now()}`;
-  const first = spawnWorker(env.address, config.stateDir, taskQueue);
+  const first = spawnWorker(suite.env.address, config.stateDir, taskQueue);
   let second: ChildProcess | undefined;
   try {
     await waitReady(config.stateDir, first.pid!);
     const workflowId = `kill-worker-${Date.now()}`;
-    const handle = await env.client.workflow.start('rolloutEpisode', {
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
       taskQueue,
       workflowId,
       // a short heartbeat timeout: the retry on the restarted worker comes a few seconds after the kill
@@ -61,7 +51,7 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
     await waitFor('turn 0 to start in the sandbox', async () => existsSync(journal) && JSON.parse(readFileSync(journal, 'utf8')).phase === 'started', 60_000);
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 1000));
     first.kill('SIGKILL');
-    second = spawnWorker(env.address, config.stateDir, taskQueue);
+    second = spawnWorker(suite.env.address, config.stateDir, taskQueue);
     const episode = await result;
     assert.equal(episode.outcome, 'submitted');
     const turns = readTrajectory(episode.trajectoryUri);
@@ -76,10 +66,10 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
 
 test('a forced continue-as-new mid-episode yields the same trajectory as a run without it', async () => {
   const input = { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') };
-  const plain = await runEpisode(env, worker, input);
-  const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId: `can-${Date.now()}`, args: [{ ...input, continueAsNewEveryTurns: 2 }] });
+  const plain = await runEpisode(suite.env, suite.worker, input);
+  const handle = await suite.env.client.workflow.start('rolloutEpisode', { taskQueue: suite.worker.taskQueue, workflowId: `can-${Date.now()}`, args: [{ ...input, continueAsNewEveryTurns: 2 }] });
   const chained = (await handle.result()) as EpisodeResult;
-  const firstRun = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+  const firstRun = await suite.env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
   assert.equal(firstRun.status.name, 'CONTINUED_AS_NEW');
   const strip = (uri: string) => readTrajectory(uri).map(({ turn, action, observation, status }) => ({ turn, action, observation: observation.replace(/in \d+\.\d+s/g, 'in Xs'), status }));
   assert.deepEqual(strip(chained.trajectoryUri), strip(plain.trajectoryUri));
@@ -92,7 +82,7 @@ test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB
   const turns = 1000;
   const spec = scriptedPolicy([...Array.from({ length: turns - 1 }, () => ({ tool: 'bash', command: "head -c 65536 /dev/zero | tr '\\0' y" })), { tool: 'submit' }]);
   const workflowId = `long-${Date.now()}`;
-  const result = await runEpisode(env, worker, {
+  const result = await runEpisode(suite.env, suite.worker, {
     task: task('off-by-one-range'), policy: spec, budgets: { maxTurns: turns, maxTokens: 200_000_000, maxObservationBytes: 65_536, deadlineMs: '30m' },
   }, workflowId);
   assert.equal(result.outcome, 'submitted');
@@ -100,8 +90,8 @@ test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB
   assert.equal(readTrajectory(result.trajectoryUri).length, turns);
   let bytes = 0;
   let runs = 0;
-  for await (const execution of env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
-    const history = await env.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+  for await (const execution of suite.env.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+    const history = await suite.env.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
     bytes += temporal.api.history.v1.History.encode(history).finish().length;
     runs++;
   }
@@ -111,15 +101,15 @@ test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB
 });
 
 test('a host that vanished turns into sandbox_crash within a bounded time, and the reaper removes its container later', async () => {
-  const config = testConfig(env.address);
+  const config = testConfig(suite.env.address);
   const taskQueue = `vanish-${Date.now()}`;
-  const host = spawnWorker(env.address, config.stateDir, taskQueue);
+  const host = spawnWorker(suite.env.address, config.stateDir, taskQueue);
   let orchestrator: RunningWorker | undefined;
   let reaper: RunningWorker | undefined;
   try {
     await waitReady(config.stateDir, host.pid!);
     const workflowId = `vanish-${Date.now()}`;
-    const handle = await env.client.workflow.start('rolloutEpisode', {
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
       taskQueue,
       workflowId,
       args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'sleep-loop'), timeouts: { heartbeatMs: '3s', hostScheduleToStartMs: '5s' } }],
@@ -130,7 +120,7 @@ test('a host that vanished turns into sandbox_crash within a bounded time, and t
     host.kill('SIGKILL');
     const killedAt = Date.now();
     // the workflows go on elsewhere; nothing serves the lost host's queue any more
-    orchestrator = await startWorker(env, testConfig(env.address, config.stateDir), { taskQueue, sandboxes: false });
+    orchestrator = await startWorker(suite.env, testConfig(suite.env.address, config.stateDir), { taskQueue, sandboxes: false });
     const episode = await result;
     assert.equal(episode.outcome, 'sandbox_crash');
     assert.equal(episode.reward, null);
@@ -139,7 +129,7 @@ test('a host that vanished turns into sandbox_crash within a bounded time, and t
     assert.equal((await containersOf(workflowId)).length, 1, 'the lost host could not release its container');
     await orchestrator.stop();
     orchestrator = undefined;
-    reaper = await startWorker(env, testConfig(env.address, config.stateDir), { taskQueue });
+    reaper = await startWorker(suite.env, testConfig(suite.env.address, config.stateDir), { taskQueue });
     await waitFor('the reaper', async () => (await containersOf(workflowId)).length === 0, 30_000);
   } finally {
     host.kill('SIGKILL');

@@ -3,31 +3,21 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { progressQueryName, type EpisodeProgress } from '../shared/episode';
 import {
-  containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, volumesOf, waitFor, type RunningWorker,
+  containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, startWorker, task, useEpisodeServer, volumesOf, waitFor,
 } from './helpers/temporal';
 
-let env: TestWorkflowEnvironment;
-let worker: RunningWorker;
-before(async () => {
-  env = await startTestServer();
-  worker = await startWorker(env);
-});
-after(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+const suite = useEpisodeServer();
 
 const offByOne = task('off-by-one-range');
 
 describe('episode outcomes', { concurrency: 3 }, () => {
   test('killing the container from outside mid-episode gives sandbox_crash', async () => {
     const workflowId = `kill-${Date.now()}`;
-    const running = runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }, workflowId);
+    const running = runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }, workflowId);
     const [agent] = await waitFor('the agent container', async () => {
       const list = (await containersOf(workflowId)).filter((c) => c.Labels['agentrl.role'] === 'agent' && c.State === 'running');
       return list.length ? list : null;
@@ -44,7 +34,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('cancelling an episode releases its sandbox', async () => {
     const workflowId = `cancel-${Date.now()}`;
-    const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', { taskQueue: suite.worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
     await waitFor('the agent container', async () => (await containersOf(workflowId)).some((c) => c.State === 'running'));
     const progress = await waitFor('a turn in progress', async () => {
       const answer = await handle.query<EpisodeProgress>(progressQueryName);
@@ -58,7 +48,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('a memory bomb by the agent gives agent_crash with reward 0', async () => {
-    const result = await runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'memory-bomb') });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'memory-bomb') });
     assert.equal(result.outcome, 'agent_crash');
     assert.equal(result.reward, 0);
     assert.equal(result.trueSuccess, false);
@@ -67,7 +57,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('the turn limit gives turn_limit, and the final state is still scored', async () => {
-    const result = await runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'many-turns'), budgets: { maxTurns: 4 } });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'many-turns'), budgets: { maxTurns: 4 } });
     assert.equal(result.outcome, 'turn_limit');
     assert.equal(result.counters.turns, 4);
     assert.equal(result.counters.turnLimitHits, 1);
@@ -76,7 +66,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('the token limit gives token_limit', async () => {
-    const result = await runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'big-output'), budgets: { maxTokens: 4000 } });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'big-output'), budgets: { maxTokens: 4000 } });
     assert.equal(result.outcome, 'token_limit');
     assert.equal(result.counters.tokenLimitHits, 1);
     assert.ok(result.counters.tokens >= 4000);
@@ -86,14 +76,14 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('the deadline gives timeout', async () => {
     const started = Date.now();
-    const result = await runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop'), budgets: { deadlineMs: '5s' } });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop'), budgets: { deadlineMs: '5s' } });
     assert.equal(result.outcome, 'timeout');
     assert.equal(result.counters.deadlineHits, 1);
     assert.ok(Date.now() - started < 30_000, 'the deadline ends the episode promptly');
   });
 
   test('malformed and unknown tool calls are observations and counted tool errors', async () => {
-    const result = await runEpisode(env, worker, { task: offByOne, policy: policy('off-by-one-range', 'malformed') });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'malformed') });
     assert.equal(result.outcome, 'submitted');
     assert.equal(result.counters.toolErrors, 3);
     const turns = readTrajectory(result.trajectoryUri);
@@ -108,7 +98,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
       { tool: 'bash', command: 'ps -eo args | grep -c "^sleep 30" || true' },
       { tool: 'submit' },
     ]);
-    const result = await runEpisode(env, worker, { task: offByOne, policy: spec, budgets: { toolTimeoutMs: '1500ms' } });
+    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: spec, budgets: { toolTimeoutMs: '1500ms' } });
     assert.equal(result.counters.toolTimeouts, 1);
     const turns = readTrajectory(result.trajectoryUri);
     assert.match(turns[0]!.observation, /timed out/);
@@ -117,7 +107,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('a workflow started with {} runs a bundled example', async () => {
-    const result = await runEpisode(env, worker, {});
+    const result = await runEpisode(suite.env, suite.worker, {});
     assert.equal(result.taskId, 'wrong-comparison');
     assert.equal(result.outcome, 'submitted');
     assert.equal(result.reward, 1);
@@ -125,11 +115,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('episodes are searchable by run, task, outcome and reward', async () => {
     const runId = `search-${Date.now()}`;
-    const result = await runEpisode(env, worker, { task: task('swapped-return'), policy: policy('swapped-return', 'fix'), runId });
+    const result = await runEpisode(suite.env, suite.worker, { task: task('swapped-return'), policy: policy('swapped-return', 'fix'), runId });
     const query = `AgentrlRunId = "${runId}" AND AgentrlTaskId = "swapped-return" AND AgentrlOutcome = "submitted" AND AgentrlReward = 1`;
     const found = await waitFor('the episode in visibility', async () => {
       const ids: string[] = [];
-      for await (const execution of env.client.workflow.list({ query })) ids.push(execution.workflowId);
+      for await (const execution of suite.env.client.workflow.list({ query })) ids.push(execution.workflowId);
       return ids.length ? ids : null;
     });
     assert.deepEqual(found, [result.workflowId]);
@@ -140,7 +130,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     cpSync(offByOne, dir, { recursive: true });
     writeFileSync(join(dir, 'task.yaml'), 'id: Not A Valid Id\nprompt: fix it\n');
     const workflowId = `bad-task-${Date.now()}`;
-    await assert.rejects(runEpisode(env, worker, { task: dir, policy: policy('off-by-one-range', 'fix') }, workflowId), (error: unknown) => {
+    await assert.rejects(runEpisode(suite.env, suite.worker, { task: dir, policy: policy('off-by-one-range', 'fix') }, workflowId), (error: unknown) => {
       assert.ok(error instanceof WorkflowFailedError);
       // the workflow fails with the activity's failure, whose cause is the InvalidTask application failure
       const activityFailure = error.cause as Error & { cause?: Error };
@@ -152,7 +142,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('a bad input field is rejected with its name', async () => {
-    await assert.rejects(runEpisode(env, worker, { checker: 'lenient' }), (error: unknown) => {
+    await assert.rejects(runEpisode(suite.env, suite.worker, { checker: 'lenient' }), (error: unknown) => {
       assert.ok(error instanceof WorkflowFailedError);
       assert.match(String((error.cause as Error).message), /episode input: checker/);
       return true;
@@ -162,10 +152,10 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
 test('the reaper removes containers whose episode is closed', async () => {
   const { createHardenedContainer, deploymentId, sandboxName } = await import('../activities/sandbox-lifecycle');
-  const deployment = deploymentId(worker.config.temporal.address, worker.config.temporal.namespace, worker.taskQueue);
+  const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
   const workflowId = `never-started-${Date.now()}`;
   const { container } = await createHardenedContainer(docker, {
-    name: sandboxName(deployment, workflowId), deployment, image: worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'reaper-test', role: 'agent', sandbox: worker.config.sandbox,
+    name: sandboxName(deployment, workflowId), deployment, image: suite.worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'reaper-test', role: 'agent', sandbox: suite.worker.config.sandbox,
   });
   await container.start();
   // the worker's reaper runs every 5 s in tests; a workflow the server does not know is closed

@@ -1,20 +1,10 @@
 // The sandbox as the agent sees it, through real tool calls in a real container.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { readTrajectory, runEpisode, scriptedPolicy, startTestServer, startWorker, task, type RunningWorker } from './helpers/temporal';
+import { test } from 'node:test';
+import { readTrajectory, runEpisode, scriptedPolicy, startWorker, task, useEpisodeServer } from './helpers/temporal';
 
-let env: TestWorkflowEnvironment;
-let worker: RunningWorker;
-before(async () => {
-  env = await startTestServer();
-  worker = await startWorker(env);
-});
-after(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+const suite = useEpisodeServer();
 
 const probes = {
   interfaces: 'ls /sys/class/net',
@@ -33,7 +23,7 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
   const names = Object.keys(probes) as (keyof typeof probes)[];
   const spec = scriptedPolicy([...names.map((name) => ({ tool: 'bash', command: probes[name] })), { tool: 'submit' }]);
   const hostLoadBefore = execFileSync('sh', ['-c', 'echo ok']).toString();
-  const result = await runEpisode(env, worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 20 } });
+  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 20 } });
   assert.equal(result.outcome, 'submitted');
   const seen = Object.fromEntries(readTrajectory(result.trajectoryUri).slice(0, names.length).map((turn, index) => [names[index], turn.observation]));
   assert.equal(seen.interfaces, 'lo\n[exit code 0]', 'no network interface but loopback');

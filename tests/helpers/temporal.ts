@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,4 +130,18 @@ export function scriptedPolicy(actions: readonly (Record<string, unknown> | stri
 export function readTrajectory(uri: string): { turn: number; action: string; observation: string; status: string }[] {
   const text = readFileSync(uri, 'utf8').trim();
   return text ? text.split('\n').map((line) => JSON.parse(line)) : [];
+}
+
+/** A dev server and an in-process worker for one test file, started before its tests and stopped after. */
+export function useEpisodeServer(): { env: TestWorkflowEnvironment; worker: RunningWorker } {
+  const suite = {} as { env: TestWorkflowEnvironment; worker: RunningWorker };
+  before(async () => {
+    suite.env = await startTestServer();
+    suite.worker = await startWorker(suite.env);
+  });
+  after(async () => {
+    await suite.worker?.stop();
+    await suite.env?.teardown();
+  });
+  return suite;
 }
