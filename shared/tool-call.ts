@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { translateAction } from './action-language';
 
 /** The tools an agent can call. */
 export const ToolCall = z.discriminatedUnion('tool', [
@@ -11,8 +12,12 @@ export const toolNames = ['bash', 'write_file', 'submit'] as const;
 
 export type ParsedToolCall = { ok: true; call: ToolCall } | { ok: false; error: string };
 
-/** Parses policy output into a tool call; a malformed call is an error for the agent to read, never a crash. */
+/**
+ * Parses policy output into a tool call: a JSON tool call, or a command of the compact action
+ * language (shared/action-language.ts). A malformed call is an error for the agent to read, never a crash.
+ */
 export function parseToolCall(text: string): ParsedToolCall {
+  if (!/^\s*[[{]/.test(text)) return translateAction(text);
   let value: unknown;
   try {
     value = JSON.parse(text);

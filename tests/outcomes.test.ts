@@ -87,7 +87,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     assert.equal(result.outcome, 'submitted');
     assert.equal(result.counters.toolErrors, 3);
     const turns = readTrajectory(result.trajectoryUri);
-    assert.match(turns[0]!.observation, /not valid JSON/);
+    assert.match(turns[0]!.observation, /unknown command "not"/);
     assert.match(turns[1]!.observation, /unknown tool "teleport"/);
     assert.match(turns[2]!.observation, /command/);
   });
