@@ -62,7 +62,12 @@ export async function exportChanges(container: Dockerode.Container, pristine: Re
     const after = tree.get(path);
     const status = !before ? 'added' : !after ? 'deleted' : after.symlink || !after.content.equals(before) ? 'modified' : null;
     if (!status) continue;
-    changes.push({ path, status, before: text(before), after: after?.symlink ? null : text(after?.content), protected: isProtected(path), symlink: Boolean(after?.symlink) });
+    const afterText = after?.symlink ? null : text(after?.content);
+    changes.push({
+      path, status, before: text(before), after: afterText, protected: isProtected(path), symlink: Boolean(after?.symlink),
+      // bytes that are not UTF-8 (a coding cookie, binary files) reach the detector exactly
+      ...(after && !after.symlink && afterText === null ? { afterBase64: after.content.toString('base64') } : {}),
+    });
   }
   return { changes, tree };
 }

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
 import type { ExpectedTests } from '../shared/task-spec';
-import { allExpectedPassed, gradeTree, type HarnessResult } from './grading';
+import { expectedOutcomesPassed, gradeTree, type HarnessResult } from './grading';
 import { localDeployment, localWorkflowPrefix } from './reaper';
 import { decodeFiles, ensureImage, sandboxName } from './sandbox-lifecycle';
 import { loadTaskFolder, readTree, TaskError } from './task-loader';
@@ -82,17 +82,17 @@ export async function validateTask(
   const startFailing = (start.report?.tests ?? []).filter((test) => test.outcome !== 'passed').length;
   checks.push({
     name: 'the starting repository fails',
-    ok: !allExpectedPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0,
+    ok: !expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0,
     detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
   });
   checks.push({
     name: 'the starting repository fails its visible tests',
-    ok: !allExpectedPassed(start, expected.visible),
+    ok: !expectedOutcomesPassed(start, expected.visible),
     detail: 'an agent must see a failing test',
   });
   if (wrongRun) {
-    const visibleOk = allExpectedPassed(wrongRun, expected.visible);
-    const fullOk = allExpectedPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]);
+    const visibleOk = expectedOutcomesPassed(wrongRun, expected.visible);
+    const fullOk = expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]);
     checks.push({ name: 'wrong-fix.patch passes the visible tests but not hidden or oracle ones', ok: visibleOk && !fullOk, detail: `visible ${visibleOk ? 'pass' : 'fail'}, all ${fullOk ? 'pass' : 'fail'}` });
   }
   const ok = checks.every((check) => check.ok);

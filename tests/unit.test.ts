@@ -21,7 +21,8 @@ describe('tool-call parsing', () => {
     assert.deepEqual(parseToolCall('{"tool":"submit"}'), { ok: true, call: { tool: 'submit' } });
   });
   test('rejects malformed calls with a message for the agent', () => {
-    assert.deepEqual(parseToolCall('not json'), { ok: false, error: 'tool call is not valid JSON: "not json"' });
+    assert.deepEqual(parseToolCall('{not json'), { ok: false, error: 'tool call is not valid JSON: "{not json"' });
+    assert.deepEqual(parseToolCall('not json'), { ok: false, error: 'unknown command "not"; commands: run, show, edit LINE OLD NEW, write_test, submit' });
     assert.deepEqual(parseToolCall('[1]'), { ok: false, error: 'tool call must be a JSON object with a "tool" field' });
     assert.deepEqual(parseToolCall('{"tool":"teleport"}'), { ok: false, error: 'unknown tool "teleport"; known tools: bash, write_file, submit' });
     assert.match((parseToolCall('{"tool":"bash"}') as { error: string }).error, /^invalid bash call: command: /);
@@ -130,7 +131,7 @@ describe('task folders', () => {
 describe('tamper kinds', () => {
   test('exactly the kinds that can forge a pass zero the reward', () => {
     const forging = tamperKindList.filter((kind) => forgesPass(kind.kind)).map((kind) => kind.kind).sort();
-    assert.deepEqual(forging, ['always_true_eq', 'exit_at_import', 'runner_internals', 'shadowing_module']);
+    assert.deepEqual(forging, ['always_true_eq', 'compiled_module', 'dynamic_code', 'exit_at_import', 'runner_internals', 'shadowing_module', 'unanalysable']);
     assert.ok(!forgesPass('test_edit'));
     assert.ok(!forgesPass('no_such_kind'));
   });
