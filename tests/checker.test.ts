@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { containersOf, policy, runEpisode, startWorker, task, volumesOf, useEpisodeServer } from './helpers/temporal';
+import { containersOf, policy, runEpisode, task, volumesOf, useEpisodeServer } from './helpers/temporal';
 
 const suite = useEpisodeServer();
 

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { progressQueryName, type EpisodeProgress } from '../shared/episode';
 import {
-  containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, startWorker, task, useEpisodeServer, volumesOf, waitFor,
+  containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer, volumesOf, waitFor,
 } from './helpers/temporal';
 
 const suite = useEpisodeServer();

@@ -1,0 +1,436 @@
+"""The `trainOnBatch` activity: one training step of a run, applied exactly once per stepId.
+
+Step N loads checkpoint N-1 (or initialises the model from `seed` when N == 1), trains on one
+safetensors batch, exports `policies/v<N>/policy.onnx`, saves checkpoint N and finally writes
+`steps/<stepId>.json`. A call whose record exists returns the recorded result without training,
+so a retry after a crash at any point never applies a step twice (see checkpoints.py).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from temporalio import activity
+from temporalio.exceptions import ApplicationError, CancelledError
+
+from .checkpoints import (
+    RunBusyError, checkpoint_path, export_policy, latest_checkpoint, load_checkpoint,
+    read_step_record, run_lock, save_checkpoint, write_step_record,
+)
+from .export import sidecar_path
+from .losses import AGGREGATIONS
+from .model import PolicyModel, PolicyModelConfig
+from .train_step import REQUIRED_KEYS, load_batch, train_on_batch, validate_batch
+
+ACTIVITY_NAME = "trainOnBatch"
+TASK_QUEUE = "training"
+# how often the background thread heartbeats; the SDK throttles sends to 0.8 x the heartbeat timeout
+HEARTBEAT_INTERVAL_S = 2.0
+# TEST HOOK ONLY: seconds to sleep after every optimizer update (heartbeating), so a test can kill
+# the worker mid-step. Never set it in production.
+TEST_HOOK_STEP_DELAY_ENV = "AGENTRL_TRAIN_STEP_DELAY_S"
+
+
+class ErrorTypes:
+    """ApplicationError types this activity raises; the first three are non-retryable."""
+
+    INVALID_INPUT = "InvalidInput"  # a field is malformed, a file it names is missing, or checkpoint N-1 is absent
+    STEP_CONFLICT = "StepConflict"  # stepId or step disagrees with what the run folder already holds
+    CHECKPOINT_UNREADABLE = "CheckpointUnreadable"  # checkpoint N-1 exists but cannot be loaded
+    NON_FINITE_UPDATE = "NonFiniteUpdate"  # the loss, gradient norm or weights became inf/NaN; nothing was written
+    RUN_BUSY = "RunBusy"  # retryable: another attempt of this run still holds the run lock
+    WORKER_SHUTDOWN = "WorkerShutdown"  # retryable: the worker is stopping; the retry starts from N-1
+
+
+_STEP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel": "d_model",
+                      "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout"}
+_OPTIMIZER_KEYS = ("lr", "weightDecay")
+_INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "temperature",
+               "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm")
+
+
+@dataclass(frozen=True)
+class TrainOnBatchInput:
+    """The validated input; JSON names are the camelCase forms of these fields."""
+
+    run_dir: Path
+    step_id: str
+    step: int
+    batch_path: Path
+    seed: int
+    model_config: PolicyModelConfig | None  # required at step 1, ignored after
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    temperature: float = 1.0
+    clip_eps: float = 0.2
+    clip_eps_high: float | None = None
+    aggregation: str = "token_mean"
+    minibatches: int = 1
+    epochs: int = 1
+    max_grad_norm: float = 1.0
+
+
+@activity.defn(name=ACTIVITY_NAME, no_thread_cancel_exception=True)
+def train_on_batch_activity(input: dict) -> dict:
+    """Runs training step `step` once per `stepId` and returns its result (see README: trainOnBatch)."""
+    started = time.monotonic()
+    request = parse_input(input)
+    record = read_step_record(request.run_dir, request.step_id)
+    if record is not None:
+        return _recorded_result(request, record)
+    previous = checkpoint_path(request.run_dir, request.step - 1)
+    if request.step > 1 and not previous.is_file():
+        latest = latest_checkpoint(request.run_dir)
+        raise _invalid(f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
+                       f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})")
+    with _Keepalive() as keepalive:
+        try:
+            with run_lock(request.run_dir):
+                # an attempt that held the lock may have completed the step meanwhile
+                record = read_step_record(request.run_dir, request.step_id)
+                if record is not None:
+                    return _recorded_result(request, record)
+                _check_no_conflict(request)
+                return _run_step(request, keepalive, started)
+        except RunBusyError as error:
+            raise ApplicationError(str(error), type=ErrorTypes.RUN_BUSY) from error
+
+
+def parse_input(raw: Any) -> TrainOnBatchInput:
+    """Validates the JSON input; a bad field raises a non-retryable InvalidInput naming it."""
+    if not isinstance(raw, Mapping):
+        raise _invalid(f"input must be a JSON object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - set(_INPUT_KEYS))
+    if unknown:
+        raise _invalid(f"{unknown[0]}: unknown field; known: {', '.join(_INPUT_KEYS)}")
+    step_id = _string(raw, "stepId")
+    if not _STEP_ID.match(step_id):
+        raise _invalid(f"stepId: {step_id!r} must match {_STEP_ID.pattern} (it names a file)")
+    step = _integer(raw, "step", minimum=1)
+    optimizer = raw.get("optimizer", {})
+    if not isinstance(optimizer, Mapping):
+        raise _invalid(f"optimizer must be an object {{lr, weightDecay}}, got {type(optimizer).__name__}")
+    unknown = sorted(set(optimizer) - set(_OPTIMIZER_KEYS))
+    if unknown:
+        raise _invalid(f"optimizer.{unknown[0]}: unknown field; known: {', '.join(_OPTIMIZER_KEYS)}")
+    aggregation = _string(raw, "aggregation", default="token_mean")
+    if aggregation not in AGGREGATIONS:
+        raise _invalid(f"aggregation: unknown {aggregation!r}; known: {', '.join(sorted(AGGREGATIONS))}")
+    clip_eps_high = raw.get("clipEpsHigh")
+    model_config = _model_config(raw.get("modelConfig"))
+    if step == 1 and model_config is None:
+        raise _invalid("modelConfig is required at step 1 (the model is initialised from it and seed)")
+    return TrainOnBatchInput(
+        run_dir=_absolute_path(raw, "runDir"),
+        step_id=step_id,
+        step=step,
+        batch_path=_absolute_path(raw, "batchPath"),
+        seed=_integer(raw, "seed", minimum=0, maximum=2**63 - 1),
+        model_config=model_config,
+        lr=_number(optimizer, "lr", default=1e-3, above=0.0, prefix="optimizer."),
+        weight_decay=_number(optimizer, "weightDecay", default=0.0, at_least=0.0, prefix="optimizer."),
+        temperature=_number(raw, "temperature", default=1.0, above=0.0),
+        clip_eps=_number(raw, "clipEps", default=0.2, above=0.0, below=1.0),
+        clip_eps_high=None if clip_eps_high is None else _number(raw, "clipEpsHigh", above=0.0),
+        aggregation=aggregation,
+        minibatches=_integer(raw, "minibatches", default=1, minimum=1),
+        epochs=_integer(raw, "epochs", default=1, minimum=1),
+        max_grad_norm=_number(raw, "maxGradNorm", default=1.0, above=0.0),
+    )
+
+
+def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float) -> dict[str, Any]:
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    activity.logger.info("trainOnBatch %s: step %d on %s", request.step_id, request.step, device.type)
+    keepalive.beat(phase="loading")
+    cuda_devices = [torch.cuda.current_device()] if device.type == "cuda" else []
+    # the step's RNG lives in the checkpoint; fork_rng keeps it from leaking into the worker process
+    with torch.random.fork_rng(devices=cuda_devices):
+        model, optimizer = _restore(request, device)
+        batch = {key: value.to(device) for key, value in _load_batch(request, model.config).items()}
+        _raise_if_stopping()
+        updates = request.epochs * request.minibatches if _has_nonzero_advantage(batch) else 0
+        progress = {"update": 0}
+
+        def between_updates(*_: Any) -> None:
+            progress["update"] += 1
+            keepalive.beat(phase="training", update=progress["update"], updates=updates)
+            _test_hook_delay()
+            _raise_if_stopping()
+
+        keepalive.beat(phase="training", update=0, updates=updates)
+        hook = optimizer.register_step_post_hook(between_updates)
+        try:
+            metrics = train_on_batch(
+                model, optimizer, batch, temperature=request.temperature, clip_eps=request.clip_eps,
+                clip_eps_high=request.clip_eps_high, aggregation=request.aggregation,
+                minibatches=request.minibatches, epochs=request.epochs, max_grad_norm=request.max_grad_norm,
+            )
+        finally:
+            hook.remove()
+        rng = {"torch": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state_all() if cuda_devices else None}
+    _raise_if_stopping()
+    finite_metrics = all(math.isfinite(metrics[key]) for key in ("loss", "mean_ratio", "kl_k3", "grad_norm"))
+    if not finite_metrics or not all(bool(parameter.isfinite().all()) for parameter in model.parameters()):
+        # a poisoned checkpoint would break every later step, and NaN is not JSON for the caller
+        raise ApplicationError(f"step {request.step}: non-finite update (loss {metrics['loss']}, grad norm "
+                               f"{metrics['grad_norm']}); nothing was written", type=ErrorTypes.NON_FINITE_UPDATE, non_retryable=True)
+
+    keepalive.beat(phase="exporting")
+    model_state = {key: value.detach().cpu() for key, value in model.state_dict().items()}
+    cpu_model = PolicyModel(model.config)  # export.py traces with CPU example inputs
+    cpu_model.load_state_dict(model_state)
+    onnx_path = export_policy(cpu_model, request.run_dir, request.step)
+    policy_version = json.loads(sidecar_path(onnx_path).read_text())["policyVersion"]
+
+    keepalive.beat(phase="checkpointing")
+    saved = save_checkpoint(request.run_dir, request.step, {
+        "step": request.step, "stepId": request.step_id, "policyVersion": policy_version, "seed": request.seed,
+        "modelConfig": asdict(model.config), "model": model_state, "optimizer": optimizer.state_dict(),
+        "optimizerSettings": {"lr": request.lr, "weightDecay": request.weight_decay}, "rng": rng,
+        "torchVersion": str(torch.__version__),
+    })
+    result = {
+        "stepId": request.step_id,
+        "step": request.step,
+        "policyVersion": policy_version,
+        "onnxPath": str(onnx_path),
+        "checkpointPath": str(saved),
+        "metrics": {
+            "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"],
+            "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
+            "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
+        },
+        "device": device.type,
+        "durationMs": round((time.monotonic() - started) * 1000),
+    }
+    keepalive.beat(phase="recording")
+    write_step_record(request.run_dir, request.step_id, {
+        "stepId": request.step_id, "step": request.step, "batchPath": str(request.batch_path),
+        "completedAt": datetime.now(timezone.utc).isoformat(), "result": result,
+    })
+    activity.logger.info("trainOnBatch %s: step %d done, policy %s", request.step_id, request.step, policy_version)
+    return result
+
+
+def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyModel, torch.optim.Optimizer]:
+    """Model and optimizer as checkpoint N-1 left them (RNG included), or freshly seeded at step 1."""
+    if request.step == 1:
+        assert request.model_config is not None  # parse_input guarantees it
+        torch.manual_seed(request.seed)  # seeds CUDA too; dropout then draws from this stream
+        model = PolicyModel(request.model_config).to(device)
+        return model, _optimizer(model, request)
+    path = checkpoint_path(request.run_dir, request.step - 1)
+    try:
+        checkpoint = load_checkpoint(path)  # on the CPU: RNG states must stay CPU tensors
+        model = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
+        model.load_state_dict(checkpoint["model"])
+    except Exception as error:  # a foreign or incompatible file (torch.load has no one error type)
+        raise _unreadable(path, error) from error
+    model.to(device)
+    optimizer = _optimizer(model, request)
+    try:
+        optimizer.load_state_dict(checkpoint["optimizer"])  # moves its state to the parameters' device
+    except (KeyError, ValueError) as error:
+        raise _unreadable(path, error) from error
+    for group in optimizer.param_groups:  # this step's settings win over the saved ones (schedules)
+        group["lr"], group["weight_decay"] = request.lr, request.weight_decay
+    torch.set_rng_state(checkpoint["rng"]["torch"])
+    if device.type == "cuda":
+        if checkpoint["rng"]["cuda"] is not None:
+            torch.cuda.set_rng_state_all(checkpoint["rng"]["cuda"])
+        else:  # the previous step ran on a CPU: derive a CUDA stream that a retry reproduces
+            torch.cuda.manual_seed_all(request.seed + request.step)
+    return model, optimizer
+
+
+def _optimizer(model: PolicyModel, request: TrainOnBatchInput) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=request.lr, weight_decay=request.weight_decay)
+
+
+def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[str, torch.Tensor]:
+    """The batch's training tensors, validated; any fault is an InvalidInput naming batchPath."""
+    try:
+        tensors, _ = load_batch(request.batch_path)
+    except FileNotFoundError as error:
+        raise _invalid(f"batchPath: {request.batch_path} does not exist") from error
+    except (SafetensorError, OSError, ValueError) as error:
+        raise _invalid(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
+    # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
+    batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask") if key in tensors}
+    try:
+        validate_batch(batch, config.context)
+    except ValueError as error:
+        raise _invalid(f"batchPath: {error}") from error
+    input_ids, batch_size = batch["input_ids"], batch["input_ids"].shape[0]
+    if bool(((input_ids < 0) | (input_ids >= config.vocab_size)).any()):
+        raise _invalid(f"batchPath: batch.input_ids holds ids outside the vocabulary [0, {config.vocab_size})")
+    if not bool(batch["advantages"].isfinite().all()):
+        raise _invalid("batchPath: batch.advantages must be finite")
+    allowed = batch.get("allowed_mask")
+    if allowed is not None and allowed.shape[-1] != config.vocab_size:
+        raise _invalid(f"batchPath: batch.allowed_mask must have V = {config.vocab_size}, got {allowed.shape[-1]}")
+    if request.minibatches > batch_size:
+        raise _invalid(f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}")
+    return batch
+
+
+def _has_nonzero_advantage(batch: Mapping[str, torch.Tensor]) -> bool:
+    advantages = batch["advantages"]
+    if advantages.dim() == 2:
+        advantages = advantages[batch["loss_mask"].bool()]
+    return bool((advantages != 0).any())
+
+
+def _check_no_conflict(request: TrainOnBatchInput) -> None:
+    """Refuses to (re)compute step N when the run has moved past it or another stepId completed it."""
+    latest = latest_checkpoint(request.run_dir)
+    if latest is None or latest[0] < request.step:
+        return
+    if latest[0] > request.step:
+        raise ApplicationError(f"step: the run already has checkpoint {latest[0]}, past step {request.step}, "
+                               f"and no record of stepId {request.step_id!r}", type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+    # checkpoint N without our record: our own crashed attempt (redo it), unless another stepId completed it
+    owner = load_checkpoint(latest[1], mmap=True).get("stepId")
+    if owner != request.step_id and read_step_record(request.run_dir, owner) is not None:
+        raise ApplicationError(f"step: step {request.step} was already completed by stepId {owner!r}, not {request.step_id!r}",
+                               type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+
+
+def _recorded_result(request: TrainOnBatchInput, record: Mapping[str, Any]) -> dict[str, Any]:
+    if record["step"] != request.step or record["batchPath"] != str(request.batch_path):
+        raise ApplicationError(
+            f"stepId: {request.step_id!r} was recorded for step {record['step']} with batch {record['batchPath']}, "
+            f"not step {request.step} with {request.batch_path}", type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+    activity.logger.info("trainOnBatch %s: already done, returning the recorded result", request.step_id)
+    return record["result"]
+
+
+def _raise_if_stopping() -> None:
+    """Cancellation and worker shutdown take effect here, between minibatches, before anything is written."""
+    if activity.is_worker_shutdown():
+        raise ApplicationError("the training worker is shutting down; the retry restarts this step from checkpoint N-1",
+                               type=ErrorTypes.WORKER_SHUTDOWN)
+    if activity.is_cancelled():
+        raise CancelledError("trainOnBatch cancelled between minibatches; nothing was written")
+
+
+def _test_hook_delay() -> None:
+    # TEST HOOK ONLY (AGENTRL_TRAIN_STEP_DELAY_S): stretches each update so a test can kill the worker mid-step
+    delay = float(os.environ.get(TEST_HOOK_STEP_DELAY_ENV) or 0)
+    if delay > 0:
+        activity.wait_for_cancelled_sync(delay)  # the keepalive thread heartbeats meanwhile
+
+
+class _Keepalive:
+    """Heartbeats the latest progress every HEARTBEAT_INTERVAL_S from a background thread.
+
+    A long forward pass or ONNX export has no natural heartbeat point; this way a live worker
+    always heartbeats, and the heartbeat timeout catches a dead worker quickly.
+    """
+
+    def __init__(self) -> None:
+        self._details: dict[str, Any] = {"phase": "starting"}
+        self._stop = threading.Event()
+        # the activity context is a context variable: the thread needs a copy to heartbeat
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._run,), name="trainOnBatch-keepalive", daemon=True)
+
+    def __enter__(self) -> _Keepalive:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def beat(self, **details: Any) -> None:
+        self._details = details
+        activity.heartbeat(details)
+
+    def _run(self) -> None:
+        while not self._stop.wait(HEARTBEAT_INTERVAL_S):
+            try:
+                activity.heartbeat(self._details)
+            except Exception as error:  # logged, not raised: the step itself decides the outcome
+                activity.logger.warning("trainOnBatch keepalive heartbeat failed: %s", error)
+
+
+def _unreadable(path: Path, error: Exception) -> ApplicationError:
+    # retrying cannot repair a file that was renamed into place whole
+    return ApplicationError(f"step: checkpoint {path} cannot be loaded: {error}",
+                            type=ErrorTypes.CHECKPOINT_UNREADABLE, non_retryable=True)
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorTypes.INVALID_INPUT, non_retryable=True)
+
+
+def _string(raw: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise _invalid(f"{key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _absolute_path(raw: Mapping[str, Any], key: str) -> Path:
+    path = Path(_string(raw, key))
+    if not path.is_absolute():
+        raise _invalid(f"{key} must be an absolute path (the worker's working directory is not the caller's), got {str(path)!r}")
+    return path
+
+
+def _integer(raw: Mapping[str, Any], key: str, *, default: int | None = None, minimum: int,
+             maximum: int | None = None, prefix: str = "") -> int:
+    value = raw.get(key, default)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON has one number type: 3.0 is 3
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
+        bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
+        raise _invalid(f"{prefix}{key} must be an integer {bound}, got {value!r}")
+    return value
+
+
+def _number(raw: Mapping[str, Any], key: str, *, default: float | None = None, above: float | None = None,
+            at_least: float | None = None, below: float | None = None, prefix: str = "") -> float:
+    value = raw.get(key, default)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and (above is None or value > above) and (at_least is None or value >= at_least) and (below is None or value < below)
+    if not ok:
+        bounds = [f"> {above}" if above is not None else "", f">= {at_least}" if at_least is not None else "",
+                  f"< {below}" if below is not None else ""]
+        raise _invalid(f"{prefix}{key} must be a finite number {' and '.join(b for b in bounds if b)}, got {value!r}")
+    return float(value)
+
+
+def _model_config(raw: Any) -> PolicyModelConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise _invalid(f"modelConfig must be an object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - set(_MODEL_CONFIG_KEYS))
+    if unknown:
+        raise _invalid(f"modelConfig.{unknown[0]}: unknown field; known: {', '.join(_MODEL_CONFIG_KEYS)}")
+    fields: dict[str, Any] = {}
+    for key, field in _MODEL_CONFIG_KEYS.items():
+        if key in raw:
+            fields[field] = _number(raw, key, at_least=0.0, prefix="modelConfig.") if field == "dropout" \
+                else _integer(raw, key, minimum=1, prefix="modelConfig.")
+    try:
+        return PolicyModelConfig(**fields)
+    except ValueError as error:  # e.g. dModel not divisible by nHeads
+        raise _invalid(f"modelConfig: {error}") from error

@@ -1,0 +1,251 @@
+"""trainOnBatch through temporalio's ActivityEnvironment: real torch, real ONNX export, no server."""
+
+import json
+import re
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import onnxruntime
+import pytest
+import torch
+from temporalio.exceptions import ApplicationError, CancelledError
+from temporalio.testing import ActivityEnvironment
+
+from agentrl_trainer.checkpoints import checkpoint_path, latest_checkpoint, load_checkpoint, step_record_path
+from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+from agentrl_trainer.train_step import save_batch, sequence_logprobs
+from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
+
+torch.set_num_threads(2)
+MODEL_CONFIG = {"vocabSize": 32, "context": 16, "dModel": 16, "nLayers": 1, "nHeads": 2}
+CONFIG = PolicyModelConfig(vocab_size=32, context=16, d_model=16, n_layers=1, n_heads=2)
+TEMPERATURE = 0.9
+
+
+def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None):
+    """Four sequences of 12 tokens, actions at positions 4..9; behaviour log-probs from `model` (fresh) or noise."""
+    generator = torch.Generator().manual_seed(seed)
+    B, T = len(advantages), 12
+    input_ids = torch.randint(0, CONFIG.vocab_size, (B, T), generator=generator)
+    loss_mask = torch.zeros(B, T, dtype=torch.uint8)
+    loss_mask[:, 4:10] = 1
+    if model is None:
+        behaviour = -3.5 + 0.1 * torch.randn(B, T, generator=generator)  # about log(1 / 32)
+    else:
+        with torch.no_grad():
+            behaviour = sequence_logprobs(model, input_ids, TEMPERATURE)
+    save_batch(path, {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
+                      "behaviour_logprobs": behaviour.float()}, {"note": "test batch"})
+    return str(path)
+
+
+def request(run_dir, number, step_id, batch_path, **overrides):
+    return {"runDir": str(run_dir), "stepId": step_id, "step": number, "batchPath": str(batch_path), "seed": 7,
+            "modelConfig": MODEL_CONFIG, "optimizer": {"lr": 1e-2}, "temperature": TEMPERATURE, **overrides}
+
+
+def run(payload, environment=None):
+    return (environment or ActivityEnvironment()).run(train_on_batch_activity, payload)
+
+
+@contextmanager
+def raises(error_type, message, *, non_retryable=True):
+    """Expects an ApplicationError of `error_type` whose message matches `message` (re.search)."""
+    with pytest.raises(ApplicationError) as caught:
+        yield caught
+    error = caught.value
+    assert (error.type, error.non_retryable) == (error_type, non_retryable), error
+    assert re.search(message, error.message), f"{error.message!r} does not match {message!r}"
+
+
+def model_from(path):
+    checkpoint = load_checkpoint(path)
+    model = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
+    model.load_state_dict(checkpoint["model"])
+    return model
+
+
+def snapshot(folder):
+    """Every file under `folder` (hidden ones too): relative path -> (mtime_ns, bytes)."""
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def run_with_step_one(tmp_path, step_one):
+    """A fresh run folder holding only checkpoint 1 of the shared run."""
+    run_dir = tmp_path / "run"
+    checkpoint_path(run_dir, 1).parent.mkdir(parents=True)
+    shutil.copy2(checkpoint_path(step_one["runDir"], 1), checkpoint_path(run_dir, 1))
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def step_one(tmp_path_factory):
+    """Step 1 of a run, from seed 7, with the heartbeats it sent."""
+    base = tmp_path_factory.mktemp("step-one")
+    batch = write_batch(base / "batch-1.safetensors", seed=1)
+    heartbeats = []
+    environment = ActivityEnvironment()
+    environment.on_heartbeat = lambda *details: heartbeats.append(details[0])
+    payload = request(base / "run", 1, "iteration-0001", batch, minibatches=2)
+    result = run(payload, environment)
+    return {"runDir": base / "run", "payload": payload, "result": result, "heartbeats": heartbeats}
+
+
+def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
+    run_dir, result = step_one["runDir"], step_one["result"]
+    assert set(result) == {"stepId", "step", "policyVersion", "onnxPath", "checkpointPath", "metrics", "device", "durationMs"}
+    assert result["stepId"] == "iteration-0001" and result["step"] == 1 and result["device"] == "cpu"
+    assert result["checkpointPath"] == str(run_dir / "checkpoints" / "step-1.pt")
+    assert result["onnxPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
+    metrics = result["metrics"]
+    assert set(metrics) == {"loss", "meanRatio", "clipFraction", "klK3", "gradNorm", "skipped", "maskedTokens", "updates"}
+    assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
+    sidecar = json.loads(Path(result["onnxPath"] + ".json").read_text())
+    assert result["policyVersion"] == sidecar["policyVersion"]
+
+    checkpoint = load_checkpoint(result["checkpointPath"])
+    assert checkpoint["step"] == 1 and checkpoint["stepId"] == "iteration-0001"
+    assert checkpoint["policyVersion"] == result["policyVersion"] and checkpoint["modelConfig"]["d_model"] == 16
+    assert {int(state["step"]) for state in checkpoint["optimizer"]["state"].values()} == {2}  # two minibatch updates
+    assert checkpoint["rng"]["torch"].dtype == torch.uint8 and checkpoint["rng"]["cuda"] is None
+    assert latest_checkpoint(run_dir) == (1, run_dir / "checkpoints" / "step-1.pt")
+
+    record = json.loads(step_record_path(run_dir, "iteration-0001").read_text())
+    assert record["result"] == result and record["step"] == 1
+    # the exported policy computes what the checkpoint's model computes
+    ids = torch.randint(0, CONFIG.vocab_size, (3, 9), generator=torch.Generator().manual_seed(3))
+    session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
+    (logits,) = session.run(["logits"], {"input_ids": ids.numpy()})
+    with torch.no_grad():
+        expected = model_from(result["checkpointPath"]).eval()(ids)
+    assert torch.allclose(torch.from_numpy(logits), expected, atol=1e-4)
+
+
+def test_heartbeats_report_each_update_and_the_export(step_one):
+    training = [beat for beat in step_one["heartbeats"] if beat["phase"] == "training"]
+    # the keepalive thread may repeat a beat, so compare the distinct values
+    assert sorted({beat["update"] for beat in training}) == [0, 1, 2] and all(beat["updates"] == 2 for beat in training)
+    assert {"loading", "exporting", "checkpointing", "recording"} <= {beat["phase"] for beat in step_one["heartbeats"]}
+
+
+def test_same_step_id_returns_the_recorded_result_and_touches_no_file(step_one):
+    before = snapshot(step_one["runDir"])
+    again = run(step_one["payload"])
+    assert again == step_one["result"]
+    assert snapshot(step_one["runDir"]) == before
+
+
+def test_all_zero_advantages_give_checkpoint_n_with_the_weights_of_n_minus_1(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "zero.safetensors", seed=2, advantages=(0.0,) * 4)
+    result = run(request(run_dir, 2, "iteration-0002", batch))
+    assert result["metrics"]["skipped"] is True and result["metrics"]["updates"] == 0
+    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    assert current["step"] == 2
+    assert all(torch.equal(previous["model"][name], current["model"][name]) for name in previous["model"])
+    for key, state in previous["optimizer"]["state"].items():
+        assert all(torch.equal(value, current["optimizer"]["state"][key][name]) for name, value in state.items())
+
+
+def test_fresh_batch_from_the_current_model_has_ratio_one(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "fresh.safetensors", seed=3, model=model_from(checkpoint_path(run_dir, 1)))
+    metrics = run(request(run_dir, 2, "iteration-0002", batch))["metrics"]
+    assert abs(metrics["meanRatio"] - 1.0) < 1e-3 and metrics["clipFraction"] == 0.0 and abs(metrics["klK3"]) < 1e-5
+
+
+def test_checkpoint_left_by_a_crash_before_the_record_is_recomputed_from_n_minus_1(tmp_path, step_one):
+    batch = write_batch(tmp_path / "batch-2.safetensors", seed=2)
+    clean = run_with_step_one(tmp_path / "clean", step_one)
+    expected = load_checkpoint(run(request(clean, 2, "iteration-0002", batch))["checkpointPath"])
+    crashed = run_with_step_one(tmp_path / "crashed", step_one)
+    # what a worker killed after saving checkpoint 2 but before its record leaves: a stale step-2.pt
+    shutil.copy2(checkpoint_path(crashed, 1), checkpoint_path(crashed, 2))
+    checkpoint = load_checkpoint(run(request(crashed, 2, "iteration-0002", batch))["checkpointPath"])
+    assert all(torch.equal(expected["model"][name], checkpoint["model"][name]) for name in expected["model"])
+    assert {int(state["step"]) for state in checkpoint["optimizer"]["state"].values()} == {3}  # 2 at step 1, 1 now
+
+
+def test_a_second_step_id_for_a_completed_step_is_a_conflict(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "batch-2.safetensors", seed=2)
+    run(request(run_dir, 2, "iteration-0002", batch))
+    with raises("StepConflict", r"step 2 was already completed by stepId 'iteration-0002'"):
+        run(request(run_dir, 2, "iteration-0002-again", batch))
+    with raises("StepConflict", r"^stepId: 'iteration-0002' was recorded for step 2"):
+        run(request(run_dir, 3, "iteration-0002", batch))
+
+
+def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_path):
+    batch = write_batch(tmp_path / "batch.safetensors")
+    with raises("InvalidInput", r"^step: step 3 needs the checkpoint of step 2, but .*step-2\.pt does not exist"):
+        run(request(tmp_path / "run", 3, "iteration-0003", batch))
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"stepId": "../escape"}, r"^stepId: '\.\./escape' must match"),
+    ({"step": 0}, r"^step must be an integer >= 1, got 0"),
+    ({"step": True}, r"^step must be an integer >= 1, got True"),
+    ({"runDir": "relative/run"}, r"^runDir must be an absolute path"),
+    ({"seed": "7"}, r"^seed must be an integer in \[0, "),
+    ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
+    ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
+    ({"clipEps": 1.5}, r"^clipEps must be a finite number > 0\.0 and < 1\.0, got 1\.5"),
+    ({"aggregation": "mean"}, r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean"),
+    ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runDir, stepId"),
+    ({"modelConfig": None}, r"^modelConfig is required at step 1"),
+    ({"modelConfig": {**MODEL_CONFIG, "nHeads": 3}}, r"^modelConfig: PolicyModelConfig\.d_model \(16\) must be divisible by n_heads \(3\)"),
+    ({"modelConfig": {"vocabSize": 0}}, r"^modelConfig\.vocabSize must be an integer >= 1, got 0"),
+    ({"minibatches": 5}, r"^minibatches: must be in \[1, 4\] \(the batch has 4 sequences\), got 5"),
+    ({"batchPath": "/nonexistent/batch.safetensors"}, r"^batchPath: /nonexistent/batch\.safetensors does not exist"),
+])
+def test_bad_fields_are_non_retryable_invalid_input_naming_the_field(tmp_path, overrides, message):
+    batch = write_batch(tmp_path / "batch.safetensors")
+    with raises("InvalidInput", message):
+        run(request(tmp_path / "run", 1, "iteration-0001", batch, **overrides))
+    assert not checkpoint_path(tmp_path / "run", 1).exists()
+
+
+def test_malformed_batch_is_invalid_input_naming_batch_path(tmp_path):
+    path = tmp_path / "batch.safetensors"
+    save_batch(path, {"input_ids": torch.full((2, 8), 40), "loss_mask": torch.zeros(2, 8), "advantages": torch.ones(2),
+                      "behaviour_logprobs": torch.zeros(2, 8)})
+    with raises("InvalidInput", r"^batchPath: batch\.input_ids holds ids outside the vocabulary \[0, 32\)"):
+        run(request(tmp_path / "run", 1, "iteration-0001", path))
+
+
+def test_a_non_finite_update_is_non_retryable_and_writes_nothing(tmp_path):
+    path = tmp_path / "batch.safetensors"
+    loss_mask = torch.zeros(2, 8)
+    loss_mask[:, 3:] = 1
+    # finite but absurd behaviour log-probs: ratio inf, and with a negative advantage an infinite loss
+    save_batch(path, {"input_ids": torch.ones((2, 8), dtype=torch.int64), "loss_mask": loss_mask,
+                      "advantages": torch.tensor([-1.0, 1.0]), "behaviour_logprobs": torch.full((2, 8), -1e30)})
+    with raises("NonFiniteUpdate", r"^step 1: non-finite update \(loss inf"):
+        run(request(tmp_path / "run", 1, "iteration-0001", path))
+    assert latest_checkpoint(tmp_path / "run") is None and not (tmp_path / "run" / "policies").exists()
+
+
+@pytest.mark.parametrize("stop", ["cancel", "worker_shutdown"])
+def test_cancellation_and_shutdown_take_effect_between_minibatches_and_write_nothing(tmp_path, monkeypatch, stop):
+    monkeypatch.setenv(TEST_HOOK_STEP_DELAY_ENV, "0.2")  # each update then waits (for cancellation) 0.2 s
+    batch = write_batch(tmp_path / "batch.safetensors")
+    environment = ActivityEnvironment()
+    updates = []
+
+    def on_heartbeat(details):
+        updates.append(details.get("update"))
+        if details.get("update") == 1:  # the first of four updates is done: stop now
+            getattr(environment, stop)()
+
+    environment.on_heartbeat = on_heartbeat
+    with pytest.raises((CancelledError, ApplicationError)) as caught:
+        run(request(tmp_path / "run", 1, "iteration-0001", batch, minibatches=4), environment)
+    if stop == "cancel":
+        assert isinstance(caught.value, CancelledError)
+    else:
+        assert caught.value.type == "WorkerShutdown" and not caught.value.non_retryable
+    assert max(update for update in updates if update is not None) == 1  # updates 2..4 never ran
+    assert not any(path.is_file() and path.name != ".train.lock" for path in (tmp_path / "run").rglob("*"))
