@@ -116,7 +116,9 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
       startToCloseTimeout: input.budgets.toolTimeoutMs + 120_000,
       // the tool's own timeout is cut to the deadline; the margin covers start-up, recording and retries
       scheduleToCloseTimeout: remainingMs + deadlineMarginMs,
-      retry: { initialInterval: '1s', maximumAttempts: 20 },
+      // enough attempts for a worker restart or a daemon hiccup; a fault that persists ends the episode as
+      // sandbox_crash (an environment failure) well before the deadline turns it into a trainable timeout
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
     }).takeTurn;
   const scoring = proxyActivities<HostActivities>({
     ...common,
