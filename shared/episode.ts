@@ -142,7 +142,6 @@ export interface EpisodeState {
   task: TaskSummary;
   policy: PolicySummary;
   sandbox: SandboxHandle;
-  nextTurn: number;
   counters: EpisodeCounters;
   deadlineAtMs: number;
 }

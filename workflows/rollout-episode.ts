@@ -47,7 +47,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       taskQueue: sandboxesQueue(workflowInfo().taskQueue),
       startToCloseTimeout: input.timeouts.acquireMs,
       heartbeatTimeout: input.timeouts.heartbeatMs,
-      // acquisition is idempotent by workflow id, so a retry finds the container an earlier attempt made
+      // acquisition is idempotent by episode id, so a retry finds the container an earlier attempt made
       retry: { maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.missingImage] },
     });
     let sandbox: SandboxHandle;
@@ -61,7 +61,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
       return finish(input, { task, policy, counters: emptyCounters() }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
     }
-    state = { task, policy, sandbox, nextTurn: 0, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
+    state = { task, policy, sandbox, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
   }
   const episode = state;
   Object.assign(progress, { phase: 'running', counters: episode.counters, taskId: episode.task.id });
@@ -88,8 +88,8 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     if (isCancellation(error)) await CancellationScope.nonCancellable(() => records.writeTrajectory({ episodeId }));
     throw error;
   } finally {
-    progress.phase = 'releasing';
     if (!continuing) {
+      progress.phase = 'releasing';
       // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
       await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
         log.warn('sandbox release failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
@@ -171,7 +171,6 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     }
     counters.turns++;
     turnsThisRun++;
-    episode.nextTurn = counters.turns;
     counters.tokens += summary.actionTokens + summary.observationTokens;
     if (summary.status !== 'policy_error') counters.toolCalls++;
     if (summary.status === 'tool_error') counters.toolErrors++;
