@@ -12,11 +12,10 @@ import contextvars
 import json
 import math
 import os
-import re
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,9 @@ from .checkpoints import (
     read_step_record, run_lock, save_checkpoint, write_step_record,
 )
 from .export import sidecar_path
-from .losses import AGGREGATIONS
 from .model import PolicyModel, PolicyModelConfig
 from .train_step import REQUIRED_KEYS, load_batch, train_on_batch, validate_batch
+from .training_input import ErrorTypes, TrainOnBatchInput, invalid_input, parse_input
 
 ACTIVITY_NAME = "trainOnBatch"
 TASK_QUEUE = "training"
@@ -42,46 +41,6 @@ HEARTBEAT_INTERVAL_S = 2.0
 # TEST HOOK ONLY: seconds to sleep after every optimizer update (heartbeating), so a test can kill
 # the worker mid-step. Never set it in production.
 TEST_HOOK_STEP_DELAY_ENV = "AGENTRL_TRAIN_STEP_DELAY_S"
-
-
-class ErrorTypes:
-    """ApplicationError types this activity raises; the first three are non-retryable."""
-
-    INVALID_INPUT = "InvalidInput"  # a field is malformed, a file it names is missing, or checkpoint N-1 is absent
-    STEP_CONFLICT = "StepConflict"  # stepId or step disagrees with what the run folder already holds
-    CHECKPOINT_UNREADABLE = "CheckpointUnreadable"  # checkpoint N-1 exists but cannot be loaded
-    NON_FINITE_UPDATE = "NonFiniteUpdate"  # the loss, gradient norm or weights became inf/NaN; nothing was written
-    RUN_BUSY = "RunBusy"  # retryable: another attempt of this run still holds the run lock
-    WORKER_SHUTDOWN = "WorkerShutdown"  # retryable: the worker is stopping; the retry starts from N-1
-
-
-_STEP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel": "d_model",
-                      "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout"}
-_OPTIMIZER_KEYS = ("lr", "weightDecay")
-_INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "temperature",
-               "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm")
-
-
-@dataclass(frozen=True)
-class TrainOnBatchInput:
-    """The validated input; JSON names are the camelCase forms of these fields."""
-
-    run_dir: Path
-    step_id: str
-    step: int
-    batch_path: Path
-    seed: int
-    model_config: PolicyModelConfig | None  # required at step 1, ignored after
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    temperature: float = 1.0
-    clip_eps: float = 0.2
-    clip_eps_high: float | None = None
-    aggregation: str = "token_mean"
-    minibatches: int = 1
-    epochs: int = 1
-    max_grad_norm: float = 1.0
 
 
 @activity.defn(name=ACTIVITY_NAME, no_thread_cancel_exception=True)
@@ -95,7 +54,7 @@ def train_on_batch_activity(input: dict) -> dict:
     previous = checkpoint_path(request.run_dir, request.step - 1)
     if request.step > 1 and not previous.is_file():
         latest = latest_checkpoint(request.run_dir)
-        raise _invalid(f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
+        raise invalid_input(f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
                        f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})")
     with _Keepalive() as keepalive:
         try:
@@ -108,49 +67,6 @@ def train_on_batch_activity(input: dict) -> dict:
                 return _run_step(request, keepalive, started)
         except RunBusyError as error:
             raise ApplicationError(str(error), type=ErrorTypes.RUN_BUSY) from error
-
-
-def parse_input(raw: Any) -> TrainOnBatchInput:
-    """Validates the JSON input; a bad field raises a non-retryable InvalidInput naming it."""
-    if not isinstance(raw, Mapping):
-        raise _invalid(f"input must be a JSON object, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - set(_INPUT_KEYS))
-    if unknown:
-        raise _invalid(f"{unknown[0]}: unknown field; known: {', '.join(_INPUT_KEYS)}")
-    step_id = _string(raw, "stepId")
-    if not _STEP_ID.match(step_id):
-        raise _invalid(f"stepId: {step_id!r} must match {_STEP_ID.pattern} (it names a file)")
-    step = _integer(raw, "step", minimum=1)
-    optimizer = raw.get("optimizer", {})
-    if not isinstance(optimizer, Mapping):
-        raise _invalid(f"optimizer must be an object {{lr, weightDecay}}, got {type(optimizer).__name__}")
-    unknown = sorted(set(optimizer) - set(_OPTIMIZER_KEYS))
-    if unknown:
-        raise _invalid(f"optimizer.{unknown[0]}: unknown field; known: {', '.join(_OPTIMIZER_KEYS)}")
-    aggregation = _string(raw, "aggregation", default="token_mean")
-    if aggregation not in AGGREGATIONS:
-        raise _invalid(f"aggregation: unknown {aggregation!r}; known: {', '.join(sorted(AGGREGATIONS))}")
-    clip_eps_high = raw.get("clipEpsHigh")
-    model_config = _model_config(raw.get("modelConfig"))
-    if step == 1 and model_config is None:
-        raise _invalid("modelConfig is required at step 1 (the model is initialised from it and seed)")
-    return TrainOnBatchInput(
-        run_dir=_absolute_path(raw, "runDir"),
-        step_id=step_id,
-        step=step,
-        batch_path=_absolute_path(raw, "batchPath"),
-        seed=_integer(raw, "seed", minimum=0, maximum=2**63 - 1),
-        model_config=model_config,
-        lr=_number(optimizer, "lr", default=1e-3, above=0.0, prefix="optimizer."),
-        weight_decay=_number(optimizer, "weightDecay", default=0.0, at_least=0.0, prefix="optimizer."),
-        temperature=_number(raw, "temperature", default=1.0, above=0.0),
-        clip_eps=_number(raw, "clipEps", default=0.2, above=0.0, below=1.0),
-        clip_eps_high=None if clip_eps_high is None else _number(raw, "clipEpsHigh", above=0.0),
-        aggregation=aggregation,
-        minibatches=_integer(raw, "minibatches", default=1, minimum=1),
-        epochs=_integer(raw, "epochs", default=1, minimum=1),
-        max_grad_norm=_number(raw, "maxGradNorm", default=1.0, above=0.0),
-    )
 
 
 def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float) -> dict[str, Any]:
@@ -267,25 +183,25 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
     try:
         tensors, _ = load_batch(request.batch_path)
     except FileNotFoundError as error:
-        raise _invalid(f"batchPath: {request.batch_path} does not exist") from error
+        raise invalid_input(f"batchPath: {request.batch_path} does not exist") from error
     except (SafetensorError, OSError, ValueError) as error:
-        raise _invalid(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
+        raise invalid_input(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
     batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask") if key in tensors}
     try:
         validate_batch(batch, config.context)
     except ValueError as error:
-        raise _invalid(f"batchPath: {error}") from error
+        raise invalid_input(f"batchPath: {error}") from error
     input_ids, batch_size = batch["input_ids"], batch["input_ids"].shape[0]
     if bool(((input_ids < 0) | (input_ids >= config.vocab_size)).any()):
-        raise _invalid(f"batchPath: batch.input_ids holds ids outside the vocabulary [0, {config.vocab_size})")
+        raise invalid_input(f"batchPath: batch.input_ids holds ids outside the vocabulary [0, {config.vocab_size})")
     if not bool(batch["advantages"].isfinite().all()):
-        raise _invalid("batchPath: batch.advantages must be finite")
+        raise invalid_input("batchPath: batch.advantages must be finite")
     allowed = batch.get("allowed_mask")
     if allowed is not None and allowed.shape[-1] != config.vocab_size:
-        raise _invalid(f"batchPath: batch.allowed_mask must have V = {config.vocab_size}, got {allowed.shape[-1]}")
+        raise invalid_input(f"batchPath: batch.allowed_mask must have V = {config.vocab_size}, got {allowed.shape[-1]}")
     if request.minibatches > batch_size:
-        raise _invalid(f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}")
+        raise invalid_input(f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}")
     return batch
 
 
@@ -374,63 +290,3 @@ def _unreadable(path: Path, error: Exception) -> ApplicationError:
     # retrying cannot repair a file that was renamed into place whole
     return ApplicationError(f"step: checkpoint {path} cannot be loaded: {error}",
                             type=ErrorTypes.CHECKPOINT_UNREADABLE, non_retryable=True)
-
-
-def _invalid(message: str) -> ApplicationError:
-    return ApplicationError(message, type=ErrorTypes.INVALID_INPUT, non_retryable=True)
-
-
-def _string(raw: Mapping[str, Any], key: str, default: str | None = None) -> str:
-    value = raw.get(key, default)
-    if not isinstance(value, str) or not value:
-        raise _invalid(f"{key} must be a non-empty string, got {value!r}")
-    return value
-
-
-def _absolute_path(raw: Mapping[str, Any], key: str) -> Path:
-    path = Path(_string(raw, key))
-    if not path.is_absolute():
-        raise _invalid(f"{key} must be an absolute path (the worker's working directory is not the caller's), got {str(path)!r}")
-    return path
-
-
-def _integer(raw: Mapping[str, Any], key: str, *, default: int | None = None, minimum: int,
-             maximum: int | None = None, prefix: str = "") -> int:
-    value = raw.get(key, default)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON has one number type: 3.0 is 3
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
-        bound = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
-        raise _invalid(f"{prefix}{key} must be an integer {bound}, got {value!r}")
-    return value
-
-
-def _number(raw: Mapping[str, Any], key: str, *, default: float | None = None, above: float | None = None,
-            at_least: float | None = None, below: float | None = None, prefix: str = "") -> float:
-    value = raw.get(key, default)
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    ok = ok and (above is None or value > above) and (at_least is None or value >= at_least) and (below is None or value < below)
-    if not ok:
-        bounds = [f"> {above}" if above is not None else "", f">= {at_least}" if at_least is not None else "",
-                  f"< {below}" if below is not None else ""]
-        raise _invalid(f"{prefix}{key} must be a finite number {' and '.join(b for b in bounds if b)}, got {value!r}")
-    return float(value)
-
-
-def _model_config(raw: Any) -> PolicyModelConfig | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        raise _invalid(f"modelConfig must be an object, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - set(_MODEL_CONFIG_KEYS))
-    if unknown:
-        raise _invalid(f"modelConfig.{unknown[0]}: unknown field; known: {', '.join(_MODEL_CONFIG_KEYS)}")
-    fields: dict[str, Any] = {}
-    for key, field in _MODEL_CONFIG_KEYS.items():
-        if key in raw:
-            fields[field] = _number(raw, key, at_least=0.0, prefix="modelConfig.") if field == "dropout" \
-                else _integer(raw, key, minimum=1, prefix="modelConfig.")
-    try:
-        return PolicyModelConfig(**fields)
-    except ValueError as error:  # e.g. dModel not divisible by nHeads
-        raise _invalid(f"modelConfig: {error}") from error
