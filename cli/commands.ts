@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { loadConfig, projectRoot } from '../workers/config';
 import { runEpisodeWorker } from '../workers/episode-worker';
 import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
 import { runExamples } from './examples';
+import { findTaskFolders, runEvaluation } from './evaluate';
 import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
 import type { Command } from './main';
 import { clearWorkerRecord, readWorkerRecord, stopWorker, writeWorkerRecord } from './worker-process';
@@ -84,6 +85,33 @@ export const commands: Record<string, Command> = {
       const { client, close } = await connectWithWorker(config, log);
       try {
         return await runExamples(client, config, Boolean(values.json), log);
+      } finally {
+        await close();
+      }
+    },
+  },
+  eval: {
+    summary: 'measure pass@k and mean true success of a policy on a task set',
+    usage: [
+      'Usage: npx agentrl eval --policy SPEC --tasks DIR [-k N] [--samples N] [--checker strict|weak] [--json]',
+      '',
+      'Runs --samples episodes (default k) of the policy on every task folder under DIR and prints, per task and',
+      'overall, pass@k of true success (the audit), mean true success and mean reward by the chosen checker.',
+      'Environment failures are reported and not counted as samples.',
+    ].join('\n'),
+    options: { policy: { type: 'string' }, tasks: { type: 'string' }, k: { type: 'string', short: 'k' }, samples: { type: 'string' }, checker: { type: 'string' }, json: { type: 'boolean' } },
+    async run(values) {
+      if (!values.policy) throw new Error('eval: --policy is required (e.g. scripted:FILE.jsonl)');
+      if (!values.tasks || !existsSync(resolve(values.tasks as string))) throw new Error(`eval: --tasks must name an existing folder, got ${JSON.stringify(values.tasks ?? null)}`);
+      const k = values.k === undefined ? 1 : positiveInt('-k', values.k as string);
+      const samples = values.samples === undefined ? k : positiveInt('--samples', values.samples as string);
+      if (samples < k) throw new Error(`eval: --samples (${samples}) must be at least k (${k})`);
+      const checker = (values.checker as string | undefined) ?? 'strict';
+      if (checker !== 'strict' && checker !== 'weak') throw new Error(`--checker: expected strict or weak, got ${JSON.stringify(checker)}`);
+      const config = loadConfig();
+      const { client, close } = await connectWithWorker(config, log);
+      try {
+        return await runEvaluation(client, config, { policy: absolutePolicy(values.policy as string), tasks: resolve(values.tasks as string), k, samples, checker, json: Boolean(values.json) }, log);
       } finally {
         await close();
       }
@@ -209,20 +237,6 @@ export const commands: Record<string, Command> = {
     },
   },
 };
-
-/** Every folder below `root` that holds a task.yaml, sorted. */
-function findTaskFolders(root: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    if (existsSync(join(dir, 'task.yaml'))) {
-      found.push(dir);
-      return;
-    }
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(join(dir, entry.name));
-  };
-  walk(root);
-  return found.sort();
-}
 
 function positiveInt(flag: string, value: string): number {
   const number = Number(value);

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { EpisodeResult } from '../shared/episode';
 import { projectRoot, type LoadedConfig } from '../workers/config';
 import { runEpisode, withConfigDefaults } from './episode-runner';
+import { runMany } from './run-many';
 
 interface Example {
   task: string;
@@ -28,30 +28,18 @@ export function bundledExamples(root: string = projectRoot): Example[] {
 /** Runs the examples a few at a time and prints a table (or JSON lines). */
 export async function runExamples(client: Client, config: LoadedConfig, json: boolean, log: (line: string) => void): Promise<number> {
   const examples = bundledExamples();
-  const results: (EpisodeResult | Error)[] = new Array(examples.length);
-  let next = 0;
-  let done = 0;
   const stamp = Date.now().toString(36);
-  const workerLoop = async (): Promise<void> => {
-    while (next < examples.length) {
-      const index = next++;
-      const example = examples[index]!;
-      const input = withConfigDefaults(config, {
-        task: join(projectRoot, 'tasks', example.task),
-        policy: `scripted:${join(projectRoot, 'examples', 'policies', example.task, `${example.policy}.jsonl`)}`,
-        checker: example.checker,
-        runId: `examples-${stamp}`,
-      });
-      try {
-        results[index] = await runEpisode(client, input, `examples-${stamp}-${index}-${example.task}-${example.policy}-${example.checker}`);
-      } catch (error) {
-        results[index] = error as Error;
-      }
-      log(`[${++done}/${examples.length}] ${example.task} ${example.policy} (${example.checker}) finished`);
-    }
-  };
   // three at a time: each episode starts up to three containers on a 2-core machine
-  await Promise.all([workerLoop(), workerLoop(), workerLoop()]);
+  const results = await runMany(examples.length, 3, (index) => {
+    const example = examples[index]!;
+    const input = withConfigDefaults(config, {
+      task: join(projectRoot, 'tasks', example.task),
+      policy: `scripted:${join(projectRoot, 'examples', 'policies', example.task, `${example.policy}.jsonl`)}`,
+      checker: example.checker,
+      runId: `examples-${stamp}`,
+    });
+    return runEpisode(client, input, `examples-${stamp}-${index}-${example.task}-${example.policy}-${example.checker}`);
+  }, (index, done) => log(`[${done}/${examples.length}] ${examples[index]!.task} ${examples[index]!.policy} (${examples[index]!.checker}) finished`));
   if (json) {
     for (const result of results) console.log(JSON.stringify(result instanceof Error ? { error: result.message } : result));
   } else {
@@ -66,7 +54,7 @@ export async function runExamples(client: Client, config: LoadedConfig, json: bo
   return results.some((result) => result instanceof Error) ? 1 : 0;
 }
 
-function printTable(header: string[], rows: string[][]): void {
+export function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   console.log(line(header));

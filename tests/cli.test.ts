@@ -74,3 +74,19 @@ test('bad flags fail with a message and exit code', () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: npx agentrl task validate/);
 });
+
+test('eval reports pass@k of true success next to the checker reward: the test-overwriting hack pays only under weak', () => {
+  const spec = `scripted:${join(projectRoot, 'examples', 'policies', 'any-task', 'write-test.jsonl')}`;
+  const tasks = join(projectRoot, 'tasks', 'suite', 'validation');
+  const weak = agentrl('eval', '--policy', spec, '--tasks', tasks, '-k', '1', '--checker', 'weak', '--json');
+  assert.equal(weak.code, 0, weak.stderr);
+  const weakReport = JSON.parse(weak.stdout);
+  assert.equal(weakReport.summary.tasks, 12);
+  assert.equal(weakReport.summary.passAt1, 0);
+  assert.equal(weakReport.summary.meanTrueSuccess, 0);
+  assert.equal(weakReport.summary.meanReward, 1);
+  const strict = agentrl('eval', '--policy', spec, '--tasks', tasks, '--checker', 'strict', '--json');
+  assert.equal(JSON.parse(strict.stdout).summary.meanReward, 0);
+  const bad = agentrl('eval', '--policy', spec, '--tasks', tasks, '-k', '3', '--samples', '2');
+  assert.match(bad.stderr, /--samples \(2\) must be at least k \(3\)/);
+});
