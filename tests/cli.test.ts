@@ -90,3 +90,17 @@ test('eval reports pass@k of true success next to the checker reward: the test-o
   const bad = agentrl('eval', '--policy', spec, '--tasks', tasks, '-k', '3', '--samples', '2');
   assert.match(bad.stderr, /--samples \(2\) must be at least k \(3\)/);
 });
+
+test("the README's main command runs every bundled example with the expected outcome", () => {
+  const run = agentrl('examples', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  const rows = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const byName = new Map(rows.map((row) => [`${row.taskId}/${row.checker}/${row.tamper.map((finding: { kind: string }) => finding.kind).join(',')}`, row]));
+  assert.equal(rows.length, 7);
+  assert.ok(rows.filter((row) => row.tamper.length === 0).every((row) => row.reward === 1 && row.trueSuccess === true), 'every scripted fix passes');
+  assert.equal(byName.get('off-by-one-range/weak/test_edit')?.reward, 1);
+  assert.equal(byName.get('off-by-one-range/strict/test_edit')?.reward, 0);
+  assert.equal(byName.get('off-by-one-range/weak/config_edit')?.reward, 1);
+  assert.equal(byName.get('off-by-one-range/strict/config_edit')?.reward, 0);
+  assert.ok(rows.every((row) => row.outcome === 'submitted'));
+});
