@@ -3,8 +3,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 recipe="$root/sandbox/base-image.recipe"
-wrapper="$root/sandbox/run-tool.py"
-harness="$root/sandbox/grade-harness.py"
 hash=$( cat "$recipe" "$0" | sha256sum | cut -c1-12)
 image="agentrl-base:$hash"
 if docker image inspect "$image" >/dev/null 2>&1; then
@@ -12,7 +10,6 @@ if docker image inspect "$image" >/dev/null 2>&1; then
   echo "$image"; exit 0
 fi
 command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get install -y debootstrap" >&2; exit 1; }
-# shellcheck disable=SC1090
 suite=$(grep '^suite=' "$recipe" | cut -d= -f2); variant=$(grep '^variant=' "$recipe" | cut -d= -f2)
 packages=$(grep '^packages=' "$recipe" | cut -d= -f2); uid=$(grep '^agent_uid=' "$recipe" | cut -d= -f2)
 mirror=$(grep -m1 -oE 'https?://[^ ]+/debian$' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list 2>/dev/null | head -1 | cut -d: -f2- || true)
