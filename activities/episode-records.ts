@@ -19,7 +19,7 @@ export function createEpisodeRecordActivities(deps: EpisodeRecordDeps) {
   const { store } = deps;
   return {
     /** Validates the task and the policy and snapshots both into the artifact store. */
-    async prepareEpisode(input: { task: string; policy: string }): Promise<{ task: TaskSummary; policy: PolicySummary }> {
+    async prepareEpisode(input: { task: string; policy: string; sampling?: unknown }): Promise<{ task: TaskSummary; policy: PolicySummary }> {
       const dir = isAbsolute(input.task) ? input.task : resolve(deps.projectRoot, input.task);
       let loaded;
       try {
@@ -30,7 +30,7 @@ export function createEpisodeRecordActivities(deps: EpisodeRecordDeps) {
       }
       const { snapshot } = loaded;
       const snapshotRef = await store.putJson(snapshot);
-      const policy = await preparePolicy(input.policy, store, deps.projectRoot);
+      const policy = await preparePolicy(input.policy, store, deps.projectRoot, input.sampling);
       return {
         task: {
           id: snapshot.spec.id,
@@ -40,6 +40,7 @@ export function createEpisodeRecordActivities(deps: EpisodeRecordDeps) {
           protectedPaths: snapshot.spec.protectedPaths ?? [...defaultProtectedPaths],
           hasOracle: loaded.hasOracle,
           promptTokens: countByteTokens(snapshot.spec.prompt),
+          promptRef: await store.putBlob(snapshot.spec.prompt),
           ...(snapshot.spec.budgets?.maxTurns ? { maxTurns: snapshot.spec.budgets.maxTurns } : {}),
           ...(snapshot.spec.budgets?.maxTokens ? { maxTokens: snapshot.spec.budgets.maxTokens } : {}),
         },

@@ -5,6 +5,7 @@ import { createEpisodeRecordActivities } from './episode-records';
 import { createSandboxLifecycleActivities } from './sandbox-lifecycle';
 import { createScoringActivities } from './scoring';
 import { createToolCallActivities } from './tool-calls';
+import { createTrainingRunActivities } from './training-run';
 import { join } from 'node:path';
 
 export interface ActivityDeps {
@@ -14,12 +15,17 @@ export interface ActivityDeps {
   projectRoot: string;
   /** see deploymentId() */
   deployment: string;
+  /** recorded in training runs' manifests */
+  codeVersion: string;
 }
 
 /** Activities that any worker may run (no sandbox involved). */
 export function createEpisodeActivities(deps: ActivityDeps) {
   const store = createArtifactStore(deps.config.artifactsDir);
-  return createEpisodeRecordActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image });
+  return {
+    ...createEpisodeRecordActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image }),
+    ...createTrainingRunActivities({ store, projectRoot: deps.projectRoot, artifactsDir: deps.config.artifactsDir, codeVersion: deps.codeVersion }),
+  };
 }
 
 /** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */

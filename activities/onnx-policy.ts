@@ -1,5 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
+import { seededRandom } from '../shared/random';
 
 /** A policy model exported to ONNX (input `input_ids` int64 (B,T), output `logits` float32 (B,T,V)). */
 export interface LoadedPolicy {
@@ -43,18 +44,6 @@ export function logSoftmax(logits: Float32Array, temperature: number, allowed?: 
   const logSum = max + Math.log(sum);
   for (let i = 0; i < scaled.length; i++) scaled[i] = scaled[i]! - logSum;
   return scaled;
-}
-
-/** A small deterministic generator (mulberry32): the same seed gives the same samples. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function argmax(logits: Float32Array, allowed?: ReadonlySet<number>): number {

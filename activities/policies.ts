@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { PolicySummary } from '../shared/episode';
+import { SamplingOptions, type PolicySummary } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
-import { byteTokenizer } from '../shared/tokenizer';
+import { byteTokenizer, policyTokenizer } from '../shared/tokenizer';
 import type { ArtifactStore } from './artifact-store';
+import type { TokenPolicySnapshot } from './token-policy';
 
 /** One sampled action: the exact text, its token ids and log-probs, and the policy version that made it. */
 export interface PolicyAction {
@@ -13,24 +14,73 @@ export interface PolicyAction {
   tokenIds: number[];
   logprobs: number[];
   version: string;
+  /** token-level policies: the model context after this action (artifact reference) */
+  contextRef?: string;
 }
 
 export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
-/** Resolves a policy spec (`scripted:FILE`) into an immutable artifact; bad specs fail non-retryably. */
-export async function preparePolicy(spec: string, store: ArtifactStore, baseDir: string): Promise<PolicySummary> {
+const known = 'scripted:<file.jsonl>, completions:<url>, demo:format, random:';
+
+/**
+ * Resolves a policy spec into an immutable artifact: a script's content, or a token-level policy
+ * with its sampling options (a served model's window and vocabulary are checked here). Bad specs
+ * fail non-retryably; a server that does not answer is retried.
+ */
+export async function preparePolicy(spec: string, store: ArtifactStore, baseDir: string, rawSampling: unknown = {}): Promise<PolicySummary> {
   const [kind, ...rest] = spec.split(':');
   const target = rest.join(':');
-  if (kind !== 'scripted' || !target) {
-    throw ApplicationFailure.nonRetryable(`policy: unknown policy ${JSON.stringify(spec)}; known: scripted:<file.jsonl>`, ErrorTypes.invalidPolicy);
+  const invalid = (message: string) => ApplicationFailure.nonRetryable(`policy: ${message}`, ErrorTypes.invalidPolicy);
+  if (kind === 'scripted') {
+    if (!target) throw invalid(`scripted policy needs a file; known: ${known}`);
+    const path = isAbsolute(target) ? target : resolve(baseDir, target);
+    if (!existsSync(path)) throw invalid(`scripted file ${path} does not exist`);
+    const content = readFileSync(path);
+    const ref = await store.putBlob(content);
+    return { spec, kind: 'scripted', ref, version: `scripted-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
   }
-  const path = isAbsolute(target) ? target : resolve(baseDir, target);
-  if (!existsSync(path)) throw ApplicationFailure.nonRetryable(`policy: scripted file ${path} does not exist`, ErrorTypes.invalidPolicy);
-  const content = readFileSync(path);
-  const ref = await store.putBlob(content);
-  return { spec, kind: 'scripted', ref, version: `scripted-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
+  const parsed = SamplingOptions.safeParse(rawSampling ?? {});
+  if (!parsed.success) throw invalid(`sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const sampling = parsed.data;
+  let snapshot: TokenPolicySnapshot;
+  let version: string;
+  if (kind === 'demo' && target === 'format') {
+    snapshot = { kind: 'demo', url: null, window: sampling.window, sampling };
+    version = 'demo';
+  } else if (kind === 'random' && target === '') {
+    if (!sampling.constrained) throw invalid('random: samples uniformly over the constrained action space; sampling.constrained must be true');
+    snapshot = { kind: 'random', url: null, window: sampling.window, sampling };
+    version = 'random';
+  } else if (kind === 'completions' && /^https?:\/\//.test(target)) {
+    const url = target.replace(/\/+$/, '');
+    const model = await describeServer(url);
+    if (model.vocabSize !== undefined && model.vocabSize < policyTokenizer.vocabSize) {
+      throw invalid(`completions: ${url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ${policyTokenizer.vocabSize}`);
+    }
+    snapshot = { kind: 'completions', url, window: model.window, sampling };
+    version = model.version;
+  } else {
+    throw invalid(`unknown policy ${JSON.stringify(spec)}; known: ${known}`);
+  }
+  const ref = await store.putJson(snapshot);
+  return { spec, kind: snapshot.kind, ref, version };
+}
+
+/** The served model's version and window (vLLM's /v1/models `max_model_len`). */
+async function describeServer(url: string): Promise<{ version: string; window: number; vocabSize?: number }> {
+  let response: Response;
+  try {
+    response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    throw new Error(`policy server ${url} unreachable: ${(error as Error).message}`);
+  }
+  const body = (await response.json().catch(() => null)) as { data?: { id: string; max_model_len?: number; vocab_size?: number }[] } | null;
+  const model = body?.data?.[0];
+  if (!response.ok || !model) throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
+  if (!model.max_model_len) throw ApplicationFailure.nonRetryable(`policy: ${url} states no max_model_len; the context window must be known`, ErrorTypes.invalidPolicy);
+  return { version: model.id, window: model.max_model_len, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
 }
 
 /** Asks the policy for the action of a turn. */

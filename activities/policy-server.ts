@@ -30,8 +30,9 @@ function decodeTokens(ids: readonly number[]): string {
  * `POST /v1/load_weights {"model_path"}` to swap in new weights and `GET /v1/models`.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
-export async function createPolicyServer(modelPath: string): Promise<{ server: Server; current: () => LoadedPolicy }> {
-  let policy = await loadOnnxPolicy(modelPath);
+export async function createPolicyServer(modelPath?: string): Promise<{ server: Server; current: () => LoadedPolicy | null }> {
+  // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0)
+  let policy: LoadedPolicy | null = modelPath ? await loadOnnxPolicy(modelPath) : null;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
@@ -44,36 +45,43 @@ export async function createPolicyServer(modelPath: string): Promise<{ server: S
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method === 'GET' && request.url === '/v1/models') {
-      return send(response, 200, { object: 'list', data: [{ id: policy.version, object: 'model', max_model_len: policy.context }] });
+      return send(response, 200, { object: 'list', data: policy ? [{ id: policy.version, object: 'model', max_model_len: policy.context, vocab_size: policy.vocabSize }] : [] });
     }
     if (request.method === 'POST' && request.url === '/v1/completions') {
+      const loaded = policy;
+      if (!loaded) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
       const parsed = CompletionRequest.safeParse(await readJson(request));
       if (!parsed.success) return badRequest(response, parsed.error);
       const prompts = typeof parsed.data.prompt[0] === 'number' ? [parsed.data.prompt as number[]] : (parsed.data.prompt as number[][]);
-      if (prompts.some((prompt) => prompt.some((id) => id >= policy.vocabSize))) {
-        return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${policy.vocabSize}`, type: 'invalid_request_error' } });
+      if (prompts.some((prompt) => prompt.some((id) => id >= loaded.vocabSize))) {
+        return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${loaded.vocabSize}`, type: 'invalid_request_error' } });
       }
-      if (prompts.some((prompt) => prompt.length >= policy.context)) {
-        return send(response, 400, { error: { message: `prompt: longer than the model's context of ${policy.context} tokens`, type: 'invalid_request_error' } });
+      if (prompts.some((prompt) => prompt.length >= loaded.context)) {
+        return send(response, 400, { error: { message: `prompt: longer than the model's context of ${loaded.context} tokens`, type: 'invalid_request_error' } });
       }
       return send(response, 200, await serial(() => complete(parsed.data)));
     }
     if (request.method === 'POST' && request.url === '/v1/load_weights') {
       const parsed = LoadWeightsRequest.safeParse(await readJson(request));
       if (!parsed.success) return badRequest(response, parsed.error);
-      const loaded = await loadOnnxPolicy(parsed.data.model_path);
+      let next: LoadedPolicy;
+      try {
+        next = await loadOnnxPolicy(parsed.data.model_path);
+      } catch (error) {
+        return send(response, 400, { error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' } });
+      }
       // swapped between requests: a completion in flight finishes on the weights it started with
       await serial(async () => {
-        policy = loaded;
+        policy = next;
       });
-      return send(response, 200, { model: policy.version });
+      return send(response, 200, { model: next.version });
     }
     send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found' } });
   }
 
   async function complete(request: CompletionRequest): Promise<CompletionResponse> {
     const prompts = typeof request.prompt[0] === 'number' ? [request.prompt as number[]] : (request.prompt as number[][]);
-    const current = policy;
+    const current = policy!;
     const choices: CompletionChoice[] = [];
     let completionTokens = 0;
     for (const prompt of prompts) {

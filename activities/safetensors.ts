@@ -7,8 +7,8 @@ export type SafetensorsDtype = keyof typeof dtypes;
 export interface Tensor {
   dtype: SafetensorsDtype;
   shape: number[];
-  /** row-major values */
-  data: readonly number[] | readonly bigint[];
+  /** row-major values; U8 and BOOL tensors may pass their bytes directly */
+  data: readonly number[] | readonly bigint[] | Uint8Array;
 }
 
 /**
@@ -23,8 +23,9 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
     const tensor = tensors[name]!;
     const count = tensor.shape.reduce((product, size) => product * size, 1);
     if (count !== tensor.data.length) throw new Error(`tensor ${name}: shape ${JSON.stringify(tensor.shape)} holds ${count} values, got ${tensor.data.length}`);
-    const bytes = Buffer.alloc(count * dtypes[tensor.dtype]);
-    tensor.data.forEach((value, index) => {
+    if (tensor.data instanceof Uint8Array && tensor.dtype !== 'U8' && tensor.dtype !== 'BOOL') throw new Error(`tensor ${name}: raw bytes are only for U8 and BOOL, not ${tensor.dtype}`);
+    const bytes = tensor.data instanceof Uint8Array ? Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength) : Buffer.alloc(count * dtypes[tensor.dtype]);
+    if (!(tensor.data instanceof Uint8Array)) (tensor.data as readonly (number | bigint)[]).forEach((value, index) => {
       if (tensor.dtype === 'F32') bytes.writeFloatLE(Number(value), index * 4);
       else if (tensor.dtype === 'I64') bytes.writeBigInt64LE(BigInt(value), index * 8);
       else bytes.writeUInt8(Number(value) ? (tensor.dtype === 'BOOL' ? 1 : Number(value)) : 0, index);

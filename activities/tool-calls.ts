@@ -3,13 +3,17 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { PolicySummary, SandboxHandle } from '../shared/episode';
+import { appendGiven, emptyContext, observationIds, promptIds, type ModelContext } from '../shared/model-context';
 import { parseToolCall, type ToolCall } from '../shared/tool-call';
-import { countByteTokens } from '../shared/tokenizer';
+import { countByteTokens, policyTokenizer } from '../shared/tokenizer';
 import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
 import { nextAction, PolicyError, type PolicyAction } from './policies';
+import {
+  actId, longestAction, PolicyUnavailable, rememberTurn, sampleAction, type PolicyMemory, type TokenPolicySnapshot,
+} from './token-policy';
 import { createSandboxRunner, type RunnerResult } from './sandbox-runner';
 
-export type TurnStatus = 'ok' | 'tool_error' | 'submitted' | 'agent_crash' | 'sandbox_crash' | 'policy_error';
+export type TurnStatus = 'ok' | 'tool_error' | 'submitted' | 'agent_crash' | 'sandbox_crash' | 'policy_error' | 'token_limit';
 
 /** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
 export interface TurnSummary {
@@ -31,7 +35,11 @@ export interface TakeTurnInput {
   turn: number;
   /** the sandbox's container name */
   container: string;
-  policy: Pick<PolicySummary, 'ref' | 'version'>;
+  policy: Pick<PolicySummary, 'ref' | 'version'> & Partial<Pick<PolicySummary, 'kind'>>;
+  /** the task's prompt (token-level policies read it at the first turn) */
+  promptRef?: string;
+  /** the episode's turn budget (the format demonstrator submits before it) */
+  maxTurns?: number;
   toolTimeoutMs: number;
   maxObservationBytes: number;
 }
@@ -82,13 +90,29 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       if (entry?.phase === 'done') return entry.summary;
       const started = Date.now();
       let action: PolicyAction;
+      const tokenLevel = input.policy.kind !== undefined && input.policy.kind !== 'scripted';
+      let previous: ModelRecord | null = null;
+      let inferenceMs = 0;
+      if (tokenLevel && input.turn > 0) previous = (await readTurnRecord(input.episodeId, input.turn - 1))?.model ?? null;
       if (entry) {
         action = entry.action;
       } else {
         try {
-          action = await nextAction(input.policy, input.turn, store);
+          if (tokenLevel) {
+            const inferenceStart = Date.now();
+            const sampled = await sampleTokenAction(input, previous);
+            inferenceMs = Date.now() - inferenceStart;
+            if ('tokenLimit' in sampled) {
+              const summary = emptySummary(input.turn, 'token_limit', sampled.tokenLimit);
+              await atomicWrite(path, JSON.stringify({ phase: 'done', summary }));
+              return summary;
+            }
+            action = sampled;
+          } else {
+            action = await nextAction(input.policy, input.turn, store);
+          }
         } catch (error) {
-          if (!(error instanceof PolicyError)) throw error;
+          if (!(error instanceof PolicyError) && !(error instanceof PolicyUnavailable)) throw error;
           const summary = emptySummary(input.turn, 'policy_error', error.message);
           await atomicWrite(path, JSON.stringify({ phase: 'done', summary }));
           return summary;
@@ -118,6 +142,16 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       }
       summary.actionTokens = action.tokenIds.length;
       summary.observationTokens = countByteTokens(observation);
+      let model: ModelRecord | undefined;
+      if (tokenLevel && action.contextRef) {
+        const snapshot = JSON.parse((await store.getBlob(input.policy.ref)).toString('utf8')) as TokenPolicySnapshot;
+        const context = JSON.parse((await store.getBlob(action.contextRef)).toString('utf8')) as ModelContext;
+        const seen = observationIds(observation, policyTokenizer, { mode: snapshot.sampling.observations, maxTokens: snapshot.sampling.maxObservationTokens });
+        appendGiven(context, seen);
+        summary.observationTokens = seen.length;
+        const memory = rememberTurn(previous?.memory ?? { sourceLines: [], actions: [] }, action.text, withoutFooter(observation), summary.exitCode);
+        model = { contextRef: await store.putJson(context), memory, tokens: context.ids.length, inferenceMs };
+      }
       const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([
         store.putBlob(action.text), store.putJson(action.tokenIds), store.putJson(action.logprobs), store.putBlob(observation),
       ]);
@@ -128,12 +162,45 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         action: { ref: actionRef, tool: summary.tool, tokenIdsRef, logprobsRef, tokens: summary.actionTokens },
         observation: { ref: observationRef, tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
         durationMs: Date.now() - started,
+        ...(model ? { model } : {}),
       };
       await store.writeNamed(`episodes/${episodeKey(input.episodeId)}/turns/${String(input.turn).padStart(6, '0')}.json`, JSON.stringify(record));
       await atomicWrite(path, JSON.stringify({ phase: 'done', summary, ...(usedNonce ? { nonce: usedNonce } : {}) } satisfies JournalEntry));
       return summary;
     },
   };
+
+  async function readTurnRecord(episodeId: string, turn: number): Promise<{ model?: ModelRecord } | null> {
+    const raw = await store.readNamed(`episodes/${episodeKey(episodeId)}/turns/${String(turn).padStart(6, '0')}.json`);
+    return raw ? (JSON.parse(raw.toString('utf8')) as { model?: ModelRecord }) : null;
+  }
+
+  /**
+   * Samples a token-level policy's action after the context so far; the context with the action is
+   * stored before the tool call, so a retried turn finds the same action in the journal.
+   */
+  async function sampleTokenAction(input: TakeTurnInput, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
+    const snapshot = JSON.parse((await store.getBlob(input.policy.ref)).toString('utf8')) as TokenPolicySnapshot;
+    let context: ModelContext;
+    if (previous) {
+      context = JSON.parse((await store.getBlob(previous.contextRef)).toString('utf8')) as ModelContext;
+    } else {
+      if (input.turn > 0) throw new PolicyError(`turn ${input.turn}: the model context of turn ${input.turn - 1} is missing`);
+      if (!input.promptRef) throw new PolicyError('a token-level policy needs the task prompt');
+      context = emptyContext();
+      appendGiven(context, promptIds((await store.getBlob(input.promptRef)).toString('utf8'), policyTokenizer, snapshot.sampling.maxPromptTokens));
+    }
+    const memory = previous?.memory ?? { sourceLines: [], actions: [] };
+    // room for the longest allowed action (or the action budget) and an empty observation
+    const room = snapshot.sampling.constrained ? longestAction(memory) : snapshot.sampling.maxActionTokens;
+    const needed = context.ids.length + 1 + room + 2;
+    if (needed > snapshot.window) {
+      return { tokenLimit: `the context holds ${context.ids.length} tokens; the next action needs up to ${room + 3} more, beyond the window of ${snapshot.window}` };
+    }
+    appendGiven(context, [actId]);
+    const sampled = await sampleAction(snapshot, context, memory, [snapshot.sampling.seed, input.episodeId, input.turn], input.maxTurns ?? Number.MAX_SAFE_INTEGER);
+    return { text: sampled.text, tokenIds: sampled.tokenIds, logprobs: sampled.logprobs, version: sampled.version, contextRef: await store.putJson(context) };
+  }
 
   /** Nonces of the latest earlier call whose result is journaled: its spool files can go. */
   async function previousNonces(input: TakeTurnInput): Promise<string[]> {
@@ -144,6 +211,20 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     return [];
   }
 
+}
+
+/** A token-level policy's state after a turn: its whole context (ids, masks, log-probs) and memory. */
+export interface ModelRecord {
+  contextRef: string;
+  memory: PolicyMemory;
+  tokens: number;
+  /** time spent sampling the action (0 when a retry found it in the journal) */
+  inferenceMs: number;
+}
+
+/** The observation without the `[exit code N]` line that describeResult appends. */
+function withoutFooter(observation: string): string {
+  return observation.replace(/\n?\[(exit code|killed|timed out|output truncated)[^\n]*\]\s*$/, '');
 }
 
 function emptySummary(turn: number, status: TurnStatus, detail: string | null): TurnSummary {

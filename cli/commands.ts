@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
+import { createPolicyServer } from '../activities/policy-server';
 import { reapClosedEpisodes } from '../activities/reaper';
 import { validateTask } from '../activities/task-validation';
 import { deploymentId } from '../activities/sandbox-lifecycle';
@@ -12,6 +13,7 @@ import { loadConfig, projectRoot } from '../workers/config';
 import { runEpisodeWorker } from '../workers/episode-worker';
 import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
 import { runExamples } from './examples';
+import { runTraining } from './train';
 import { findTaskFolders, runEvaluation } from './evaluate';
 import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
 import type { Command } from './main';
@@ -117,6 +119,67 @@ export const commands: Record<string, Command> = {
       }
     },
   },
+  train: {
+    summary: 'run a training run (trainingRun workflow): sample, score, train, publish, repeat',
+    usage: [
+      'Usage: npx agentrl train [--input FILE.json] [options]',
+      '',
+      'Starts a trainingRun workflow (and the dev server, an episode worker, the Python trainer worker and the',
+      'embedded policy server when they do not run) and follows it: a progress line while episodes run, one table',
+      'row per iteration, the report at the end (runs/<run>/report.md under the artifacts folder). Every field of',
+      'the run has a default: with no options it is a short run on the bundled suite. Ctrl-C cancels the run',
+      'cleanly; --resume continues it from its last completed step.',
+      '',
+      'Options (each sets the trainingRun input field in brackets; --input gives the whole object as JSON):',
+      '  --iterations N            [iterations]              default 2',
+      '  --tasks DIR               [tasks]                   default tasks/suite/train',
+      '  --eval-tasks DIR          [evalTasks] (\'\' for none) default tasks/suite/heldout',
+      '  --tasks-per-iteration N   [tasksPerIteration]       default 4',
+      '  --group-size N            [groupSize]               default 4',
+      '  --checker strict|weak     [checker]                 default strict',
+      '  --observations full|blank [sampling.observations]   default full',
+      '  --warm-start N            [warmStart.episodes]      default 16 format demonstrations',
+      '  --seed N                  [seed]                    default 0',
+      '  --run-id ID               [runId]                   default train-<time>',
+      '  --resume ID               continue run ID (its manifest\'s input) from its last completed step',
+      '  --policy-port N           port of the embedded policy server   default 8100',
+      '  --json                    print the result as one JSON object',
+    ].join('\n'),
+    options: {
+      input: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
+      'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
+      'warm-start': { type: 'string' }, seed: { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
+    },
+    async run(values) {
+      const config = loadConfig();
+      let input: Record<string, unknown> = {};
+      if (values.input) {
+        const path = resolve(values.input as string);
+        if (!existsSync(path)) throw new Error(`--input: ${path} does not exist`);
+        try {
+          input = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+        } catch (error) {
+          throw new Error(`--input: ${path} is not JSON: ${(error as Error).message}`);
+        }
+      }
+      const count = (flag: string, allowZero = false) => (allowZero ? nonNegativeInt : positiveInt)(`--${flag}`, values[flag] as string);
+      if (values.iterations !== undefined) input.iterations = count('iterations');
+      if (values.tasks !== undefined) input.tasks = resolve(values.tasks as string);
+      if (values['eval-tasks'] !== undefined) input.evalTasks = values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string);
+      if (values['tasks-per-iteration'] !== undefined) input.tasksPerIteration = count('tasks-per-iteration');
+      if (values['group-size'] !== undefined) input.groupSize = count('group-size');
+      if (values.checker !== undefined) input.checker = values.checker;
+      if (values.observations !== undefined) input.sampling = { ...(input.sampling as object | undefined), observations: values.observations };
+      if (values['warm-start'] !== undefined) input.warmStart = { ...(input.warmStart as object | undefined), episodes: count('warm-start', true) };
+      if (values.seed !== undefined) input.seed = count('seed', true);
+      if (values['run-id'] !== undefined) input.runId = values['run-id'];
+      const policyPort = values['policy-port'] === undefined ? 8100 : positiveInt('--policy-port', values['policy-port'] as string);
+      const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, json: Boolean(values.json), log });
+      if (values.json) console.log(JSON.stringify(result));
+      else console.log(`run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`);
+      return 0;
+    },
+  },
   'task validate': {
     summary: 'prove tasks sound and record their expected test ids',
     usage: [
@@ -197,7 +260,9 @@ export const commands: Record<string, Command> = {
   'policy-server': {
     summary: 'serve an ONNX policy behind vLLM\'s /v1/completions (token ids in, token ids and log-probs out)',
     usage: [
-      'Usage: npx agentrl policy-server --model FILE.onnx [--port 8000] [--host 127.0.0.1]',
+      'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1]',
+      '',
+      'Without --model it answers 503 until the first /v1/load_weights (a training run publishes its policies).',
       '',
       'POST /v1/completions   vLLM request shape; prompt as token ids; returns token_ids and log-probs',
       'POST /v1/load_weights  {"model_path": "..."}: swap in new weights between requests',
@@ -205,12 +270,10 @@ export const commands: Record<string, Command> = {
     ].join('\n'),
     options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
     async run(values) {
-      if (!values.model) throw new Error('policy-server: --model FILE.onnx is required');
       const port = values.port === undefined ? 8000 : positiveInt('--port', values.port as string);
-      const { createPolicyServer } = await import('../activities/policy-server');
-      const { server, current } = await createPolicyServer(resolve(values.model as string));
+      const { server, current } = await createPolicyServer(values.model ? resolve(values.model as string) : undefined);
       await new Promise<void>((resolveListen) => server.listen(port, (values.host as string | undefined) ?? '127.0.0.1', resolveListen));
-      console.log(`policy ${current().version} served at http://${(values.host as string | undefined) ?? '127.0.0.1'}:${port}/v1/completions`);
+      console.log(`policy ${current()?.version ?? '(none yet)'} served at http://${(values.host as string | undefined) ?? '127.0.0.1'}:${port}/v1/completions`);
       await new Promise<void>((resolveStop) => {
         const stop = () => server.close(() => resolveStop());
         process.once('SIGINT', stop);
@@ -237,6 +300,12 @@ export const commands: Record<string, Command> = {
     },
   },
 };
+
+function nonNegativeInt(flag: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new Error(`${flag}: expected a non-negative integer, got ${JSON.stringify(value)}`);
+  return number;
+}
 
 function positiveInt(flag: string, value: string): number {
   const number = Number(value);

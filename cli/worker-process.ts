@@ -80,7 +80,7 @@ async function findOrStart(config: LoadedConfig, taskQueue: string, version: str
 }
 
 /** An exclusive lock file holding its owner's pid; a lock whose owner died is taken over. */
-async function takeLock(path: string): Promise<() => void> {
+export async function takeLock(path: string): Promise<() => void> {
   mkdirSync(dirname(path), { recursive: true });
   const deadline = Date.now() + 300_000;
   for (;;) {
@@ -106,7 +106,7 @@ export async function stopWorker(config: LoadedConfig): Promise<boolean> {
   return true;
 }
 
-async function stopProcess(pid: number): Promise<void> {
+export async function stopProcess(pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
   } catch {

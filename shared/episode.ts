@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from './duration';
+import { ObservationModes } from './model-context';
 import type { Outcome } from './outcomes';
 
 /** The bundled example that `rolloutEpisode` runs when started with `{}`. */
@@ -39,11 +40,31 @@ export const EpisodeTimeouts = z.object({
   acquireMs: durationMs.default(120_000),
 });
 
+/** How a token-level policy (completions:, demo:, random:) samples and what it reads; scripted policies ignore it. */
+export const SamplingOptions = z.object({
+  /** vLLM's temperature; the behaviour log-probs are those of the tempered distribution */
+  temperature: z.number().positive().default(1),
+  /** with the episode id and the turn it seeds every draw: a retried turn samples the same action */
+  seed: z.number().int().min(0).default(0),
+  /** `blank`: the model reads empty observations (the constraint still follows the real ones) */
+  observations: z.enum(ObservationModes).default('full'),
+  /** limit every action to the action language's commands and the edits valid for the source shown so far */
+  constrained: z.boolean().default(true),
+  maxActionTokens: z.number().int().min(2).default(32),
+  /** a longer observation is cut for the model, and the cut is marked */
+  maxObservationTokens: z.number().int().min(8).default(160),
+  maxPromptTokens: z.number().int().min(8).default(48),
+  /** context window of in-process policies (demo:, random:); a served model states its own */
+  window: z.number().int().min(16).default(384),
+});
+export type SamplingOptions = z.infer<typeof SamplingOptions>;
+
 /** Input of `rolloutEpisode`: every field has a default, so `{}` runs a bundled example. */
 export const EpisodeInput = z.object({
   task: z.string().min(1).default(defaultExample.task),
   policy: z.string().min(1).default(defaultExample.policy),
   checker: z.enum(CheckerKinds).default('strict'),
+  sampling: SamplingOptions.default(SamplingOptions.parse({})),
   /** groups episodes of one training run or command invocation */
   runId: z.string().min(1).default('adhoc'),
   budgets: EpisodeBudgets.default(EpisodeBudgets.parse({})),
@@ -65,14 +86,25 @@ export interface TaskSummary {
   protectedPaths: string[];
   hasOracle: boolean;
   promptTokens: number;
+  /** artifact reference of the prompt text */
+  promptRef: string;
   maxTurns?: number;
   maxTokens?: number;
 }
 
+/**
+ * `scripted:FILE.jsonl` replays actions; `completions:URL` samples from any vLLM-compatible server;
+ * `demo:format` and `random:` are in-process samplers over the constrained action space (format
+ * demonstrations for a warm start, and the uniform baseline).
+ */
+export const PolicyKinds = ['scripted', 'completions', 'demo', 'random'] as const;
+export type PolicyKind = (typeof PolicyKinds)[number];
+
 /** The policy, resolved to an immutable artifact or endpoint. */
 export interface PolicySummary {
   spec: string;
-  kind: 'scripted';
+  kind: PolicyKind;
+  /** artifact reference of the policy's snapshot: a script, or an endpoint with its sampling options */
   ref: string;
   version: string;
 }
@@ -118,8 +150,20 @@ export interface TamperFinding {
 /** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
 export type TrueSuccessBasis = 'visible+hidden+oracle' | 'visible+hidden';
 
+/** Where an episode's time went, measured by the workflow (milliseconds). */
+export interface EpisodeTimings {
+  /** container start-up */
+  acquireMs: number;
+  /** all turns: inference and tool calls */
+  turnsMs: number;
+  /** the checker's test runs */
+  scoringMs: number;
+}
+
 export interface EpisodeResult {
   workflowId: string;
+  /** the key of the episode's records: the workflow id with its first run id */
+  episodeId: string;
   runId: string;
   taskId: string;
   policyVersion: string;
@@ -135,6 +179,7 @@ export interface EpisodeResult {
   trajectoryUri: string;
   scoringUri: string | null;
   error: string | null;
+  timings: EpisodeTimings;
 }
 
 /** What an episode carries across continue-as-new: ids, counters and small summaries only. */
@@ -144,6 +189,8 @@ export interface EpisodeState {
   sandbox: SandboxHandle;
   counters: EpisodeCounters;
   deadlineAtMs: number;
+  /** absent in episodes started before timings were recorded */
+  timings?: EpisodeTimings;
 }
 
 /** The name of the episode's progress query (the CLI's progress lines, the UI's Queries tab). */

@@ -11,8 +11,8 @@ describe('action language', () => {
     assert.deepEqual(translateAction('submit'), { ok: true, call: { tool: 'submit' } });
     assert.equal((translateAction('run') as { ok: true; call: { tool: string } }).call.tool, 'bash');
     assert.deepEqual(translateAction('edit x <= <'), { ok: false, error: 'edit: LINE must be a line number, got "x"' });
-    assert.deepEqual(translateAction('edit 3 <='), { ok: false, error: 'edit takes 3 argument(s); commands: run, show, edit LINE OLD NEW, write_test, submit' });
-    assert.deepEqual(translateAction('fly'), { ok: false, error: 'unknown command "fly"; commands: run, show, edit LINE OLD NEW, write_test, submit' });
+    assert.deepEqual(translateAction('edit 3 <='), { ok: false, error: 'edit takes 3 argument(s); commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
+    assert.deepEqual(translateAction('fly'), { ok: false, error: 'unknown command "fly"; commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
   });
 
   test('it can fix a bug with real tools', async () => {
@@ -23,9 +23,18 @@ describe('action language', () => {
     assert.equal(result.trueSuccess, true);
     const turns = readTrajectory(result.trajectoryUri);
     assert.match(turns[0]!.observation, /2 failed|1 failed/);
-    assert.match(turns[1]!.observation, /\.\/intervals\/__init__\.py:11:    return a_start <= b_end and b_start <= a_end/);
+    assert.match(turns[1]!.observation, /^# intervals\/__init__\.py\n(?:\d+: .*\n)*11: return a_start <= b_end and b_start <= a_end\n/);
     assert.equal(turns[3]!.observation, './intervals/__init__.py:11:    return a_start < b_end and b_start < a_end\n[exit code 0]');
-    assert.match(turns[4]!.observation, /5 passed/);
+    assert.equal(turns[4]!.observation, '5 passed\n[exit code 0]');
+  });
+
+  test('swap and a quoted edit fix bugs with real tools', async () => {
+    const swapped = await runEpisode(suite.env, suite.worker, { task: task('swapped-return'), policy: scriptedPolicy(['swap 18 max(lengths) min(lengths)', 'run', 'submit']) });
+    assert.equal(swapped.trueSuccess, true);
+    assert.equal(readTrajectory(swapped.trajectoryUri)[0]!.observation, './textstats/__init__.py:18:    return (min(lengths), max(lengths))\n[exit code 0]');
+    const offByOne = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: scriptedPolicy(['edit 19 " - 1" ""', 'submit']) });
+    assert.equal(offByOne.trueSuccess, true);
+    assert.equal(readTrajectory(offByOne.trajectoryUri)[0]!.observation, './pager/__init__.py:19:    return list(items[start:end])\n[exit code 0]');
   });
 
   test('an edit that matches nothing is reported, not applied', async () => {

@@ -5,6 +5,7 @@ import { createEpisodeActivities, createHostActivities } from '../activities';
 import { reapClosedEpisodes } from '../activities/reaper';
 import { deploymentId, dockerHostId } from '../activities/sandbox-lifecycle';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
+import { codeVersion } from './code-version';
 import { projectRoot, type LoadedConfig } from './config';
 
 export interface EpisodeWorkerOptions {
@@ -35,7 +36,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const deployment = deploymentId(config.temporal.address, config.temporal.namespace, taskQueue);
-  const deps = { docker, config, hostId, projectRoot, deployment };
+  const deps = { docker, config, hostId, projectRoot, deployment, codeVersion: codeVersion() };
   const common = {
     connection,
     namespace: config.temporal.namespace,

@@ -1,1 +1,2 @@
 export { rolloutEpisode } from './rollout-episode';
+export { trainingRun } from './training-run';

@@ -38,7 +38,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
   const episodeId = `${workflowId}@${workflowInfo().firstExecutionRunId}`;
   let state = input.resume;
   if (!state) {
-    const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy });
+    const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy, sampling: input.sampling });
     upsertSearchAttributes([
       { key: SearchAttributes.runId, value: input.runId },
       { key: SearchAttributes.taskId, value: task.id },
@@ -52,6 +52,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     });
     let sandbox: SandboxHandle;
     progress.phase = 'acquiring';
+    const acquireStart = Date.now();
     progress.taskId = task.id;
     try {
       // not cancellable: a cancellation during acquisition would leave a container nobody releases;
@@ -59,11 +60,13 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       sandbox = await CancellationScope.nonCancellable(() => acquire.acquireSandbox({ workflowId, episodeId, runId: input.runId, task }));
     } catch (error) {
       if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
-      return finish(input, { task, policy, counters: emptyCounters() }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
+      return finish(input, { task, policy, counters: emptyCounters(), timings: { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 } }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
     }
-    state = { task, policy, sandbox, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs };
+    const timings = { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 };
+    state = { task, policy, sandbox, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs, timings };
   }
   const episode = state;
+  episode.timings ??= { acquireMs: 0, turnsMs: 0, scoringMs: 0 };
   Object.assign(progress, { phase: 'running', counters: episode.counters, taskId: episode.task.id });
   const host = hostActivities(input, episode.sandbox);
   let continuing = false;
@@ -73,8 +76,10 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
       let score: ScoreSummary;
       progress.phase = 'scoring';
+      const scoringStart = Date.now();
       try {
         score = await host.scoreSubmission({ workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
+        episode.timings.scoringMs += Date.now() - scoringStart;
       } catch (error) {
         if (isCancellation(error)) throw error;
         const lost = isHostLost(error) || failureType(error) === ErrorTypes.sandboxCrash;
@@ -159,8 +164,9 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     }
     const turn = counters.turns;
     let summary: TurnSummary;
+    const turnStart = Date.now();
     try {
-      summary = await host.takeTurn(remaining)({ episodeId, turn, container: episode.sandbox.containerName, policy: { ref: episode.policy.ref, version: episode.policy.version }, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
+      summary = await host.takeTurn(remaining)({ episodeId, turn, container: episode.sandbox.containerName, policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version }, promptRef: episode.task.promptRef, maxTurns, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
@@ -168,6 +174,12 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
         return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };
       }
       return { outcome: Outcomes.sandboxCrash, detail: isHostLost(error) ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue` : `turn ${turn} failed: ${messageOf(error)}` };
+    }
+    if (episode.timings) episode.timings.turnsMs += Date.now() - turnStart;
+    if (summary.status === 'token_limit') {
+      // the context cannot hold another action and its observation: never a silent cut
+      counters.tokenLimitHits++;
+      return { outcome: Outcomes.tokenLimit, detail: summary.detail };
     }
     counters.turns++;
     turnsThisRun++;
@@ -194,7 +206,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
 /** Writes the trajectory, tags the episode for search, and builds the result. */
 async function finish(
   input: EpisodeInput,
-  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters'>,
+  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings'>,
   outcome: Outcome,
   score: ScoreSummary | null,
   error: string | null,
@@ -209,6 +221,7 @@ async function finish(
   ]);
   return {
     workflowId,
+    episodeId: `${workflowId}@${firstExecutionRunId}`,
     runId: input.runId,
     taskId: episode.task.id,
     policyVersion: episode.policy.version,
@@ -222,6 +235,7 @@ async function finish(
     trajectoryUri,
     scoringUri: score?.scoringUri ?? null,
     error,
+    timings: episode.timings ?? { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
   };
 }
 

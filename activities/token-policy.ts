@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import type { SamplingOptions } from '../shared/episode';
+import { allCandidates, applyEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
+import { ActionTrie, appendGenerated, type ModelContext } from '../shared/model-context';
+import { policyTokenizer } from '../shared/tokenizer';
+import { seededRandom } from '../shared/random';
+
+/** The snapshot of a token-level policy, stored in the artifact store at preparation. */
+export interface TokenPolicySnapshot {
+  kind: 'completions' | 'demo' | 'random';
+  /** the server's base URL (completions only) */
+  url: string | null;
+  /** the model's context window in tokens */
+  window: number;
+  sampling: SamplingOptions;
+}
+
+/** What the policy knows between turns besides the ids: the source it has been shown, its past actions. */
+export interface PolicyMemory {
+  sourceLines: SourceLine[];
+  actions: string[];
+}
+
+export class PolicyUnavailable extends Error {
+  override name = 'PolicyUnavailable';
+}
+
+const special = policyTokenizer.specialIds;
+export const actId = special['<act>']!;
+export const endActId = special['</act>']!;
+
+/** The action strings the constrained sampler allows in a state: the commands and every listed edit. */
+export function allowedActions(memory: PolicyMemory): string[] {
+  return ['run', 'show', 'write_test', 'submit', ...allCandidates(memory.sourceLines)];
+}
+
+/** The policy's memory after a turn: a `show` replaces the source it knows, a successful edit updates a line. */
+export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null): PolicyMemory {
+  const command = action.trim().split(' ')[0];
+  let sourceLines = memory.sourceLines;
+  if (command === 'show' && exitCode === 0) sourceLines = parseShownSource(observation);
+  else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
+  return { sourceLines, actions: [...memory.actions, action] };
+}
+
+/** A 32-bit seed from the parts that identify one draw. */
+export function drawSeed(...parts: (string | number)[]): number {
+  return createHash('sha256').update(parts.join('\u0000')).digest().readUInt32LE(0);
+}
+
+export interface SampledAction {
+  text: string;
+  /** generated ids, the closing </act> included */
+  tokenIds: number[];
+  logprobs: number[];
+  version: string;
+}
+
+/**
+ * Samples one action into `context` (which already ends with <act>): token by token within the
+ * action trie when constrained, else in one request that stops at </act>.
+ */
+export async function sampleAction(
+  policy: TokenPolicySnapshot,
+  context: ModelContext,
+  memory: PolicyMemory,
+  seedParts: (string | number)[],
+  maxTurns: number,
+): Promise<SampledAction> {
+  const start = context.ids.length;
+  if (policy.kind === 'demo') {
+    const trie = new ActionTrie(allowedActions(memory), policyTokenizer, endActId);
+    const target = [...policyTokenizer.encode(demoAction(memory, seededRandom(drawSeed(...seedParts, 'demo')), maxTurns)), endActId];
+    for (const id of target) appendGenerated(context, id, 0, 'demo', policy.sampling.constrained ? trie.allowedAfter(context.ids.slice(start)) : null);
+    return finish(context, start, 'demo');
+  }
+  if (!policy.sampling.constrained) {
+    if (policy.kind !== 'completions') throw new Error('random: needs the constrained action space');
+    const choice = await complete(policy, { prompt: context.ids, max_tokens: policy.sampling.maxActionTokens, stop_token_ids: [endActId], seed: drawSeed(...seedParts) });
+    choice.ids.forEach((id, index) => appendGenerated(context, id, choice.logprobs[index]!, choice.version, null));
+    return finish(context, start, choice.version);
+  }
+  const trie = new ActionTrie(allowedActions(memory), policyTokenizer, endActId);
+  const random = seededRandom(drawSeed(...seedParts, 'uniform'));
+  let version = policy.kind === 'random' ? 'random' : '';
+  for (let step = 0; ; step++) {
+    const allowed = trie.allowedAfter(context.ids.slice(start));
+    if (allowed.length === 0) break;
+    if (allowed.length === 1) {
+      // a forced token has probability 1 under the constrained distribution; no model call is needed
+      appendGenerated(context, allowed[0]!, 0, version, allowed);
+    } else if (policy.kind === 'random') {
+      appendGenerated(context, allowed[Math.floor(random() * allowed.length)]!, -Math.log(allowed.length), version, allowed);
+    } else {
+      const choice = await complete(policy, { prompt: context.ids, max_tokens: 1, allowed_token_ids: allowed, seed: drawSeed(...seedParts, step) });
+      version = choice.version;
+      appendGenerated(context, choice.ids[0]!, choice.logprobs[0]!, version, allowed);
+    }
+    if (context.ids.at(-1) === endActId) break;
+  }
+  // tokens forced before the first model call carry the version of the call that followed
+  for (let index = start; index < context.ids.length; index++) if (context.versions[index] === '') context.versions[index] = version;
+  return finish(context, start, version);
+}
+
+function finish(context: ModelContext, start: number, version: string): SampledAction {
+  const tokenIds = context.ids.slice(start);
+  const body = tokenIds.at(-1) === endActId ? tokenIds.slice(0, -1) : tokenIds;
+  let text: string;
+  try {
+    text = policyTokenizer.decode(body);
+  } catch {
+    // a special token inside an action: the agent reads a tool error
+    text = body.map((id) => (id < 256 ? String.fromCharCode(id) : `<|${id}|>`)).join('');
+  }
+  return { text, tokenIds, logprobs: context.logprobs.slice(start), version };
+}
+
+/** Longest allowed action in tokens, with </act>: the room a turn needs in the window. */
+export function longestAction(memory: PolicyMemory): number {
+  return Math.max(...allowedActions(memory).map((action) => policyTokenizer.encode(action).length)) + 1;
+}
+
+/**
+ * The format demonstrator: valid actions in a sensible order (look at the source or the tests,
+ * edit, check, submit), with edits drawn at random, so it teaches the format and never a fix.
+ */
+export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
+  const edits = allCandidates(memory.sourceLines);
+  const done = memory.actions;
+  const last = done.at(-1) ?? '';
+  const edited = done.some((action) => action.startsWith('edit ') || action.startsWith('swap '));
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const roll = random();
+  if (done.length >= maxTurns - 1) return 'submit';
+  if (last === 'write_test') return roll < 0.8 ? 'submit' : 'run';
+  if (edits.length === 0) return roll < 0.75 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+  if (!edited) return roll < 0.85 ? pick(edits) : roll < 0.95 ? 'run' : 'write_test';
+  if (last === 'run') return roll < 0.8 ? 'submit' : pick(edits);
+  return roll < 0.5 ? 'submit' : roll < 0.8 ? 'run' : pick(edits);
+}
+
+/** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */
+async function complete(
+  policy: TokenPolicySnapshot,
+  request: { prompt: number[]; max_tokens: number; seed: number; stop_token_ids?: number[]; allowed_token_ids?: number[] },
+): Promise<{ ids: number[]; logprobs: number[]; version: string }> {
+  const body = JSON.stringify({ ...request, temperature: policy.sampling.temperature, logprobs: 0, return_token_ids: true, n: 1 });
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(`${policy.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(60_000) });
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+      continue;
+    }
+    const payload = (await response.json().catch(() => null)) as CompletionPayload | null;
+    if (!response.ok || !payload) {
+      const message = (payload as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${response.status}`;
+      if (response.status >= 500) {
+        lastError = new Error(message);
+        continue;
+      }
+      throw new PolicyUnavailable(`policy server ${policy.url} refused the request: ${message}`);
+    }
+    const choice = payload.choices[0];
+    if (!choice?.token_ids || !choice.logprobs) throw new PolicyUnavailable(`policy server ${policy.url} returned no token ids or log-probs`);
+    return { ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs, version: payload.model };
+  }
+  throw new PolicyUnavailable(`policy server ${policy.url} unreachable: ${(lastError as Error)?.message ?? lastError}`);
+}
+
+interface CompletionPayload {
+  model: string;
+  choices: { token_ids: number[] | null; logprobs: { token_logprobs: number[] } | null }[];
+}

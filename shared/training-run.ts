@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { advantageEstimatorNames } from './advantages';
+import { TruncationPolicies } from './batch';
+import { CheckerKinds, EpisodeBudgets, SamplingOptions } from './episode';
+import type { Outcome } from './outcomes';
+
+/** The embedded policy: a small causal transformer over the shared tokenizer's 404 ids. */
+export const defaultModelConfig = { vocabSize: 404, context: 384, dModel: 64, nLayers: 2, nHeads: 4 } as const;
+
+/**
+ * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
+ * run on the bundled suite from the Temporal UI or `npx agentrl train`.
+ */
+export const TrainingRunInput = z
+  .object({
+    /** names the run's folder and its episodes; @default the workflow id */
+    runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'runId: letters, digits, ".", "_" and "-" only').optional(),
+    /** a folder of task folders (each with task.yaml), relative to the project root */
+    tasks: z.string().min(1).default('tasks/suite/train'),
+    /** evaluated every `evalEvery` iterations and after the last step, never trained on; '' for none */
+    evalTasks: z.string().default('tasks/suite/heldout'),
+    iterations: z.number().int().min(1).default(2),
+    /** tasks drawn (without replacement, seeded) per iteration */
+    tasksPerIteration: z.number().int().min(1).default(4),
+    groupSize: z.number().int().min(2).default(4),
+    /** samples per evaluation task */
+    evalSamples: z.number().int().min(1).default(1),
+    /** evaluate before the steps of every Nth iteration (0: only after the last step) */
+    evalEvery: z.number().int().min(0).default(0),
+    /** at most this many evaluation tasks (the first ones by name); 0 for all */
+    evalLimit: z.number().int().min(0).default(4),
+    estimator: z.enum(advantageEstimatorNames as [string, ...string[]]).default('grpo'),
+    truncation: z.enum([TruncationPolicies.zero, TruncationPolicies.drop]).default('zero'),
+    checker: z.enum(CheckerKinds).default('strict'),
+    /** episodes in flight at once */
+    concurrency: z.number().int().min(1).max(256).default(3),
+    seed: z.number().int().min(0).default(0),
+    sampling: SamplingOptions.omit({ seed: true, window: true }).partial().default({}),
+    budgets: EpisodeBudgets.partial().default({}),
+    /** base URL of the vLLM-compatible server the run publishes its policies to */
+    policyServer: z.string().url().default('http://127.0.0.1:8100'),
+    model: z
+      .object({
+        vocabSize: z.number().int().min(1).default(defaultModelConfig.vocabSize),
+        context: z.number().int().min(16).default(defaultModelConfig.context),
+        dModel: z.number().int().min(1).default(defaultModelConfig.dModel),
+        nLayers: z.number().int().min(1).default(defaultModelConfig.nLayers),
+        nHeads: z.number().int().min(1).default(defaultModelConfig.nHeads),
+      })
+      .default(defaultModelConfig),
+    lr: z.number().positive().default(1e-3),
+    clipEps: z.number().positive().lt(1).default(0.2),
+    aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
+    epochs: z.number().int().min(1).default(2),
+    minibatches: z.number().int().min(1).default(2),
+    /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
+    warmStart: z
+      .object({
+        episodes: z.number().int().min(0).default(16),
+        epochs: z.number().int().min(1).default(20),
+      })
+      .default({ episodes: 16, epochs: 20 }),
+    /** internal: carried across continue-as-new and resumptions; never set by callers */
+    state: z.custom<TrainingRunState>().optional(),
+  })
+  .strict();
+export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
+
+/** A published policy: the trainer's step that made it (0: the initial weights). */
+export interface PublishedPolicy {
+  step: number;
+  version: string;
+  onnxPath: string;
+}
+
+/** What the run carries between iterations: ids and small summaries only. */
+export interface TrainingRunState {
+  runDir: string;
+  trainTasks: string[];
+  evalTasks: string[];
+  /** the next iteration to run (0-based) */
+  iteration: number;
+  policy: PublishedPolicy;
+  /** every published version with its step, so batches can number the versions of their tokens */
+  versions: Record<string, number>;
+  warmStarted: boolean;
+  /** increases on every resumption, so re-run episodes get fresh workflow ids */
+  epoch: number;
+}
+
+export interface OutcomeCounts {
+  [outcome: string]: number;
+}
+
+/** Figures of a set of episodes (training or evaluation). */
+export interface EpisodeSetMetrics {
+  episodes: number;
+  /** mean reward of episodes that have one */
+  meanReward: number | null;
+  /** mean true success of audited episodes */
+  trueSuccess: number | null;
+  outcomes: OutcomeCounts;
+  /** episodes with at least one tamper finding, and findings by kind */
+  tampered: number;
+  tamperKinds: Record<string, number>;
+  meanTurns: number;
+}
+
+/** One line of the run's metrics.jsonl. */
+export interface IterationMetrics {
+  iteration: number;
+  step: number;
+  policyVersion: string;
+  train: EpisodeSetMetrics | null;
+  eval: EpisodeSetMetrics | null;
+  batch: { rows: number; tokens: number; generatedTokens: number; counts: Record<string, number> } | null;
+  training: { loss: number; meanRatio: number; clipFraction: number; klK3: number; gradNorm: number; skipped: boolean } | null;
+  /** seconds: containers (start-up and tool calls), the checker's tests, inference, the trainer */
+  time: { sandboxS: number; testsS: number; inferenceS: number; trainingS: number; wallS: number };
+}
+
+/** The run's progress query: answered from workflow state. */
+export const trainingProgressQueryName = 'trainingProgress';
+
+export interface TrainingProgress {
+  runId: string;
+  phase: 'setting-up' | 'warm-start' | 'sampling' | 'training' | 'publishing' | 'evaluating' | 'reporting' | 'done';
+  iteration: number;
+  iterations: number;
+  episodesDone: number;
+  episodesTotal: number;
+  step: number;
+  policyVersion: string | null;
+  last: IterationMetrics | null;
+}
+
+/** The figures of a set of episode results. */
+export function summariseEpisodes(results: readonly { outcome: Outcome; reward: number | null; trueSuccess: boolean | null; tamper: readonly { kind: string }[]; counters: { turns: number } }[]): EpisodeSetMetrics {
+  const outcomes: OutcomeCounts = {};
+  const tamperKinds: Record<string, number> = {};
+  let rewardSum = 0;
+  let rewarded = 0;
+  let successSum = 0;
+  let audited = 0;
+  let tampered = 0;
+  let turns = 0;
+  for (const result of results) {
+    outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    if (result.reward !== null) {
+      rewardSum += result.reward;
+      rewarded++;
+    }
+    if (result.trueSuccess !== null) {
+      successSum += result.trueSuccess ? 1 : 0;
+      audited++;
+    }
+    if (result.tamper.length) tampered++;
+    for (const finding of result.tamper) tamperKinds[finding.kind] = (tamperKinds[finding.kind] ?? 0) + 1;
+    turns += result.counters.turns;
+  }
+  return {
+    episodes: results.length,
+    meanReward: rewarded ? rewardSum / rewarded : null,
+    trueSuccess: audited ? successSum / audited : null,
+    outcomes,
+    tampered,
+    tamperKinds,
+    meanTurns: results.length ? turns / results.length : 0,
+  };
+}

@@ -1,0 +1,49 @@
+"""The `initPolicy` activity: the weights a training run samples with before its first step.
+
+Step 1 of `trainOnBatch` initialises the model from the same `seed` and `modelConfig`, so the
+policy exported here (`<runDir>/policies/v0/policy.onnx`) is exactly the one step 1 starts from.
+Idempotent: a v0 that is already exported is returned as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+from temporalio import activity
+
+from .checkpoints import export_policy, policy_path
+from .export import sidecar_path
+from .model import PolicyModel
+from .training_input import _absolute_path, _integer, _model_config, invalid_input
+
+ACTIVITY_NAME = "initPolicy"
+
+
+def init_policy(raw: Any) -> dict[str, Any]:
+    """Exports the seeded initial model as policy v0; returns {step: 0, policyVersion, onnxPath}."""
+    if not isinstance(raw, dict):
+        raise invalid_input(f"input must be a JSON object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - {"runDir", "seed", "modelConfig"})
+    if unknown:
+        raise invalid_input(f"{unknown[0]}: unknown field; known: runDir, seed, modelConfig")
+    run_dir = _absolute_path(raw, "runDir")
+    seed = _integer(raw, "seed", minimum=0, maximum=2**63 - 1)
+    config = _model_config(raw.get("modelConfig"))
+    if config is None:
+        raise invalid_input("modelConfig is required (the model is initialised from it and seed)")
+    path = policy_path(run_dir, 0)
+    if not (path.is_file() and sidecar_path(path).is_file()):
+        torch.manual_seed(seed)  # as trainOnBatch's step 1 does
+        model = PolicyModel(config)
+        path = export_policy(model, run_dir, 0)
+    version = json.loads(sidecar_path(path).read_text())["policyVersion"]
+    return {"step": 0, "policyVersion": version, "onnxPath": str(Path(path))}
+
+
+@activity.defn(name=ACTIVITY_NAME)
+def init_policy_activity(input: dict) -> dict:
+    """Temporal entry point of init_policy."""
+    return init_policy(input)
