@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 export interface ActivityDeps {
   docker: Dockerode;
-  config: Pick<AgentrlConfig, 'sandbox'> & { stateDir: string; artifactsDir: string };
+  config: Pick<AgentrlConfig, 'sandbox'> & Partial<Pick<AgentrlConfig, 'grading'>> & { stateDir: string; artifactsDir: string };
   hostId: string;
   projectRoot: string;
   /** see deploymentId() */
@@ -34,7 +34,7 @@ export function createHostActivities(deps: ActivityDeps) {
   const journalDir = join(deps.config.stateDir, 'journal');
   const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment, journalDir });
   const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
-  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand });
+  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand, cacheResults: deps.config.grading?.cacheResults ?? true });
   return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission };
 }
 

@@ -10,6 +10,7 @@ import type { TaskSnapshot } from '../shared/task-spec';
 import { episodeKey, type ArtifactStore } from './artifact-store';
 import { ArchiveTooLargeError, isNotFound, readTar } from './docker-util';
 import { allExpectedPassed, detectTamper, gradeTree, GraderError, type FileChange, type HarnessResult } from './grading';
+import { createGradingCache } from './grading-cache';
 import { decodeFiles, repoPath } from './sandbox-lifecycle';
 import type { createToolCallActivities } from './tool-calls';
 
@@ -38,6 +39,8 @@ export interface ScoringDeps {
   sandbox: AgentrlConfig['sandbox'];
   deployment: string;
   runInAgentSandbox: ReturnType<typeof createToolCallActivities>['runCheckCommand'];
+  /** reuse the results of identical graded trees (see grading-cache.ts) */
+  cacheResults: boolean;
 }
 
 /** Computes the agent's changes from an archive of its tree; nothing runs inside the agent's container. */
@@ -75,6 +78,7 @@ export async function exportChanges(container: Dockerode.Container, pristine: Re
 /** The scoring activity: strict (fresh container, protected paths restored, hidden tests) or weak, plus the audit. */
 export function createScoringActivities(deps: ScoringDeps) {
   const { docker, store } = deps;
+  const cache = createGradingCache(store, docker, deps.cacheResults);
   return {
     async scoreSubmission(input: ScoreInput): Promise<ScoreSummary> {
       const heartbeat = setInterval(() => Context.current().heartbeat('scoring'), 2000);
@@ -105,7 +109,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       return { reward: 0, trueSuccess: false, trueSuccessBasis: snapshotBasis(snapshot), tamper: [{ kind: 'unanalysable', path: '.', detail: error.message }], scoringUri };
     }
     const { changes, tree } = exported;
-    const tamper = await detectTamper(changes);
+    const tamper = await cache.tamper(changes, () => detectTamper(changes));
     // the graded tree: pristine, plus the agent's changes outside protected paths, plus the hidden tests
     const graded: Record<string, Buffer> = { ...pristine };
     for (const change of changes) {
@@ -121,10 +125,11 @@ export function createScoringActivities(deps: ScoringDeps) {
     const rewardIds = [...snapshot.expected.visible, ...snapshot.expected.hidden];
     const hasOracle = Object.keys(snapshot.oracle).length > 0;
     const strictRun = input.checker === 'strict' || !hasOracle
-      ? gradeTree({ ...common, name: `${input.sandbox.containerName}-grader-${attempt}`, role: 'grader', files: graded })
+      ? cache.grade({ image: input.task.image, role: 'grader', timeoutMs: input.testTimeoutMs, files: graded }, () => gradeTree({ ...common, name: `${input.sandbox.containerName}-grader-${attempt}`, role: 'grader', files: graded }))
       : Promise.resolve(null);
+    const audited = { ...graded, ...decodeFiles(snapshot.oracle) };
     const auditRun = hasOracle
-      ? gradeTree({ ...common, name: `${input.sandbox.containerName}-audit-${attempt}`, role: 'audit', files: { ...graded, ...decodeFiles(snapshot.oracle) } })
+      ? cache.grade({ image: input.task.image, role: 'audit', timeoutMs: input.testTimeoutMs, files: audited }, () => gradeTree({ ...common, name: `${input.sandbox.containerName}-audit-${attempt}`, role: 'audit', files: audited }))
       : Promise.resolve(null);
     const [strict, audit] = await Promise.all([strictRun, auditRun]);
     const forged = tamper.some((finding) => forgesPass(finding.kind));

@@ -136,16 +136,18 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
           continue;
         }
         const { context } = loaded;
-        allowedByEpisode.set(episode.episodeId, context.allowed);
+        // the observation after the last action carries no loss and may reach past the window: cut it
+        const end = context.mask.lastIndexOf(1) + 1;
+        allowedByEpisode.set(episode.episodeId, context.allowed.slice(0, end));
         tokens.push({
           episodeId: episode.episodeId,
           groupId: episode.groupId,
           outcome: episode.outcome,
           reward: input.objective === 'imitation' ? 1 : episode.reward,
-          tokenIds: context.ids,
-          lossMask: context.mask,
-          behaviourLogprobs: context.logprobs,
-          policyVersions: context.versions.map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+          tokenIds: context.ids.slice(0, end),
+          lossMask: context.mask.slice(0, end),
+          behaviourLogprobs: context.logprobs.slice(0, end),
+          policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
         });
       }
       let rows: BatchRow[];

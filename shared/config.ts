@@ -34,6 +34,13 @@ export const AgentrlConfig = z
       })
       .strict()
       .default({ image: 'agentrl-base:latest', memoryMb: 1024, cpus: 1, pidsLimit: 256, workDiskMb: 256, tmpDiskMb: 64, uid: 1000 }),
+    grading: z
+      .object({
+        /** reuse the test results of byte-identical graded trees (deterministic tests only) */
+        cacheResults: z.boolean().default(true),
+      })
+      .strict()
+      .default({ cacheResults: true }),
     stateDir: z.string().default('.agentrl'),
     artifactsDir: z.string().default('.agentrl/artifacts'),
     defaults: z

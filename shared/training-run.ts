@@ -20,6 +20,8 @@ export const TrainingRunInput = z
     /** evaluated every `evalEvery` iterations and after the last step, never trained on; '' for none */
     evalTasks: z.string().default('tasks/suite/heldout'),
     iterations: z.number().int().min(1).default(2),
+    /** no new iteration starts after this many minutes from the run's start (0: no limit); the final evaluation still runs */
+    timeBudgetMinutes: z.number().min(0).default(0),
     /** tasks drawn (without replacement, seeded) per iteration */
     tasksPerIteration: z.number().int().min(1).default(4),
     groupSize: z.number().int().min(2).default(4),
@@ -86,6 +88,10 @@ export interface TrainingRunState {
   warmStarted: boolean;
   /** increases on every resumption, so re-run episodes get fresh workflow ids */
   epoch: number;
+  /** workflow time when the run started (the time budget counts from it) */
+  startedAtMs: number;
+  /** the metrics of the last completed iteration (the progress query shows them after continue-as-new) */
+  last: IterationMetrics | null;
 }
 
 export interface OutcomeCounts {

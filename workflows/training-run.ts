@@ -61,7 +61,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
   const runId = input.runId ?? workflowInfo().workflowId;
   const progress: TrainingProgress = {
     runId, phase: 'setting-up', iteration: input.state?.iteration ?? 0, iterations: input.iterations,
-    episodesDone: 0, episodesTotal: 0, step: input.state?.policy.step ?? 0, policyVersion: input.state?.policy.version ?? null, last: null,
+    episodesDone: 0, episodesTotal: 0, step: input.state?.policy.step ?? 0, policyVersion: input.state?.policy.version ?? null, last: input.state?.last ?? null,
   };
   setHandler(trainingProgressQuery, () => progress);
   const { state: _state, ...config } = input;
@@ -72,13 +72,13 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     const setup = await run.setupRun({ runId, tasks: input.tasks, evalTasks: input.evalTasks, evalLimit: input.evalLimit, config: { ...config, runId } });
     if (setup.saved) {
       // a resumed run: continue from its last completed step with fresh episode ids
-      state = { ...setup.saved, epoch: setup.saved.epoch + 1 };
+      state = { ...setup.saved, epoch: setup.saved.epoch + 1, startedAtMs: Date.now() };
       log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
       await run.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
     } else {
       const initial = await trainer.initPolicy({ runDir: setup.runDir, seed: input.seed, modelConfig });
       const version = await run.publishPolicy({ url: input.policyServer, onnxPath: initial.onnxPath });
-      state = { runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath }, versions: { [version]: 0 }, warmStarted: false, epoch: 0 };
+      state = { runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath }, versions: { [version]: 0 }, warmStarted: false, epoch: 0, startedAtMs: Date.now(), last: null };
     }
     await run.saveRunState({ state });
   }
@@ -162,7 +162,9 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
   }
 
   const iteration = current.iteration;
-  if (iteration < input.iterations) {
+  const outOfTime = input.timeBudgetMinutes > 0 && Date.now() - current.startedAtMs > input.timeBudgetMinutes * 60_000;
+  if (outOfTime) log.info('time budget spent: no further iterations', { runId, iteration });
+  if (iteration < input.iterations && !outOfTime) {
     const started = Date.now();
     progress.iteration = iteration;
     const tasks = seededSample(current.trainTasks, input.tasksPerIteration, input.seed * 7919 + iteration);
@@ -195,10 +197,12 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
       },
     };
     progress.last = metrics;
+    current.last = metrics;
     await run.recordIteration({ runDir: current.runDir, metrics });
     current.iteration = iteration + 1;
     await run.saveRunState({ state: current });
-    if (current.iteration < input.iterations) {
+    const budgetLeft = input.timeBudgetMinutes === 0 || Date.now() - current.startedAtMs <= input.timeBudgetMinutes * 60_000;
+    if (current.iteration < input.iterations && budgetLeft) {
       return continueAsNew<typeof trainingRun>({ ...input, runId, state: current });
     }
   }
@@ -211,7 +215,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     runDir: current.runDir,
     // without evaluation tasks only the report is rewritten
     metrics: finalEval
-      ? { iteration: input.iterations, step: current.policy.step, policyVersion: current.policy.version, train: null, eval: finalEval, batch: null, training: null, time: { sandboxS: 0, testsS: 0, inferenceS: 0, trainingS: 0, wallS: (Date.now() - evalStarted) / 1000 } }
+      ? { iteration: current.iteration, step: current.policy.step, policyVersion: current.policy.version, train: null, eval: finalEval, batch: null, training: null, time: { sandboxS: 0, testsS: 0, inferenceS: 0, trainingS: 0, wallS: (Date.now() - evalStarted) / 1000 } }
       : null,
   });
   progress.phase = 'done';

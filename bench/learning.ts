@@ -1,0 +1,134 @@
+// The learning experiment (a benchmark, not a test): training runs on the embedded defaults under
+// the strict checker, the weak checker and with blanked observations, each on a time budget, then
+// the per-iteration figures of every run and a side-by-side table of reward vs true success.
+//
+//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
+//
+// Every run is a real trainingRun: episodes in containers, the strict or weak checker, the PyTorch
+// trainer, onnxruntime inference. Held-out tasks are never trained on or used for a choice.
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { IterationMetrics } from '../shared/training-run';
+import { loadConfig } from '../workers/config';
+import { runTraining } from '../cli/train';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '60' },
+    seeds: { type: 'string', default: '0,1' },
+    variants: { type: 'string', default: 'strict,weak,blank' },
+    json: { type: 'string' },
+    'eval-every': { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+
+const variants: Record<string, { checker: 'strict' | 'weak'; observations: 'full' | 'blank' }> = {
+  strict: { checker: 'strict', observations: 'full' },
+  weak: { checker: 'weak', observations: 'full' },
+  blank: { checker: 'strict', observations: 'blank' },
+};
+
+const log = (line: string) => console.error(`learning: ${line}`);
+const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '    -' : value.toFixed(3));
+const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
+
+interface RunSummary {
+  variant: string;
+  seed: number;
+  runId: string;
+  iterations: number;
+  episodes: number;
+  minutes: number;
+  startEval: number | null;
+  lastThreeEval: number | null;
+  finalTrainReward: number | null;
+  finalTrainTrueSuccess: number | null;
+  finalEvalReward: number | null;
+  finalEvalTrueSuccess: number | null;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const minutes = Number(values.minutes);
+  const seeds = values.seeds!.split(',').map(Number);
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  const summaries: RunSummary[] = [];
+  for (const variantName of values.variants!.split(',')) {
+    const variant = variants[variantName];
+    if (!variant) throw new Error(`unknown variant ${variantName}; known: ${Object.keys(variants).join(', ')}`);
+    for (const seed of seeds) {
+      const runId = `learn-${variantName}-s${seed}-${stamp}`;
+      log(`${runId}: ${minutes} min budget`);
+      const started = Date.now();
+      const result = await runTraining(config, {
+        runId,
+        seed,
+        checker: variant.checker,
+        sampling: { observations: variant.observations },
+        iterations: 10_000,
+        timeBudgetMinutes: minutes,
+        tasksPerIteration: 8,
+        groupSize: 8,
+        evalTasks: 'tasks/suite/heldout',
+        evalLimit: 0,
+        evalSamples: 4,
+        evalEvery: Number(values['eval-every']),
+        concurrency: Number(values.concurrency),
+        warmStart: { episodes: 64, epochs: 8 },
+      }, { policyPort: 8100, json: false, log });
+      const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
+      printRun(runId, metrics);
+      summaries.push(summarise(variantName, seed, runId, metrics, (Date.now() - started) / 60_000));
+    }
+  }
+  printSummary(summaries);
+  if (values.json) writeFileSync(values.json, JSON.stringify(summaries, null, 2));
+}
+
+function readMetrics(path: string): IterationMetrics[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as IterationMetrics);
+}
+
+function printRun(runId: string, metrics: readonly IterationMetrics[]): void {
+  console.log(`\n${runId}`);
+  console.log('  it  episodes  train-reward  train-true  heldout-reward  heldout-true  tampered  wall-s');
+  let episodes = 0;
+  for (const line of metrics) {
+    episodes += (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0);
+    console.log(`${String(line.iteration).padStart(4)}  ${String(episodes).padStart(8)}  ${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ${String(line.train?.tampered ?? '-').padStart(8)}  ${line.time.wallS.toFixed(0).padStart(6)}`);
+  }
+}
+
+function summarise(variant: string, seed: number, runId: string, metrics: readonly IterationMetrics[], minutes: number): RunSummary {
+  const evals = metrics.filter((line) => line.eval?.trueSuccess !== null && line.eval?.trueSuccess !== undefined);
+  const trains = metrics.filter((line) => line.train);
+  const lastTrains = trains.slice(-3);
+  return {
+    variant, seed, runId, minutes,
+    iterations: trains.length,
+    episodes: metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0), 0),
+    startEval: evals[0]?.eval?.trueSuccess ?? null,
+    lastThreeEval: evals.length ? mean(evals.slice(-3).map((line) => line.eval!.trueSuccess!)) : null,
+    finalTrainReward: lastTrains.length ? mean(lastTrains.map((line) => line.train!.meanReward ?? 0)) : null,
+    finalTrainTrueSuccess: lastTrains.length ? mean(lastTrains.map((line) => line.train!.trueSuccess ?? 0)) : null,
+    finalEvalReward: evals.at(-1)?.eval?.meanReward ?? null,
+    finalEvalTrueSuccess: evals.at(-1)?.eval?.trueSuccess ?? null,
+  };
+}
+
+function printSummary(summaries: readonly RunSummary[]): void {
+  console.log('\nside by side (train: mean of the last three iterations; held-out: start, mean of the last three evaluations, final)');
+  console.log('variant  seed  iters  episodes   min  train-reward  train-true  gap    heldout-start  heldout-last3  heldout-final-reward  heldout-final-true');
+  for (const run of summaries) {
+    const gap = run.finalTrainReward !== null && run.finalTrainTrueSuccess !== null ? run.finalTrainReward - run.finalTrainTrueSuccess : null;
+    console.log(`${run.variant.padEnd(7)}  ${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ${String(run.episodes).padStart(8)}  ${run.minutes.toFixed(0).padStart(4)}  ${fixed(run.finalTrainReward).padStart(12)}  ${fixed(run.finalTrainTrueSuccess).padStart(10)}  ${fixed(gap)}  ${fixed(run.startEval).padStart(13)}  ${fixed(run.lastThreeEval).padStart(13)}  ${fixed(run.finalEvalReward).padStart(20)}  ${fixed(run.finalEvalTrueSuccess).padStart(18)}`);
+  }
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(`learning: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,142 @@
+// trainingRun end to end: real episodes in containers with the embedded onnxruntime policy, the
+// strict checker, batches, the Python PyTorch trainer on its own queue, weights published to the
+// policy server; then a cancelled run resumed from its last completed step.
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createPolicyServer } from '../activities/policy-server';
+import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
+import { projectRoot } from '../workers/config';
+import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+
+const python = join(projectRoot, '.venv', 'bin', 'python');
+const suite = join(projectRoot, 'tasks', 'suite');
+
+/** A task folder holding copies of some suite tasks (a run's task set is a folder of task folders). */
+function taskSet(names: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agentrl-tasks-'));
+  for (const name of names) {
+    const split = ['train', 'validation', 'heldout'].find((candidate) => existsSync(join(suite, candidate, name)))!;
+    cpSync(join(suite, split, name), join(dir, name), { recursive: true });
+  }
+  return dir;
+}
+
+let env: TestWorkflowEnvironment;
+let worker: RunningWorker;
+let trainer: ChildProcess;
+let policyServer = '';
+let closeServer: () => Promise<void> = async () => undefined;
+
+before(async () => {
+  env = await startTestServer();
+  worker = await startWorker(env);
+  trainer = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  trainer.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  trainer.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
+  const { server } = await createPolicyServer();
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
+});
+
+after(async () => {
+  trainer?.kill('SIGTERM');
+  await closeServer();
+  await worker?.stop();
+  await env?.teardown();
+});
+
+const readMetrics = (runDir: string) => readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as IterationMetrics);
+
+async function runContainers(runId: string): Promise<number> {
+  const containers = await docker.listContainers({ all: true });
+  return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
+}
+
+describe('trainingRun', () => {
+  test('two iterations: episodes, batches, trainer steps and published weights, with metrics, manifest and report', async () => {
+    const runId = 'ci-two-iterations';
+    const input = {
+      runId, tasks: taskSet(['ari-avg-06', 'cmp-covers-01']), evalTasks: taskSet(['swp-min-max-08']), evalSamples: 2, evalEvery: 1,
+      iterations: 2, tasksPerIteration: 2, groupSize: 2, concurrency: 3, warmStart: { episodes: 4, epochs: 2 }, policyServer, seed: 3,
+    };
+    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number; policyVersion: string; reportPath: string };
+    const { runDir } = result;
+
+    // warm start + one step per iteration; the server now serves the last step's weights
+    assert.equal(result.steps, 3);
+    const served = (await (await fetch(`${policyServer}/v1/models`)).json()) as { data: { id: string }[] };
+    assert.equal(served.data[0]!.id, result.policyVersion);
+    assert.deepEqual(readdirSync(join(runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`, `${runId}-step-3.json`]);
+
+    const metrics = readMetrics(runDir);
+    assert.deepEqual(metrics.map((line) => line.iteration), [0, 1, 2]);
+    for (const line of metrics.slice(0, 2)) {
+      assert.equal(line.train!.episodes, 4);
+      assert.equal(Object.values(line.train!.outcomes).reduce((a, b) => a + b, 0), 4);
+      assert.equal(line.eval!.episodes, 2);
+      assert.ok(line.batch!.rows <= 4 && line.batch!.generatedTokens > 0);
+      assert.ok(line.training && Number.isFinite(line.training.loss));
+      assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
+    }
+    // the final line: the last policy on the evaluation tasks only
+    assert.equal(metrics[2]!.train, null);
+    assert.equal(metrics[2]!.eval!.episodes, 2);
+
+    const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')) as { config: Record<string, unknown>; taskSets: { train: { sha256: string; count: number } }; codeVersion: string; policyVersions: { step: number }[] };
+    assert.equal(manifest.config.seed, 3);
+    assert.equal(manifest.taskSets.train.count, 2);
+    assert.match(manifest.taskSets.train.sha256, /^[0-9a-f]{64}$/);
+    assert.match(manifest.codeVersion, /^[0-9a-f]{16}$/);
+    assert.deepEqual(manifest.policyVersions.map((entry) => entry.step), [0, 1, 2, 3]);
+    assert.equal(result.policyVersion, `${runId}-step-3`);
+    assert.match(readFileSync(result.reportPath, 'utf8'), new RegExp(`\\| 0 \\| ${runId}-step-1 \\|`));
+    assert.match(readFileSync(join(runDir, 'reward.svg'), 'utf8'), /^<svg/);
+
+    // the recorded behaviour log-probs are what the trainer computes for the policy that sampled them
+    // (iteration 0 sampled with the warm-started step 1)
+    const check = JSON.parse(execFileSync(python, [join(projectRoot, 'tests', 'fixtures', 'batch_logprobs.py'), join(runDir, 'batches', 'iteration-0000.safetensors'), join(runDir, 'checkpoints', 'step-1.pt'), '1'], { encoding: 'utf8' })) as { maxDifference: number; tokens: number };
+    assert.ok(check.tokens > 0);
+    assert.ok(check.maxDifference < 1e-3, `recorded and recomputed log-probs differ by ${check.maxDifference}`);
+
+    await waitFor('the run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
+  });
+
+  test('a cancelled run releases its containers and resumes from its last completed step', async () => {
+    const runId = 'ci-cancel-resume';
+    const input = {
+      runId, tasks: taskSet(['obo-head-03', 'swp-min-max-08']), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
+      concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed: 5,
+    };
+    const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
+    // cancel while the second iteration samples: iteration 0 is complete, iteration 1 is not
+    await waitFor('iteration 1 to sample', async () => {
+      const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
+      return progress?.iteration === 1 && progress.phase === 'sampling' && progress.episodesDone >= 1;
+    }, 300_000);
+    await handle.cancel();
+    await assert.rejects(handle.result());
+    await waitFor('the cancelled run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
+    const runDir = join(worker.config.artifactsDir, 'runs', runId);
+    const saved = JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as TrainingRunState;
+    assert.equal(saved.iteration, 1);
+    assert.equal(saved.policy.step, 1);
+
+    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
+    assert.equal(result.steps, 2);
+    const metrics = readMetrics(runDir);
+    // each iteration recorded once, each step applied once
+    assert.deepEqual(metrics.map((line) => line.iteration), [0, 1]);
+    assert.deepEqual(readdirSync(join(runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`]);
+    assert.equal(metrics[1]!.train!.episodes, 4);
+    await waitFor('the resumed run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
+  });
+});
