@@ -22,6 +22,7 @@ interface ServiceSpec {
   command: string;
   args: string[];
   cwd: string;
+  env?: Record<string, string>;
   /** true once the process serves */
   ready: (logText: string) => Promise<boolean>;
 }
@@ -41,7 +42,7 @@ async function ensureService(config: LoadedConfig, spec: ServiceSpec, log: (line
     mkdirSync(config.stateDir, { recursive: true });
     const out = openSync(logFile, 'a');
     const offset = readFileSync(logFile).length;
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, detached: true, stdio: ['ignore', out, out], env: process.env });
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...spec.env } });
     child.unref();
     log(`starting ${spec.name} (pid ${child.pid}, log ${logFile})`);
     const deadline = Date.now() + 180_000;
@@ -89,6 +90,8 @@ export async function ensureTrainerWorker(config: LoadedConfig, log: (line: stri
     command: python,
     args: ['-m', 'agentrl_trainer.worker', '--address', config.temporal.address, '--namespace', config.temporal.namespace],
     cwd: join(projectRoot, 'trainer'),
+    // one BLAS thread: on a machine shared with episodes, two threads make a step slower and erratic
+    env: { OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '1' },
     ready: async (text) => text.includes('training worker ready'),
   }, log);
 }

@@ -78,6 +78,9 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.devi
 def export_policy(model: PolicyModel, run_dir: str | os.PathLike[str], step: int) -> Path:
     """Exports `model` to `policies/v<N>/` through a temporary folder renamed into place; returns the ONNX path.
 
+    Its version is `<run folder name>-step-<N>`: unique per run and step, also when an update was
+    skipped and the weights equal the previous step's.
+
     A folder left by an attempt that died is replaced: no one has seen it, since a policy is
     announced only by the step record written after it.
     """
@@ -87,7 +90,7 @@ def export_policy(model: PolicyModel, run_dir: str | os.PathLike[str], step: int
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
     try:
-        export_onnx(model, temporary / POLICY_FILE)
+        export_onnx(model, temporary / POLICY_FILE, policy_version=f"{Path(run_dir).name}-step-{step}")
         for name in os.listdir(temporary):
             _fsync_file(temporary / name)
         if final.exists():

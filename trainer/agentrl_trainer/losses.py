@@ -1,4 +1,4 @@
-"""Clipped policy-gradient loss (PPO / GRPO style) with aggregation modes registered by name.
+"""Clipped policy-gradient loss (PPO / GRPO style) and imitation loss, with aggregation modes registered by name.
 
 Shapes: B sequences, T positions. Only mask-1 tokens (generated action tokens) count; mask-0
 positions (prompt, observation, padding) are selected away with `torch.where`, so whatever
@@ -39,6 +39,10 @@ AGGREGATIONS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = 
     "seq_mean_token_mean": seq_mean_token_mean,
     "seq_mean_token_sum": seq_mean_token_sum,
 }
+
+
+# what a training step minimises: "policy_gradient" (clipped_policy_loss) or "imitation" (imitation_loss)
+OBJECTIVES = ("policy_gradient", "imitation")
 
 
 def get_aggregation(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -109,3 +113,22 @@ def clipped_policy_loss(
             "masked_tokens": count,
         }
     return loss, metrics
+
+
+def imitation_loss(
+    logprobs: torch.Tensor, loss_mask: torch.Tensor, *, aggregation: str = "token_mean",
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Negative log-likelihood of the mask-1 tokens, aggregated like the policy loss (warm start on demonstrations).
+
+    logprobs (B, T): current policy at the demonstrated tokens (carries the gradient).
+    loss_mask (B, T): 1 = token to imitate. Advantages and behaviour log-probs play no part, so the
+    metrics are those of a policy loss on its own samples: mean_ratio 1, clip_fraction 0, kl_k3 0.
+    """
+    aggregate = get_aggregation(aggregation)
+    if loss_mask.shape != logprobs.shape or logprobs.dim() != 2:
+        raise ValueError(f"logprobs and loss_mask must share one (B, T) shape, got {tuple(logprobs.shape)}, {tuple(loss_mask.shape)}")
+    mask = loss_mask.bool()  # (B, T)
+    zero = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
+    per_token = torch.where(mask, -logprobs, zero)  # (B, T)
+    metrics = {"mean_ratio": 1.0, "clip_fraction": 0.0, "kl_k3": 0.0, "masked_tokens": int(mask.sum())}
+    return aggregate(per_token, mask), metrics

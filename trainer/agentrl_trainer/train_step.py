@@ -18,7 +18,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .losses import clipped_policy_loss, get_aggregation
+from .losses import OBJECTIVES, clipped_policy_loss, get_aggregation, imitation_loss
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
 
 REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
@@ -38,8 +38,26 @@ def sequence_logprobs(
     return torch.cat([torch.zeros_like(shifted[:, :1]), shifted], dim=1)  # (B, T)
 
 
-def validate_batch(batch: Mapping[str, torch.Tensor], context: int) -> None:
-    """Raises ValueError naming the field when a batch is malformed."""
+def action_logprobs(
+    model: PolicyModel, input_ids: torch.Tensor, loss_mask: torch.Tensor, temperature: float,
+    allowed_mask: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """`sequence_logprobs` at the loss_mask=1 positions, 0 elsewhere: (B, T).
+
+    The output head, constraint mask and log-softmax run on those N positions only, not on all B x T.
+    """
+    hidden = model.hidden_states(input_ids)[:, :-1]  # (B, T-1, C), row t-1 predicts token t
+    predicts_action = loss_mask[:, 1:].bool()  # (B, T-1)
+    logits = model.head(hidden[predicts_action])  # (N, V)
+    if allowed_mask is not None:
+        logits = apply_constraint_mask(logits, allowed_mask[:, 1:][predicts_action])  # (N, V)
+    selected = token_logprobs(logits, input_ids[:, 1:][predicts_action], temperature)  # (N,)
+    shifted = selected.new_zeros(predicts_action.shape).index_put((predicts_action,), selected)  # (B, T-1)
+    return torch.cat([torch.zeros_like(shifted[:, :1]), shifted], dim=1)  # (B, T)
+
+
+def validate_batch(batch: Mapping[str, torch.Tensor], context: int, vocab_size: int) -> None:
+    """Raises ValueError naming the field when a batch is malformed for a model of this context and vocabulary."""
     for key in REQUIRED_KEYS:
         if key not in batch:
             raise ValueError(f"batch.{key} is missing; required: {', '.join(REQUIRED_KEYS)}")
@@ -49,6 +67,8 @@ def validate_batch(batch: Mapping[str, torch.Tensor], context: int) -> None:
     B, T = input_ids.shape
     if T < 2 or T > context:
         raise ValueError(f"batch.input_ids: sequence length must be in [2, {context}], got {T}")
+    if bool(((input_ids < 0) | (input_ids >= vocab_size)).any()):
+        raise ValueError(f"batch.input_ids holds ids outside the vocabulary [0, {vocab_size})")
     for key in ("loss_mask", "behaviour_logprobs"):
         if tuple(batch[key].shape) != (B, T):
             raise ValueError(f"batch.{key} must be (B, T) = {(B, T)}, got {tuple(batch[key].shape)}")
@@ -62,11 +82,18 @@ def validate_batch(batch: Mapping[str, torch.Tensor], context: int) -> None:
     if not bool(batch["behaviour_logprobs"][loss_mask.bool()].isfinite().all()):
         raise ValueError("batch.behaviour_logprobs must be finite at every loss_mask=1 position")
     allowed = batch.get("allowed_mask")
-    if allowed is not None and (allowed.dtype != torch.bool or tuple(allowed.shape[:2]) != (B, T) or allowed.dim() != 3):
-        raise ValueError(f"batch.allowed_mask must be bool (B, T, V), got {allowed.dtype} {tuple(allowed.shape)}")
+    if allowed is None:
+        return
+    if allowed.dtype != torch.bool or tuple(allowed.shape) != (B, T, vocab_size):
+        raise ValueError(f"batch.allowed_mask must be bool (B, T, V) = {(B, T, vocab_size)}, got {allowed.dtype} {tuple(allowed.shape)}")
+    # the sampler cannot draw a disallowed token, and the trainer would give it log-prob -inf
+    drawn_allowed = allowed.gather(-1, input_ids.unsqueeze(-1)).squeeze(-1)  # (B, T)
+    if not bool(drawn_allowed[loss_mask.bool()].all()):
+        raise ValueError("batch.allowed_mask must allow input_ids[b, t] at every loss_mask=1 position")
 
 
-def _all_advantages_zero(batch: Mapping[str, torch.Tensor]) -> bool:
+def all_advantages_zero(batch: Mapping[str, torch.Tensor]) -> bool:
+    """True when no mask-1 token carries a nonzero advantage: a policy-gradient step would change nothing."""
     advantages, mask = batch["advantages"], batch["loss_mask"].bool()
     if advantages.dim() == 2:
         advantages = advantages[mask]  # only mask-1 tokens carry an advantage
@@ -78,14 +105,13 @@ def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[st
 
 
 def _loss_on(
-    model: PolicyModel, batch: Mapping[str, torch.Tensor], temperature: float,
+    model: PolicyModel, batch: Mapping[str, torch.Tensor], objective: str, temperature: float,
     clip_eps: float, clip_eps_high: float | None, aggregation: str,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    allowed = batch.get("allowed_mask")
-    if allowed is not None:
-        # mask-0 positions are unconstrained so an all-False row there cannot make NaN
-        allowed = allowed | ~batch["loss_mask"].bool().unsqueeze(-1)  # (B, T, V)
-    logprobs = sequence_logprobs(model, batch["input_ids"], temperature, allowed)  # (B, T)
+    # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
+    logprobs = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))  # (B, T)
+    if objective == "imitation":
+        return imitation_loss(logprobs, batch["loss_mask"], aggregation=aggregation)
     return clipped_policy_loss(
         logprobs, batch["behaviour_logprobs"], batch["advantages"], batch["loss_mask"],
         clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
@@ -98,6 +124,7 @@ def train_on_batch(
     batch: Mapping[str, torch.Tensor],
     *,
     temperature: float,
+    objective: str = "policy_gradient",
     clip_eps: float = 0.2,
     clip_eps_high: float | None = None,
     aggregation: str = "token_mean",
@@ -107,24 +134,29 @@ def train_on_batch(
 ) -> dict[str, Any]:
     """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
 
+    objective: "policy_gradient" minimises `clipped_policy_loss`; "imitation" minimises
+    `imitation_loss`, the NLL of the mask-1 tokens under the same temperature and allowed_mask,
+    ignoring advantages and behaviour log-probs (clip_eps does not apply).
     Returns loss, mean_ratio, clip_fraction, kl_k3, grad_norm (pre-clipping), each the mean over
     steps, plus steps, skipped and per_step (the metrics of each step, measured before it).
-    If every advantage is exactly 0 the optimizer is not touched (an AdamW step with zero
-    gradients would still move weights through decay and momentum): skipped is True and
-    the metrics come from one no-grad forward pass. Dropout, if configured, is active
+    Policy gradient only: if every advantage is exactly 0 the optimizer is not touched (an AdamW
+    step with zero gradients would still move weights through decay and momentum): skipped is
+    True and the metrics come from one no-grad forward pass. Dropout, if configured, is active
     (model.train()); with dropout > 0 the first ratio is no longer 1.
     """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
     get_aggregation(aggregation)  # unknown names fail before any work
-    validate_batch(batch, model.config.context)
+    validate_batch(batch, model.config.context, model.config.vocab_size)
     batch_size = batch["input_ids"].shape[0]
     if not 1 <= minibatches <= batch_size:
         raise ValueError(f"minibatches must be in [1, {batch_size}], got {minibatches}")
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
 
-    if _all_advantages_zero(batch):
+    if objective == "policy_gradient" and all_advantages_zero(batch):
         with torch.no_grad():
-            loss, metrics = _loss_on(model, batch, temperature, clip_eps, clip_eps_high, aggregation)
+            loss, metrics = _loss_on(model, batch, objective, temperature, clip_eps, clip_eps_high, aggregation)
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
         return {**summary, "steps": 0, "skipped": True, "per_step": []}
 
@@ -133,7 +165,7 @@ def train_on_batch(
     for _ in range(epochs):
         for rows in torch.arange(batch_size).tensor_split(minibatches):
             optimizer.zero_grad(set_to_none=True)
-            loss, metrics = _loss_on(model, _minibatch(batch, rows), temperature, clip_eps, clip_eps_high, aggregation)
+            loss, metrics = _loss_on(model, _minibatch(batch, rows), objective, temperature, clip_eps, clip_eps_high, aggregation)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
             optimizer.step()

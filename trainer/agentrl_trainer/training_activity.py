@@ -31,7 +31,7 @@ from .checkpoints import (
 )
 from .export import sidecar_path
 from .model import PolicyModel, PolicyModelConfig
-from .train_step import REQUIRED_KEYS, load_batch, train_on_batch, validate_batch
+from .train_step import REQUIRED_KEYS, all_advantages_zero, load_batch, train_on_batch, validate_batch
 from .training_input import ErrorTypes, TrainOnBatchInput, invalid_input, parse_input
 
 ACTIVITY_NAME = "trainOnBatch"
@@ -79,7 +79,8 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         model, optimizer = _restore(request, device)
         batch = {key: value.to(device) for key, value in _load_batch(request, model.config).items()}
         _raise_if_stopping()
-        updates = request.epochs * request.minibatches if _has_nonzero_advantage(batch) else 0
+        skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
+        updates = 0 if skips else request.epochs * request.minibatches
         progress = {"update": 0}
 
         def between_updates(*_: Any) -> None:
@@ -92,7 +93,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         hook = optimizer.register_step_post_hook(between_updates)
         try:
             metrics = train_on_batch(
-                model, optimizer, batch, temperature=request.temperature, clip_eps=request.clip_eps,
+                model, optimizer, batch, temperature=request.temperature, objective=request.objective, clip_eps=request.clip_eps,
                 clip_eps_high=request.clip_eps_high, aggregation=request.aggregation,
                 minibatches=request.minibatches, epochs=request.epochs, max_grad_norm=request.max_grad_norm,
             )
@@ -189,27 +190,15 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
     batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask") if key in tensors}
     try:
-        validate_batch(batch, config.context)
+        validate_batch(batch, config.context, config.vocab_size)
     except ValueError as error:
         raise invalid_input(f"batchPath: {error}") from error
-    input_ids, batch_size = batch["input_ids"], batch["input_ids"].shape[0]
-    if bool(((input_ids < 0) | (input_ids >= config.vocab_size)).any()):
-        raise invalid_input(f"batchPath: batch.input_ids holds ids outside the vocabulary [0, {config.vocab_size})")
+    batch_size = batch["input_ids"].shape[0]
     if not bool(batch["advantages"].isfinite().all()):
         raise invalid_input("batchPath: batch.advantages must be finite")
-    allowed = batch.get("allowed_mask")
-    if allowed is not None and allowed.shape[-1] != config.vocab_size:
-        raise invalid_input(f"batchPath: batch.allowed_mask must have V = {config.vocab_size}, got {allowed.shape[-1]}")
     if request.minibatches > batch_size:
         raise invalid_input(f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}")
     return batch
-
-
-def _has_nonzero_advantage(batch: Mapping[str, torch.Tensor]) -> bool:
-    advantages = batch["advantages"]
-    if advantages.dim() == 2:
-        advantages = advantages[batch["loss_mask"].bool()]
-    return bool((advantages != 0).any())
 
 
 def _check_no_conflict(request: TrainOnBatchInput) -> None:

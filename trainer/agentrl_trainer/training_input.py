@@ -11,7 +11,7 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from .losses import AGGREGATIONS
+from .losses import AGGREGATIONS, OBJECTIVES
 from .model import PolicyModelConfig
 
 
@@ -30,7 +30,7 @@ _STEP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel": "d_model",
                       "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout"}
 _OPTIMIZER_KEYS = ("lr", "weightDecay")
-_INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "temperature",
+_INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "objective", "temperature",
                "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm")
 
 
@@ -46,6 +46,7 @@ class TrainOnBatchInput:
     model_config: PolicyModelConfig | None  # required at step 1, ignored after
     lr: float = 1e-3
     weight_decay: float = 0.0
+    objective: str = "policy_gradient"  # or "imitation": NLL of the mask-1 tokens (see train_step.train_on_batch)
     temperature: float = 1.0
     clip_eps: float = 0.2
     clip_eps_high: float | None = None
@@ -72,6 +73,9 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
     unknown = sorted(set(optimizer) - set(_OPTIMIZER_KEYS))
     if unknown:
         raise invalid_input(f"optimizer.{unknown[0]}: unknown field; known: {', '.join(_OPTIMIZER_KEYS)}")
+    objective = _string(raw, "objective", default="policy_gradient")
+    if objective not in OBJECTIVES:
+        raise invalid_input(f"objective: unknown {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
     aggregation = _string(raw, "aggregation", default="token_mean")
     if aggregation not in AGGREGATIONS:
         raise invalid_input(f"aggregation: unknown {aggregation!r}; known: {', '.join(sorted(AGGREGATIONS))}")
@@ -88,6 +92,7 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         model_config=model_config,
         lr=_number(optimizer, "lr", default=1e-3, above=0.0, prefix="optimizer."),
         weight_decay=_number(optimizer, "weightDecay", default=0.0, at_least=0.0, prefix="optimizer."),
+        objective=objective,
         temperature=_number(raw, "temperature", default=1.0, above=0.0),
         clip_eps=_number(raw, "clipEps", default=0.2, above=0.0, below=1.0),
         clip_eps_high=None if clip_eps_high is None else _number(raw, "clipEpsHigh", above=0.0),

@@ -1,4 +1,4 @@
-"""Temporal worker that serves `trainOnBatch` on the `training` task queue, one step at a time.
+"""Temporal worker that serves `trainOnBatch` and `initPolicy` on the `training` task queue, one step at a time.
 
     python -m agentrl_trainer.worker [--address 127.0.0.1:7233] [--namespace default] [--task-queue training]
 
@@ -21,6 +21,7 @@ import torch
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from .init_policy import init_policy_activity
 from .training_activity import TASK_QUEUE, train_on_batch_activity
 
 DEFAULT_ADDRESS = "127.0.0.1:7233"
@@ -56,7 +57,7 @@ async def run_worker(address: str, namespace: str, task_queue: str) -> None:
         worker = Worker(
             client,
             task_queue=task_queue,
-            activities=[train_on_batch_activity],
+            activities=[train_on_batch_activity, init_policy_activity],
             activity_executor=executor,
             max_concurrent_activities=1,
             graceful_shutdown_timeout=GRACEFUL_SHUTDOWN,

@@ -1,11 +1,15 @@
 """train_on_batch: skipping, ratio 1 on a fresh batch, exact zero gradient at masked positions, batch files."""
 
+import json
+import math
+import struct
+
 import pytest
 import torch
 
 from agentrl_trainer.losses import AGGREGATIONS
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
-from agentrl_trainer.train_step import load_batch, save_batch, sequence_logprobs, train_on_batch
+from agentrl_trainer.train_step import action_logprobs, load_batch, save_batch, sequence_logprobs, train_on_batch
 
 torch.set_num_threads(2)
 TEMPERATURE = 0.8
@@ -63,23 +67,37 @@ def test_fresh_batch_first_minibatch_has_ratio_one_and_no_clipping():
     assert metrics["per_step"][-1]["mean_ratio"] != first["mean_ratio"]  # the policy moved
 
 
-def test_logit_gradient_is_exactly_zero_where_the_next_token_is_mask_zero():
+def test_hidden_state_gradient_is_exactly_zero_where_the_next_token_is_mask_zero():
     model = make_model()
     captured = []
 
-    def keep_logits(module, inputs, output):
+    def keep_hidden(module, inputs, output):
         output.retain_grad()
         captured.append(output)
 
     batch = make_batch(model)
-    model.register_forward_hook(keep_logits)
+    model.ln_final.register_forward_hook(keep_hidden)  # its output is the head's only input
     train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
-    (logits,) = captured  # (B, T, V)
-    # logits at position p score token p + 1; the last position scores nothing
+    (hidden,) = captured  # (B, T, C)
+    # the hidden state at position p scores token p + 1; the last position scores nothing
     predicts_action = torch.zeros_like(batch["loss_mask"], dtype=torch.bool)
     predicts_action[:, :-1] = batch["loss_mask"][:, 1:].bool()
-    assert torch.count_nonzero(logits.grad[~predicts_action]) == 0
-    assert (logits.grad[predicts_action].abs().sum(-1) > 0).all()
+    assert torch.count_nonzero(hidden.grad[~predicts_action]) == 0
+    assert (hidden.grad[predicts_action].abs().sum(-1) > 0).all()
+
+
+def test_action_logprobs_equal_sequence_logprobs_at_mask_one_positions():
+    model = make_model()
+    allowed = torch.rand(4, 20, CONFIG.vocab_size, generator=torch.Generator().manual_seed(5)) < 0.4
+    batch = make_batch(model)
+    allowed.scatter_(-1, batch["input_ids"].unsqueeze(-1), True)  # the drawn token is allowed
+    mask = batch["loss_mask"].bool()
+    with torch.no_grad():
+        for constraint in (None, allowed):
+            full = sequence_logprobs(model, batch["input_ids"], TEMPERATURE, constraint)  # (B, T), every position
+            selected = action_logprobs(model, batch["input_ids"], batch["loss_mask"], TEMPERATURE, constraint)  # (B, T)
+            assert torch.allclose(selected[mask], full[mask], rtol=0.0, atol=1e-6)
+            assert torch.count_nonzero(selected[~mask]) == 0
 
 
 def gradients_after_one_step(batch, **options):
@@ -162,3 +180,46 @@ def test_batch_file_round_trip(tmp_path):
     assert loaded_metadata == metadata
     assert sorted(loaded) == sorted(batch) and all(torch.equal(loaded[k], batch[k]) for k in batch)
     assert [p.name for p in tmp_path.iterdir()] == ["batch.safetensors"]  # no temporary file left
+
+
+def ts_safetensors(tensors, metadata):
+    """Bytes laid out as activities/safetensors.ts writes them: sorted names, no alignment between tensors, BOOL as 1 byte."""
+    formats = {"F32": "<f", "I64": "<q", "BOOL": "<B"}
+    header, chunks, offset = {"__metadata__": metadata}, [], 0
+    for name in sorted(tensors):
+        dtype, shape, values = tensors[name]
+        data = b"".join(struct.pack(formats[dtype], int(v) if dtype != "F32" else v) for v in values)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":"))
+    text += " " * ((8 - (8 + len(text)) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text.encode() + b"".join(chunks)
+
+
+def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_mask(tmp_path):
+    B, T, V = 2, 5, CONFIG.vocab_size
+    ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
+    loss_mask = [0, 1, 1, 0, 0, 0, 0, 1, 1, 1]
+    allowed = [int(v == ids[i] or v % 3 == 0) for i in range(B * T) for v in range(V)]  # row t: the mask token t was drawn under
+    path = tmp_path / "batch.safetensors"
+    path.write_bytes(ts_safetensors({
+        "input_ids": ("I64", [B, T], ids), "loss_mask": ("F32", [B, T], loss_mask), "advantages": ("F32", [B], [0.5, -0.5]),
+        "token_advantages": ("F32", [B, T], [0.0] * (B * T)), "behaviour_logprobs": ("F32", [B, T], [-1.0] * (B * T)),
+        "policy_versions": ("I64", [B, T], [1 if m else -1 for m in loss_mask]), "allowed_mask": ("BOOL", [B, T, V], allowed),
+    }, {"estimator": json.dumps("grpo")}))
+    tensors, metadata = load_batch(path)
+    assert metadata == {"estimator": "grpo"}
+    assert tensors["allowed_mask"].dtype == torch.bool and tensors["allowed_mask"].shape == (B, T, V)
+    assert tensors["allowed_mask"].flatten().tolist() == [bool(a) for a in allowed]
+    assert tensors["input_ids"].dtype == torch.int64 and tensors["input_ids"].flatten().tolist() == ids
+    batch = {key: tensors[key] for key in ("input_ids", "loss_mask", "advantages", "behaviour_logprobs", "allowed_mask")}
+    model = make_model()
+    metrics = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    with torch.no_grad():
+        logits = model(batch["input_ids"])  # (B, T, V)
+    ratios = []
+    for b, t in batch["loss_mask"].nonzero().tolist():  # token t is drawn from logits[t - 1] under allowed_mask[:, t]
+        row = logits[b, t - 1].masked_fill(~batch["allowed_mask"][b, t], float("-inf")) / TEMPERATURE
+        ratios.append(math.exp(float(row.log_softmax(-1)[ids[b * T + t]]) + 1.0))  # behaviour log-prob -1
+    assert abs(metrics["mean_ratio"] - sum(ratios) / len(ratios)) < 1e-5

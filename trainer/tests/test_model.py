@@ -122,3 +122,23 @@ def test_constraint_mask():
     assert torch.allclose(token_logprobs(masked, targets, 0.7), expected, atol=1e-6)
     with pytest.raises(ValueError, match="allowed_mask must be bool"):
         apply_constraint_mask(logits, torch.ones(7))
+
+
+def test_fused_attention_matches_the_plain_ops_of_the_onnx_graph(monkeypatch):
+    """Training uses scaled_dot_product_attention; the export writes attention out in plain ops."""
+    model = make_model(vocab_size=64, context=64, d_model=32, n_layers=2, n_heads=4).train()
+    input_ids = torch.randint(0, 64, (3, 50), generator=torch.Generator().manual_seed(4))
+
+    def logits_and_gradients():
+        model.zero_grad()
+        logits = model(input_ids)  # (B, T, V)
+        (logits * torch.linspace(-1, 1, 64)).sum().backward()
+        return logits.detach(), {name: p.grad.clone() for name, p in model.named_parameters()}
+
+    fused, fused_grads = logits_and_gradients()
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    plain, plain_grads = logits_and_gradients()
+    assert torch.allclose(fused, plain, rtol=0.0, atol=1e-5)
+    for name in fused_grads:
+        scale = float(plain_grads[name].abs().max())
+        assert torch.allclose(fused_grads[name], plain_grads[name], rtol=0.0, atol=1e-5 * max(scale, 1.0)), name

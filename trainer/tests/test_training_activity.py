@@ -23,7 +23,7 @@ CONFIG = PolicyModelConfig(vocab_size=32, context=16, d_model=16, n_layers=1, n_
 TEMPERATURE = 0.9
 
 
-def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None):
+def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None):
     """Four sequences of 12 tokens, actions at positions 4..9; behaviour log-probs from `model` (fresh) or noise."""
     generator = torch.Generator().manual_seed(seed)
     B, T = len(advantages), 12
@@ -35,8 +35,11 @@ def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None):
     else:
         with torch.no_grad():
             behaviour = sequence_logprobs(model, input_ids, TEMPERATURE)
-    save_batch(path, {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
-                      "behaviour_logprobs": behaviour.float()}, {"note": "test batch"})
+    tensors = {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
+               "behaviour_logprobs": behaviour.float()}
+    if allowed_mask is not None:
+        tensors["allowed_mask"] = allowed_mask(input_ids)
+    save_batch(path, tensors, {"note": "test batch"})
     return str(path)
 
 
@@ -148,6 +151,22 @@ def test_all_zero_advantages_give_checkpoint_n_with_the_weights_of_n_minus_1(tmp
         assert all(torch.equal(value, current["optimizer"]["state"][key][name]) for name, value in state.items())
 
 
+def test_imitation_trains_on_a_batch_with_zero_advantages(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "demonstrations.safetensors", seed=2, advantages=(0.0,) * 4)
+    heartbeats = []
+    environment = ActivityEnvironment()
+    environment.on_heartbeat = lambda *details: heartbeats.append(details[0])
+    result = run(request(run_dir, 2, "warm-start-0002", batch, objective="imitation", minibatches=2), environment)
+    metrics = result["metrics"]
+    assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
+    assert metrics["loss"] > 0 and metrics["gradNorm"] > 0
+    assert (metrics["meanRatio"], metrics["clipFraction"], metrics["klK3"]) == (1.0, 0.0, 0.0)
+    assert {beat["updates"] for beat in heartbeats if beat["phase"] == "training"} == {2}
+    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    assert not torch.equal(previous["model"]["token_embedding.weight"], current["model"]["token_embedding.weight"])
+
+
 def test_fresh_batch_from_the_current_model_has_ratio_one(tmp_path, step_one):
     run_dir = run_with_step_one(tmp_path, step_one)
     batch = write_batch(tmp_path / "fresh.safetensors", seed=3, model=model_from(checkpoint_path(run_dir, 1)))
@@ -193,6 +212,7 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
     ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
     ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
     ({"clipEps": 1.5}, r"^clipEps must be a finite number > 0\.0 and < 1\.0, got 1\.5"),
+    ({"objective": "sft"}, r"^objective: unknown 'sft'; known: imitation, policy_gradient"),
     ({"aggregation": "mean"}, r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean"),
     ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runDir, stepId"),
     ({"modelConfig": None}, r"^modelConfig is required at step 1"),
@@ -214,6 +234,22 @@ def test_malformed_batch_is_invalid_input_naming_batch_path(tmp_path):
                       "behaviour_logprobs": torch.zeros(2, 8)})
     with raises("InvalidInput", r"^batchPath: batch\.input_ids holds ids outside the vocabulary \[0, 32\)"):
         run(request(tmp_path / "run", 1, "iteration-0001", path))
+
+
+def every_token_allowed(input_ids):
+    return torch.ones(*input_ids.shape, CONFIG.vocab_size, dtype=torch.bool)  # (B, T, V)
+
+
+@pytest.mark.parametrize(("allowed_mask", "message"), [
+    (lambda ids: every_token_allowed(ids)[..., 1:], r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\) = \(4, 12, 32\), got torch\.bool \(4, 12, 31\)"),
+    (lambda ids: every_token_allowed(ids).to(torch.uint8), r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\)"),
+    (lambda ids: every_token_allowed(ids).scatter(-1, ids.unsqueeze(-1), False),
+     r"^batchPath: batch\.allowed_mask must allow input_ids\[b, t\] at every loss_mask=1 position"),
+])
+def test_malformed_allowed_mask_is_invalid_input_naming_batch_path(tmp_path, allowed_mask, message):
+    batch = write_batch(tmp_path / "batch.safetensors", allowed_mask=allowed_mask)
+    with raises("InvalidInput", message):
+        run(request(tmp_path / "run", 1, "iteration-0001", batch))
 
 
 def test_a_non_finite_update_is_non_retryable_and_writes_nothing(tmp_path):

@@ -144,7 +144,7 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
     result, worker = asyncio.run(scenario())
     assert "training worker ready: queue training" in worker.output() and "training worker stopped" in worker.output()
     assert result["step"] == 1 and result["stepId"] == "iteration-0001" and result["device"] == "cpu"
-    assert result["policyVersion"].startswith("onnx-") and result["metrics"]["updates"] == 1
+    assert result["policyVersion"].endswith("-step-1") and result["metrics"]["updates"] == 1
     session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
     (logits,) = session.run(["logits"], {"input_ids": torch.zeros((2, 5), dtype=torch.int64).numpy()})
     assert logits.shape == (2, 5, 32)
