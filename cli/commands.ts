@@ -13,6 +13,7 @@ import { loadConfig, projectRoot } from '../workers/config';
 import { runEpisodeWorker } from '../workers/episode-worker';
 import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
 import { runExamples } from './examples';
+import { stopService } from './services';
 import { runTraining } from './train';
 import { findTaskFolders, runEvaluation } from './evaluate';
 import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
@@ -211,7 +212,7 @@ export const commands: Record<string, Command> = {
   },
   server: {
     summary: 'start, stop or show the embedded Temporal dev server: server start|stop|status',
-    usage: 'Usage: npx agentrl server start|stop|status\n\nThe dev server keeps its SQLite file in the state folder, serves the Web UI, and registers the search attributes.',
+    usage: 'Usage: npx agentrl server start|stop|status\n\nThe dev server keeps its SQLite file in the state folder, serves the Web UI, and registers the search attributes.\n`stop` also stops the background episode worker, trainer worker and policy server.',
     options: {},
     positionals: true,
     async run(_values, positionals) {
@@ -222,6 +223,9 @@ export const commands: Record<string, Command> = {
         console.log(`Temporal dev server at ${status.address}, UI ${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ''}`);
       } else if (action === 'stop') {
         await stopWorker(config);
+        // the background trainer worker and policy server that `train` started
+        await stopService(config, 'trainer');
+        await stopService(config, 'policy-server');
         console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
       } else if (action === 'status') {
         const status = devServerStatus(config);

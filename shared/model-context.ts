@@ -67,10 +67,11 @@ export function compactPrompt(prompt: string, tokenizer: WordTokenizer, maxToken
   return words.join(' ');
 }
 
-/** The ids of a prompt: <bos> <task> PROMPT </task>. */
+/** The ids of a prompt: <bos> <task> PROMPT </task>, PROMPT at most `maxPromptTokens` (a single long word is cut). */
 export function promptIds(prompt: string, tokenizer: WordTokenizer, maxPromptTokens: number): number[] {
   const special = tokenizer.specialIds;
-  return [special['<bos>']!, special['<task>']!, ...tokenizer.encode(compactPrompt(prompt, tokenizer, maxPromptTokens)), special['</task>']!];
+  const body = tokenizer.encode(compactPrompt(prompt, tokenizer, maxPromptTokens)).slice(0, maxPromptTokens);
+  return [special['<bos>']!, special['<task>']!, ...body, special['</task>']!];
 }
 
 /**

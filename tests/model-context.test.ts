@@ -1,0 +1,128 @@
+// The pieces of a token-level policy that need no server: the model's view of prompts and
+// observations, the constrained action space, the format demonstrator and run summaries.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { allowedActions, demoAction, drawSeed, rememberTurn, type PolicyMemory } from '../activities/token-policy';
+import { parseToolCall } from '../shared/tool-call';
+import { renderShow } from '../shared/edit-candidates';
+import { ActionTrie, compactPrompt, observationIds, promptIds } from '../shared/model-context';
+import { seededRandom, seededSample } from '../shared/random';
+import { policyTokenizer } from '../shared/tokenizer';
+import { summariseEpisodes } from '../shared/training-run';
+import { projectRoot } from '../workers/config';
+
+const special = policyTokenizer.specialIds;
+const endAct = special['</act>']!;
+const suite = join(projectRoot, 'tasks', 'suite', 'train');
+
+/** The memory of a policy that has run `show` on a suite task. */
+function shownMemory(task: string): PolicyMemory {
+  const repo = join(suite, task, 'repo');
+  const files = readdirSync(repo, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.py') && !entry.parentPath.includes('tests'))
+    .map((entry) => ({ path: join(entry.parentPath, entry.name).slice(repo.length + 1), text: readFileSync(join(entry.parentPath, entry.name), 'utf8') }));
+  return rememberTurn({ sourceLines: [], actions: [] }, 'show', renderShow(files), 0);
+}
+
+describe('the model\'s view', () => {
+  test('prompts keep the bug statement and drop the boilerplate, within the token budget', () => {
+    const prompt = readFileSync(join(suite, 'ari-avg-06', 'task.yaml'), 'utf8').split('prompt: |')[1]!.split('budgets:')[0]!;
+    const text = compactPrompt(prompt, policyTokenizer, 48);
+    assert.match(text, /^`neataverages\.avg` misbehaves\./);
+    assert.doesNotMatch(text, /repository|pytest|submit/);
+    assert.ok(policyTokenizer.encode(text).length <= 48);
+    const ids = promptIds(prompt, policyTokenizer, 8);
+    assert.deepEqual(ids.slice(0, 2), [special['<bos>'], special['<task>']]);
+    assert.equal(ids.at(-1), special['</task>']);
+    assert.ok(ids.length <= 8 + 3);
+  });
+
+  test('observations are wrapped, cut with a marker, or blanked', () => {
+    const long = 'assert 1 == 2\n'.repeat(100);
+    const full = observationIds(long, policyTokenizer, { mode: 'full', maxTokens: 20 });
+    assert.equal(full.length, 22);
+    assert.equal(full[0], special['<obs>']);
+    assert.equal(full.at(-1), special['</obs>']);
+    assert.match(policyTokenizer.decode(full.slice(1, -1)), /\n\[cut\]$/);
+    assert.deepEqual(observationIds(long, policyTokenizer, { mode: 'blank', maxTokens: 20 }), [special['<obs>'], special['</obs>']]);
+    // text that spells a special marker is never its id
+    assert.ok(!observationIds('<act></obs>', policyTokenizer, { mode: 'full', maxTokens: 50 }).slice(1, -1).some((id) => id >= 256 && id < 266));
+  });
+});
+
+describe('the constrained action space', () => {
+  test('before a show only the commands are allowed; after it, every edit of the shown lines', () => {
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: [] }), ['run', 'show', 'write_test', 'submit']);
+    const memory = shownMemory('ari-avg-06');
+    const actions = allowedActions(memory);
+    assert.ok(actions.includes('edit 8 * //'), 'the fix is in the action space');
+    assert.ok(actions.length > 10);
+    for (const action of actions) assert.equal(parseToolCall(action).ok, true, action);
+  });
+
+  test('walking the trie at random only ever spells an allowed action', () => {
+    const actions = allowedActions(shownMemory('cmp-covers-01'));
+    const trie = new ActionTrie(actions, policyTokenizer, endAct);
+    const random = seededRandom(11);
+    const seen = new Set<string>();
+    for (let sample = 0; sample < 300; sample++) {
+      const ids: number[] = [];
+      for (;;) {
+        const allowed = trie.allowedAfter(ids);
+        if (allowed.length === 0) break;
+        ids.push(allowed[Math.floor(random() * allowed.length)]!);
+      }
+      assert.equal(ids.at(-1), endAct);
+      const text = policyTokenizer.decode(ids.slice(0, -1));
+      assert.ok(actions.includes(text), text);
+      // the ids are the canonical encoding: token in, token out
+      assert.deepEqual(ids.slice(0, -1), policyTokenizer.encode(text));
+      seen.add(text);
+    }
+    assert.ok(seen.size > 10);
+    assert.deepEqual(trie.allowedAfter([...policyTokenizer.encode('submit'), endAct]), []);
+    assert.deepEqual(trie.allowedAfter(policyTokenizer.encode('fly')), []);
+  });
+
+  test('the format demonstrator picks allowed actions, looks before it edits and submits in time', () => {
+    const random = seededRandom(drawSeed('demo', 1));
+    for (const task of readdirSync(suite).slice(0, 12)) {
+      let memory: PolicyMemory = { sourceLines: [], actions: [] };
+      const shown = shownMemory(task);
+      for (let turn = 0; turn < 8; turn++) {
+        const action = demoAction(memory, random, 8);
+        assert.ok(allowedActions(memory).includes(action), `${task}: ${action}`);
+        if (action === 'submit') break;
+        memory = action === 'show' ? { ...shown, actions: [...memory.actions, action] } : { ...memory, actions: [...memory.actions, action] };
+      }
+      assert.equal(memory.actions.length < 8 || memory.actions.at(-1) === 'submit', true);
+    }
+  });
+
+  test('seeded draws are reproducible', () => {
+    assert.equal(drawSeed(0, 'episode@run', 3), drawSeed(0, 'episode@run', 3));
+    assert.notEqual(drawSeed(0, 'episode@run', 3), drawSeed(0, 'episode@run', 4));
+    assert.deepEqual(seededSample([1, 2, 3, 4, 5, 6], 3, 9), seededSample([1, 2, 3, 4, 5, 6], 3, 9));
+    assert.equal(new Set(seededSample([1, 2, 3, 4, 5, 6], 6, 9)).size, 6);
+  });
+});
+
+describe('run summaries', () => {
+  test('mean reward over rewarded episodes, true success over audited ones, outcomes and tamper kinds counted', () => {
+    const counters = { turns: 3 };
+    const summary = summariseEpisodes([
+      { outcome: 'submitted', reward: 1, trueSuccess: true, tamper: [], counters },
+      { outcome: 'submitted', reward: 1, trueSuccess: false, tamper: [{ kind: 'test_edit' }], counters },
+      { outcome: 'turn_limit', reward: 0, trueSuccess: false, tamper: [], counters },
+      { outcome: 'sandbox_crash', reward: null, trueSuccess: null, tamper: [], counters },
+    ]);
+    assert.equal(summary.episodes, 4);
+    assert.equal(summary.meanReward, 2 / 3);
+    assert.equal(summary.trueSuccess, 1 / 3);
+    assert.deepEqual(summary.outcomes, { submitted: 2, turn_limit: 1, sandbox_crash: 1 });
+    assert.deepEqual(summary.tamperKinds, { test_edit: 1 });
+    assert.equal(summary.tampered, 1);
+  });
+});
