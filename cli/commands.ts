@@ -13,7 +13,7 @@ import { loadConfig, projectRoot } from '../workers/config';
 import { runEpisodeWorker } from '../workers/episode-worker';
 import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
 import { runExamples } from './examples';
-import { stopService } from './services';
+import { ensurePolicyServer, loadPolicy, stopServices } from './services';
 import { runTraining } from './train';
 import { findTaskFolders, runEvaluation } from './evaluate';
 import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
@@ -98,6 +98,9 @@ export const commands: Record<string, Command> = {
     usage: [
       'Usage: npx agentrl eval --policy SPEC --tasks DIR [-k N] [--samples N] [--checker strict|weak] [--json]',
       '',
+      'SPEC: scripted:FILE.jsonl, completions:URL (any vLLM-compatible server), or FILE.onnx (a policy version, e.g.',
+      '.agentrl/artifacts/runs/RUN/policies/v3/policy.onnx, served by an embedded policy server on port 8101).',
+      '',
       'Runs --samples episodes (default k) of the policy on every task folder under DIR and prints, per task and',
       'overall, pass@k of true success (the audit), mean true success and mean reward by the chosen checker.',
       'Environment failures are reported and not counted as samples.',
@@ -112,9 +115,17 @@ export const commands: Record<string, Command> = {
       const checker = (values.checker as string | undefined) ?? 'strict';
       if (checker !== 'strict' && checker !== 'weak') throw new Error(`--checker: expected strict or weak, got ${JSON.stringify(checker)}`);
       const config = loadConfig();
+      let policy = absolutePolicy(values.policy as string);
+      if ((values.policy as string).endsWith('.onnx')) {
+        const model = resolve(values.policy as string);
+        if (!existsSync(model)) throw new Error(`--policy: ${model} does not exist`);
+        const url = await ensurePolicyServer(config, 8101, log);
+        log(`serving ${await loadPolicy(url, model)} at ${url}`);
+        policy = `completions:${url}`;
+      }
       const { client, close } = await connectWithWorker(config, log);
       try {
-        return await runEvaluation(client, config, { policy: absolutePolicy(values.policy as string), tasks: resolve(values.tasks as string), k, samples, checker, json: Boolean(values.json) }, log);
+        return await runEvaluation(client, config, { policy, tasks: resolve(values.tasks as string), k, samples, checker, json: Boolean(values.json) }, log);
       } finally {
         await close();
       }
@@ -224,8 +235,8 @@ export const commands: Record<string, Command> = {
       } else if (action === 'stop') {
         await stopWorker(config);
         // the background trainer worker and policy server that `train` started
-        await stopService(config, 'trainer');
-        await stopService(config, 'policy-server');
+        await stopServices(config, 'trainer');
+        await stopServices(config, 'policy-server');
         console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
       } else if (action === 'status') {
         const status = devServerStatus(config);

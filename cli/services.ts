@@ -61,15 +61,19 @@ async function ensureService(config: LoadedConfig, spec: ServiceSpec, log: (line
   }
 }
 
-/** Stops a service the CLI started; false when none ran. */
-export async function stopService(config: LoadedConfig, name: 'trainer' | 'policy-server'): Promise<boolean> {
-  const recordPath = join(config.stateDir, `${name}.json`);
-  if (!existsSync(recordPath)) return false;
-  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as ServiceRecord;
-  rmSync(recordPath, { force: true });
-  if (!isAlive(record.pid)) return false;
-  await stopProcess(record.pid);
-  return true;
+/** Stops the services the CLI started whose name starts with `prefix`; returns how many ran. */
+export async function stopServices(config: LoadedConfig, prefix: 'trainer' | 'policy-server'): Promise<number> {
+  if (!existsSync(config.stateDir)) return 0;
+  let stopped = 0;
+  for (const file of readdirSync(config.stateDir).filter((name) => name.startsWith(prefix) && name.endsWith('.json'))) {
+    const recordPath = join(config.stateDir, file);
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as ServiceRecord;
+    rmSync(recordPath, { force: true });
+    if (!isAlive(record.pid)) continue;
+    await stopProcess(record.pid);
+    stopped++;
+  }
+  return stopped;
 }
 
 /** Hash of the Python trainer's sources: a trainer worker running older code is replaced. */
@@ -96,11 +100,11 @@ export async function ensureTrainerWorker(config: LoadedConfig, log: (line: stri
   }, log);
 }
 
-/** The embedded policy server on `port` (127.0.0.1), empty until a run publishes weights. */
+/** The embedded policy server on `port` (127.0.0.1; one per port), empty until weights are published. */
 export async function ensurePolicyServer(config: LoadedConfig, port: number, log: (line: string) => void): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   await ensureService(config, {
-    name: 'policy-server',
+    name: `policy-server-${port}`,
     key: `${codeVersion()} ${port}`,
     command: process.execPath,
     args: [join(projectRoot, 'bin', 'agentrl.js'), 'policy-server', '--port', String(port)],
@@ -114,4 +118,12 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
     },
   }, log);
   return url;
+}
+
+/** Loads a policy file into a policy server; returns the version it serves. */
+export async function loadPolicy(url: string, onnxPath: string): Promise<string> {
+  const response = await fetch(`${url}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnxPath }) });
+  const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
+  if (!response.ok || !body?.model) throw new Error(`${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`);
+  return body.model;
 }

@@ -14,7 +14,7 @@ writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:17233\n  uiPort: 1823
 const env = { ...process.env, AGENTRL_CONFIG: configPath };
 
 function agentrl(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env, encoding: 'utf8', timeout: 300_000 });
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env, encoding: 'utf8', timeout: 900_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -91,7 +91,26 @@ test('eval reports pass@k of true success next to the checker reward: the test-o
   assert.match(bad.stderr, /--samples \(2\) must be at least k \(3\)/);
 });
 
-test("the README's main command runs every bundled example with the expected outcome", () => {
+test("the README's main command: a short training run on the embedded defaults", () => {
+  const run = agentrl('train', '--json', '--policy-port', '18100');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /starting policy-server/);
+  assert.match(run.stderr, /starting trainer/);
+  assert.match(run.stderr, /iteration 2\/2 sampling/);
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  // the warm start and one step per iteration
+  assert.equal(result.steps, 3);
+  assert.equal(result.policyVersion, `${result.runId}-step-3`);
+  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  assert.deepEqual(metrics.map((line) => line.iteration), [0, 1, 2]);
+  assert.deepEqual(metrics.slice(0, 2).map((line) => line.train.episodes), [16, 16]);
+  assert.equal(metrics[2].eval.episodes, 4);
+  const report = readFileSync(result.reportPath, 'utf8');
+  assert.match(report, /\| 1 \| .*-step-2 \|/);
+  assert.ok(existsSync(join(result.runDir, 'manifest.json')) && existsSync(join(result.runDir, 'reward.svg')));
+});
+
+test("the scripted examples run every bundled example with the expected outcome", () => {
   const run = agentrl('examples', '--json');
   assert.equal(run.code, 0, run.stderr);
   const rows = run.stdout.trim().split('\n').map((line) => JSON.parse(line));

@@ -33,14 +33,20 @@ let trainer: ChildProcess;
 let policyServer = '';
 let closeServer: () => Promise<void> = async () => undefined;
 
+/** The Python training worker (queue `training`), once it polls. */
+async function startTrainer(): Promise<ChildProcess> {
+  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
+  return child;
+}
+
 before(async () => {
   env = await startTestServer();
   worker = await startWorker(env);
-  trainer = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  trainer.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  trainer.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
+  trainer = await startTrainer();
   const { server } = await createPolicyServer();
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -108,6 +114,28 @@ describe('trainingRun', () => {
     assert.ok(check.maxDifference < 1e-3, `recorded and recomputed log-probs differ by ${check.maxDifference}`);
 
     await waitFor('the run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
+  });
+
+  test('a trainer killed mid-step: the step is retried on a new trainer and applied once', async () => {
+    const runId = 'ci-trainer-kill';
+    const input = {
+      runId, tasks: taskSet(['ari-avg-06', 'obo-head-03']), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
+      concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed: 7,
+    };
+    const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
+    await waitFor('the first training step', async () => {
+      const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
+      return progress?.phase === 'training';
+    }, 300_000);
+    trainer.kill('SIGKILL');
+    await new Promise((resolveExit) => trainer.once('exit', resolveExit));
+    trainer = await startTrainer();
+    const result = (await handle.result()) as { runDir: string; steps: number };
+    assert.equal(result.steps, 2);
+    assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`]);
+    const metrics = readMetrics(result.runDir);
+    assert.deepEqual(metrics.map((line) => line.iteration), [0, 1]);
+    assert.deepEqual(metrics.map((line) => line.train!.episodes), [4, 4]);
   });
 
   test('a cancelled run releases its containers and resumes from its last completed step', async () => {
