@@ -98,7 +98,8 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
         if (!options.json) console.log(iterationRow(progress.last));
       }
       const line = progressLine(progress);
-      if (line === lastLine || options.json) return;
+      // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
+      if (line === lastLine) return;
       lastLine = line;
       if (tty) process.stderr.write(`\r\u001b[K${line}`);
       else options.log(line);
