@@ -125,6 +125,19 @@ export async function createPolicyServer(modelPath?: string): Promise<{ server: 
   return { server, current: () => policy };
 }
 
+/** Asks a policy server to load new weights (`POST /v1/load_weights`); returns the version it now serves. */
+export async function loadWeights(url: string, onnxPath: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${url}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnxPath }), signal: AbortSignal.timeout(60_000) });
+  } catch (error) {
+    throw new Error(`policy server ${url} unreachable: ${(error as Error).message} (start it with npx agentrl policy-server --port …)`);
+  }
+  const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
+  if (!response.ok || !body?.model) throw new Error(`policy server ${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`);
+  return body.model;
+}
+
 async function readJson(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);

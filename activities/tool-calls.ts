@@ -94,13 +94,14 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       let previous: ModelRecord | null = null;
       let inferenceMs = 0;
       if (tokenLevel && input.turn > 0) previous = (await readTurnRecord(input.episodeId, input.turn - 1))?.model ?? null;
+      const snapshot = tokenLevel ? (JSON.parse((await store.getBlob(input.policy.ref)).toString('utf8')) as TokenPolicySnapshot) : null;
       if (entry) {
         action = entry.action;
       } else {
         try {
-          if (tokenLevel) {
+          if (snapshot) {
             const inferenceStart = Date.now();
-            const sampled = await sampleTokenAction(input, previous);
+            const sampled = await sampleTokenAction(input, snapshot, previous);
             inferenceMs = Date.now() - inferenceStart;
             if ('tokenLimit' in sampled) {
               const summary = emptySummary(input.turn, 'token_limit', sampled.tokenLimit);
@@ -143,8 +144,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       summary.actionTokens = action.tokenIds.length;
       summary.observationTokens = countByteTokens(observation);
       let model: ModelRecord | undefined;
-      if (tokenLevel && action.contextRef) {
-        const snapshot = JSON.parse((await store.getBlob(input.policy.ref)).toString('utf8')) as TokenPolicySnapshot;
+      if (snapshot && action.contextRef) {
         const context = JSON.parse((await store.getBlob(action.contextRef)).toString('utf8')) as ModelContext;
         const seen = observationIds(observation, policyTokenizer, { mode: snapshot.sampling.observations, maxTokens: snapshot.sampling.maxObservationTokens });
         appendGiven(context, seen);
@@ -179,8 +179,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
    * Samples a token-level policy's action after the context so far; the context with the action is
    * stored before the tool call, so a retried turn finds the same action in the journal.
    */
-  async function sampleTokenAction(input: TakeTurnInput, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
-    const snapshot = JSON.parse((await store.getBlob(input.policy.ref)).toString('utf8')) as TokenPolicySnapshot;
+  async function sampleTokenAction(input: TakeTurnInput, snapshot: TokenPolicySnapshot, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
     let context: ModelContext;
     if (previous) {
       context = JSON.parse((await store.getBlob(previous.contextRef)).toString('utf8')) as ModelContext;

@@ -11,6 +11,7 @@ import { policyTokenizer } from '../shared/tokenizer';
 import type { IterationMetrics, TrainingRunState } from '../shared/training-run';
 import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
 import { writeBatch } from './batch-writer';
+import { loadWeights } from './policy-server';
 import { writeReport } from './run-report';
 import type { ModelRecord } from './tool-calls';
 
@@ -92,15 +93,7 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
 
     /** Loads new weights into the policy server (`POST /v1/load_weights`); returns the version it serves. */
     async publishPolicy(input: { url: string; onnxPath: string }): Promise<string> {
-      let response: Response;
-      try {
-        response = await fetch(`${input.url}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: input.onnxPath }), signal: AbortSignal.timeout(60_000) });
-      } catch (error) {
-        throw new Error(`policy server ${input.url} unreachable: ${(error as Error).message} (start it with npx agentrl policy-server --port …)`);
-      }
-      const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
-      if (!response.ok || !body?.model) throw new Error(`policy server ${input.url} did not load ${input.onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`);
-      return body.model;
+      return loadWeights(input.url, input.onnxPath);
     },
 
     /**

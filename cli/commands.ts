@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
-import { createPolicyServer } from '../activities/policy-server';
+import { createPolicyServer, loadWeights } from '../activities/policy-server';
 import { reapClosedEpisodes } from '../activities/reaper';
 import { validateTask } from '../activities/task-validation';
 import { deploymentId } from '../activities/sandbox-lifecycle';
@@ -13,7 +13,7 @@ import { loadConfig, projectRoot } from '../workers/config';
 import { runEpisodeWorker } from '../workers/episode-worker';
 import { devServerStatus, startDevServer, stopDevServer } from './dev-server';
 import { runExamples } from './examples';
-import { ensurePolicyServer, loadPolicy, stopServices } from './services';
+import { ensurePolicyServer, stopServices } from './services';
 import { runTraining } from './train';
 import { findTaskFolders, runEvaluation } from './evaluate';
 import { connectWithWorker, runEpisode, withConfigDefaults } from './episode-runner';
@@ -120,7 +120,7 @@ export const commands: Record<string, Command> = {
         const model = resolve(values.policy as string);
         if (!existsSync(model)) throw new Error(`--policy: ${model} does not exist`);
         const url = await ensurePolicyServer(config, 8101, log);
-        log(`serving ${await loadPolicy(url, model)} at ${url}`);
+        log(`serving ${await loadWeights(url, model)} at ${url}`);
         policy = `completions:${url}`;
       }
       const { client, close } = await connectWithWorker(config, log);

@@ -119,11 +119,3 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
   }, log);
   return url;
 }
-
-/** Loads a policy file into a policy server; returns the version it serves. */
-export async function loadPolicy(url: string, onnxPath: string): Promise<string> {
-  const response = await fetch(`${url}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnxPath }) });
-  const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
-  if (!response.ok || !body?.model) throw new Error(`${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`);
-  return body.model;
-}

@@ -62,6 +62,20 @@ after(async () => {
 
 const readMetrics = (runDir: string) => readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as IterationMetrics);
 
+/** Starts a small run without warm start or evaluation and waits until its progress satisfies `until`. */
+async function startRunUntil(runId: string, tasks: string[], seed: number, what: string, until: (progress: TrainingProgress) => boolean) {
+  const input = {
+    runId, tasks: taskSet(tasks), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
+    concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed,
+  };
+  const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
+  await waitFor(what, async () => {
+    const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
+    return progress !== null && until(progress);
+  }, 300_000);
+  return { handle, input };
+}
+
 async function runContainers(runId: string): Promise<number> {
   const containers = await docker.listContainers({ all: true });
   return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
@@ -118,15 +132,7 @@ describe('trainingRun', () => {
 
   test('a trainer killed mid-step: the step is retried on a new trainer and applied once', async () => {
     const runId = 'ci-trainer-kill';
-    const input = {
-      runId, tasks: taskSet(['ari-avg-06', 'obo-head-03']), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
-      concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed: 7,
-    };
-    const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
-    await waitFor('the first training step', async () => {
-      const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
-      return progress?.phase === 'training';
-    }, 300_000);
+    const { handle } = await startRunUntil(runId, ['ari-avg-06', 'obo-head-03'], 7, 'the first training step', (progress) => progress.phase === 'training');
     trainer.kill('SIGKILL');
     await new Promise((resolveExit) => trainer.once('exit', resolveExit));
     trainer = await startTrainer();
@@ -140,16 +146,9 @@ describe('trainingRun', () => {
 
   test('a cancelled run releases its containers and resumes from its last completed step', async () => {
     const runId = 'ci-cancel-resume';
-    const input = {
-      runId, tasks: taskSet(['obo-head-03', 'swp-min-max-08']), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
-      concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed: 5,
-    };
-    const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
     // cancel while the second iteration samples: iteration 0 is complete, iteration 1 is not
-    await waitFor('iteration 1 to sample', async () => {
-      const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
-      return progress?.iteration === 1 && progress.phase === 'sampling' && progress.episodesDone >= 1;
-    }, 300_000);
+    const { handle, input } = await startRunUntil(runId, ['obo-head-03', 'swp-min-max-08'], 5, 'iteration 1 to sample',
+      (progress) => progress.iteration === 1 && progress.phase === 'sampling' && progress.episodesDone >= 1);
     await handle.cancel();
     await assert.rejects(handle.result());
     await waitFor('the cancelled run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);

@@ -2,7 +2,7 @@ import {
   ApplicationFailure, ParentClosePolicy, continueAsNew, defineQuery, executeChild, isCancellation, log, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
 import type { BatchEpisode, BuiltBatch, createTrainingRunActivities } from '../activities/training-run';
-import { EpisodeInput, type EpisodeResult } from '../shared/episode';
+import { emptyCounters, EpisodeInput, type EpisodeResult } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
@@ -234,7 +234,7 @@ function batchEpisode(result: EpisodeResult & { group: string }): BatchEpisode {
 function failedEpisode(workflowId: string, task: string, runId: string, error: string): EpisodeResult {
   return {
     workflowId, episodeId: `${workflowId}@failed`, runId, taskId: taskName(task), policyVersion: '', checker: 'strict', outcome: Outcomes.sandboxCrash, reward: null, trueSuccess: null,
-    trueSuccessBasis: null, tamper: [], counters: { turns: 0, toolCalls: 0, toolErrors: 0, truncatedOutputs: 0, toolTimeouts: 0, tokens: 0, turnLimitHits: 0, tokenLimitHits: 0, deadlineHits: 0 },
+    trueSuccessBasis: null, tamper: [], counters: emptyCounters(),
     trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
   };
 }
