@@ -31,14 +31,21 @@ export const endActId = special['</act>']!;
 
 /** The action strings the constrained sampler allows in a state: the commands and every listed edit. */
 export function allowedActions(memory: PolicyMemory): string[] {
-  return ['run', 'show', 'write_test', 'submit', ...allCandidates(memory.sourceLines)];
+  return ['run', 'show', 'locate', 'write_test', 'submit', ...allCandidates(memory.sourceLines)];
 }
 
-/** The policy's memory after a turn: a `show` replaces the source it knows, a successful edit updates a line. */
+/**
+ * The policy's memory after a turn: a `show`, or a `locate` that listed lines, replaces the source
+ * it knows; a successful edit updates a line.
+ */
 export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null): PolicyMemory {
   const command = action.trim().split(' ')[0];
   let sourceLines = memory.sourceLines;
   if (command === 'show' && exitCode === 0) sourceLines = parseShownSource(observation);
+  else if (command === 'locate' && exitCode === 0) {
+    const located = parseShownSource(observation);
+    if (located.length > 0) sourceLines = located;
+  }
   else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
   return { sourceLines, actions: [...memory.actions, action] };
 }
@@ -122,8 +129,9 @@ export function longestAction(memory: PolicyMemory): number {
 }
 
 /**
- * The format demonstrator: valid actions in a sensible order (look at the source or the tests,
- * edit, check, submit), with edits drawn at random, so it teaches the format and never a fix.
+ * The format demonstrator: valid actions in a sensible order (locate or look at the source, or
+ * run the tests; edit, check, submit), with edits drawn at random, so it teaches the format and
+ * never a fix.
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const edits = allCandidates(memory.sourceLines);
@@ -134,10 +142,10 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   const roll = random();
   if (done.length >= maxTurns - 1) return 'submit';
   if (last === 'write_test') return roll < 0.8 ? 'submit' : 'run';
-  if (edits.length === 0) return roll < 0.75 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+  if (edits.length === 0) return roll < 0.55 ? 'locate' : roll < 0.75 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
   if (!edited) return roll < 0.85 ? pick(edits) : roll < 0.95 ? 'run' : 'write_test';
   if (last === 'run') return roll < 0.8 ? 'submit' : pick(edits);
-  return roll < 0.5 ? 'submit' : roll < 0.8 ? 'run' : pick(edits);
+  return roll < 0.6 ? 'submit' : roll < 0.85 ? 'run' : pick(edits);
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */

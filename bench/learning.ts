@@ -3,6 +3,9 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
+//     [--eval-every 3] [--concurrency 4] [--policy-port 8100]
+//
+// Two invocations can run side by side (e.g. one variant each) with different --policy-port values.
 //
 // Every run is a real trainingRun: episodes in containers, the strict or weak checker, the PyTorch
 // trainer, onnxruntime inference. Held-out tasks are never trained on or used for a choice.
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     'eval-every': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '4' },
+    'policy-port': { type: 'string', default: '8100' },
   },
 });
 
@@ -77,7 +81,7 @@ async function main(): Promise<void> {
         evalEvery: Number(values['eval-every']),
         concurrency: Number(values.concurrency),
         warmStart: { episodes: 64, epochs: 8 },
-      }, { policyPort: 8100, json: false, log });
+      }, { policyPort: Number(values['policy-port']), json: false, log });
       const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
       printRun(runId, metrics);
       summaries.push(summarise(variantName, seed, runId, metrics, (Date.now() - started) / 60_000));

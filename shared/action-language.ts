@@ -7,6 +7,8 @@ import type { ParsedToolCall } from './tool-call';
  *   run                 run the tests; prints the failing test's `path:line: message` and the summary
  *   show                print the non-test Python source as `# path`, then `N: code` per code line
  *                       (N is the real line number; blank and docstring lines are left out)
+ *   locate              run the tests with line coverage and print the source lines most suspicious
+ *                       by spectrum-based fault localisation (Ochiai), most suspicious first, as `show` does
  *   edit LINE OLD NEW   replace the first OLD on line LINE of that source with NEW
  *   swap LINE A B       on line LINE, swap the first A with the first B that starts after it
  *   write_test          overwrite the visible test files with a test that always passes
@@ -17,11 +19,11 @@ import type { ParsedToolCall } from './tool-call';
  * argument in double quotes may hold spaces or be empty (`edit 7 "count - 1" count`). There are no
  * escapes: a quoted argument cannot hold `"`, and an unquoted one cannot start with it.
  */
-export const actionCommands = ['run', 'show', 'edit', 'swap', 'write_test', 'submit'] as const;
+export const actionCommands = ['run', 'show', 'locate', 'edit', 'swap', 'write_test', 'submit'] as const;
 export type ActionCommand = (typeof actionCommands)[number];
 
-const usage = 'commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces';
-const arity: Record<ActionCommand, number> = { run: 0, show: 0, edit: 3, swap: 3, write_test: 0, submit: 0 };
+const usage = 'commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces';
+const arity: Record<ActionCommand, number> = { run: 0, show: 0, locate: 0, edit: 3, swap: 3, write_test: 0, submit: 0 };
 
 // pytest's report cut to the failure lines and the summary; timings are dropped so observations are deterministic
 const runScript = [
@@ -65,6 +67,61 @@ const showScript = [
   '            closing = "" if code[:3] in code[3:] else code[:3]',
   '        elif code:',
   '            print(f"{number}: {code}")',
+].join('\n');
+
+/** How many lines `locate` prints. */
+export const locateLines = 3;
+
+// Spectrum-based fault localisation: every test runs under a line tracer of the non-test sources;
+// a line's Ochiai score is failed(line) / sqrt(failed * (failed(line) + passed(line))). The lines
+// run by a failing test are printed as `show` prints them, highest score first (ties by path and line).
+const locateScript = [
+  'import contextlib, math, os, sys, pytest',
+  'sys.path.insert(0, os.getcwd())',
+  'root = os.getcwd() + os.sep',
+  'def source(path):',
+  '    name, rest = os.path.basename(path), path[len(root):]',
+  '    return path.startswith(root) and not rest.startswith("tests" + os.sep) and os.sep + "tests" + os.sep not in rest and not name.startswith("test_") and name != "conftest.py"',
+  'class Spectra:',
+  '    def __init__(self):',
+  '        self.lines, self.failed = {}, set()',
+  '    @pytest.hookimpl(hookwrapper=True)',
+  '    def pytest_runtest_call(self, item):',
+  '        seen = set()',
+  '        def local(frame, event, arg):',
+  '            if event == "line":',
+  '                seen.add((frame.f_code.co_filename, frame.f_lineno))',
+  '            return local',
+  '        sys.settrace(lambda frame, event, arg: local if source(frame.f_code.co_filename) else None)',
+  '        try:',
+  '            yield',
+  '        finally:',
+  '            sys.settrace(None)',
+  '            self.lines[item.nodeid] = seen',
+  '    def pytest_runtest_logreport(self, report):',
+  '        if report.failed:',
+  '            self.failed.add(report.nodeid)',
+  'spectra = Spectra()',
+  'with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):',
+  '    code = int(pytest.main(["-q", "-p", "no:cacheprovider", "--tb=no"], plugins=[spectra]))',
+  'if not spectra.failed:',
+  '    print("no test fails" if code in (0, 5) else f"pytest exited with code {code}")',
+  '    sys.exit(0 if code in (0, 5) else 1)',
+  'failed, passed = {}, {}',
+  'for test, seen in spectra.lines.items():',
+  '    counts = failed if test in spectra.failed else passed',
+  '    for key in seen:',
+  '        counts[key] = counts.get(key, 0) + 1',
+  'score = {key: n / math.sqrt(len(spectra.failed) * (n + passed.get(key, 0))) for key, n in failed.items()}',
+  'texts, path = {}, None',
+  'for name, number in sorted(score, key=lambda key: (-score[key], key))[:int(sys.argv[1])]:',
+  '    texts.setdefault(name, open(name).read().split("\\n"))',
+  '    if name != path:',
+  '        path = name',
+  '        print("# " + os.path.relpath(name))',
+  '    print(f"{number}: {texts[name][number - 1].strip()}")',
+  'if not score:',
+  '    print("no source line ran in a failing test")',
 ].join('\n');
 
 // the first source file whose line LINE holds OLD (edit) or A and then B (swap); prints the changed line
@@ -172,6 +229,8 @@ export function translateAction(text: string): ParsedToolCall {
       return { ok: true, call: { tool: 'bash', command: ['python3', '-c', runScript].map(shellQuote).join(' ') } };
     case 'show':
       return { ok: true, call: { tool: 'bash', command: ['python3', '-c', showScript, sourceFiles].map(shellQuote).join(' ') } };
+    case 'locate':
+      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', locateScript, String(locateLines)].map(shellQuote).join(' ') } };
     case 'write_test':
       return { ok: true, call: { tool: 'bash', command: writeTest } };
     case 'submit':

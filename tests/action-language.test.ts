@@ -11,8 +11,8 @@ describe('action language', () => {
     assert.deepEqual(translateAction('submit'), { ok: true, call: { tool: 'submit' } });
     assert.equal((translateAction('run') as { ok: true; call: { tool: string } }).call.tool, 'bash');
     assert.deepEqual(translateAction('edit x <= <'), { ok: false, error: 'edit: LINE must be a line number, got "x"' });
-    assert.deepEqual(translateAction('edit 3 <='), { ok: false, error: 'edit takes 3 argument(s); commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
-    assert.deepEqual(translateAction('fly'), { ok: false, error: 'unknown command "fly"; commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
+    assert.deepEqual(translateAction('edit 3 <='), { ok: false, error: 'edit takes 3 argument(s); commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
+    assert.deepEqual(translateAction('fly'), { ok: false, error: 'unknown command "fly"; commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
   });
 
   test('it can fix a bug with real tools', async () => {
@@ -35,6 +35,17 @@ describe('action language', () => {
     const offByOne = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: scriptedPolicy(['edit 19 " - 1" ""', 'submit']) });
     assert.equal(offByOne.trueSuccess, true);
     assert.equal(readTrajectory(offByOne.trajectoryUri)[0]!.observation, './pager/__init__.py:19:    return list(items[start:end])\n[exit code 0]');
+  });
+
+  test('locate lists the lines that failing tests ran, most suspicious first, from a real coverage run', async () => {
+    const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(['locate', 'edit 11 <= <', 'locate', 'edit 11 <= <', 'locate', 'submit']) });
+    const turns = readTrajectory(result.trajectoryUri);
+    assert.equal(result.trueSuccess, true);
+    // lines 9-11 (the function body) score the same, and ties go by line
+    const listed = '# intervals/__init__.py\n9: a_start, a_end = a\n10: b_start, b_end = b\n11: return a_start <= b_end and b_start <= a_end\n';
+    assert.match(turns[0]!.observation, new RegExp(`^${listed.replace(/[[\]().*+?^$|\\]/g, '\\$&')}(?:\\d+: .*\\n){0,2}\\[exit code 0\\]$`));
+    assert.match(turns[2]!.observation, /\n11: return a_start < b_end and b_start <= a_end\n/);
+    assert.equal(turns[4]!.observation, 'no test fails\n[exit code 0]');
   });
 
   test('an edit that matches nothing is reported, not applied', async () => {

@@ -160,7 +160,7 @@ describe('quoting', () => {
   });
 
   test('malformed quoting and empty arguments are errors for the agent', () => {
-    const usage = 'commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces';
+    const usage = 'commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces';
     assert.deepEqual(translateAction('edit 3 "count - 1 count'), { ok: false, error: `edit: a quoted argument must end with " before a space or the end; ${usage}` });
     assert.deepEqual(translateAction('edit 3 "a"b c'), { ok: false, error: `edit: a quoted argument must end with " before a space or the end; ${usage}` });
     assert.deepEqual(translateAction('edit 3  <= <'), { ok: false, error: `edit takes 3 argument(s); ${usage}` });

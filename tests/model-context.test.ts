@@ -54,12 +54,25 @@ describe('the model\'s view', () => {
 
 describe('the constrained action space', () => {
   test('before a show only the commands are allowed; after it, every edit of the shown lines', () => {
-    assert.deepEqual(allowedActions({ sourceLines: [], actions: [] }), ['run', 'show', 'write_test', 'submit']);
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: [] }), ['run', 'show', 'locate', 'write_test', 'submit']);
     const memory = shownMemory('ari-avg-06');
     const actions = allowedActions(memory);
     assert.ok(actions.includes('edit 8 * //'), 'the fix is in the action space');
     assert.ok(actions.length > 10);
     for (const action of actions) assert.equal(parseToolCall(action).ok, true, action);
+  });
+
+  test('a locate that lists lines replaces the known source with them; one that lists none keeps it', () => {
+    const shown = shownMemory('cmp-index-of-min-08');
+    const located = rememberTurn(shown, 'locate', '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n9: pick = i\n', 0);
+    assert.deepEqual(located.sourceLines, [
+      { path: 'minipicks/__init__.py', line: 8, code: 'if values[i] > values[pick]:' },
+      { path: 'minipicks/__init__.py', line: 9, code: 'pick = i' },
+    ]);
+    assert.ok(allowedActions(located).includes('edit 8 > <'));
+    assert.ok(!allowedActions(located).some((action) => action.startsWith('edit 15 ')), 'lines locate did not list are not editable');
+    assert.deepEqual(rememberTurn(located, 'locate', 'no test fails\n', 0).sourceLines, located.sourceLines);
+    assert.deepEqual(located.actions, ['show', 'locate']);
   });
 
   test('walking the trie at random only ever spells an allowed action', () => {

@@ -22,7 +22,7 @@ describe('tool-call parsing', () => {
   });
   test('rejects malformed calls with a message for the agent', () => {
     assert.deepEqual(parseToolCall('{not json'), { ok: false, error: 'tool call is not valid JSON: "{not json"' });
-    assert.deepEqual(parseToolCall('not json'), { ok: false, error: 'unknown command "not"; commands: run, show, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
+    assert.deepEqual(parseToolCall('not json'), { ok: false, error: 'unknown command "not"; commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
     assert.deepEqual(parseToolCall('[1]'), { ok: false, error: 'tool call must be a JSON object with a "tool" field' });
     assert.deepEqual(parseToolCall('{"tool":"teleport"}'), { ok: false, error: 'unknown tool "teleport"; known tools: bash, write_file, submit' });
     assert.match((parseToolCall('{"tool":"bash"}') as { error: string }).error, /^invalid bash call: command: /);
