@@ -129,9 +129,9 @@ export function longestAction(memory: PolicyMemory): number {
 }
 
 /**
- * The format demonstrator: valid actions in a sensible order (locate or look at the source, or
- * run the tests; edit, check, submit), with edits drawn at random, so it teaches the format and
- * never a fix.
+ * The format demonstrator: valid actions in a sensible order, mostly `locate`, one edit, `submit`
+ * (sometimes `show` or `run` first, a check after the edit, a second edit, or `write_test`), with
+ * edits drawn at random, so it teaches the format and never a fix.
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const edits = allCandidates(memory.sourceLines);
@@ -142,10 +142,10 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   const roll = random();
   if (done.length >= maxTurns - 1) return 'submit';
   if (last === 'write_test') return roll < 0.8 ? 'submit' : 'run';
-  if (edits.length === 0) return roll < 0.55 ? 'locate' : roll < 0.75 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
-  if (!edited) return roll < 0.85 ? pick(edits) : roll < 0.95 ? 'run' : 'write_test';
+  if (edits.length === 0) return roll < 0.7 ? 'locate' : roll < 0.8 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+  if (!edited) return roll < 0.92 ? pick(edits) : roll < 0.96 ? 'run' : 'write_test';
   if (last === 'run') return roll < 0.8 ? 'submit' : pick(edits);
-  return roll < 0.6 ? 'submit' : roll < 0.85 ? 'run' : pick(edits);
+  return roll < 0.7 ? 'submit' : roll < 0.9 ? 'run' : pick(edits);
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
         evalSamples: 4,
         evalEvery: Number(values['eval-every']),
         concurrency: Number(values.concurrency),
-        warmStart: { episodes: 64, epochs: 8 },
+        warmStart: { episodes: 128, epochs: 8 },
       }, { policyPort: Number(values['policy-port']), json: false, log });
       const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
       printRun(runId, metrics);
