@@ -88,7 +88,9 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
     options.log(`cancelling ${handle.workflowId}: episodes release their containers (Ctrl-C again to leave it running); resume with npx agentrl train --resume ${handle.workflowId}`);
     handle.cancel().catch((error: unknown) => options.log(`cancel failed: ${(error as Error).message}`));
   };
+  // Ctrl-C, and a plain `kill`, cancel the run cleanly; a second signal leaves it running
   process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   if (!options.json) console.log(iterationHeader);
   const poll = setInterval(() => {
     handle.query<TrainingProgress>(trainingProgressQueryName).then((progress) => {
@@ -113,6 +115,7 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
   } finally {
     clearInterval(poll);
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 
