@@ -41,12 +41,10 @@ export function allowedActions(memory: PolicyMemory): string[] {
 export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null): PolicyMemory {
   const command = action.trim().split(' ')[0];
   let sourceLines = memory.sourceLines;
-  if (command === 'show' && exitCode === 0) sourceLines = parseShownSource(observation);
-  else if (command === 'locate' && exitCode === 0) {
-    const located = parseShownSource(observation);
-    if (located.length > 0) sourceLines = located;
-  }
-  else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
+  if ((command === 'show' || command === 'locate') && exitCode === 0) {
+    const listed = parseShownSource(observation);
+    if (command === 'show' || listed.length > 0) sourceLines = listed;
+  } else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
   return { sourceLines, actions: [...memory.actions, action] };
 }
 

@@ -72,16 +72,14 @@ const showScript = [
 /** How many lines `locate` prints. */
 export const locateLines = 3;
 
-// Spectrum-based fault localisation: every test runs under a line tracer of the non-test sources;
-// a line's Ochiai score is failed(line) / sqrt(failed * (failed(line) + passed(line))). The lines
-// run by a failing test are printed as `show` prints them, highest score first (ties by path and line).
+// Spectrum-based fault localisation: every test runs under a line tracer of the source files (found
+// as `show` finds them); a line's Ochiai score is failed(line) / sqrt(failed * (failed(line) +
+// passed(line))). The lines run by a failing test are printed as `show` prints them, highest score
+// first (ties by path and line).
 const locateScript = [
-  'import contextlib, math, os, sys, pytest',
+  'import contextlib, linecache, math, os, subprocess, sys, pytest',
   'sys.path.insert(0, os.getcwd())',
-  'root = os.getcwd() + os.sep',
-  'def source(path):',
-  '    name, rest = os.path.basename(path), path[len(root):]',
-  '    return path.startswith(root) and not rest.startswith("tests" + os.sep) and os.sep + "tests" + os.sep not in rest and not name.startswith("test_") and name != "conftest.py"',
+  'sources = {os.path.abspath(name) for name in subprocess.run(["sh", "-c", sys.argv[2]], capture_output=True, text=True).stdout.split()}',
   'class Spectra:',
   '    def __init__(self):',
   '        self.lines, self.failed = {}, set()',
@@ -92,7 +90,7 @@ const locateScript = [
   '            if event == "line":',
   '                seen.add((frame.f_code.co_filename, frame.f_lineno))',
   '            return local',
-  '        sys.settrace(lambda frame, event, arg: local if source(frame.f_code.co_filename) else None)',
+  '        sys.settrace(lambda frame, event, arg: local if frame.f_code.co_filename in sources else None)',
   '        try:',
   '            yield',
   '        finally:',
@@ -113,13 +111,12 @@ const locateScript = [
   '    for key in seen:',
   '        counts[key] = counts.get(key, 0) + 1',
   'score = {key: n / math.sqrt(len(spectra.failed) * (n + passed.get(key, 0))) for key, n in failed.items()}',
-  'texts, path = {}, None',
+  'path = None',
   'for name, number in sorted(score, key=lambda key: (-score[key], key))[:int(sys.argv[1])]:',
-  '    texts.setdefault(name, open(name).read().split("\\n"))',
   '    if name != path:',
   '        path = name',
   '        print("# " + os.path.relpath(name))',
-  '    print(f"{number}: {texts[name][number - 1].strip()}")',
+  '    print(f"{number}: {linecache.getline(name, number).strip()}")',
   'if not score:',
   '    print("no source line ran in a failing test")',
 ].join('\n');
@@ -230,7 +227,7 @@ export function translateAction(text: string): ParsedToolCall {
     case 'show':
       return { ok: true, call: { tool: 'bash', command: ['python3', '-c', showScript, sourceFiles].map(shellQuote).join(' ') } };
     case 'locate':
-      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', locateScript, String(locateLines)].map(shellQuote).join(' ') } };
+      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', locateScript, String(locateLines), sourceFiles].map(shellQuote).join(' ') } };
     case 'write_test':
       return { ok: true, call: { tool: 'bash', command: writeTest } };
     case 'submit':
