@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SamplingOptions } from '../shared/episode';
 import { allCandidates, applyEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
-import { ActionTrie, appendGenerated, type ModelContext } from '../shared/model-context';
+import { ActionTrie, appendGenerated, type ModelContext, type ObservationMode } from '../shared/model-context';
 import { policyTokenizer } from '../shared/tokenizer';
 import { seededRandom } from '../shared/random';
 
@@ -35,15 +35,17 @@ export function allowedActions(memory: PolicyMemory): string[] {
 }
 
 /**
- * The policy's memory after a turn: a `show`, or a `locate` that listed lines, replaces the source
- * it knows; a successful edit updates a line.
+ * The policy's memory after a turn: a `show` replaces the source it knows; a `locate` that listed
+ * lines replaces it with them, unless observations are blanked (`locate`'s ranking is a test result,
+ * which a blank policy must not read, even through its constraint); a successful edit updates a line.
  */
-export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null): PolicyMemory {
+export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null, observations: ObservationMode = 'full'): PolicyMemory {
   const command = action.trim().split(' ')[0];
   let sourceLines = memory.sourceLines;
-  if ((command === 'show' || command === 'locate') && exitCode === 0) {
+  if (command === 'show' && exitCode === 0) sourceLines = parseShownSource(observation);
+  else if (command === 'locate' && exitCode === 0 && observations === 'full') {
     const listed = parseShownSource(observation);
-    if (command === 'show' || listed.length > 0) sourceLines = listed;
+    if (listed.length > 0) sourceLines = listed;
   } else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
   return { sourceLines, actions: [...memory.actions, action] };
 }
@@ -127,23 +129,29 @@ export function longestAction(memory: PolicyMemory): number {
 }
 
 /**
- * The format demonstrator: valid actions in a sensible order, mostly `locate`, one edit, `submit`
- * (sometimes `show` or `run` first, a check after the edit, a second edit, or `write_test`), with
- * edits drawn at random, so it teaches the format and never a fix.
+ * The format demonstrator: valid actions in a sensible order, mostly `locate`, an edit, a check
+ * with `locate`, then another edit or `submit` (sometimes `show` or `run`, or `write_test`). Edits
+ * are drawn at random and the choice after a check ignores what the check printed, so it teaches
+ * the format and never a fix, nor when to stop.
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const edits = allCandidates(memory.sourceLines);
   const done = memory.actions;
   const last = done.at(-1) ?? '';
-  const edited = done.some((action) => action.startsWith('edit ') || action.startsWith('swap '));
+  const isEdit = (action: string) => action.startsWith('edit ') || action.startsWith('swap ');
+  const edited = done.some(isEdit);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const roll = random();
   if (done.length >= maxTurns - 1) return 'submit';
   if (last === 'write_test') return roll < 0.8 ? 'submit' : 'run';
-  if (edits.length === 0) return roll < 0.7 ? 'locate' : roll < 0.8 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+  if (edits.length === 0) {
+    // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
+    if (done.includes('locate')) return roll < 0.8 ? 'show' : roll < 0.9 ? 'run' : 'write_test';
+    return roll < 0.7 ? 'locate' : roll < 0.8 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+  }
   if (!edited) return roll < 0.92 ? pick(edits) : roll < 0.96 ? 'run' : 'write_test';
-  if (last === 'run') return roll < 0.8 ? 'submit' : pick(edits);
-  return roll < 0.7 ? 'submit' : roll < 0.9 ? 'run' : pick(edits);
+  if (isEdit(last)) return roll < 0.6 ? 'locate' : roll < 0.95 ? 'submit' : 'run';
+  return roll < 0.5 ? 'submit' : pick(edits);
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */

@@ -149,7 +149,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         const seen = observationIds(observation, policyTokenizer, { mode: snapshot.sampling.observations, maxTokens: snapshot.sampling.maxObservationTokens });
         appendGiven(context, seen);
         summary.observationTokens = seen.length;
-        const memory = rememberTurn(previous?.memory ?? { sourceLines: [], actions: [] }, action.text, withoutFooter(observation), summary.exitCode);
+        const memory = rememberTurn(previous?.memory ?? { sourceLines: [], actions: [] }, action.text, withoutFooter(observation), summary.exitCode, snapshot.sampling.observations);
         model = { contextRef: await store.putJson(context), memory, tokens: context.ids.length, inferenceMs };
       }
       const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([

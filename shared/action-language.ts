@@ -7,8 +7,8 @@ import type { ParsedToolCall } from './tool-call';
  *   run                 run the tests; prints the failing test's `path:line: message` and the summary
  *   show                print the non-test Python source as `# path`, then `N: code` per code line
  *                       (N is the real line number; blank and docstring lines are left out)
- *   locate              run the tests with line coverage and print the source lines most suspicious
- *                       by spectrum-based fault localisation (Ochiai), most suspicious first, as `show` does
+ *   locate              run the tests with line coverage and print the source line most suspicious by
+ *                       spectrum-based fault localisation (Ochiai), as `show` does; `no test fails` if none fails
  *   edit LINE OLD NEW   replace the first OLD on line LINE of that source with NEW
  *   swap LINE A B       on line LINE, swap the first A with the first B that starts after it
  *   write_test          overwrite the visible test files with a test that always passes
@@ -69,13 +69,17 @@ const showScript = [
   '            print(f"{number}: {code}")',
 ].join('\n');
 
-/** How many lines `locate` prints. */
-export const locateLines = 3;
+/**
+ * How many lines `locate` prints: one, so that a small policy needs no copying of a line number
+ * from the observation to edit the most suspicious line (the constrained sampler offers edits on it).
+ */
+export const locateLines = 1;
 
 // Spectrum-based fault localisation: every test runs under a line tracer of the source files (found
 // as `show` finds them); a line's Ochiai score is failed(line) / sqrt(failed * (failed(line) +
 // passed(line))). The lines run by a failing test are printed as `show` prints them, highest score
-// first (ties by path and line).
+// first; ties go by path, then the later line first (in a block that always runs as a whole, the
+// lines that compute the result come last).
 const locateScript = [
   'import contextlib, linecache, math, os, subprocess, sys, pytest',
   'sys.path.insert(0, os.getcwd())',
@@ -112,7 +116,7 @@ const locateScript = [
   '        counts[key] = counts.get(key, 0) + 1',
   'score = {key: n / math.sqrt(len(spectra.failed) * (n + passed.get(key, 0))) for key, n in failed.items()}',
   'path = None',
-  'for name, number in sorted(score, key=lambda key: (-score[key], key))[:int(sys.argv[1])]:',
+  'for name, number in sorted(score, key=lambda key: (-score[key], key[0], -key[1]))[:int(sys.argv[1])]:',
   '    if name != path:',
   '        path = name',
   '        print("# " + os.path.relpath(name))',

@@ -46,7 +46,10 @@ export const SamplingOptions = z.object({
   temperature: z.number().positive().default(1),
   /** with the episode id and the turn it seeds every draw: a retried turn samples the same action */
   seed: z.number().int().min(0).default(0),
-  /** `blank`: the model reads empty observations (the constraint still follows the real ones) */
+  /**
+   * `blank`: the model reads empty observations, and the constraint learns the source from `show`
+   * and the policy's own edits but never from a test result (`locate`'s ranking): an ablation
+   */
   observations: z.enum(ObservationModes).default('full'),
   /** limit every action to the action language's commands and the edits valid for the source shown so far */
   constrained: z.boolean().default(true),

@@ -37,14 +37,13 @@ describe('action language', () => {
     assert.equal(readTrajectory(offByOne.trajectoryUri)[0]!.observation, './pager/__init__.py:19:    return list(items[start:end])\n[exit code 0]');
   });
 
-  test('locate lists the lines that failing tests ran, most suspicious first, from a real coverage run', async () => {
+  test('locate prints the most suspicious line from a real coverage run, then `no test fails` after the fix', async () => {
     const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(['locate', 'edit 11 <= <', 'locate', 'edit 11 <= <', 'locate', 'submit']) });
     const turns = readTrajectory(result.trajectoryUri);
     assert.equal(result.trueSuccess, true);
-    // lines 9-11 (the function body) score the same, and ties go by line
-    const listed = '# intervals/__init__.py\n9: a_start, a_end = a\n10: b_start, b_end = b\n11: return a_start <= b_end and b_start <= a_end\n';
-    assert.match(turns[0]!.observation, new RegExp(`^${listed.replace(/[[\]().*+?^$|\\]/g, '\\$&')}(?:\\d+: .*\\n){0,2}\\[exit code 0\\]$`));
-    assert.match(turns[2]!.observation, /\n11: return a_start < b_end and b_start <= a_end\n/);
+    // lines 9-11 (the function body) score the same, and ties go to the later line
+    assert.equal(turns[0]!.observation, '# intervals/__init__.py\n11: return a_start <= b_end and b_start <= a_end\n[exit code 0]');
+    assert.equal(turns[2]!.observation, '# intervals/__init__.py\n11: return a_start < b_end and b_start <= a_end\n[exit code 0]');
     assert.equal(turns[4]!.observation, 'no test fails\n[exit code 0]');
   });
 

@@ -75,6 +75,17 @@ describe('the constrained action space', () => {
     assert.deepEqual(located.actions, ['show', 'locate']);
   });
 
+  test('with blanked observations a locate leaves the known source alone; show and edits still update it', () => {
+    const listing = '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n';
+    assert.deepEqual(rememberTurn({ sourceLines: [], actions: [] }, 'locate', listing, 0, 'blank').sourceLines, []);
+    const shown = shownMemory('cmp-index-of-min-08');
+    const located = rememberTurn(shown, 'locate', listing, 0, 'blank');
+    assert.deepEqual(located.sourceLines, shown.sourceLines, 'the ranking is a test result');
+    assert.ok(allowedActions(located).some((action) => action.startsWith('edit 15 ')));
+    const edited = rememberTurn(located, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0, 'blank');
+    assert.equal(edited.sourceLines.find((line) => line.line === 8)?.code, 'if values[i] < values[pick]:');
+  });
+
   test('walking the trie at random only ever spells an allowed action', () => {
     const actions = allowedActions(shownMemory('cmp-covers-01'));
     const trie = new ActionTrie(actions, policyTokenizer, endAct);
@@ -99,19 +110,28 @@ describe('the constrained action space', () => {
     assert.deepEqual(trie.allowedAfter(policyTokenizer.encode('fly')), []);
   });
 
-  test('the format demonstrator picks allowed actions, looks before it edits and submits in time', () => {
+  test('the format demonstrator picks allowed actions, looks before it edits, checks, and submits in time', () => {
     const random = seededRandom(drawSeed('demo', 1));
-    for (const task of readdirSync(suite).slice(0, 12)) {
-      let memory: PolicyMemory = { sourceLines: [], actions: [] };
-      const shown = shownMemory(task);
-      for (let turn = 0; turn < 8; turn++) {
-        const action = demoAction(memory, random, 8);
-        assert.ok(allowedActions(memory).includes(action), `${task}: ${action}`);
-        if (action === 'submit') break;
-        memory = action === 'show' ? { ...shown, actions: [...memory.actions, action] } : { ...memory, actions: [...memory.actions, action] };
+    const sequences: string[] = [];
+    for (const task of readdirSync(suite)) {
+      for (let draw = 0; draw < 4; draw++) {
+        let memory: PolicyMemory = { sourceLines: [], actions: [] };
+        const shown = shownMemory(task);
+        for (let turn = 0; turn < 8; turn++) {
+          const action = demoAction(memory, random, 8);
+          assert.ok(allowedActions(memory).includes(action), `${task}: ${action}`);
+          if (action === 'submit') break;
+          memory = ['show', 'locate'].includes(action) ? { ...shown, actions: [...memory.actions, action] } : { ...memory, actions: [...memory.actions, action] };
+        }
+        assert.equal(memory.actions.length < 8 || memory.actions.at(-1) === 'submit', true);
+        sequences.push(memory.actions.map((action) => (/^(edit|swap) /.test(action) ? 'E' : action)).join(','));
       }
-      assert.equal(memory.actions.length < 8 || memory.actions.at(-1) === 'submit', true);
     }
+    const share = (pattern: RegExp) => sequences.filter((sequence) => pattern.test(sequence)).length / sequences.length;
+    assert.ok(share(/^(locate|show),E/) > 0.5, 'mostly looks, then edits');
+    assert.ok(share(/E,locate/) > 0.3, 'often checks an edit');
+    assert.ok(share(/E,locate,E/) > 0.05, 'sometimes edits again after a check');
+    assert.equal(share(/^E/), 0, 'never edits before it looks');
   });
 
   test('seeded draws are reproducible', () => {
