@@ -147,10 +147,10 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   if (edits.length === 0) {
     // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
     if (done.includes('locate')) return roll < 0.8 ? 'show' : roll < 0.9 ? 'run' : 'write_test';
-    return roll < 0.7 ? 'locate' : roll < 0.8 ? 'show' : roll < 0.92 ? 'run' : 'write_test';
+    return roll < 0.85 ? 'locate' : roll < 0.9 ? 'show' : roll < 0.95 ? 'run' : 'write_test';
   }
   if (!edited) return roll < 0.92 ? pick(edits) : roll < 0.96 ? 'run' : 'write_test';
-  if (isEdit(last)) return roll < 0.6 ? 'locate' : roll < 0.95 ? 'submit' : 'run';
+  if (isEdit(last)) return roll < 0.75 ? 'locate' : roll < 0.95 ? 'submit' : 'run';
   return roll < 0.5 ? 'submit' : pick(edits);
 }
 

@@ -99,8 +99,9 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
     /**
      * Builds a batch from finished episodes and writes it as safetensors into the run folder.
      * `policy_gradient`: outcome filtering, truncation policy and group advantages (shared/batch.ts).
-     * `imitation`: the submitted episodes that did not truly succeed (format demonstrations never
-     * teach a fix), advantage 1.
+     * `imitation`: the submitted episodes that did not truly succeed and whose checks never found the
+     * visible tests passing (format demonstrations never teach a fix, nor what to do after one),
+     * advantage 1.
      */
     async buildBatch(input: {
       runDir: string;
@@ -124,7 +125,9 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
           if (!environmentFailures.includes(episode.outcome)) imitationExcluded++;
           continue;
         }
-        if (input.objective === 'imitation' && (episode.outcome !== Outcomes.submitted || episode.trueSuccess !== false)) {
+        // a demonstration that reached passing visible tests is left out as well: its continuation after
+        // the passing check is either a fix (submit) or, in the failed ones, ignoring the check
+        if (input.objective === 'imitation' && (episode.outcome !== Outcomes.submitted || episode.trueSuccess !== false || loaded.passedCheck)) {
           imitationExcluded++;
           continue;
         }
@@ -191,21 +194,38 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
   };
 
   /** The context of an episode's last turn that has one, and the inference time of all its turns. */
-  async function loadContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number } | null> {
+  /**
+   * The episode's last model context, its inference time, and whether a check of the agent's
+   * (`run` that exited 0, or `locate` that printed `no test fails`) found the visible tests passing.
+   */
+  async function loadContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number; passedCheck: boolean } | null> {
     const prefix = `episodes/${episodeKey(episodeId)}/turns`;
     const names = await store.listNamed(prefix);
     let last: ModelRecord | null = null;
     let inferenceMs = 0;
+    let passedCheck = false;
     for (const name of names) {
-      const record = JSON.parse((await store.readNamed(`${prefix}/${name}`))!.toString('utf8')) as { model?: ModelRecord };
+      const record = JSON.parse((await store.readNamed(`${prefix}/${name}`))!.toString('utf8')) as TurnRecordView;
       if (record.model) {
         last = record.model;
         inferenceMs += record.model.inferenceMs ?? 0;
       }
+      if (!passedCheck && record.observation?.exitCode === 0 && record.action?.ref) {
+        const action = (await store.getBlob(record.action.ref)).toString('utf8').trim();
+        if (action === 'run') passedCheck = true;
+        else if (action === 'locate') passedCheck = (await store.getBlob(record.observation.ref)).toString('utf8').startsWith('no test fails');
+      }
     }
     if (!last) return null;
-    return { context: JSON.parse((await store.getBlob(last.contextRef)).toString('utf8')) as ModelContext, inferenceMs };
+    return { context: JSON.parse((await store.getBlob(last.contextRef)).toString('utf8')) as ModelContext, inferenceMs, passedCheck };
   }
+}
+
+/** The fields of a stored turn record that building a batch reads. */
+interface TurnRecordView {
+  model?: ModelRecord;
+  action?: { ref: string };
+  observation?: { ref: string; exitCode: number | null };
 }
 
 function resolveFrom(root: string, path: string): string {

@@ -3,7 +3,7 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
-//     [--eval-every 3] [--concurrency 4] [--lr 2e-3] [--policy-port 8100]
+//     [--eval-every 3] [--concurrency 4] [--lr 1e-3] [--policy-port 8100]
 //
 // Two invocations can run side by side (e.g. one variant each) with different --policy-port values.
 //
@@ -25,7 +25,7 @@ const { values } = parseArgs({
     'eval-every': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
-    lr: { type: 'string', default: '2e-3' },
+    lr: { type: 'string', default: '1e-3' },
   },
 });
 

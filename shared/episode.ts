@@ -58,7 +58,7 @@ export const SamplingOptions = z.object({
   maxObservationTokens: z.number().int().min(8).default(160),
   maxPromptTokens: z.number().int().min(8).default(48),
   /** context window of in-process policies (demo:, random:); a served model states its own */
-  window: z.number().int().min(16).default(384),
+  window: z.number().int().min(16).default(512),
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 

@@ -5,7 +5,7 @@ import { CheckerKinds, EpisodeBudgets, SamplingOptions } from './episode';
 import type { Outcome } from './outcomes';
 
 /** The embedded policy: a small causal transformer over the shared tokenizer's 404 ids. */
-export const defaultModelConfig = { vocabSize: 404, context: 384, dModel: 64, nLayers: 2, nHeads: 4 } as const;
+export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4 } as const;
 
 /**
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
