@@ -193,7 +193,6 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
     },
   };
 
-  /** The context of an episode's last turn that has one, and the inference time of all its turns. */
   /**
    * The episode's last model context, its inference time, and whether a check of the agent's
    * (`run` that exited 0, or `locate` that printed `no test fails`) found the visible tests passing.

@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { createArtifactStore, episodeKey } from '../activities/artifact-store';
 import { writeBatch } from '../activities/batch-writer';
+import { createTrainingRunActivities } from '../activities/training-run';
 import { advantageEstimatorNames, computeGroupAdvantages } from '../shared/advantages';
 import { buildBatchRows, tokenAdvantages, type EpisodeTokens } from '../shared/batch';
 import type { Outcome } from '../shared/outcomes';
@@ -95,5 +97,44 @@ describe('batches', () => {
     assert.deepEqual(metadata.episodeIds, rows.map((row) => row.episodeId));
     assert.equal(metadata.estimator, 'grpo');
     assert.deepEqual(metadata.counts, counts);
+  });
+});
+
+describe('the warm-start batch', () => {
+  test('imitates failed demonstrations only, and none whose check found the visible tests passing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agentrl-imitation-'));
+    const store = createArtifactStore(root);
+    const activities = createTrainingRunActivities({ store, projectRoot, artifactsDir: root, codeVersion: 'test' });
+    // turn records as the episode activities store them: action, observation with exit code, model context
+    const demo = async (id: string, turns: [string, string, number][]) => {
+      const context = { ids: [1, 2], mask: [0, 0], logprobs: [0, 0], versions: ['', ''], allowed: [null, null] as (number[] | null)[] };
+      for (const [index, [action, observation, exitCode]] of turns.entries()) {
+        context.ids.push(10 + index);
+        context.mask.push(1);
+        context.logprobs.push(0);
+        context.versions.push('demo');
+        context.allowed.push(null);
+        const record = {
+          turn: index,
+          action: { ref: await store.putBlob(action) },
+          observation: { ref: await store.putBlob(observation), exitCode },
+          model: { contextRef: await store.putJson(context), memory: { sourceLines: [], actions: [] }, tokens: context.ids.length, inferenceMs: 1 },
+        };
+        await store.writeNamed(`episodes/${episodeKey(id)}/turns/${String(index).padStart(6, '0')}.json`, JSON.stringify(record));
+      }
+      return { episodeId: id, groupId: 'g', outcome: 'submitted' as const, reward: 0, trueSuccess: false };
+    };
+    const episodes = [
+      await demo('kept', [['locate', '# p/m.py\n3: return a < b', 0], ['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['locate', '# p/m.py\n3: return a <= b', 0], ['submit', 'submitted', 0]]),
+      await demo('failing-run', [['run', 'FAILED tests/test_m.py::test_m\n1 failed', 1], ['submit', 'submitted', 0]]),
+      await demo('passing-locate', [['locate', '# p/m.py\n3: return a < b', 0], ['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['locate', 'no test fails', 0], ['edit 3 <= <', 'p/m.py:3:return a < b', 0], ['submit', 'submitted', 0]]),
+      await demo('passing-run', [['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['run', '3 passed', 0], ['submit', 'submitted', 0]]),
+      { ...(await demo('fixed', [['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['submit', 'submitted', 0]])), reward: 1, trueSuccess: true },
+      { ...(await demo('cut', [['locate', '# p/m.py\n3: return a < b', 0]])), outcome: 'token_limit' as const },
+    ];
+    const batch = await activities.buildBatch({ runDir: join(root, 'run'), name: 'warm-start', episodes, objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: {}, vocabSize: 404 });
+    assert.equal(batch.rows, 2);
+    assert.equal(batch.counts.imitationExcluded, 4);
+    assert.equal(batch.generatedTokens, 4 + 2, 'the generated tokens of the two kept demonstrations');
   });
 });
