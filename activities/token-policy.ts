@@ -29,9 +29,17 @@ const special = policyTokenizer.specialIds;
 export const actId = special['<act>']!;
 export const endActId = special['</act>']!;
 
-/** The action strings the constrained sampler allows in a state: the commands and every listed edit. */
+/**
+ * The action strings the constrained sampler allows in a state: the commands and every edit of the
+ * lines it knows, except what cannot change anything: `submit` before the repository was changed
+ * (an edit, a swap or `write_test`), and a command right after itself (`run`, `show` and `locate`
+ * would print the same again).
+ */
 export function allowedActions(memory: PolicyMemory): string[] {
-  return ['run', 'show', 'locate', 'write_test', 'submit', ...allCandidates(memory.sourceLines)];
+  const last = memory.actions.at(-1)?.trim();
+  const changed = memory.actions.some((action) => /^(edit|swap) /.test(action.trim()) || action.trim() === 'write_test');
+  const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
+  return [...commands, ...(changed ? ['submit'] : []), ...allCandidates(memory.sourceLines)];
 }
 
 /**
@@ -135,23 +143,32 @@ export function longestAction(memory: PolicyMemory): number {
  * the format and never a fix, nor when to stop.
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
+  const allowed = new Set(allowedActions(memory));
   const edits = allCandidates(memory.sourceLines);
   const done = memory.actions;
   const last = done.at(-1) ?? '';
   const isEdit = (action: string) => action.startsWith('edit ') || action.startsWith('swap ');
-  const edited = done.some(isEdit);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const roll = random();
-  if (done.length >= maxTurns - 1) return 'submit';
-  if (last === 'write_test') return roll < 0.8 ? 'submit' : 'run';
+  // a weighted draw among the choices the constraint allows ('edit' stands for a random edit)
+  const choose = (weights: Record<string, number>): string => {
+    const options = Object.entries(weights).filter(([action]) => (action === 'edit' ? edits.length > 0 : allowed.has(action)));
+    let roll = random() * options.reduce((sum, [, weight]) => sum + weight, 0);
+    for (const [action, weight] of options) {
+      roll -= weight;
+      if (roll < 0) return action === 'edit' ? pick(edits) : action;
+    }
+    return edits.length ? pick(edits) : 'write_test';
+  };
+  if (done.length >= maxTurns - 1) return choose({ submit: 1 });
+  if (last === 'write_test') return choose({ submit: 0.8, run: 0.2 });
   if (edits.length === 0) {
     // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
-    if (done.includes('locate')) return roll < 0.8 ? 'show' : roll < 0.9 ? 'run' : 'write_test';
-    return roll < 0.85 ? 'locate' : roll < 0.9 ? 'show' : roll < 0.95 ? 'run' : 'write_test';
+    if (done.includes('locate')) return choose({ show: 0.8, run: 0.1, write_test: 0.1 });
+    return choose({ locate: 0.85, show: 0.05, run: 0.05, write_test: 0.05 });
   }
-  if (!edited) return roll < 0.92 ? pick(edits) : roll < 0.96 ? 'run' : 'write_test';
-  if (isEdit(last)) return roll < 0.75 ? 'locate' : roll < 0.95 ? 'submit' : 'run';
-  return roll < 0.5 ? 'submit' : pick(edits);
+  if (!done.some(isEdit)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
+  if (isEdit(last)) return choose({ locate: 0.75, submit: 0.2, run: 0.05 });
+  return choose({ submit: 0.5, edit: 0.5 });
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */

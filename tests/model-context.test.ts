@@ -54,12 +54,26 @@ describe('the model\'s view', () => {
 
 describe('the constrained action space', () => {
   test('before a show only the commands are allowed; after it, every edit of the shown lines', () => {
-    assert.deepEqual(allowedActions({ sourceLines: [], actions: [] }), ['run', 'show', 'locate', 'write_test', 'submit']);
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: [] }), ['run', 'show', 'locate', 'write_test']);
     const memory = shownMemory('ari-avg-06');
     const actions = allowedActions(memory);
     assert.ok(actions.includes('edit 8 * //'), 'the fix is in the action space');
     assert.ok(actions.length > 10);
     for (const action of actions) assert.equal(parseToolCall(action).ok, true, action);
+  });
+
+  test('submit only after a change, and no command right after itself', () => {
+    const shown = shownMemory('cmp-index-of-min-08');
+    assert.ok(!allowedActions(shown).includes('submit'), 'nothing changed yet');
+    assert.ok(!allowedActions(shown).includes('show'), 'show again would print the same');
+    assert.ok(allowedActions(shown).includes('locate'));
+    const edited = { ...shown, actions: [...shown.actions, 'edit 8 > <'] };
+    assert.ok(allowedActions(edited).includes('submit'));
+    assert.ok(allowedActions(edited).includes('show'));
+    const checked = { ...edited, actions: [...edited.actions, 'locate'] };
+    assert.ok(allowedActions(checked).includes('submit'), 'a change stays a change');
+    assert.ok(!allowedActions(checked).includes('locate'));
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test'] }), ['run', 'show', 'locate', 'submit']);
   });
 
   test('a locate that lists lines replaces the known source with them; one that lists none keeps it', () => {
