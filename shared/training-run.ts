@@ -52,6 +52,11 @@ export const TrainingRunInput = z
       .default(defaultModelConfig),
     lr: z.number().positive().default(1e-3),
     clipEps: z.number().positive().lt(1).default(0.2),
+    /**
+     * weight of KL(policy || warm-started policy) in the policy-gradient loss (k3 estimator), which
+     * keeps the policy near the format it was taught while rewards are sparse; 0 (or no warm start): none
+     */
+    klCoef: z.number().min(0).default(0.1),
     aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
     epochs: z.number().int().min(1).default(2),
     minibatches: z.number().int().min(1).default(2),
@@ -86,6 +91,8 @@ export interface TrainingRunState {
   /** every published version with its step, so batches can number the versions of their tokens */
   versions: Record<string, number>;
   warmStarted: boolean;
+  /** the warm start's step, which `klCoef` pulls toward (absent: no warm start, or a run from before it) */
+  referenceStep?: number | null;
   /** increases on every resumption, so re-run episodes get fresh workflow ids */
   epoch: number;
   /** workflow time when the run started (the time budget counts from it) */
@@ -120,7 +127,8 @@ export interface IterationMetrics {
   train: EpisodeSetMetrics | null;
   eval: EpisodeSetMetrics | null;
   batch: { rows: number; tokens: number; generatedTokens: number; counts: Record<string, number> } | null;
-  training: { loss: number; meanRatio: number; clipFraction: number; klK3: number; gradNorm: number; skipped: boolean } | null;
+  /** klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor) */
+  training: { loss: number; meanRatio: number; clipFraction: number; klK3: number; klRef: number | null; gradNorm: number; skipped: boolean } | null;
   /** seconds: containers (start-up and tool calls), the checker's tests, inference, the trainer */
   time: { sandboxS: number; testsS: number; inferenceS: number; trainingS: number; wallS: number };
 }

@@ -105,10 +105,13 @@ describe('trainingRun', () => {
       assert.equal(line.eval!.episodes, 2);
       assert.ok(line.batch!.rows <= 4 && line.batch!.generatedTokens > 0);
       assert.ok(line.training && Number.isFinite(line.training.loss));
+      // the policy-gradient steps are anchored (klCoef's default) to the warm-started step 1
+      assert.ok(line.training.skipped ? line.training.klRef === null : line.training.klRef! >= 0, JSON.stringify(line.training));
       assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
     }
     // the final line: the last policy on the evaluation tasks only
     assert.equal(metrics[2]!.train, null);
+    assert.equal((JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as { referenceStep: number }).referenceStep, 1);
     assert.equal(metrics[2]!.eval!.episodes, 2);
 
     const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')) as { config: Record<string, unknown>; taskSets: { train: { sha256: string; count: number } }; codeVersion: string; policyVersions: { step: number }[] };

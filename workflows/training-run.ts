@@ -23,7 +23,7 @@ interface TrainResult {
   policyVersion: string;
   onnxPath: string;
   checkpointPath: string;
-  metrics: { loss: number; meanRatio: number; clipFraction: number; klK3: number; gradNorm: number; skipped: boolean };
+  metrics: { loss: number; meanRatio: number; clipFraction: number; klK3: number; klRef?: number; gradNorm: number; skipped: boolean };
   durationMs: number;
 }
 
@@ -129,6 +129,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
       runDir: current.runDir, stepId: `${runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, modelConfig,
       optimizer: { lr: input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
       epochs, minibatches: input.minibatches, objective,
+      ...(objective === 'policy_gradient' && input.klCoef > 0 && current.referenceStep ? { klCoef: input.klCoef, referenceStep: current.referenceStep } : {}),
     });
   };
   const publish = async (result: TrainResult): Promise<void> => {
@@ -157,7 +158,10 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     });
     const demos = await runEpisodes(specs);
     const batch = await run.buildBatch({ runDir: current.runDir, name: 'warm-start', episodes: demos.map(batchEpisode), objective: 'imitation', estimator: input.estimator, truncation: input.truncation, versions: current.versions, vocabSize: input.model.vocabSize });
-    if (batch.rows > 0) await publish(await train(batch, 'imitation', input.warmStart.epochs));
+    if (batch.rows > 0) {
+      await publish(await train(batch, 'imitation', input.warmStart.epochs));
+      current.referenceStep = current.policy.step;
+    }
     current.warmStarted = true;
     await run.saveRunState({ state: current });
   }
@@ -188,7 +192,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
       train: summariseEpisodes(results),
       eval: evalMetrics,
       batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
-      training: training ? { loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped } : null,
+      training: training ? { loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3, klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped } : null,
       time: {
         sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
         testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,

@@ -106,16 +106,23 @@ def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[st
 
 def _loss_on(
     model: PolicyModel, batch: Mapping[str, torch.Tensor], objective: str, temperature: float,
-    clip_eps: float, clip_eps_high: float | None, aggregation: str,
+    clip_eps: float, clip_eps_high: float | None, aggregation: str, kl_coef: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
     logprobs = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))  # (B, T)
     if objective == "imitation":
         return imitation_loss(logprobs, batch["loss_mask"], aggregation=aggregation)
-    return clipped_policy_loss(
+    loss, metrics = clipped_policy_loss(
         logprobs, batch["behaviour_logprobs"], batch["advantages"], batch["loss_mask"],
         clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
     )
+    if kl_coef > 0:
+        mask = batch["loss_mask"].to(logprobs.dtype)
+        delta = (batch["reference_logprobs"] - logprobs) * mask  # log(reference / policy) at mask-1 tokens
+        kl = get_aggregation(aggregation)((torch.exp(delta) - delta - 1) * mask, mask)  # k3: >= 0, unbiased
+        loss = loss + kl_coef * kl
+        metrics = {**metrics, "kl_ref": float(kl.detach())}
+    return loss, metrics
 
 
 def train_on_batch(
@@ -131,6 +138,8 @@ def train_on_batch(
     minibatches: int = 1,
     epochs: int = 1,
     max_grad_norm: float = 1.0,
+    reference: PolicyModel | None = None,
+    kl_coef: float = 0.0,
 ) -> dict[str, Any]:
     """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
 
@@ -143,6 +152,10 @@ def train_on_batch(
     step with zero gradients would still move weights through decay and momentum): skipped is
     True and the metrics come from one no-grad forward pass. Dropout, if configured, is active
     (model.train()); with dropout > 0 the first ratio is no longer 1.
+    reference, kl_coef (policy gradient only): adds kl_coef times the k3 estimate of KL(policy ||
+    reference) over the mask-1 tokens, aggregated like the loss, which pulls the policy back toward
+    `reference` (e.g. the warm-started policy); its log-probs are computed once, before the first
+    update, under the same temperature and constraint. kl_ref (the mean over steps) is returned.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
@@ -160,17 +173,28 @@ def train_on_batch(
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
         return {**summary, "steps": 0, "skipped": True, "per_step": []}
 
+    if kl_coef < 0:
+        raise ValueError(f"kl_coef must be >= 0, got {kl_coef}")
+    anchored = objective == "policy_gradient" and reference is not None and kl_coef > 0
+    if anchored:
+        reference.eval()
+        with torch.no_grad():
+            batch = {**batch, "reference_logprobs": action_logprobs(
+                reference, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))}
     model.train()
     per_step: list[dict[str, float]] = []
     for _ in range(epochs):
         for rows in torch.arange(batch_size).tensor_split(minibatches):
             optimizer.zero_grad(set_to_none=True)
-            loss, metrics = _loss_on(model, _minibatch(batch, rows), objective, temperature, clip_eps, clip_eps_high, aggregation)
+            loss, metrics = _loss_on(model, _minibatch(batch, rows), objective, temperature, clip_eps, clip_eps_high, aggregation,
+                                     kl_coef if anchored else 0.0)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
             optimizer.step()
             per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
     keys = ("loss", "mean_ratio", "clip_fraction", "kl_k3", "grad_norm")
+    if anchored:
+        keys = (*keys, "kl_ref")
     summary = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
     summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
     return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step}

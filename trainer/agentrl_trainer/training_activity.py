@@ -77,6 +77,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     # the step's RNG lives in the checkpoint; fork_rng keeps it from leaking into the worker process
     with torch.random.fork_rng(devices=cuda_devices):
         model, optimizer = _restore(request, device)
+        reference = _reference(request, device) if request.kl_coef > 0 and request.objective == "policy_gradient" else None
         batch = {key: value.to(device) for key, value in _load_batch(request, model.config).items()}
         _raise_if_stopping()
         skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
@@ -96,6 +97,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
                 model, optimizer, batch, temperature=request.temperature, objective=request.objective, clip_eps=request.clip_eps,
                 clip_eps_high=request.clip_eps_high, aggregation=request.aggregation,
                 minibatches=request.minibatches, epochs=request.epochs, max_grad_norm=request.max_grad_norm,
+                reference=reference, kl_coef=request.kl_coef,
             )
         finally:
             hook.remove()
@@ -131,6 +133,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
             "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"],
             "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
             "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
+            **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
         },
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
@@ -173,6 +176,22 @@ def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyMo
         else:  # the previous step ran on a CPU: derive a CUDA stream that a retry reproduces
             torch.cuda.manual_seed_all(request.seed + request.step)
     return model, optimizer
+
+
+def _reference(request: TrainOnBatchInput, device: torch.device) -> PolicyModel:
+    """The frozen model of checkpoint `reference_step`, which the KL term pulls the policy toward."""
+    assert request.reference_step is not None  # parse_input guarantees it when kl_coef > 0
+    path = checkpoint_path(request.run_dir, request.reference_step)
+    if not path.exists():
+        raise invalid_input(f"referenceStep: {request.reference_step} has no checkpoint at {path}")
+    try:
+        checkpoint = load_checkpoint(path)
+        reference = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
+        reference.load_state_dict(checkpoint["model"])
+    except Exception as error:  # a foreign or incompatible file (torch.load has no one error type)
+        raise _unreadable(path, error) from error
+    reference.requires_grad_(False)
+    return reference.to(device).eval()
 
 
 def _optimizer(model: PolicyModel, request: TrainOnBatchInput) -> torch.optim.Optimizer:

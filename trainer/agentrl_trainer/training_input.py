@@ -31,7 +31,7 @@ _MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel":
                       "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout"}
 _OPTIMIZER_KEYS = ("lr", "weightDecay")
 _INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "objective", "temperature",
-               "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm")
+               "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm", "klCoef", "referenceStep")
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class TrainOnBatchInput:
     minibatches: int = 1
     epochs: int = 1
     max_grad_norm: float = 1.0
+    kl_coef: float = 0.0  # policy gradient: weight of KL(policy || the checkpoint of reference_step)
+    reference_step: int | None = None
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -83,6 +85,12 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
     model_config = _model_config(raw.get("modelConfig"))
     if step == 1 and model_config is None:
         raise invalid_input("modelConfig is required at step 1 (the model is initialised from it and seed)")
+    kl_coef = _number(raw, "klCoef", default=0.0, at_least=0.0)
+    reference_step = None if raw.get("referenceStep") is None else _integer(raw, "referenceStep", minimum=1)
+    if kl_coef > 0 and reference_step is None:
+        raise invalid_input("referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)")
+    if reference_step is not None and reference_step >= step:
+        raise invalid_input(f"referenceStep: {reference_step} must be an earlier step than step {step}")
     return TrainOnBatchInput(
         run_dir=_absolute_path(raw, "runDir"),
         step_id=step_id,
@@ -100,6 +108,8 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         minibatches=_integer(raw, "minibatches", default=1, minimum=1),
         epochs=_integer(raw, "epochs", default=1, minimum=1),
         max_grad_norm=_number(raw, "maxGradNorm", default=1.0, above=0.0),
+        kl_coef=kl_coef,
+        reference_step=reference_step,
     )
 
 

@@ -223,3 +223,31 @@ def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_ma
         row = logits[b, t - 1].masked_fill(~batch["allowed_mask"][b, t], float("-inf")) / TEMPERATURE
         ratios.append(math.exp(float(row.log_softmax(-1)[ids[b * T + t]]) + 1.0))  # behaviour log-prob -1
     assert abs(metrics["mean_ratio"] - sum(ratios) / len(ratios)) < 1e-5
+
+
+def test_kl_anchor_to_an_identical_reference_adds_nothing_on_the_first_update():
+    model, reference = make_model(), make_model()
+    batch = make_batch(model, seed=3)
+    plain = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    anchored = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE,
+                              reference=reference, kl_coef=0.5)
+    assert anchored["kl_ref"] == pytest.approx(0.0, abs=1e-7)
+    assert anchored["loss"] == pytest.approx(plain["loss"], abs=1e-7)
+    assert "kl_ref" not in plain
+
+
+def test_kl_anchor_adds_coef_times_k3_and_pulls_toward_the_reference():
+    reference = make_model(seed=1)
+    batch = make_batch(make_model(), seed=4, advantages=(1e-6, -1e-6, 1e-6, -1e-6))  # next to no policy signal
+    frozen = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch,
+                            temperature=TEMPERATURE, reference=reference, kl_coef=0.5)
+    plain = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    assert frozen["kl_ref"] > 0.01
+    assert frozen["loss"] == pytest.approx(plain["loss"] + 0.5 * frozen["kl_ref"], rel=1e-5)
+    model = make_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    first = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=0.5)
+    later = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=0.5, epochs=5)
+    assert later["per_step"][-1]["kl_ref"] < 0.5 * first["per_step"][0]["kl_ref"]
+    with pytest.raises(ValueError, match="kl_coef must be >= 0"):
+        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=-1.0)

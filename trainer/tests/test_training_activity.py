@@ -167,6 +167,18 @@ def test_imitation_trains_on_a_batch_with_zero_advantages(tmp_path, step_one):
     assert not torch.equal(previous["model"]["token_embedding.weight"], current["model"]["token_embedding.weight"])
 
 
+def test_kl_anchor_loads_the_reference_checkpoint_and_reports_kl_ref(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "fresh.safetensors", seed=3, model=model_from(checkpoint_path(run_dir, 1)))
+    metrics = run(request(run_dir, 2, "iteration-0002", batch, klCoef=0.1, referenceStep=1, minibatches=2))["metrics"]
+    # the first update starts at the reference itself; the second one has moved away from it
+    assert 0.0 < metrics["klRef"] < 0.1 and metrics["updates"] == 2
+    assert "klRef" not in run(request(run_dir, 3, "iteration-0003", batch))["metrics"]
+    checkpoint_path(run_dir, 1).unlink()  # the reference is gone; step 3 itself still has checkpoint 2
+    with raises("InvalidInput", r"^referenceStep: 1 has no checkpoint at "):
+        run(request(run_dir, 4, "iteration-0004", batch, klCoef=0.1, referenceStep=1))
+
+
 def test_fresh_batch_from_the_current_model_has_ratio_one(tmp_path, step_one):
     run_dir = run_with_step_one(tmp_path, step_one)
     batch = write_batch(tmp_path / "fresh.safetensors", seed=3, model=model_from(checkpoint_path(run_dir, 1)))
@@ -220,6 +232,9 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
     ({"modelConfig": {"vocabSize": 0}}, r"^modelConfig\.vocabSize must be an integer >= 1, got 0"),
     ({"minibatches": 5}, r"^minibatches: must be in \[1, 4\] \(the batch has 4 sequences\), got 5"),
     ({"batchPath": "/nonexistent/batch.safetensors"}, r"^batchPath: /nonexistent/batch\.safetensors does not exist"),
+    ({"klCoef": 0.1}, r"^referenceStep is required when klCoef > 0"),
+    ({"klCoef": -0.1, "referenceStep": 1}, r"^klCoef must be a finite number >= 0\.0, got -0\.1"),
+    ({"klCoef": 0.1, "referenceStep": 1}, r"^referenceStep: 1 must be an earlier step than step 1"),
 ])
 def test_bad_fields_are_non_retryable_invalid_input_naming_the_field(tmp_path, overrides, message):
     batch = write_batch(tmp_path / "batch.safetensors")
