@@ -5,7 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../shared/batch';
 import { ErrorTypes } from '../shared/errors';
-import type { ModelContext } from '../shared/model-context';
+import { formatOnlyMask, type ModelContext } from '../shared/model-context';
 import { environmentFailures, Outcomes, type Outcome } from '../shared/outcomes';
 import { policyTokenizer } from '../shared/tokenizer';
 import type { IterationMetrics, TrainingRunState } from '../shared/training-run';
@@ -99,9 +99,8 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
     /**
      * Builds a batch from finished episodes and writes it as safetensors into the run folder.
      * `policy_gradient`: outcome filtering, truncation policy and group advantages (shared/batch.ts).
-     * `imitation`: the submitted episodes that did not truly succeed and whose checks never found the
-     * visible tests passing (format demonstrations never teach a fix, nor what to do after one),
-     * advantage 1.
+     * `imitation`: every submitted episode, advantage 1, with the arguments of its edits out of the
+     * loss (`formatOnlyMask`): format demonstrations teach which command comes next, never a fix.
      */
     async buildBatch(input: {
       runDir: string;
@@ -125,9 +124,8 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
           if (!environmentFailures.includes(episode.outcome)) imitationExcluded++;
           continue;
         }
-        // a demonstration that reached passing visible tests is left out as well: its continuation after
-        // the passing check is either a fix (submit) or, in the failed ones, ignoring the check
-        if (input.objective === 'imitation' && (episode.outcome !== Outcomes.submitted || episode.trueSuccess !== false || loaded.passedCheck)) {
+        // every submitted demonstration, whatever its outcome: a choice made by chance stays unbiased
+        if (input.objective === 'imitation' && episode.outcome !== Outcomes.submitted) {
           imitationExcluded++;
           continue;
         }
@@ -141,7 +139,7 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
           outcome: episode.outcome,
           reward: input.objective === 'imitation' ? 1 : episode.reward,
           tokenIds: context.ids.slice(0, end),
-          lossMask: context.mask.slice(0, end),
+          lossMask: (input.objective === 'imitation' ? formatOnlyMask(context, policyTokenizer) : context.mask).slice(0, end),
           behaviourLogprobs: context.logprobs.slice(0, end),
           policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
         });
@@ -193,38 +191,22 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
     },
   };
 
-  /**
-   * The episode's last model context, its inference time, and whether a check of the agent's
-   * (`run` that exited 0, or `locate` that printed `no test fails`) found the visible tests passing.
-   */
-  async function loadContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number; passedCheck: boolean } | null> {
+  /** The context of an episode's last turn that has one, and the inference time of all its turns. */
+  async function loadContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number } | null> {
     const prefix = `episodes/${episodeKey(episodeId)}/turns`;
     const names = await store.listNamed(prefix);
     let last: ModelRecord | null = null;
     let inferenceMs = 0;
-    let passedCheck = false;
     for (const name of names) {
-      const record = JSON.parse((await store.readNamed(`${prefix}/${name}`))!.toString('utf8')) as TurnRecordView;
+      const record = JSON.parse((await store.readNamed(`${prefix}/${name}`))!.toString('utf8')) as { model?: ModelRecord };
       if (record.model) {
         last = record.model;
         inferenceMs += record.model.inferenceMs ?? 0;
       }
-      if (!passedCheck && record.observation?.exitCode === 0 && record.action?.ref) {
-        const action = (await store.getBlob(record.action.ref)).toString('utf8').trim();
-        if (action === 'run') passedCheck = true;
-        else if (action === 'locate') passedCheck = (await store.getBlob(record.observation.ref)).toString('utf8').startsWith('no test fails');
-      }
     }
     if (!last) return null;
-    return { context: JSON.parse((await store.getBlob(last.contextRef)).toString('utf8')) as ModelContext, inferenceMs, passedCheck };
+    return { context: JSON.parse((await store.getBlob(last.contextRef)).toString('utf8')) as ModelContext, inferenceMs };
   }
-}
-
-/** The fields of a stored turn record that building a batch reads. */
-interface TurnRecordView {
-  model?: ModelRecord;
-  action?: { ref: string };
-  observation?: { ref: string; exitCode: number | null };
 }
 
 function resolveFrom(root: string, path: string): string {

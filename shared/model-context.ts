@@ -128,3 +128,27 @@ export class ActionTrie {
 interface TrieNode {
   children: Map<number, TrieNode>;
 }
+
+/**
+ * The loss mask of a format demonstration: the context's mask with every token of an `edit` or
+ * `swap` action after its first one set to 0, so imitation learns which command comes next but
+ * never which line, text or replacement an edit names (a demonstration cannot teach a fix).
+ */
+export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'mask'>, tokenizer: WordTokenizer): number[] {
+  const { ids } = context;
+  const mask = [...context.mask];
+  const act = tokenizer.specialIds['<act>']!;
+  const endAct = tokenizer.specialIds['</act>']!;
+  for (let start = ids.indexOf(act); start >= 0; start = ids.indexOf(act, start + 1)) {
+    let end = ids.indexOf(endAct, start + 1);
+    if (end < 0) end = ids.length - 1;
+    let text: string;
+    try {
+      text = tokenizer.decode(ids.slice(start + 1, end));
+    } catch {
+      continue;
+    }
+    if (/^(edit|swap) /.test(text)) mask.fill(0, start + 2, end + 1);
+  }
+  return mask;
+}

@@ -11,7 +11,9 @@ import { writeBatch } from '../activities/batch-writer';
 import { createTrainingRunActivities } from '../activities/training-run';
 import { advantageEstimatorNames, computeGroupAdvantages } from '../shared/advantages';
 import { buildBatchRows, tokenAdvantages, type EpisodeTokens } from '../shared/batch';
+import { appendGenerated, appendGiven, emptyContext, observationIds } from '../shared/model-context';
 import type { Outcome } from '../shared/outcomes';
+import { policyTokenizer } from '../shared/tokenizer';
 import { projectRoot } from '../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'advantages.json'), 'utf8')) as {
@@ -101,40 +103,39 @@ describe('batches', () => {
 });
 
 describe('the warm-start batch', () => {
-  test('imitates failed demonstrations only, and none whose check found the visible tests passing', async () => {
+  test('imitates every submitted demonstration, its commands but never the arguments of an edit', async () => {
     const root = mkdtempSync(join(tmpdir(), 'agentrl-imitation-'));
     const store = createArtifactStore(root);
     const activities = createTrainingRunActivities({ store, projectRoot, artifactsDir: root, codeVersion: 'test' });
-    // turn records as the episode activities store them: action, observation with exit code, model context
-    const demo = async (id: string, turns: [string, string, number][]) => {
-      const context = { ids: [1, 2], mask: [0, 0], logprobs: [0, 0], versions: ['', ''], allowed: [null, null] as (number[] | null)[] };
-      for (const [index, [action, observation, exitCode]] of turns.entries()) {
-        context.ids.push(10 + index);
-        context.mask.push(1);
-        context.logprobs.push(0);
-        context.versions.push('demo');
-        context.allowed.push(null);
-        const record = {
-          turn: index,
-          action: { ref: await store.putBlob(action) },
-          observation: { ref: await store.putBlob(observation), exitCode },
-          model: { contextRef: await store.putJson(context), memory: { sourceLines: [], actions: [] }, tokens: context.ids.length, inferenceMs: 1 },
-        };
-        await store.writeNamed(`episodes/${episodeKey(id)}/turns/${String(index).padStart(6, '0')}.json`, JSON.stringify(record));
+    const special = policyTokenizer.specialIds;
+    // the turn record of the last turn, as the episode activities store it, with the whole context
+    const demo = async (id: string, actions: string[]) => {
+      const context = emptyContext();
+      appendGiven(context, [special['<bos>']!, special['<task>']!, special['</task>']!]);
+      for (const action of actions) {
+        appendGiven(context, [special['<act>']!]);
+        for (const token of [...policyTokenizer.encode(action), special['</act>']!]) appendGenerated(context, token, -0.5, 'demo', null);
+        appendGiven(context, observationIds('out', policyTokenizer, { mode: 'full', maxTokens: 16 }));
       }
+      const model = { contextRef: await store.putJson(context), memory: { sourceLines: [], actions }, tokens: context.ids.length, inferenceMs: 1 };
+      await store.writeNamed(`episodes/${episodeKey(id)}/turns/${String(actions.length - 1).padStart(6, '0')}.json`, JSON.stringify({ turn: actions.length - 1, model }));
       return { episodeId: id, groupId: 'g', outcome: 'submitted' as const, reward: 0, trueSuccess: false };
     };
+    const generated = (actions: string[]) => actions.reduce((sum, action) => sum + (/^(edit|swap) /.test(action) ? 1 : policyTokenizer.encode(action).length + 1), 0);
+    const failed = ['locate', 'edit 3 < <=', 'locate', 'submit'];
+    const fixed = ['locate', 'swap 3 a b', 'submit'];
     const episodes = [
-      await demo('kept', [['locate', '# p/m.py\n3: return a < b', 0], ['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['locate', '# p/m.py\n3: return a <= b', 0], ['submit', 'submitted', 0]]),
-      await demo('failing-run', [['run', 'FAILED tests/test_m.py::test_m\n1 failed', 1], ['submit', 'submitted', 0]]),
-      await demo('passing-locate', [['locate', '# p/m.py\n3: return a < b', 0], ['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['locate', 'no test fails', 0], ['edit 3 <= <', 'p/m.py:3:return a < b', 0], ['submit', 'submitted', 0]]),
-      await demo('passing-run', [['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['run', '3 passed', 0], ['submit', 'submitted', 0]]),
-      { ...(await demo('fixed', [['edit 3 < <=', 'p/m.py:3:return a <= b', 0], ['submit', 'submitted', 0]])), reward: 1, trueSuccess: true },
-      { ...(await demo('cut', [['locate', '# p/m.py\n3: return a < b', 0]])), outcome: 'token_limit' as const },
+      await demo('failed', failed),
+      { ...(await demo('fixed', fixed)), reward: 1, trueSuccess: true },
+      { ...(await demo('cut', ['locate', 'run'])), outcome: 'token_limit' as const },
     ];
     const batch = await activities.buildBatch({ runDir: join(root, 'run'), name: 'warm-start', episodes, objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: {}, vocabSize: 404 });
-    assert.equal(batch.rows, 2);
-    assert.equal(batch.counts.imitationExcluded, 4);
-    assert.equal(batch.generatedTokens, 4 + 2, 'the generated tokens of the two kept demonstrations');
+    assert.equal(batch.rows, 2, 'the fixed demonstration is kept: its edit carries no loss');
+    assert.equal(batch.counts.imitationExcluded, 1);
+    assert.equal(batch.generatedTokens, generated(failed) + generated(fixed));
+    assert.ok(generated(failed) < policyTokenizer.encode(failed.join('')).length + failed.length, 'edit arguments are left out');
+    // the same episodes as policy-gradient data keep every generated token
+    const pg = await activities.buildBatch({ runDir: join(root, 'run'), name: 'pg', episodes: episodes.slice(0, 2).map((episode, index) => ({ ...episode, reward: index })), objective: 'policy_gradient', estimator: 'grpo', truncation: 'zero', versions: {}, vocabSize: 404 });
+    assert.equal(pg.generatedTokens, [...failed, ...fixed].reduce((sum, action) => sum + policyTokenizer.encode(action).length + 1, 0));
   });
 });

@@ -148,8 +148,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     return summariseEpisodes(await runEpisodes(specs));
   };
 
-  // warm start: format demonstrations (random valid edits), imitated only where they neither fixed the
-  // bug nor reached passing visible tests
+  // warm start: format demonstrations (random valid edits), imitated without the edits' arguments
   if (!current.warmStarted && input.warmStart.episodes > 0 && current.policy.step === 0) {
     progress.phase = 'warm-start';
     const specs = Array.from({ length: input.warmStart.episodes }, (_, index) => {
