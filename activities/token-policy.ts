@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isEditAction } from '../shared/action-language';
 import type { SamplingOptions } from '../shared/episode';
 import { allCandidates, applyEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
 import { ActionTrie, appendGenerated, type ModelContext, type ObservationMode } from '../shared/model-context';
@@ -37,7 +38,7 @@ export const endActId = special['</act>']!;
  */
 export function allowedActions(memory: PolicyMemory): string[] {
   const last = memory.actions.at(-1)?.trim();
-  const changed = memory.actions.some((action) => /^(edit|swap) /.test(action.trim()) || action.trim() === 'write_test');
+  const changed = memory.actions.some((action) => isEditAction(action) || action.trim() === 'write_test');
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
   return [...commands, ...(changed ? ['submit'] : []), ...allCandidates(memory.sourceLines)];
 }
@@ -147,7 +148,6 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   const edits = allCandidates(memory.sourceLines);
   const done = memory.actions;
   const last = done.at(-1) ?? '';
-  const isEdit = (action: string) => action.startsWith('edit ') || action.startsWith('swap ');
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   // a weighted draw among the choices the constraint allows ('edit' stands for a random edit)
   const choose = (weights: Record<string, number>): string => {
@@ -166,8 +166,8 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
     if (done.includes('locate')) return choose({ show: 0.8, run: 0.1, write_test: 0.1 });
     return choose({ locate: 0.85, show: 0.05, run: 0.05, write_test: 0.05 });
   }
-  if (!done.some(isEdit)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
-  if (isEdit(last)) return choose({ locate: 0.75, submit: 0.2, run: 0.05 });
+  if (!done.some(isEditAction)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
+  if (isEditAction(last)) return choose({ locate: 0.75, submit: 0.2, run: 0.05 });
   return choose({ submit: 0.5, edit: 0.5 });
 }
 

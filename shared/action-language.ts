@@ -201,6 +201,11 @@ function splitWords(text: string): { value: string; quoted: boolean }[] | null {
   }
 }
 
+/** Whether an action string is an `edit` or a `swap` (a change to one source line). */
+export function isEditAction(text: string): boolean {
+  return /^(edit|swap) /.test(text.trim());
+}
+
 /** A parsed action: its command and argument values, or an error for the agent. */
 export type ParsedAction = { ok: true; command: ActionCommand; args: string[] } | { ok: false; error: string };
 

@@ -1,3 +1,4 @@
+import { isEditAction } from './action-language';
 import type { WordTokenizer } from './tokenizer';
 
 /**
@@ -148,7 +149,7 @@ export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'mask'>, toke
     } catch {
       continue;
     }
-    if (/^(edit|swap) /.test(text)) mask.fill(0, start + 2, end + 1);
+    if (isEditAction(text)) mask.fill(0, start + 2, end + 1);
   }
   return mask;
 }

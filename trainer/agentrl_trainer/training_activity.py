@@ -155,12 +155,7 @@ def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyMo
         model = PolicyModel(request.model_config).to(device)
         return model, _optimizer(model, request)
     path = checkpoint_path(request.run_dir, request.step - 1)
-    try:
-        checkpoint = load_checkpoint(path)  # on the CPU: RNG states must stay CPU tensors
-        model = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
-        model.load_state_dict(checkpoint["model"])
-    except Exception as error:  # a foreign or incompatible file (torch.load has no one error type)
-        raise _unreadable(path, error) from error
+    checkpoint, model = _load_model(path)
     model.to(device)
     optimizer = _optimizer(model, request)
     try:
@@ -178,18 +173,24 @@ def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyMo
     return model, optimizer
 
 
+def _load_model(path: Path) -> tuple[dict[str, Any], PolicyModel]:
+    """A checkpoint (loaded on the CPU: RNG states must stay CPU tensors) and its model."""
+    try:
+        checkpoint = load_checkpoint(path)
+        model = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
+        model.load_state_dict(checkpoint["model"])
+    except Exception as error:  # a foreign or incompatible file (torch.load has no one error type)
+        raise _unreadable(path, error) from error
+    return checkpoint, model
+
+
 def _reference(request: TrainOnBatchInput, device: torch.device) -> PolicyModel:
     """The frozen model of checkpoint `reference_step`, which the KL term pulls the policy toward."""
     assert request.reference_step is not None  # parse_input guarantees it when kl_coef > 0
     path = checkpoint_path(request.run_dir, request.reference_step)
     if not path.exists():
         raise invalid_input(f"referenceStep: {request.reference_step} has no checkpoint at {path}")
-    try:
-        checkpoint = load_checkpoint(path)
-        reference = PolicyModel(PolicyModelConfig(**checkpoint["modelConfig"]))
-        reference.load_state_dict(checkpoint["model"])
-    except Exception as error:  # a foreign or incompatible file (torch.load has no one error type)
-        raise _unreadable(path, error) from error
+    _, reference = _load_model(path)
     reference.requires_grad_(False)
     return reference.to(device).eval()
 
