@@ -139,9 +139,10 @@ export function longestAction(memory: PolicyMemory): number {
 
 /**
  * The format demonstrator: valid actions in a sensible order, mostly `locate`, an edit, a check
- * with `locate`, then another edit or `submit` (sometimes `show` or `run`, or `write_test`). Edits
- * are drawn at random and the choice after a check ignores what the check printed, so it teaches
- * the format and never a fix, nor when to stop.
+ * with `locate`, then mostly another edit (sometimes `submit`, `show`, `run` or `write_test`), until
+ * the turn budget ends it with `submit`. Edits are drawn at random and the choice after a check
+ * ignores what the check printed, so it teaches the format and never a fix, nor when to stop: to
+ * submit when a check prints `no test fails` is what training has to learn from the observations.
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const allowed = new Set(allowedActions(memory));
@@ -167,8 +168,8 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
     return choose({ locate: 0.85, show: 0.05, run: 0.05, write_test: 0.05 });
   }
   if (!done.some(isEditAction)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
-  if (isEditAction(last)) return choose({ locate: 0.75, submit: 0.2, run: 0.05 });
-  return choose({ submit: 0.5, edit: 0.5 });
+  if (isEditAction(last)) return choose({ locate: 0.85, submit: 0.1, run: 0.05 });
+  return choose({ edit: 0.75, submit: 0.25 });
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures are retried briefly. */

@@ -3,7 +3,11 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
-//     [--eval-every 3] [--concurrency 4] [--lr 1e-3] [--policy-port 8100]
+//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--policy-port 8100]
+//
+// Held-out tasks are evaluated at the start, every --eval-every iterations (the curve), and before
+// each of the last --eval-tail − 1 iterations and after the last step: "held-out last 3" is the mean
+// of the last three evaluations.
 //
 // Two invocations can run side by side (e.g. one variant each) with different --policy-port values.
 //
@@ -22,7 +26,8 @@ const { values } = parseArgs({
     seeds: { type: 'string', default: '0,1' },
     variants: { type: 'string', default: 'strict,weak,blank' },
     json: { type: 'string' },
-    'eval-every': { type: 'string', default: '3' },
+    'eval-every': { type: 'string', default: '6' },
+    'eval-tail': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     lr: { type: 'string', default: '1e-3' },
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
         evalLimit: 0,
         evalSamples: 4,
         evalEvery: Number(values['eval-every']),
+        evalTail: Number(values['eval-tail']),
         concurrency: Number(values.concurrency),
         lr: Number(values.lr),
         warmStart: { episodes: 128, epochs: 16 },

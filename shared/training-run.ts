@@ -29,6 +29,12 @@ export const TrainingRunInput = z
     evalSamples: z.number().int().min(1).default(1),
     /** evaluate before the steps of every Nth iteration (0: only after the last step) */
     evalEvery: z.number().int().min(0).default(0),
+    /**
+     * with a time budget, also evaluate before each of the last `evalTail − 1` iterations (estimated
+     * from the mean time of the iterations so far), so that with the final evaluation the run ends
+     * with `evalTail` evaluations in a row; 0 or 1: none
+     */
+    evalTail: z.number().int().min(0).default(0),
     /** at most this many evaluation tasks (the first ones by name); 0 for all */
     evalLimit: z.number().int().min(0).default(4),
     estimator: z.enum(advantageEstimatorNames as [string, ...string[]]).default('grpo'),
@@ -99,6 +105,30 @@ export interface TrainingRunState {
   startedAtMs: number;
   /** the metrics of the last completed iteration (the progress query shows them after continue-as-new) */
   last: IterationMetrics | null;
+  /** seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail` */
+  timing?: RunTiming;
+}
+
+export interface RunTiming {
+  iterations: number;
+  iterationS: number;
+  evaluations: number;
+  evaluationS: number;
+}
+
+/**
+ * Whether the iteration about to start is one of the last `evalTail − 1` of a time-budgeted run:
+ * the iterations that can still start (this one included) are counted from the time left and the
+ * mean time of an iteration and of an evaluation so far. False before any iteration was timed.
+ */
+export function inEvalTail(input: Pick<TrainingRunInput, 'timeBudgetMinutes' | 'evalTail'>, state: Pick<TrainingRunState, 'startedAtMs' | 'timing'>, nowMs: number): boolean {
+  const timing = state.timing;
+  if (input.timeBudgetMinutes <= 0 || input.evalTail <= 1 || !timing || timing.iterations === 0) return false;
+  const leftS = input.timeBudgetMinutes * 60 - (nowMs - state.startedAtMs) / 1000;
+  if (leftS < 0) return false;
+  const cycleS = timing.iterationS / timing.iterations + (timing.evaluations ? timing.evaluationS / timing.evaluations : 0);
+  const starting = Math.floor(leftS / Math.max(cycleS, 1e-3)) + 1;
+  return starting <= input.evalTail - 1;
 }
 
 export interface OutcomeCounts {

@@ -10,7 +10,7 @@ import { renderShow } from '../shared/edit-candidates';
 import { ActionTrie, compactPrompt, observationIds, promptIds } from '../shared/model-context';
 import { seededRandom, seededSample } from '../shared/random';
 import { policyTokenizer } from '../shared/tokenizer';
-import { summariseEpisodes } from '../shared/training-run';
+import { inEvalTail, summariseEpisodes } from '../shared/training-run';
 import { projectRoot } from '../workers/config';
 
 const special = policyTokenizer.specialIds;
@@ -134,17 +134,21 @@ describe('the constrained action space', () => {
         for (let turn = 0; turn < 8; turn++) {
           const action = demoAction(memory, random, 8);
           assert.ok(allowedActions(memory).includes(action), `${task}: ${action}`);
-          if (action === 'submit') break;
+          if (action === 'submit') {
+            memory = { ...memory, actions: [...memory.actions, action] };
+            break;
+          }
           memory = ['show', 'locate'].includes(action) ? { ...shown, actions: [...memory.actions, action] } : { ...memory, actions: [...memory.actions, action] };
         }
-        assert.equal(memory.actions.length < 8 || memory.actions.at(-1) === 'submit', true);
+        assert.equal(memory.actions.at(-1), 'submit', 'submits within the turn budget');
         sequences.push(memory.actions.map((action) => (/^(edit|swap) /.test(action) ? 'E' : action)).join(','));
       }
     }
     const share = (pattern: RegExp) => sequences.filter((sequence) => pattern.test(sequence)).length / sequences.length;
     assert.ok(share(/^(locate|show),E/) > 0.5, 'mostly looks, then edits');
     assert.ok(share(/E,locate/) > 0.3, 'often checks an edit');
-    assert.ok(share(/E,locate,E/) > 0.05, 'sometimes edits again after a check');
+    assert.ok(share(/E,locate,E/) > 0.3, 'mostly edits again after a check, whatever it printed');
+    assert.ok(share(/E,locate,submit/) > 0.05, 'sometimes submits after a check');
     assert.equal(share(/^E/), 0, 'never edits before it looks');
   });
 
@@ -171,5 +175,20 @@ describe('run summaries', () => {
     assert.deepEqual(summary.outcomes, { submitted: 2, turn_limit: 1, sandbox_crash: 1 });
     assert.deepEqual(summary.tamperKinds, { test_edit: 1 });
     assert.equal(summary.tampered, 1);
+  });
+
+  test('evalTail evaluates the iterations estimated to be the last ones of a time budget', () => {
+    // 10 minutes; iterations take 50 s and evaluations 40 s so far
+    const input = { timeBudgetMinutes: 10, evalTail: 3 };
+    const timing = { iterations: 4, iterationS: 200, evaluations: 2, evaluationS: 80 };
+    const at = (elapsedS: number, state: object = { timing }) => inEvalTail(input, { startedAtMs: 1_000, ...state }, 1_000 + elapsedS * 1000);
+    assert.equal(at(300), false, '300 s left: 4 more iterations can start');
+    assert.equal(at(400), false, '200 s left: this one and two more can start (90 s each)');
+    assert.equal(at(480), true, '120 s left: this one and the next can start: the last two');
+    assert.equal(at(550), true, '50 s left: this is the last iteration');
+    assert.equal(at(601), false, 'past the budget no iteration starts');
+    assert.equal(at(550, {}), false, 'nothing timed yet');
+    assert.equal(inEvalTail({ timeBudgetMinutes: 0, evalTail: 3 }, { startedAtMs: 0, timing }, 1e9), false, 'no budget');
+    assert.equal(inEvalTail({ ...input, evalTail: 1 }, { startedAtMs: 1_000, timing }, 551_000), false, 'evalTail 1: the final evaluation only');
   });
 });

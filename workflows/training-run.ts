@@ -8,7 +8,7 @@ import { Outcomes } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
 import { describeIssues } from '../shared/task-spec';
 import {
-  summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type IterationMetrics, type PublishedPolicy, type TrainingProgress, type TrainingRunState,
+  inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type IterationMetrics, type PublishedPolicy, type TrainingProgress, type TrainingRunState,
 } from '../shared/training-run';
 import { rolloutEpisode } from './rollout-episode';
 
@@ -172,8 +172,10 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     const started = Date.now();
     progress.iteration = iteration;
     const tasks = seededSample(current.trainTasks, input.tasksPerIteration, input.seed * 7919 + iteration);
-    const evalNow = input.evalEvery > 0 && iteration % input.evalEvery === 0;
+    const evalNow = (input.evalEvery > 0 && iteration % input.evalEvery === 0) || inEvalTail(input, current, Date.now());
+    const evalStarted = Date.now();
     const evalMetrics = evalNow ? await evaluate(`eval-${iteration}`) : null;
+    const evalS = (Date.now() - evalStarted) / 1000;
     progress.phase = 'sampling';
     const specs = tasks.flatMap((task) => Array.from({ length: input.groupSize }, (_, sample) => ({ id: `${prefix}.it${iteration}.${taskName(task)}.${sample}`, task, policy: served, sample: iteration * 10_000 + sample, group: `${iteration}:${task}` })));
     const results = await runEpisodes(specs);
@@ -202,6 +204,13 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     };
     progress.last = metrics;
     current.last = metrics;
+    const timing = current.timing ?? { iterations: 0, iterationS: 0, evaluations: 0, evaluationS: 0 };
+    current.timing = {
+      iterations: timing.iterations + 1,
+      iterationS: timing.iterationS + metrics.time.wallS - (evalMetrics ? evalS : 0),
+      evaluations: timing.evaluations + (evalMetrics ? 1 : 0),
+      evaluationS: timing.evaluationS + (evalMetrics ? evalS : 0),
+    };
     await run.recordIteration({ runDir: current.runDir, metrics });
     current.iteration = iteration + 1;
     await run.saveRunState({ state: current });
