@@ -3,7 +3,12 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
-//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--policy-port 8100]
+//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--max-turns 12] [--context 768]
+//     [--policy-port 8100]
+//
+// --max-turns overrides every task's turn budget (the bundled tasks say 8) for the demonstrations,
+// training and evaluation alike, and --context sets the model's window to hold that many turns: with
+// 12 turns a policy can locate, then edit and check up to five times, and submit.
 //
 // Held-out tasks are evaluated at the start, every --eval-every iterations (the curve), and before
 // each of the last --eval-tail − 1 iterations and after the last step: "held-out last 3" is the mean
@@ -16,7 +21,7 @@
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { IterationMetrics } from '../shared/training-run';
+import { defaultModelConfig, type IterationMetrics } from '../shared/training-run';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/train';
 
@@ -31,6 +36,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     lr: { type: 'string', default: '1e-3' },
+    'max-turns': { type: 'string', default: '12' },
+    context: { type: 'string', default: '768' },
   },
 });
 
@@ -88,6 +95,8 @@ async function main(): Promise<void> {
         evalTail: Number(values['eval-tail']),
         concurrency: Number(values.concurrency),
         lr: Number(values.lr),
+        budgets: { maxTurns: Number(values['max-turns']) },
+        model: { ...defaultModelConfig, context: Number(values.context) },
         warmStart: { episodes: 128, epochs: 16 },
       }, { policyPort: Number(values['policy-port']), json: false, log });
       const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
