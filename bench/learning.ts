@@ -3,8 +3,8 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
-//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--max-turns 12] [--context 768]
-//     [--policy-port 8100]
+//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 2] [--kl-coef 0.1]
+//     [--max-turns 12] [--context 768] [--policy-port 8100]
 //
 // --max-turns overrides every task's turn budget (the bundled tasks say 8) for the demonstrations,
 // training and evaluation alike, and --context sets the model's window to hold that many turns: with
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     lr: { type: 'string', default: '1e-3' },
+    epochs: { type: 'string', default: '2' },
+    'kl-coef': { type: 'string', default: '0.1' },
     'max-turns': { type: 'string', default: '12' },
     context: { type: 'string', default: '768' },
   },
@@ -95,6 +97,8 @@ async function main(): Promise<void> {
         evalTail: Number(values['eval-tail']),
         concurrency: Number(values.concurrency),
         lr: Number(values.lr),
+        epochs: Number(values.epochs),
+        klCoef: Number(values['kl-coef']),
         budgets: { maxTurns: Number(values['max-turns']) },
         model: { ...defaultModelConfig, context: Number(values.context) },
         warmStart: { episodes: 128, epochs: 16 },
