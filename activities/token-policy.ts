@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isEditAction } from '../shared/action-language';
 import type { SamplingOptions } from '../shared/episode';
-import { allCandidates, applyEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
+import { allCandidates, parseEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
 import { ActionTrie, appendGenerated, type ModelContext, type ObservationMode } from '../shared/model-context';
 import { policyTokenizer } from '../shared/tokenizer';
 import { seededRandom } from '../shared/random';
@@ -16,10 +16,21 @@ export interface TokenPolicySnapshot {
   sampling: SamplingOptions;
 }
 
-/** What the policy knows between turns besides the ids: the source it has been shown, its past actions. */
+/**
+ * What the policy knows between turns besides the ids: the source it has been shown, with every line
+ * at its starting text (edits apply to that text, so candidates are computed from it), its past
+ * actions, and the lines it has changed with their current text.
+ */
 export interface PolicyMemory {
   sourceLines: SourceLine[];
   actions: string[];
+  /** lines changed by an edit or swap, with their current and starting text (absent before the first edit) */
+  edited?: EditedLine[];
+}
+
+/** A changed line: `code` is its current text, `start` its starting text (null when the policy never saw the line). */
+export interface EditedLine extends SourceLine {
+  start: string | null;
 }
 
 export class PolicyUnavailable extends Error {
@@ -32,31 +43,46 @@ export const endActId = special['</act>']!;
 
 /**
  * The action strings the constrained sampler allows in a state: the commands and every edit of the
- * lines it knows, except what cannot change anything: `submit` before the repository was changed
- * (an edit, a swap or `write_test`), and a command right after itself (`run`, `show` and `locate`
- * would print the same again).
+ * lines it knows, except what cannot tell anything new: `submit` before the repository was changed
+ * (an edit, a swap or `write_test`), a command right after itself (`run`, `show` and `locate` would
+ * print the same again), and an edit or swap already made in the episode (edits apply to a line's
+ * starting text, so it would bring back a version of the line that was already tried).
  */
 export function allowedActions(memory: PolicyMemory): string[] {
   const last = memory.actions.at(-1)?.trim();
   const changed = memory.actions.some((action) => isEditAction(action) || action.trim() === 'write_test');
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
-  return [...commands, ...(changed ? ['submit'] : []), ...allCandidates(memory.sourceLines)];
+  const tried = new Set(memory.actions.filter(isEditAction).map((action) => action.trim()));
+  return [...commands, ...(changed ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
 }
+
+const sameLine = (a: SourceLine) => (b: SourceLine) => a.path === b.path && a.line === b.line;
 
 /**
  * The policy's memory after a turn: a `show` replaces the source it knows; a `locate` that listed
  * lines replaces it with them, unless observations are blanked (`locate`'s ranking is a test result,
- * which a blank policy must not read, even through its constraint); a successful edit updates a line.
+ * which a blank policy must not read, even through its constraint). Both print current text, so a
+ * line the policy has changed keeps its starting text in memory. A successful edit records the
+ * line's new text; the known source keeps the starting text, which the next edit applies to.
  */
 export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null, observations: ObservationMode = 'full'): PolicyMemory {
   const command = action.trim().split(' ')[0];
+  const edited = memory.edited ?? [];
+  const starting = (lines: SourceLine[]) => lines.map((line) => ({ ...line, code: edited.find(sameLine(line))?.start ?? line.code }));
   let sourceLines = memory.sourceLines;
-  if (command === 'show' && exitCode === 0) sourceLines = parseShownSource(observation);
+  let nowEdited = edited;
+  if (command === 'show' && exitCode === 0) sourceLines = starting(parseShownSource(observation));
   else if (command === 'locate' && exitCode === 0 && observations === 'full') {
     const listed = parseShownSource(observation);
-    if (listed.length > 0) sourceLines = listed;
-  } else if ((command === 'edit' || command === 'swap') && exitCode === 0) sourceLines = applyEditResult(sourceLines, observation);
-  return { sourceLines, actions: [...memory.actions, action] };
+    if (listed.length > 0) sourceLines = starting(listed);
+  } else if ((command === 'edit' || command === 'swap') && exitCode === 0) {
+    const result = parseEditResult(observation);
+    if (result) {
+      const start = edited.find(sameLine(result))?.start ?? memory.sourceLines.find(sameLine(result))?.code ?? null;
+      nowEdited = [...edited.filter((line) => !sameLine(line)(result)), { ...result, start }];
+    }
+  }
+  return { sourceLines, actions: [...memory.actions, action], edited: nowEdited };
 }
 
 /** A 32-bit seed from the parts that identify one draw. */
@@ -146,7 +172,7 @@ export function longestAction(memory: PolicyMemory): number {
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const allowed = new Set(allowedActions(memory));
-  const edits = allCandidates(memory.sourceLines);
+  const edits = allCandidates(memory.sourceLines).filter((action) => allowed.has(action));
   const done = memory.actions;
   const last = done.at(-1) ?? '';
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

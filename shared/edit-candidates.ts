@@ -44,12 +44,10 @@ export function parseShownSource(observation: string): SourceLine[] {
   return lines;
 }
 
-/** The lines after a successful edit or swap, whose observation starts with `path:line:new text`. */
-export function applyEditResult(lines: readonly SourceLine[], observation: string): SourceLine[] {
-  const changed = /^(?:\.\/)?([^:\n]+):(\d+):(.*)$/m.exec(observation.split('\n')[0] ?? '');
-  if (!changed) return [...lines];
-  const [path, line, code] = [changed[1]!, Number(changed[2]), changed[3]!.trim()];
-  return lines.flatMap((entry) => (entry.path !== path || entry.line !== line ? [entry] : code ? [{ ...entry, code }] : []));
+/** The line a successful edit or swap printed (`path:line:new text`, first row); null for anything else. */
+export function parseEditResult(observation: string): SourceLine | null {
+  const changed = /^(?:\.\/)?([^:\n]+):(\d+):(.*)$/.exec(observation.split('\n')[0] ?? '');
+  return changed ? { path: changed[1]!, line: Number(changed[2]), code: changed[3]!.trim() } : null;
 }
 
 /** An edit or swap applied to one line's text as the sandbox scripts do it; null if it does not apply. */

@@ -16,7 +16,8 @@ describe('action language', () => {
   });
 
   test('it can fix a bug with real tools', async () => {
-    const spec = scriptedPolicy(['run', 'show', 'edit 11 <= <', 'edit 11 <= <', 'run', 'submit']);
+    // the second edit replaces the first: edits apply to the line's starting text
+    const spec = scriptedPolicy(['run', 'show', 'edit 11 <= <', 'edit 11 "<= b_end and b_start <=" "< b_end and b_start <"', 'run', 'submit']);
     const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: spec });
     assert.equal(result.outcome, 'submitted');
     assert.equal(result.reward, 1);
@@ -38,7 +39,7 @@ describe('action language', () => {
   });
 
   test('locate prints the most suspicious line from a real coverage run, then `no test fails` after the fix', async () => {
-    const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(['locate', 'edit 11 <= <', 'locate', 'edit 11 <= <', 'locate', 'submit']) });
+    const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(['locate', 'edit 11 <= <', 'locate', 'edit 11 "<= b_end and b_start <=" "< b_end and b_start <"', 'locate', 'submit']) });
     const turns = readTrajectory(result.trajectoryUri);
     assert.equal(result.trueSuccess, true);
     // lines 9-11 (the function body) score the same, and ties go to the later line

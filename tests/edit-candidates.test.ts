@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { formatAction, formatArgument, parseAction, translateAction } from '../shared/action-language';
-import { allCandidates, applyCandidate, applyEditResult, editCandidates, parseShownSource, renderShow, type SourceLine } from '../shared/edit-candidates';
+import { allCandidates, applyCandidate, editCandidates, parseEditResult, parseShownSource, renderShow, type SourceLine } from '../shared/edit-candidates';
 
 const tasksDir = join(__dirname, '..', 'tasks');
 const taskDirs = [
@@ -193,12 +193,38 @@ describe('swap and edit semantics', () => {
         const { output, status } = runAction(repo, action);
         assert.equal(status, 0, output);
         assert.equal(output, `./intervals/__init__.py:${line.line}:${indent}${applyCandidate(line.code, action)}\n`);
-        assert.deepEqual(applyEditResult(shown, output).find((entry) => entry.line === line.line)?.code, applyCandidate(line.code, action));
+        assert.deepEqual(parseEditResult(output), { path: 'intervals/__init__.py', line: line.line, code: applyCandidate(line.code, action) });
       }
     }
     writeFileSync(file, original);
     assert.deepEqual(runAction(repo, 'swap 11 b_end a_start'), { output: "no source line 11 holds 'b_end' and then 'a_start'\n", status: 1 });
     assert.deepEqual(runAction(repo, 'edit 11 "<= b_end" ""'), { output: './intervals/__init__.py:11:    return a_start  and b_start <= a_end\n', status: 0 });
+  });
+});
+
+describe('edits of a committed repository', () => {
+  test('apply to the starting text of a line, so a later edit replaces an earlier one', () => {
+    const repo = copyRepo('wrong-comparison');
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'start');
+    const line11 = (text: string) => `./intervals/__init__.py:11:    ${text}\n`;
+    assert.deepEqual(runAction(repo, 'edit 11 <= <'), { output: line11('return a_start < b_end and b_start <= a_end'), status: 0 });
+    // the second `<=` of the line is not reached by repeating the edit: it changes the first again
+    assert.deepEqual(runAction(repo, 'edit 11 <= <'), { output: line11('return a_start < b_end and b_start <= a_end'), status: 0 });
+    assert.deepEqual(runAction(repo, 'swap 11 a_start b_start'), { output: line11('return b_start <= b_end and a_start <= a_end'), status: 0 });
+    // OLD must be on the starting line; the current text does not count
+    assert.deepEqual(runAction(repo, 'edit 11 b_start a_start'), { output: line11('return a_start <= b_end and a_start <= a_end'), status: 0 });
+    assert.deepEqual(runAction(repo, 'edit 11 "b_start <= b_end" x'), { output: "no source line 11 holds 'b_start <= b_end'\n", status: 1 });
+    // edits of different lines add up
+    const file = readFileSync(join(repo, 'intervals', '__init__.py'), 'utf8').split('\n');
+    assert.equal(runAction(repo, 'edit 9 a_end a_stop').status, 0);
+    const now = readFileSync(join(repo, 'intervals', '__init__.py'), 'utf8').split('\n');
+    assert.equal(now[10], file[10]);
+    assert.equal(now[8], file[8]!.replace('a_end', 'a_stop'));
+    // an argument with a line break is refused before anything runs
+    assert.deepEqual(translateAction('edit 11 <= "<\nx"'), { ok: false, error: 'edit: an argument must not hold a line break' });
   });
 });
 
@@ -230,11 +256,10 @@ describe('show', () => {
     assert.ok(!lines.some((entry) => entry.code.includes('Touching intervals')));
   });
 
-  test('an edit result updates its line; a failure changes nothing', () => {
-    const lines = parseShownSource('# pkg/a.py\n3: return x - 1\n5: return y\n');
-    assert.deepEqual(applyEditResult(lines, './pkg/a.py:3:    return x\n[exit code 0]')[0], { path: 'pkg/a.py', line: 3, code: 'return x' });
-    assert.deepEqual(applyEditResult(lines, "no source line 3 holds 'z'\n[exit code 1]"), lines);
-    assert.deepEqual(applyEditResult(lines, './pkg/a.py:5:   \n[exit code 0]'), lines.slice(0, 1));
+  test('an edit result names its line and new text; a failure names none', () => {
+    assert.deepEqual(parseEditResult('./pkg/a.py:3:    return x\n[exit code 0]'), { path: 'pkg/a.py', line: 3, code: 'return x' });
+    assert.equal(parseEditResult("no source line 3 holds 'z'\n[exit code 1]"), null);
+    assert.deepEqual(parseEditResult('./pkg/a.py:5:   \n[exit code 0]'), { path: 'pkg/a.py', line: 5, code: '' });
   });
 });
 

@@ -89,7 +89,27 @@ describe('the constrained action space', () => {
     assert.deepEqual(located.actions, ['show', 'locate']);
   });
 
-  test('with blanked observations a locate leaves the known source alone; show and edits still update it', () => {
+  test('edits apply to starting text: the known source keeps it, and an edit already made is not offered again', () => {
+    const listing = (code: string) => `# minipicks/__init__.py\n8: ${code}\n`;
+    const located = rememberTurn(shownMemory('cmp-index-of-min-08'), 'locate', listing('if values[i] > values[pick]:'), 0);
+    const first = rememberTurn(located, 'edit 8 > >=', 'minipicks/__init__.py:8:        if values[i] >= values[pick]:\n', 0);
+    assert.deepEqual(first.edited, [{ path: 'minipicks/__init__.py', line: 8, code: 'if values[i] >= values[pick]:', start: 'if values[i] > values[pick]:' }]);
+    // the check prints the current text; memory keeps the starting text that the next edit applies to
+    const checked = rememberTurn(first, 'locate', listing('if values[i] >= values[pick]:'), 0);
+    assert.deepEqual(checked.sourceLines, located.sourceLines);
+    const allowed = allowedActions(checked);
+    assert.ok(allowed.includes('edit 8 > <'), 'the fix is still offered');
+    assert.ok(!allowed.includes('edit 8 > >='), 'the edit already made is not');
+    const second = rememberTurn(checked, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0);
+    assert.deepEqual(second.edited?.map((line) => [line.code, line.start]), [['if values[i] < values[pick]:', 'if values[i] > values[pick]:']]);
+    // a show after a locate narrowed the source still restores the starting text of the changed line
+    const shownAgain = rememberTurn(second, 'show', listing('if values[i] < values[pick]:'), 0);
+    assert.equal(shownAgain.sourceLines[0]?.code, 'if values[i] > values[pick]:');
+    // a failed edit records nothing
+    assert.deepEqual(rememberTurn(second, 'edit 8 xx y', "no source line 8 holds 'xx'\n", 1).edited, second.edited);
+  });
+
+  test('with blanked observations a locate leaves the known source alone; show and edits still count', () => {
     const listing = '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n';
     assert.deepEqual(rememberTurn({ sourceLines: [], actions: [] }, 'locate', listing, 0, 'blank').sourceLines, []);
     const shown = shownMemory('cmp-index-of-min-08');
@@ -97,7 +117,8 @@ describe('the constrained action space', () => {
     assert.deepEqual(located.sourceLines, shown.sourceLines, 'the ranking is a test result');
     assert.ok(allowedActions(located).some((action) => action.startsWith('edit 15 ')));
     const edited = rememberTurn(located, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0, 'blank');
-    assert.equal(edited.sourceLines.find((line) => line.line === 8)?.code, 'if values[i] < values[pick]:');
+    assert.deepEqual(edited.edited?.map((line) => line.code), ['if values[i] < values[pick]:']);
+    assert.ok(!allowedActions(edited).includes('edit 8 > <'));
   });
 
   test('walking the trie at random only ever spells an allowed action', () => {
