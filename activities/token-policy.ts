@@ -43,8 +43,9 @@ export const endActId = special['</act>']!;
 
 /**
  * The action strings the constrained sampler allows in a state: the commands and every edit of the
- * lines it knows, except what cannot tell anything new: `submit` before the repository was changed
- * (an edit, a swap or `write_test`), a command right after itself (`run`, `show` and `locate` would
+ * lines it knows, except what cannot tell anything new: `submit` anywhere but right after a check
+ * (`run` or `locate`) of a changed repository (an edit, a swap or `write_test` made it so; an agent
+ * submits what it has tested), a command right after itself (`run`, `show` and `locate` would
  * print the same again), and an edit or swap already made in the episode (edits apply to a line's
  * starting text, so it would bring back a version of the line that was already tried).
  */
@@ -53,7 +54,8 @@ export function allowedActions(memory: PolicyMemory): string[] {
   const changed = memory.actions.some((action) => isEditAction(action) || action.trim() === 'write_test');
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
   const tried = new Set(memory.actions.filter(isEditAction).map((action) => action.trim()));
-  return [...commands, ...(changed ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
+  const checked = changed && (last === 'run' || last === 'locate');
+  return [...commands, ...(checked ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
 }
 
 const sameLine = (a: SourceLine) => (b: SourceLine) => a.path === b.path && a.line === b.line;
@@ -166,7 +168,7 @@ export function longestAction(memory: PolicyMemory): number {
 /**
  * The format demonstrator: valid actions in a sensible order, mostly `locate`, an edit, a check
  * with `locate`, then mostly another edit (sometimes `submit`, `show`, `run` or `write_test`), until
- * the turn budget ends it with `submit`. Edits are drawn at random and the choice after a check
+ * the turn budget ends it with a check and `submit`. Edits are drawn at random and the choice after a check
  * ignores what the check printed, so it teaches the format and never a fix, nor when to stop: to
  * submit when a check prints `no test fails` is what training has to learn from the observations.
  */
@@ -186,15 +188,19 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
     }
     return edits.length ? pick(edits) : 'write_test';
   };
-  if (done.length >= maxTurns - 1) return choose({ submit: 1 });
-  if (last === 'write_test') return choose({ submit: 0.8, run: 0.2 });
+  const checked = last === 'run' || last === 'locate';
+  const lastChange = [...done].reverse().find((action) => isEditAction(action) || action.trim() === 'write_test');
+  // the last two turns check the last change and submit
+  if (done.length >= maxTurns - 2) return choose(allowed.has('submit') ? { submit: 1 } : { locate: 0.9, run: 0.1 });
+  if (last === 'write_test') return choose({ run: 0.8, locate: 0.2 });
+  if (checked && lastChange?.trim() === 'write_test') return choose({ submit: 0.9, edit: 0.1 });
   if (edits.length === 0) {
     // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
     if (done.includes('locate')) return choose({ show: 0.8, run: 0.1, write_test: 0.1 });
     return choose({ locate: 0.85, show: 0.05, run: 0.05, write_test: 0.05 });
   }
   if (!done.some(isEditAction)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
-  if (isEditAction(last)) return choose({ locate: 0.85, submit: 0.1, run: 0.05 });
+  if (isEditAction(last)) return choose({ locate: 0.9, run: 0.1 });
   return choose({ edit: 0.75, submit: 0.25 });
 }
 

@@ -62,18 +62,25 @@ describe('the constrained action space', () => {
     for (const action of actions) assert.equal(parseToolCall(action).ok, true, action);
   });
 
-  test('submit only after a change, and no command right after itself', () => {
+  test('submit only right after a check of a change, and no command right after itself', () => {
     const shown = shownMemory('cmp-index-of-min-08');
     assert.ok(!allowedActions(shown).includes('submit'), 'nothing changed yet');
     assert.ok(!allowedActions(shown).includes('show'), 'show again would print the same');
     assert.ok(allowedActions(shown).includes('locate'));
-    const edited = { ...shown, actions: [...shown.actions, 'edit 8 > <'] };
-    assert.ok(allowedActions(edited).includes('submit'));
+    const located = { ...shown, actions: [...shown.actions, 'locate'] };
+    assert.ok(!allowedActions(located).includes('submit'), 'a check of nothing changed');
+    const edited = { ...located, actions: [...located.actions, 'edit 8 > <'] };
+    assert.ok(!allowedActions(edited).includes('submit'), 'the change is not checked yet');
     assert.ok(allowedActions(edited).includes('show'));
     const checked = { ...edited, actions: [...edited.actions, 'locate'] };
-    assert.ok(allowedActions(checked).includes('submit'), 'a change stays a change');
+    assert.ok(allowedActions(checked).includes('submit'), 'checked');
     assert.ok(!allowedActions(checked).includes('locate'));
-    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test'] }), ['run', 'show', 'locate', 'submit']);
+    const run = { ...checked, actions: [...checked.actions, 'run'] };
+    assert.ok(allowedActions(run).includes('submit'), 'run checks too');
+    const looked = { ...checked, actions: [...checked.actions, 'show'] };
+    assert.ok(!allowedActions(looked).includes('submit'), 'show is not a check');
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test'] }), ['run', 'show', 'locate']);
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test', 'run'] }), ['show', 'locate', 'write_test', 'submit']);
   });
 
   test('a locate that lists lines replaces the known source with them; one that lists none keeps it', () => {
@@ -171,6 +178,7 @@ describe('the constrained action space', () => {
     assert.ok(share(/E,locate,E/) > 0.3, 'mostly edits again after a check, whatever it printed');
     assert.ok(share(/E,locate,submit/) > 0.05, 'sometimes submits after a check');
     assert.equal(share(/^E/), 0, 'never edits before it looks');
+    assert.equal(share(/(E|write_test),submit/), 0, 'never submits a change it has not checked');
   });
 
   test('seeded draws are reproducible', () => {
