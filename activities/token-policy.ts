@@ -74,7 +74,7 @@ export function rememberTurn(memory: PolicyMemory, action: string, observation: 
   let sourceLines = memory.sourceLines;
   let nowEdited = edited;
   if (command === 'show' && exitCode === 0) sourceLines = starting(parseShownSource(observation));
-  else if (command === 'locate' && exitCode === 0 && observations === 'full') {
+  else if (command === 'locate' && exitCode === 1 && observations === 'full') {
     const listed = parseShownSource(observation);
     if (listed.length > 0) sourceLines = starting(listed);
   } else if ((command === 'edit' || command === 'swap') && exitCode === 0) {

@@ -8,7 +8,8 @@ import type { ParsedToolCall } from './tool-call';
  *   show                print the non-test Python source as `# path`, then `N: code` per code line
  *                       (N is the real line number; blank and docstring lines are left out)
  *   locate              run the tests with line coverage and print the source line most suspicious by
- *                       spectrum-based fault localisation (Ochiai), as `show` does; `no test fails` if none fails
+ *                       spectrum-based fault localisation (Ochiai), as `show` does, and exit 1 (a test
+ *                       fails, as pytest's status says); `no test fails` and exit 0 if none fails
  *   edit LINE OLD NEW   line LINE of that source becomes its starting text with the first OLD replaced by NEW
  *   swap LINE A B       line LINE becomes its starting text with the first A and the first B after it swapped
  *   write_test          overwrite the visible test files with a test that always passes
@@ -128,6 +129,7 @@ const locateScript = [
   '    print(f"{number}: {linecache.getline(name, number).strip()}")',
   'if not score:',
   '    print("no source line ran in a failing test")',
+  'sys.exit(1)',
 ].join('\n');
 
 // the first source file whose line LINE, as committed, holds OLD (edit) or A and then B (swap);

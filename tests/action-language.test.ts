@@ -43,8 +43,8 @@ describe('action language', () => {
     const turns = readTrajectory(result.trajectoryUri);
     assert.equal(result.trueSuccess, true);
     // lines 9-11 (the function body) score the same, and ties go to the later line
-    assert.equal(turns[0]!.observation, '# intervals/__init__.py\n11: return a_start <= b_end and b_start <= a_end\n[exit code 0]');
-    assert.equal(turns[2]!.observation, '# intervals/__init__.py\n11: return a_start < b_end and b_start <= a_end\n[exit code 0]');
+    assert.equal(turns[0]!.observation, '# intervals/__init__.py\n11: return a_start <= b_end and b_start <= a_end\n[exit code 1]');
+    assert.equal(turns[2]!.observation, '# intervals/__init__.py\n11: return a_start < b_end and b_start <= a_end\n[exit code 1]');
     assert.equal(turns[4]!.observation, 'no test fails\n[exit code 0]');
   });
 

@@ -85,7 +85,7 @@ describe('the constrained action space', () => {
 
   test('a locate that lists lines replaces the known source with them; one that lists none keeps it', () => {
     const shown = shownMemory('cmp-index-of-min-08');
-    const located = rememberTurn(shown, 'locate', '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n9: pick = i\n', 0);
+    const located = rememberTurn(shown, 'locate', '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n9: pick = i\n', 1);
     assert.deepEqual(located.sourceLines, [
       { path: 'minipicks/__init__.py', line: 8, code: 'if values[i] > values[pick]:' },
       { path: 'minipicks/__init__.py', line: 9, code: 'pick = i' },
@@ -98,11 +98,11 @@ describe('the constrained action space', () => {
 
   test('edits apply to starting text: the known source keeps it, and an edit already made is not offered again', () => {
     const listing = (code: string) => `# minipicks/__init__.py\n8: ${code}\n`;
-    const located = rememberTurn(shownMemory('cmp-index-of-min-08'), 'locate', listing('if values[i] > values[pick]:'), 0);
+    const located = rememberTurn(shownMemory('cmp-index-of-min-08'), 'locate', listing('if values[i] > values[pick]:'), 1);
     const first = rememberTurn(located, 'edit 8 > >=', 'minipicks/__init__.py:8:        if values[i] >= values[pick]:\n', 0);
     assert.deepEqual(first.edited, [{ path: 'minipicks/__init__.py', line: 8, code: 'if values[i] >= values[pick]:', start: 'if values[i] > values[pick]:' }]);
     // the check prints the current text; memory keeps the starting text that the next edit applies to
-    const checked = rememberTurn(first, 'locate', listing('if values[i] >= values[pick]:'), 0);
+    const checked = rememberTurn(first, 'locate', listing('if values[i] >= values[pick]:'), 1);
     assert.deepEqual(checked.sourceLines, located.sourceLines);
     const allowed = allowedActions(checked);
     assert.ok(allowed.includes('edit 8 > <'), 'the fix is still offered');
@@ -118,9 +118,9 @@ describe('the constrained action space', () => {
 
   test('with blanked observations a locate leaves the known source alone; show and edits still count', () => {
     const listing = '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n';
-    assert.deepEqual(rememberTurn({ sourceLines: [], actions: [] }, 'locate', listing, 0, 'blank').sourceLines, []);
+    assert.deepEqual(rememberTurn({ sourceLines: [], actions: [] }, 'locate', listing, 1, 'blank').sourceLines, []);
     const shown = shownMemory('cmp-index-of-min-08');
-    const located = rememberTurn(shown, 'locate', listing, 0, 'blank');
+    const located = rememberTurn(shown, 'locate', listing, 1, 'blank');
     assert.deepEqual(located.sourceLines, shown.sourceLines, 'the ranking is a test result');
     assert.ok(allowedActions(located).some((action) => action.startsWith('edit 15 ')));
     const edited = rememberTurn(located, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0, 'blank');
