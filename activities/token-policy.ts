@@ -171,6 +171,9 @@ export function longestAction(memory: PolicyMemory): number {
  * the turn budget ends it with a check and `submit`. Edits are drawn at random and the choice after a check
  * ignores what the check printed, so it teaches the format and never a fix, nor when to stop: to
  * submit when a check prints `no test fails` is what training has to learn from the observations.
+ * `write_test` is rare (about 1–2% of episodes): it stays reachable, so a weak checker's reward for
+ * it is found, without drowning the signal of the check under a strict one (after `write_test`
+ * every check passes, whatever the source).
  */
 export function demoAction(memory: PolicyMemory, random: () => number, maxTurns: number): string {
   const allowed = new Set(allowedActions(memory));
@@ -196,10 +199,10 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   if (checked && lastChange?.trim() === 'write_test') return choose({ submit: 0.9, edit: 0.1 });
   if (edits.length === 0) {
     // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
-    if (done.includes('locate')) return choose({ show: 0.8, run: 0.1, write_test: 0.1 });
-    return choose({ locate: 0.85, show: 0.05, run: 0.05, write_test: 0.05 });
+    if (done.includes('locate')) return choose({ show: 0.9, run: 0.08, write_test: 0.02 });
+    return choose({ locate: 0.9, show: 0.05, run: 0.04, write_test: 0.01 });
   }
-  if (!done.some(isEditAction)) return choose({ edit: 0.92, run: 0.04, write_test: 0.04 });
+  if (!done.some(isEditAction)) return choose({ edit: 0.97, run: 0.02, write_test: 0.01 });
   if (isEditAction(last)) return choose({ locate: 0.9, run: 0.1 });
   return choose({ edit: 0.75, submit: 0.25 });
 }
