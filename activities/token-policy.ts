@@ -171,7 +171,7 @@ export function longestAction(memory: PolicyMemory): number {
  * the turn budget ends it with a check and `submit`. Edits are drawn at random and the choice after a check
  * ignores what the check printed, so it teaches the format and never a fix, nor when to stop: to
  * submit when a check prints `no test fails` is what training has to learn from the observations.
- * `write_test` is rare (about 1–2% of episodes): it stays reachable, so a weak checker's reward for
+ * `write_test` is rare (about 4% of demonstrations): it stays reachable, so a weak checker's reward for
  * it is found, without drowning the signal of the check under a strict one (after `write_test`
  * every check passes, whatever the source).
  */
