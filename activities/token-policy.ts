@@ -41,6 +41,11 @@ const special = policyTokenizer.specialIds;
 export const actId = special['<act>']!;
 export const endActId = special['</act>']!;
 
+/** An action that changes the repository: an edit, a swap or `write_test`. */
+const isChange = (action: string) => isEditAction(action) || action.trim() === 'write_test';
+/** An action that runs the tests: `run` or `locate`. */
+const isCheck = (action: string | undefined) => action === 'run' || action === 'locate';
+
 /**
  * The action strings the constrained sampler allows in a state: the commands and every edit of the
  * lines it knows, except what cannot tell anything new: `submit` anywhere but right after a check
@@ -51,10 +56,9 @@ export const endActId = special['</act>']!;
  */
 export function allowedActions(memory: PolicyMemory): string[] {
   const last = memory.actions.at(-1)?.trim();
-  const changed = memory.actions.some((action) => isEditAction(action) || action.trim() === 'write_test');
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
   const tried = new Set(memory.actions.filter(isEditAction).map((action) => action.trim()));
-  const checked = changed && (last === 'run' || last === 'locate');
+  const checked = isCheck(last) && memory.actions.some(isChange);
   return [...commands, ...(checked ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
 }
 
@@ -191,12 +195,11 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
     }
     return edits.length ? pick(edits) : 'write_test';
   };
-  const checked = last === 'run' || last === 'locate';
-  const lastChange = [...done].reverse().find((action) => isEditAction(action) || action.trim() === 'write_test');
+  const lastChange = [...done].reverse().find(isChange);
   // the last two turns check the last change and submit
   if (done.length >= maxTurns - 2) return choose(allowed.has('submit') ? { submit: 1 } : { locate: 0.9, run: 0.1 });
   if (last === 'write_test') return choose({ run: 0.8, locate: 0.2 });
-  if (checked && lastChange?.trim() === 'write_test') return choose({ submit: 0.9, edit: 0.1 });
+  if (isCheck(last) && lastChange?.trim() === 'write_test') return choose({ submit: 0.9, edit: 0.1 });
   if (edits.length === 0) {
     // nothing to edit yet; after a locate that listed nothing usable, look at the whole source
     if (done.includes('locate')) return choose({ show: 0.9, run: 0.08, write_test: 0.02 });
