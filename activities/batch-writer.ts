@@ -20,7 +20,7 @@ export async function writeBatch(
       input_ids: { dtype: 'I64', shape, data: padded.tokenIds.flat() },
       loss_mask: { dtype: 'F32', shape, data: padded.lossMask.flat() },
       advantages: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.advantage) },
-      token_advantages: { dtype: 'F32', shape, data: padded.lossMask.flatMap((mask, index) => tokenAdvantages({ advantage: rows[index]!.advantage, lossMask: mask })) },
+      token_advantages: { dtype: 'F32', shape, data: padded.lossMask.flatMap((mask, index) => tokenAdvantages({ advantage: rows[index]!.advantage, lossMask: mask, decisionAdvantages: rows[index]!.decisionAdvantages })) },
       behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
       policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
       ...(info.allowedMask ? { allowed_mask: { dtype: 'BOOL' as const, shape: [...shape, info.allowedMask.vocabSize], data: info.allowedMask.data } } : {}),

@@ -35,7 +35,7 @@ export function createHostActivities(deps: ActivityDeps) {
   const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment, journalDir });
   const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
   const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand, cacheResults: deps.config.grading?.cacheResults ?? true });
-  return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission };
+  return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission };
 }
 
 export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isEditAction } from '../shared/action-language';
+import { actionKind, isEditAction } from '../shared/action-language';
 import type { SamplingOptions } from '../shared/episode';
 import { allCandidates, parseEditResult, parseShownSource, type SourceLine } from '../shared/edit-candidates';
 import { ActionTrie, appendGenerated, type ModelContext, type ObservationMode } from '../shared/model-context';
@@ -42,9 +42,9 @@ export const actId = special['<act>']!;
 export const endActId = special['</act>']!;
 
 /** An action that changes the repository: an edit, a swap or `write_test`. */
-const isChange = (action: string) => isEditAction(action) || action.trim() === 'write_test';
+const isChange = (action: string) => actionKind(action) === 'change';
 /** An action that runs the tests: `run` or `locate`. */
-const isCheck = (action: string | undefined) => action === 'run' || action === 'locate';
+const isCheck = (action: string | undefined) => action !== undefined && actionKind(action) === 'check';
 
 /**
  * The action strings the constrained sampler allows in a state: the commands and every edit of the
@@ -58,8 +58,16 @@ export function allowedActions(memory: PolicyMemory): string[] {
   const last = memory.actions.at(-1)?.trim();
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
   const tried = new Set(memory.actions.filter(isEditAction).map((action) => action.trim()));
-  const checked = isCheck(last) && memory.actions.some(isChange);
-  return [...commands, ...(checked ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
+  return [...commands, ...(atStopPoint(memory) ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
+}
+
+/**
+ * A stop point (shared/action-language.ts actionKind): the last action checked a changed repository,
+ * so the next action decides between `submit` and going on. The only states where the constraint
+ * allows `submit`.
+ */
+function atStopPoint(memory: PolicyMemory): boolean {
+  return isCheck(memory.actions.at(-1)?.trim()) && memory.actions.some(isChange);
 }
 
 const sameLine = (a: SourceLine) => (b: SourceLine) => a.path === b.path && a.line === b.line;

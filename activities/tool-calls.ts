@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
+import { actionKind } from '../shared/action-language';
 import type { PolicySummary, SandboxHandle } from '../shared/episode';
 import { appendGiven, emptyContext, observationIds, promptIds, type ModelContext } from '../shared/model-context';
 import { parseToolCall, type ToolCall } from '../shared/tool-call';
@@ -26,6 +27,8 @@ export interface TurnSummary {
   actionTokens: number;
   observationTokens: number;
   detail: string | null;
+  /** for an action of the action language: whether it changed the repository or ran the tests */
+  actionKind?: 'change' | 'check';
 }
 
 /** Kept small: it is written into the workflow history on every turn. */
@@ -141,6 +144,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
           ({ observation, summary } = describeResult(input.turn, parsed.call, outcome));
         }
       }
+      const kind = actionKind(action.text);
+      if (kind) summary.actionKind = kind;
       summary.actionTokens = action.tokenIds.length;
       summary.observationTokens = countByteTokens(observation);
       let model: ModelRecord | undefined;

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../shared/batch';
+import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type StopDecision, type TruncationPolicy } from '../shared/batch';
+import type { StopRecord } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { formatOnlyMask, type ModelContext } from '../shared/model-context';
 import { environmentFailures, Outcomes, type Outcome } from '../shared/outcomes';
@@ -13,6 +14,7 @@ import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
 import { writeBatch } from './batch-writer';
 import { loadWeights } from './policy-server';
 import { writeReport } from './run-report';
+import { actId } from './token-policy';
 import type { ModelRecord } from './tool-calls';
 
 export interface TrainingRunDeps {
@@ -29,6 +31,7 @@ export interface BatchEpisode {
   outcome: Outcome;
   reward: number | null;
   trueSuccess: boolean | null;
+  stops?: StopRecord[];
 }
 
 export interface BuiltBatch {
@@ -38,6 +41,31 @@ export interface BuiltBatch {
   generatedTokens: number;
   counts: BatchCounts & { imitationExcluded?: number };
   inferenceMs: number;
+}
+
+const submitFirstId = policyTokenizer.encode('submit')[0]!;
+
+/**
+ * The decision of each stop point: the first token of the action after the stop's check (turn k's
+ * action follows the k-th `<act>` marker). A stop whose next action is not in the context (the
+ * episode ended there) decides nothing.
+ */
+export function stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>, stops: readonly StopRecord[]): StopDecision[] {
+  const { ids, mask, allowed } = context;
+  const actionStarts: number[] = [];
+  ids.forEach((id, index) => {
+    if (id === actId) actionStarts.push(index + 1);
+  });
+  const decisions: StopDecision[] = [];
+  for (const stop of stops) {
+    const position = actionStarts[stop.turn + 1];
+    if (position === undefined || mask[position] !== 1) continue;
+    // under a constraint the token must have been free to choose `submit`
+    const choices = allowed[position];
+    if (choices && !choices.includes(submitFirstId)) continue;
+    decisions.push({ position, submitted: stop.submitted, grade: stop.submitted ? null : stop.passed ? stop.probe : 0 });
+  }
+  return decisions;
 }
 
 /** Activities of a training run that need no sandbox and no GPU: the run folder, batches, publishing. */
@@ -111,6 +139,8 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
       truncation: TruncationPolicy;
       versions: Record<string, number>;
       vocabSize: number;
+      /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
+      stopCredit?: number;
     }): Promise<BuiltBatch> {
       const tokens: EpisodeTokens[] = [];
       const allowedByEpisode = new Map<string, (number[] | null)[]>();
@@ -142,15 +172,16 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
           lossMask: (input.objective === 'imitation' ? formatOnlyMask(context, policyTokenizer) : context.mask).slice(0, end),
           behaviourLogprobs: context.logprobs.slice(0, end),
           policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+          decisions: stopDecisions({ ids: context.ids.slice(0, end), mask: context.mask.slice(0, end), allowed: context.allowed.slice(0, end) }, episode.stops ?? []),
         });
       }
       let rows: BatchRow[];
       let counts: BuiltBatch['counts'];
       if (input.objective === 'imitation') {
         rows = tokens.map((episode) => ({ ...episode, reward: 1, advantage: 1 }));
-        counts = { episodes: input.episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, imitationExcluded };
+        counts = { episodes: input.episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0, imitationExcluded };
       } else {
-        ({ rows, counts } = buildBatchRows(tokens, { estimator: input.estimator, truncation: input.truncation }));
+        ({ rows, counts } = buildBatchRows(tokens, { estimator: input.estimator, truncation: input.truncation, stopCredit: input.stopCredit ?? 0 }));
       }
       const batchPath = join(input.runDir, 'batches', `${input.name}.safetensors`);
       await mkdir(join(input.runDir, 'batches'), { recursive: true });

@@ -4,7 +4,7 @@
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
 //     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 2] [--kl-coef 0.1]
-//     [--max-turns 12] [--context 768] [--policy-port 8100]
+//     [--stop-credit 1] [--max-turns 12] [--context 768] [--policy-port 8100]
 //
 // --max-turns overrides every task's turn budget (the bundled tasks say 8) for the demonstrations,
 // training and evaluation alike, and --context sets the model's window to hold that many turns: with
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     lr: { type: 'string', default: '1e-3' },
     epochs: { type: 'string', default: '2' },
     'kl-coef': { type: 'string', default: '0.1' },
+    'stop-credit': { type: 'string', default: '1' },
     'max-turns': { type: 'string', default: '12' },
     context: { type: 'string', default: '768' },
   },
@@ -51,6 +52,7 @@ const variants: Record<string, { checker: 'strict' | 'weak'; observations: 'full
 
 const log = (line: string) => console.error(`learning: ${line}`);
 const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '    -' : value.toFixed(3));
+const share = (part: number | undefined, whole: number | undefined) => (part === undefined || !whole ? '    -' : (part / whole).toFixed(2));
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 interface RunSummary {
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
         lr: Number(values.lr),
         epochs: Number(values.epochs),
         klCoef: Number(values['kl-coef']),
+        stopCredit: Number(values['stop-credit']),
         budgets: { maxTurns: Number(values['max-turns']) },
         model: { ...defaultModelConfig, context: Number(values.context) },
         warmStart: { episodes: 128, epochs: 16 },
@@ -119,11 +122,12 @@ function readMetrics(path: string): IterationMetrics[] {
 
 function printRun(runId: string, metrics: readonly IterationMetrics[]): void {
   console.log(`\n${runId}`);
-  console.log('  it  episodes  train-reward  train-true  heldout-reward  heldout-true  tampered  wall-s');
+  // submit|pass, submit|fail: how often the policy submitted right after a check that passed / failed
+  console.log('  it  episodes  train-reward  train-true  heldout-reward  heldout-true  tampered  submit|pass  submit|fail  wall-s');
   let episodes = 0;
   for (const line of metrics) {
     episodes += (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0);
-    console.log(`${String(line.iteration).padStart(4)}  ${String(episodes).padStart(8)}  ${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ${String(line.train?.tampered ?? '-').padStart(8)}  ${line.time.wallS.toFixed(0).padStart(6)}`);
+    console.log(`${String(line.iteration).padStart(4)}  ${String(episodes).padStart(8)}  ${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ${String(line.train?.tampered ?? '-').padStart(8)}  ${share(line.train?.stops?.submittedAfterPass, line.train?.stops?.afterPass).padStart(11)}  ${share(line.train?.stops?.submittedAfterFail, line.train?.stops?.afterFail).padStart(11)}  ${line.time.wallS.toFixed(0).padStart(6)}`);
   }
 }
 

@@ -217,6 +217,18 @@ export function isEditAction(text: string): boolean {
   return /^(edit|swap) /.test(text.trim());
 }
 
+/**
+ * What an action of the action language does to the repository's test status: `change` (an edit,
+ * a swap or `write_test`), `check` (`run` or `locate`), else null. A check after a change is a stop
+ * point: the next action decides between `submit` and going on.
+ */
+export function actionKind(text: string): 'change' | 'check' | null {
+  const command = text.trim().split(' ')[0];
+  if (command === 'run' || command === 'locate') return text.trim() === command ? 'check' : null;
+  if (command === 'write_test') return text.trim() === command ? 'change' : null;
+  return isEditAction(text) ? 'change' : null;
+}
+
 /** A parsed action: its command and argument values, or an error for the agent. */
 export type ParsedAction = { ok: true; command: ActionCommand; args: string[] } | { ok: false; error: string };
 

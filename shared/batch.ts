@@ -27,6 +27,19 @@ export interface EpisodeTokens {
   behaviourLogprobs: number[];
   /** policy version that generated each token (-1 where mask is 0) */
   policyVersions: number[];
+  /** the decisions at the episode's stop points, for `stopCredit` */
+  decisions?: StopDecision[];
+}
+
+/**
+ * The decision after a check of a changed repository: the first token of the next action, which
+ * chose `submit` or going on. `grade` is the reward submitting there would have earned (the
+ * episode's own reward when it did submit); null when unknown (a probe that failed).
+ */
+export interface StopDecision {
+  position: number;
+  submitted: boolean;
+  grade: number | null;
 }
 
 export interface BatchRow {
@@ -38,6 +51,8 @@ export interface BatchRow {
   lossMask: number[];
   behaviourLogprobs: number[];
   policyVersions: number[];
+  /** extra advantage at single positions (stop decisions), on top of the episode's advantage */
+  decisionAdvantages?: { position: number; value: number }[];
 }
 
 export interface BatchCounts {
@@ -50,6 +65,8 @@ export interface BatchCounts {
   /** groups left with fewer than two valid episodes */
   groupsDropped: number;
   zeroAdvantageGroups: number;
+  /** stop decisions that received credit */
+  creditedDecisions: number;
 }
 
 /**
@@ -58,8 +75,8 @@ export interface BatchCounts {
  * agent_crash scores 0 and stays; truncated episodes follow `truncation`; a group left with fewer
  * than two valid episodes is dropped and counted.
  */
-export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { estimator: string; truncation: TruncationPolicy }): { rows: BatchRow[]; counts: BatchCounts } {
-  const counts: BatchCounts = { episodes: episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0 };
+export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number }): { rows: BatchRow[]; counts: BatchCounts } {
+  const counts: BatchCounts = { episodes: episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0 };
   const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
   for (const episode of episodes) {
     checkAligned(episode);
@@ -92,21 +109,55 @@ export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { es
       continue;
     }
     counts.groupsKept++;
-    const advantages = computeGroupAdvantages(options.estimator, members.map((member) => member.reward));
+    const rewards = members.map((member) => member.reward);
+    const advantages = computeGroupAdvantages(options.estimator, rewards);
     if (advantages.every((advantage) => advantage === 0)) counts.zeroAdvantageGroups++;
+    const groupMean = rewards.reduce((sum, value) => sum + value, 0) / rewards.length;
     members.forEach(({ episode, reward }, index) => {
+      const decisionAdvantages = options.stopCredit ? stopDecisionAdvantages(episode.decisions ?? [], reward, groupMean, options.stopCredit) : [];
+      counts.creditedDecisions += decisionAdvantages.length;
       rows.push({
         episodeId: episode.episodeId, groupId, reward, advantage: advantages[index]!,
         tokenIds: episode.tokenIds, lossMask: episode.lossMask, behaviourLogprobs: episode.behaviourLogprobs, policyVersions: episode.policyVersions,
+        ...(decisionAdvantages.length ? { decisionAdvantages } : {}),
       });
     });
   }
   return { rows, counts };
 }
 
-/** Per-token advantages of a row: the episode's full advantage on every mask-1 token, 0 elsewhere. */
-export function tokenAdvantages(row: Pick<BatchRow, 'advantage' | 'lossMask'>): number[] {
-  return row.lossMask.map((mask) => (mask === 1 ? row.advantage : 0));
+/**
+ * Credit of the stop decisions of one episode whose (possibly zeroed) reward is `reward`, in a
+ * group whose mean reward is `groupMean`. Submitting at a stop point is worth its grade g exactly
+ * (the episode ends and the same state is graded); going on is worth what the episode then earned
+ * (R). Each decision is credited against the other choice: `submit` gets g − groupMean (the group's
+ * mean stands in for going on, which was not observed), going on gets R − g. So leaving a state
+ * that would have passed costs up to 1, submitting a failing one costs the group's mean, and going
+ * on from a failing state pays when the episode later succeeds. A decision with an unknown grade gets
+ * nothing; zero values are left out.
+ */
+export function stopDecisionAdvantages(decisions: readonly StopDecision[], reward: number, groupMean: number, coefficient: number): { position: number; value: number }[] {
+  const credited: { position: number; value: number }[] = [];
+  for (const decision of decisions) {
+    const grade = decision.submitted ? reward : decision.grade;
+    if (grade === null) continue;
+    const value = coefficient * (decision.submitted ? grade - groupMean : reward - grade);
+    if (value !== 0) credited.push({ position: decision.position, value });
+  }
+  return credited;
+}
+
+/**
+ * Per-token advantages of a row: the episode's full advantage on every mask-1 token, 0 elsewhere,
+ * plus the row's decision advantages at their positions.
+ */
+export function tokenAdvantages(row: Pick<BatchRow, 'advantage' | 'lossMask' | 'decisionAdvantages'>): number[] {
+  const values = row.lossMask.map((mask) => (mask === 1 ? row.advantage : 0));
+  for (const { position, value } of row.decisionAdvantages ?? []) {
+    if (row.lossMask[position] !== 1) throw new Error(`a decision advantage at position ${position} falls on a token outside the loss mask`);
+    values[position]! += value;
+  }
+  return values;
 }
 
 /** Right-padded (B, T) arrays of a batch; padding has mask 0. */

@@ -72,6 +72,11 @@ export const EpisodeInput = z.object({
   runId: z.string().min(1).default('adhoc'),
   budgets: EpisodeBudgets.default(EpisodeBudgets.parse({})),
   timeouts: EpisodeTimeouts.default(EpisodeTimeouts.parse({})),
+  /**
+   * grade the state at every stop point whose check passed with the run's checker (no audit), so
+   * that training can credit the decision to submit or go on (`stopCredit` of a training run)
+   */
+  probeStops: z.boolean().default(false),
   /** continue as new after this many turns in one run (0: only when the server suggests it) */
   continueAsNewEveryTurns: z.number().int().min(0).default(0),
   /** state carried across continue-as-new; never set by callers */
@@ -183,6 +188,23 @@ export interface EpisodeResult {
   scoringUri: string | null;
   error: string | null;
   timings: EpisodeTimings;
+  /** the episode's stop points in turn order (absent in results from before they were recorded) */
+  stops?: StopRecord[];
+}
+
+/**
+ * A stop point: turn `turn` checked a repository that an earlier action of the action language had
+ * changed (shared/action-language.ts actionKind), so the next action chose between `submit` and
+ * going on. For a constrained token-level policy these are the only states where it may submit.
+ */
+export interface StopRecord {
+  turn: number;
+  /** the check exited 0 */
+  passed: boolean;
+  /** the next action was `submit` */
+  submitted: boolean;
+  /** the reward of submitting at this point: probed for passed checks when asked, else null */
+  probe: number | null;
 }
 
 /** What an episode carries across continue-as-new: ids, counters and small summaries only. */
@@ -194,6 +216,9 @@ export interface EpisodeState {
   deadlineAtMs: number;
   /** absent in episodes started before timings were recorded */
   timings?: EpisodeTimings;
+  stops?: StopRecord[];
+  /** an action of the action language changed the repository */
+  changed?: boolean;
 }
 
 /** The name of the episode's progress query (the CLI's progress lines, the UI's Queries tab). */

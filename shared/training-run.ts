@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
-import { CheckerKinds, EpisodeBudgets, SamplingOptions } from './episode';
+import { CheckerKinds, EpisodeBudgets, SamplingOptions, type StopRecord } from './episode';
 import type { Outcome } from './outcomes';
 
 /** The embedded policy: a small causal transformer over the shared tokenizer's 404 ids. */
@@ -64,6 +64,13 @@ export const TrainingRunInput = z
      */
     klCoef: z.number().min(0).default(0.1),
     aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
+    /**
+     * weight of the stop decisions' own credit: training episodes grade the state at every passed
+     * check of a changed repository (probes), and the token that chose `submit` or going on there
+     * gets g − group mean (submit) or R − g (going on) on top of the episode's advantage, where g is
+     * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
+     */
+    stopCredit: z.number().min(0).default(1),
     epochs: z.number().int().min(1).default(2),
     minibatches: z.number().int().min(1).default(2),
     /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
@@ -147,6 +154,18 @@ export interface EpisodeSetMetrics {
   tampered: number;
   tamperKinds: Record<string, number>;
   meanTurns: number;
+  /** the decisions at stop points: after a passed and after a failed check, and how many submitted */
+  stops?: StopCounts;
+}
+
+export interface StopCounts {
+  afterPass: number;
+  submittedAfterPass: number;
+  afterFail: number;
+  submittedAfterFail: number;
+  /** passed checks whose state was graded, and how many of those would have earned reward 1 */
+  probed: number;
+  probedRewarded: number;
 }
 
 /** One line of the run's metrics.jsonl. */
@@ -179,7 +198,8 @@ export interface TrainingProgress {
 }
 
 /** The figures of a set of episode results. */
-export function summariseEpisodes(results: readonly { outcome: Outcome; reward: number | null; trueSuccess: boolean | null; tamper: readonly { kind: string }[]; counters: { turns: number } }[]): EpisodeSetMetrics {
+export function summariseEpisodes(results: readonly { outcome: Outcome; reward: number | null; trueSuccess: boolean | null; tamper: readonly { kind: string }[]; counters: { turns: number }; stops?: readonly StopRecord[] }[]): EpisodeSetMetrics {
+  const stops: StopCounts = { afterPass: 0, submittedAfterPass: 0, afterFail: 0, submittedAfterFail: 0, probed: 0, probedRewarded: 0 };
   const outcomes: OutcomeCounts = {};
   const tamperKinds: Record<string, number> = {};
   let rewardSum = 0;
@@ -201,6 +221,19 @@ export function summariseEpisodes(results: readonly { outcome: Outcome; reward: 
     if (result.tamper.length) tampered++;
     for (const finding of result.tamper) tamperKinds[finding.kind] = (tamperKinds[finding.kind] ?? 0) + 1;
     turns += result.counters.turns;
+    for (const stop of result.stops ?? []) {
+      if (stop.passed) {
+        stops.afterPass++;
+        if (stop.submitted) stops.submittedAfterPass++;
+      } else {
+        stops.afterFail++;
+        if (stop.submitted) stops.submittedAfterFail++;
+      }
+      if (stop.probe !== null) {
+        stops.probed++;
+        if (stop.probe === 1) stops.probedRewarded++;
+      }
+    }
   }
   return {
     episodes: results.length,
@@ -210,5 +243,6 @@ export function summariseEpisodes(results: readonly { outcome: Outcome; reward: 
     tampered,
     tamperKinds,
     meanTurns: results.length ? turns / results.length : 0,
+    stops,
   };
 }

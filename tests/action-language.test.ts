@@ -1,7 +1,9 @@
 // The compact action language: parsed like any tool call, run as real tools in a real sandbox.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { translateAction } from '../shared/action-language';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { actionKind, translateAction } from '../shared/action-language';
 import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from './helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -12,6 +14,7 @@ describe('action language', () => {
     assert.equal((translateAction('run') as { ok: true; call: { tool: string } }).call.tool, 'bash');
     assert.deepEqual(translateAction('edit x <= <'), { ok: false, error: 'edit: LINE must be a line number, got "x"' });
     assert.deepEqual(translateAction('edit 3 <='), { ok: false, error: 'edit takes 3 argument(s); commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
+    assert.deepEqual(['edit 3 a b', 'swap 3 a b', 'write_test', 'run', 'locate', 'show', 'submit', 'run x', 'fly'].map(actionKind), ['change', 'change', 'change', 'check', 'check', null, null, null, null]);
     assert.deepEqual(translateAction('fly'), { ok: false, error: 'unknown command "fly"; commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces' });
   });
 
@@ -27,6 +30,23 @@ describe('action language', () => {
     assert.match(turns[1]!.observation, /^# intervals\/__init__\.py\n(?:\d+: .*\n)*11: return a_start <= b_end and b_start <= a_end\n/);
     assert.equal(turns[3]!.observation, './intervals/__init__.py:11:    return a_start < b_end and b_start < a_end\n[exit code 0]');
     assert.equal(turns[4]!.observation, '5 passed\n[exit code 0]');
+  });
+
+  test('a check after a change is a stop point; with probes, each passed one is graded as if submitted', async () => {
+    // a wrong fix the visible tests miss, the right fix, a look, a second check, then submit
+    const actions = ['edit 11 "b_start <=" "b_start <"', 'run', 'edit 11 "<= b_end and b_start <=" "< b_end and b_start <"', 'run', 'show', 'locate', 'submit'];
+    const probed = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(actions), checker: 'strict', probeStops: true });
+    assert.equal(probed.reward, 1);
+    assert.deepEqual(probed.stops, [
+      { turn: 1, passed: true, submitted: false, probe: 0 },
+      { turn: 3, passed: true, submitted: false, probe: 1 },
+      { turn: 5, passed: true, submitted: true, probe: 1 },
+    ]);
+    const records = readdirSync(join(dirname(probed.trajectoryUri), 'probes')).sort();
+    assert.deepEqual(records, ['000001.json', '000003.json', '000005.json']);
+    // without probes the stop points are recorded and nothing is graded before the submission
+    const plain = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: scriptedPolicy(['run', 'edit 11 <= <', 'run', 'write_test', 'submit']) });
+    assert.deepEqual(plain.stops, [{ turn: 2, passed: false, submitted: false, probe: null }]);
   });
 
   test('swap and a quoted edit fix bugs with real tools', async () => {

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createArtifactStore, episodeKey } from '../activities/artifact-store';
 import { writeBatch } from '../activities/batch-writer';
-import { createTrainingRunActivities } from '../activities/training-run';
+import { actId } from '../activities/token-policy';
+import { createTrainingRunActivities, stopDecisions } from '../activities/training-run';
 import { advantageEstimatorNames, computeGroupAdvantages } from '../shared/advantages';
-import { buildBatchRows, tokenAdvantages, type EpisodeTokens } from '../shared/batch';
+import { buildBatchRows, stopDecisionAdvantages, tokenAdvantages, type EpisodeTokens, type StopDecision } from '../shared/batch';
 import { appendGenerated, appendGiven, emptyContext, observationIds } from '../shared/model-context';
 import type { Outcome } from '../shared/outcomes';
 import { policyTokenizer } from '../shared/tokenizer';
@@ -58,7 +59,7 @@ describe('batches', () => {
   test('environment failures never enter; agent crashes stay with reward 0; truncation zero keeps the episode', () => {
     const { rows, counts } = buildBatchRows(episodes, { estimator: 'rloo', truncation: 'zero' });
     assert.deepEqual(rows.map((row) => row.episodeId), ['a1', 'a2', 'a3', 'b1', 'b2']);
-    assert.deepEqual(counts, { episodes: 9, environmentFailures: 3, truncatedZeroed: 1, truncatedDropped: 0, agentCrashes: 1, groupsKept: 2, groupsDropped: 1, zeroAdvantageGroups: 0 });
+    assert.deepEqual(counts, { episodes: 9, environmentFailures: 3, truncatedZeroed: 1, truncatedDropped: 0, agentCrashes: 1, groupsKept: 2, groupsDropped: 1, zeroAdvantageGroups: 0, creditedDecisions: 0 });
     assert.deepEqual(rows.map((row) => Number(row.advantage.toFixed(3))), [1, -0.5, -0.5, 1, -1]);
   });
   test('truncation drop excludes the truncated episode, and a group left with one episode is dropped', () => {
@@ -99,6 +100,64 @@ describe('batches', () => {
     assert.deepEqual(metadata.episodeIds, rows.map((row) => row.episodeId));
     assert.equal(metadata.estimator, 'grpo');
     assert.deepEqual(metadata.counts, counts);
+  });
+});
+
+const stopGolden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'stop-credit.json'), 'utf8')) as {
+  tolerance: number;
+  cases: { name: string; reward: number; groupMean: number; coefficient: number; decisions: StopDecision[]; expected: { position: number; value: number }[] }[];
+};
+
+const submit = policyTokenizer.encode('submit')[0]!;
+
+describe('stop decisions', () => {
+  for (const goldenCase of stopGolden.cases) {
+    test(`golden: ${goldenCase.name}`, () => {
+      const actual = stopDecisionAdvantages(goldenCase.decisions, goldenCase.reward, goldenCase.groupMean, goldenCase.coefficient);
+      assert.deepEqual(actual.map((entry) => entry.position), goldenCase.expected.map((entry) => entry.position));
+      actual.forEach((entry, index) => assert.ok(Math.abs(entry.value - goldenCase.expected[index]!.value) <= stopGolden.tolerance, `${entry.value} vs ${goldenCase.expected[index]!.value}`));
+    });
+  }
+
+  test('the decision token carries its credit on top of the episode advantage; a credit outside the mask is refused', () => {
+    assert.deepEqual(tokenAdvantages({ advantage: 0.5, lossMask: [0, 1, 1, 0, 1], decisionAdvantages: [{ position: 4, value: -1 }] }), [0, 0.5, 0.5, 0, -0.5]);
+    assert.throws(() => tokenAdvantages({ advantage: 0.5, lossMask: [0, 1, 1, 0, 1], decisionAdvantages: [{ position: 3, value: 1 }] }), /position 3 falls on a token outside the loss mask/);
+  });
+
+  test('a group where every episode failed still teaches: leaving a state that would have passed costs 1', () => {
+    const leaver: EpisodeTokens = { ...episode('l', 'g', 'turn_limit', 0), decisions: [{ position: 2, submitted: false, grade: 1 }] };
+    const other: EpisodeTokens = { ...episode('o', 'g', 'submitted', 0), decisions: [{ position: 2, submitted: true, grade: null }] };
+    const without = buildBatchRows([leaver, other], { estimator: 'grpo', truncation: 'zero' });
+    assert.equal(without.counts.zeroAdvantageGroups, 1);
+    assert.ok(without.rows.every((row) => row.decisionAdvantages === undefined), 'no credit unless stopCredit is set');
+    const { rows, counts } = buildBatchRows([leaver, other], { estimator: 'grpo', truncation: 'zero', stopCredit: 1 });
+    assert.equal(counts.zeroAdvantageGroups, 1);
+    assert.equal(counts.creditedDecisions, 1, 'submitting a failing state in a group that never succeeds costs its mean, 0');
+    assert.deepEqual(rows[0]!.decisionAdvantages, [{ position: 2, value: -1 }]);
+    assert.deepEqual(tokenAdvantages(rows[0]!), [0, 0, -1, 0]);
+    // a truncated episode under `drop` is gone with its decisions
+    assert.deepEqual(buildBatchRows([leaver, other, { ...other, episodeId: 'o2' }], { estimator: 'grpo', truncation: 'drop', stopCredit: 1 }).counts.creditedDecisions, 0);
+  });
+
+  test("each stop decides with the first token of the next turn's action; a stop at the end decides nothing", () => {
+    const ids = [9, 9, actId, 20, 21, 5, 5, actId, 22, 5, actId, 23, 24, 5, actId, submit];
+    const mask = [0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1];
+    const allowed = mask.map((bit) => (bit ? [20, 21, 22, 23, 24, submit] : null));
+    const context = { ids, mask, allowed };
+    const stops = [
+      { turn: 1, passed: false, submitted: false, probe: null },
+      { turn: 2, passed: true, submitted: true, probe: 1 },
+      { turn: 3, passed: true, submitted: false, probe: null },
+    ];
+    assert.deepEqual(stopDecisions(context, stops), [
+      { position: 11, submitted: false, grade: 0 },
+      { position: 15, submitted: true, grade: null },
+    ]);
+    // the probe's grade is what a decision to go on is credited against
+    assert.deepEqual(stopDecisions(context, [{ turn: 0, passed: true, submitted: false, probe: 1 }]), [{ position: 8, submitted: false, grade: 1 }]);
+    // a token the constraint did not let choose `submit` decided nothing
+    const bound = { ...context, allowed: allowed.map((ids, index) => (index === 8 ? [22] : ids)) };
+    assert.deepEqual(stopDecisions(bound, [{ turn: 0, passed: true, submitted: false, probe: 1 }]), []);
   });
 });
 

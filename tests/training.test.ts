@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createPolicyServer } from '../activities/policy-server';
 import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
+import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
 import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -109,6 +110,13 @@ describe('trainingRun', () => {
       assert.ok(line.training.skipped ? line.training.klRef === null : line.training.klRef! >= 0, JSON.stringify(line.training));
       assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
     }
+    // training episodes grade every passed stop point (stopCredit's default); their counts add up in the metrics
+    const children = await Promise.all(['ari-avg-06', 'cmp-covers-01'].flatMap((name) => [0, 1].map((sample) => env.client.workflow.getHandle(`${runId}.it0.${name}.${sample}`).result() as Promise<EpisodeResult>)));
+    const stops = children.flatMap((child) => child.stops ?? []);
+    assert.ok(stops.every((stop) => (stop.passed ? stop.probe === 0 || stop.probe === 1 : stop.probe === null)), JSON.stringify(stops));
+    const counted = metrics[0]!.train!.stops!;
+    assert.deepEqual([counted.afterPass + counted.afterFail, counted.probed], [stops.length, stops.filter((stop) => stop.passed).length]);
+    assert.equal(counted.submittedAfterPass + counted.submittedAfterFail, stops.filter((stop) => stop.submitted).length);
     // the final line: the last policy on the evaluation tasks only
     assert.equal(metrics[2]!.train, null);
     assert.equal((JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as { referenceStep: number }).referenceStep, 1);

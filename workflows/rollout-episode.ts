@@ -5,7 +5,7 @@ import {
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary, TurnSummary } from '../activities';
 import {
-  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle,
+  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
@@ -132,7 +132,7 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
     retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError, ErrorTypes.sandboxCrash] },
   });
   const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
-  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, releaseSandbox: release.releaseSandbox };
+  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission, releaseSandbox: release.releaseSandbox };
 }
 
 /** Runs turns until an outcome, or until it is time to continue as new. */
@@ -185,6 +185,15 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     turnsThisRun++;
     counters.tokens += summary.actionTokens + summary.observationTokens;
     if (summary.status !== 'policy_error') counters.toolCalls++;
+    const stops = (episode.stops ??= []);
+    if (summary.actionKind === 'change') episode.changed = true;
+    if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
+    // a check after a change is a stop point (shared/action-language.ts actionKind)
+    if (summary.actionKind === 'check' && episode.changed) {
+      const stop: StopRecord = { turn, passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut, submitted: false, probe: null };
+      stops.push(stop);
+      if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, turn);
+    }
     if (summary.status === 'tool_error') counters.toolErrors++;
     if (summary.truncated) counters.truncatedOutputs++;
     if (summary.timedOut) counters.toolTimeouts++;
@@ -203,10 +212,29 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
   }
 }
 
+/**
+ * The reward of submitting at a stop point. A probe that fails leaves the stop without a grade (its
+ * decision gets no credit); the episode goes on, since nothing of the agent's state was touched.
+ */
+async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host, turn: number): Promise<number | null> {
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const started = Date.now();
+  try {
+    const { reward } = await host.probeSubmission({ workflowId, episodeId: `${workflowId}@${firstExecutionRunId}`, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs, turn });
+    return reward;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('stop probe failed; the decision gets no credit', { turn, error: messageOf(error) });
+    return null;
+  } finally {
+    if (episode.timings) episode.timings.scoringMs += Date.now() - started;
+  }
+}
+
 /** Writes the trajectory, tags the episode for search, and builds the result. */
 async function finish(
   input: EpisodeInput,
-  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings'>,
+  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings' | 'stops'>,
   outcome: Outcome,
   score: ScoreSummary | null,
   error: string | null,
@@ -236,6 +264,7 @@ async function finish(
     scoringUri: score?.scoringUri ?? null,
     error,
     timings: episode.timings ?? { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
+    stops: episode.stops ?? [],
   };
 }
 

@@ -86,11 +86,12 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
   progress.step = current.policy.step;
   progress.policyVersion = current.policy.version;
 
-  const episodeInput = (task: string, policy: string, sample: number) =>
+  const episodeInput = (task: string, policy: string, sample: number, probeStops: boolean) =>
     EpisodeInput.parse({
       task,
       policy,
       checker: input.checker,
+      probeStops,
       runId,
       budgets: input.budgets,
       sampling: { ...input.sampling, seed: input.seed * 1_000_003 + sample, window: input.model.context },
@@ -98,7 +99,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
   const prefix = current.epoch ? `${runId}.r${current.epoch}` : runId;
 
   /** Runs episodes as children, at most `concurrency` at once; a failed child counts as an environment failure. */
-  const runEpisodes = async (specs: { id: string; task: string; policy: string; sample: number; group: string }[]): Promise<(EpisodeResult & { group: string })[]> => {
+  const runEpisodes = async (specs: { id: string; task: string; policy: string; sample: number; group: string }[], probeStops = false): Promise<(EpisodeResult & { group: string })[]> => {
     progress.episodesDone = 0;
     progress.episodesTotal = specs.length;
     const results: (EpisodeResult & { group: string })[] = new Array(specs.length);
@@ -108,7 +109,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
         const index = next++;
         const spec = specs[index]!;
         try {
-          const result = await executeChild(rolloutEpisode, { workflowId: spec.id, args: [episodeInput(spec.task, spec.policy, spec.sample)], parentClosePolicy: ParentClosePolicy.TERMINATE });
+          const result = await executeChild(rolloutEpisode, { workflowId: spec.id, args: [episodeInput(spec.task, spec.policy, spec.sample, probeStops)], parentClosePolicy: ParentClosePolicy.TERMINATE });
           results[index] = { ...result, group: spec.group };
         } catch (error) {
           if (isCancellation(error)) throw error;
@@ -178,8 +179,9 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     const evalS = (Date.now() - evalStarted) / 1000;
     progress.phase = 'sampling';
     const specs = tasks.flatMap((task) => Array.from({ length: input.groupSize }, (_, sample) => ({ id: `${prefix}.it${iteration}.${taskName(task)}.${sample}`, task, policy: served, sample: iteration * 10_000 + sample, group: `${iteration}:${task}` })));
-    const results = await runEpisodes(specs);
-    const batch = await run.buildBatch({ runDir: current.runDir, name: `iteration-${String(iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient', estimator: input.estimator, truncation: input.truncation, versions: current.versions, vocabSize: input.model.vocabSize });
+    // the stop decisions' credit needs the grade of each passed check's state
+    const results = await runEpisodes(specs, input.stopCredit > 0);
+    const batch = await run.buildBatch({ runDir: current.runDir, name: `iteration-${String(iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient', estimator: input.estimator, truncation: input.truncation, versions: current.versions, vocabSize: input.model.vocabSize, stopCredit: input.stopCredit });
     const sampledWith = current.policy;
     let training: TrainResult | null = null;
     if (batch.rows > 0) {
@@ -240,7 +242,7 @@ function taskName(path: string): string {
 }
 
 function batchEpisode(result: EpisodeResult & { group: string }): BatchEpisode {
-  return { episodeId: result.episodeId, groupId: result.group, outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess };
+  return { episodeId: result.episodeId, groupId: result.group, outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess, stops: result.stops ?? [] };
 }
 
 /** A child that failed as a workflow (not as an episode outcome): an environment failure, never trained on. */

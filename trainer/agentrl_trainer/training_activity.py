@@ -209,6 +209,9 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
         raise invalid_input(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
     batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask") if key in tensors}
+    if "token_advantages" in tensors:
+        # per-token advantages: the episode's advantage on every mask-1 token plus the stop decisions' credit
+        batch["advantages"] = tensors["token_advantages"]
     try:
         validate_batch(batch, config.context, config.vocab_size)
     except ValueError as error:

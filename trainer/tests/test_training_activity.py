@@ -23,7 +23,7 @@ CONFIG = PolicyModelConfig(vocab_size=32, context=16, d_model=16, n_layers=1, n_
 TEMPERATURE = 0.9
 
 
-def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None):
+def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None, token_advantages=None):
     """Four sequences of 12 tokens, actions at positions 4..9; behaviour log-probs from `model` (fresh) or noise."""
     generator = torch.Generator().manual_seed(seed)
     B, T = len(advantages), 12
@@ -39,6 +39,8 @@ def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, 
                "behaviour_logprobs": behaviour.float()}
     if allowed_mask is not None:
         tensors["allowed_mask"] = allowed_mask(input_ids)
+    if token_advantages is not None:
+        tensors["token_advantages"] = token_advantages(loss_mask)
     save_batch(path, tensors, {"note": "test batch"})
     return str(path)
 
@@ -149,6 +151,25 @@ def test_all_zero_advantages_give_checkpoint_n_with_the_weights_of_n_minus_1(tmp
     assert all(torch.equal(previous["model"][name], current["model"][name]) for name in previous["model"])
     for key, state in previous["optimizer"]["state"].items():
         assert all(torch.equal(value, current["optimizer"]["state"][key][name]) for name, value in state.items())
+
+
+def test_per_token_advantages_take_precedence_over_the_episode_advantages(tmp_path, step_one):
+    # a stop decision's credit on one token of an otherwise zero-advantage batch is a step
+    def one_decision(mask):
+        values = torch.zeros(mask.shape)
+        values[1, 6] = -1.0
+        return values
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "decision.safetensors", seed=2, advantages=(0.0,) * 4, token_advantages=one_decision)
+    result = run(request(run_dir, 2, "iteration-0002", batch))
+    assert result["metrics"]["skipped"] is False and result["metrics"]["updates"] == 1
+    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    assert not torch.equal(previous["model"]["token_embedding.weight"], current["model"]["token_embedding.weight"])
+    # and all-zero per-token advantages skip the step whatever the episode advantages say
+    other = tmp_path / "other"
+    other_dir = run_with_step_one(other, step_one) if other.mkdir() is None else None
+    zero = write_batch(tmp_path / "zero-tokens.safetensors", seed=2, token_advantages=lambda mask: torch.zeros(mask.shape))
+    assert run(request(other_dir, 2, "iteration-0002", zero))["metrics"]["skipped"] is True
 
 
 def test_imitation_trains_on_a_batch_with_zero_advantages(tmp_path, step_one):
