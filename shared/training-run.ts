@@ -4,8 +4,12 @@ import { TruncationPolicies } from './batch';
 import { CheckerKinds, EpisodeBudgets, SamplingOptions, type StopRecord } from './episode';
 import type { Outcome } from './outcomes';
 
-/** The embedded policy: a small causal transformer over the shared tokenizer's 404 ids. */
-export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4 } as const;
+/**
+ * The embedded policy: a small causal transformer over the shared tokenizer's 404 ids, with ALiBi
+ * attention biases on top of learned positions (the decision after a check reads the exit status a
+ * few tokens back, which learned absolute positions alone make hard to attend to).
+ */
+export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } as const;
 
 /**
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
@@ -54,6 +58,8 @@ export const TrainingRunInput = z
         dModel: z.number().int().min(1).default(defaultModelConfig.dModel),
         nLayers: z.number().int().min(1).default(defaultModelConfig.nLayers),
         nHeads: z.number().int().min(1).default(defaultModelConfig.nHeads),
+        /** ALiBi attention biases (each head favours recent tokens at its own rate) */
+        alibi: z.boolean().default(defaultModelConfig.alibi),
       })
       .default(defaultModelConfig),
     lr: z.number().positive().default(1e-3),

@@ -29,7 +29,7 @@ interface TrainResult {
 
 /** Implemented in Python (trainer/agentrl_trainer): one step per call, idempotent by step id. */
 interface TrainerActivities {
-  initPolicy(input: { runDir: string; seed: number; modelConfig: Record<string, number> }): Promise<{ step: 0; policyVersion: string; onnxPath: string }>;
+  initPolicy(input: { runDir: string; seed: number; modelConfig: Record<string, number | boolean> }): Promise<{ step: 0; policyVersion: string; onnxPath: string }>;
   trainOnBatch(input: Record<string, unknown>): Promise<TrainResult>;
 }
 

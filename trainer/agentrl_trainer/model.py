@@ -23,6 +23,9 @@ class PolicyModelConfig:
     n_layers: int = 2
     n_heads: int = 4
     dropout: float = 0.0
+    # ALiBi (Press et al., arXiv:2108.12409): each head adds -slope * distance to its attention scores,
+    # so recent tokens (e.g. the exit status that ends the last observation) are easy to attend to
+    alibi: bool = False
 
     def __post_init__(self) -> None:
         for field in ("vocab_size", "context", "d_model", "n_layers", "n_heads"):
@@ -45,6 +48,9 @@ class CausalSelfAttention(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         causal = torch.tril(torch.ones(config.context, config.context, dtype=torch.bool))
         self.register_buffer("causal", causal.view(1, 1, config.context, config.context), persistent=False)
+        self.alibi = config.alibi
+        if config.alibi:
+            self.register_buffer("bias", alibi_bias(config.n_heads, config.context), persistent=False)  # (1, H, T, T)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
@@ -56,6 +62,8 @@ class CausalSelfAttention(nn.Module):
         # train on a CPU) is used when attention dropout is off, so dropout draws stay as they were
         if torch.onnx.is_in_onnx_export() or (self.training and self.dropout.p > 0):
             y = self.plain_attention(q, k, v)  # (B, H, T, C/H)
+        elif self.alibi:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=self.bias[:, :, :T, :T])  # (B, H, T, C/H)
         else:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, C/H)
         y = y.transpose(1, 2).reshape(B, T, C)  # (B, T, C)
@@ -65,9 +73,25 @@ class CausalSelfAttention(nn.Module):
         """Causal softmax(q k^T / sqrt(C/H)) v written out in plain ops: 3 x (B, H, T, C/H) -> (B, H, T, C/H)."""
         T = q.shape[2]
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))  # (B, H, T, T)
-        scores = scores.masked_fill(~self.causal[:, :, :T, :T], float("-inf"))
+        if self.alibi:
+            scores = scores + self.bias[:, :, :T, :T]  # -inf above the diagonal
+        else:
+            scores = scores.masked_fill(~self.causal[:, :, :T, :T], float("-inf"))
         weights = self.dropout(F.softmax(scores, dim=-1))  # (B, H, T, T)
         return weights @ v  # (B, H, T, C/H)
+
+
+def alibi_bias(n_heads: int, context: int) -> torch.Tensor:
+    """(1, H, T, T) additive attention bias: -slope_h * (i - j) for j <= i, -inf for j > i.
+
+    Slopes 2^(-8 (h + 1) / H): with 4 heads 1/4, 1/16, 1/64, 1/256, from local to nearly global.
+    """
+    slopes = torch.tensor([2.0 ** (-8.0 * (head + 1) / n_heads) for head in range(n_heads)])  # (H,)
+    positions = torch.arange(context)
+    distance = (positions.view(-1, 1) - positions.view(1, -1)).float()  # (T, T): i - j
+    bias = -slopes.view(-1, 1, 1) * distance  # (H, T, T)
+    bias = bias.masked_fill(distance < 0, float("-inf"))
+    return bias.unsqueeze(0)
 
 
 class Block(nn.Module):
@@ -91,7 +115,7 @@ class Block(nn.Module):
 
 
 class PolicyModel(nn.Module):
-    """Causal transformer: learned positions, pre-LN blocks, output head tied to the token embedding."""
+    """Causal transformer: learned positions (plus ALiBi when configured), pre-LN blocks, output head tied to the token embedding."""
 
     def __init__(self, config: PolicyModelConfig | None = None) -> None:
         super().__init__()

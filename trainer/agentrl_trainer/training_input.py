@@ -28,7 +28,7 @@ class ErrorTypes:
 
 _STEP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel": "d_model",
-                      "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout"}
+                      "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout", "alibi": "alibi"}
 _OPTIMIZER_KEYS = ("lr", "weightDecay")
 _INPUT_KEYS = ("runDir", "stepId", "step", "batchPath", "seed", "modelConfig", "optimizer", "objective", "temperature",
                "clipEps", "clipEpsHigh", "aggregation", "minibatches", "epochs", "maxGradNorm", "klCoef", "referenceStep")
@@ -164,7 +164,13 @@ def _model_config(raw: Any) -> PolicyModelConfig | None:
         raise invalid_input(f"modelConfig.{unknown[0]}: unknown field; known: {', '.join(_MODEL_CONFIG_KEYS)}")
     fields: dict[str, Any] = {}
     for key, field in _MODEL_CONFIG_KEYS.items():
-        if key in raw:
+        if key not in raw:
+            continue
+        if field == "alibi":
+            if not isinstance(raw[key], bool):
+                raise invalid_input(f"modelConfig.alibi must be true or false, got {raw[key]!r}")
+            fields[field] = raw[key]
+        else:
             fields[field] = _number(raw, key, at_least=0.0, prefix="modelConfig.") if field == "dropout" \
                 else _integer(raw, key, minimum=1, prefix="modelConfig.")
     try:

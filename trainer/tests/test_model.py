@@ -19,9 +19,9 @@ def make_model(seed=0, **config):
     return PolicyModel(PolicyModelConfig(**config)).eval()
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    model = make_model()
+@pytest.fixture(scope="module", params=[False, True], ids=["learned-positions", "alibi"])
+def exported(request, tmp_path_factory):
+    model = make_model(alibi=request.param)
     path = export_onnx(model, tmp_path_factory.mktemp("onnx") / "policy.onnx")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 2
@@ -63,7 +63,7 @@ def test_onnx_graph_and_sidecar(exported):
     sidecar = json.loads(sidecar_path(path).read_text())
     assert sidecar["formatVersion"] == 1
     assert sidecar["policyVersion"].startswith("onnx-") and sidecar["sha256"].startswith(sidecar["policyVersion"][5:])
-    assert sidecar["config"] == {"vocab_size": 512, "context": 256, "d_model": 64, "n_layers": 2, "n_heads": 4, "dropout": 0.0}
+    assert sidecar["config"] == {"vocab_size": 512, "context": 256, "d_model": 64, "n_layers": 2, "n_heads": 4, "dropout": 0.0, "alibi": model.config.alibi}
 
 
 def test_export_restores_training_mode(tmp_path):
@@ -83,6 +83,19 @@ def test_forward_shape_and_causality():
     assert logits.shape == (2, 10, 512) and logits.dtype == torch.float32
     assert torch.equal(logits[:, :6], logits_changed[:, :6])  # positions < 6 cannot see the change
     assert not torch.equal(logits[:, 6:], logits_changed[:, 6:])
+
+
+def test_alibi_is_causal_and_favours_recent_tokens():
+    from agentrl_trainer.model import alibi_bias
+    bias = alibi_bias(4, 6)[0]  # (H, T, T)
+    assert torch.isinf(bias[:, 2, 3:]).all() and bias[:, 3, 3].eq(0).all()
+    assert torch.allclose(bias[:, 5, 2], -3 * torch.tensor([1 / 4, 1 / 16, 1 / 64, 1 / 256]))
+    model = make_model(vocab_size=64, context=32, alibi=True)
+    input_ids = torch.randint(0, 64, (2, 20), generator=torch.Generator().manual_seed(1))
+    changed = input_ids.clone()
+    changed[:, 12:] = (changed[:, 12:] + 1) % 64
+    with torch.no_grad():
+        assert torch.equal(model(input_ids)[:, :12], model(changed)[:, :12])
 
 
 def test_head_is_tied_to_embedding_and_context_is_enforced():
@@ -124,9 +137,10 @@ def test_constraint_mask():
         apply_constraint_mask(logits, torch.ones(7))
 
 
-def test_fused_attention_matches_the_plain_ops_of_the_onnx_graph(monkeypatch):
+@pytest.mark.parametrize("alibi", [False, True])
+def test_fused_attention_matches_the_plain_ops_of_the_onnx_graph(monkeypatch, alibi):
     """Training uses scaled_dot_product_attention; the export writes attention out in plain ops."""
-    model = make_model(vocab_size=64, context=64, d_model=32, n_layers=2, n_heads=4).train()
+    model = make_model(vocab_size=64, context=64, d_model=32, n_layers=2, n_heads=4, alibi=alibi).train()
     input_ids = torch.randint(0, 64, (3, 50), generator=torch.Generator().manual_seed(4))
 
     def logits_and_gradients():
