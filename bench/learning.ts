@@ -4,7 +4,7 @@
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
 //     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 2] [--kl-coef 0.1]
-//     [--stop-credit 1] [--max-turns 12] [--context 768] [--policy-port 8100]
+//     [--stop-credit 5] [--max-turns 12] [--context 768] [--policy-port 8100]
 //
 // --max-turns overrides every task's turn budget (the bundled tasks say 8) for the demonstrations,
 // training and evaluation alike, and --context sets the model's window to hold that many turns: with
@@ -38,7 +38,7 @@ const { values } = parseArgs({
     lr: { type: 'string', default: '1e-3' },
     epochs: { type: 'string', default: '2' },
     'kl-coef': { type: 'string', default: '0.1' },
-    'stop-credit': { type: 'string', default: '1' },
+    'stop-credit': { type: 'string', default: '5' },
     'max-turns': { type: 'string', default: '12' },
     context: { type: 'string', default: '768' },
   },

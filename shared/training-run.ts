@@ -76,7 +76,7 @@ export const TrainingRunInput = z
      * gets g − group mean (submit) or R − g (going on) on top of the episode's advantage, where g is
      * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
      */
-    stopCredit: z.number().min(0).default(1),
+    stopCredit: z.number().min(0).default(5),
     epochs: z.number().int().min(1).default(2),
     minibatches: z.number().int().min(1).default(2),
     /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
