@@ -192,7 +192,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     if (summary.actionKind === 'check' && episode.changed) {
       const stop: StopRecord = { turn, passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut, submitted: false, probe: null };
       stops.push(stop);
-      if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, turn);
+      if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, episodeId, turn);
     }
     if (summary.status === 'tool_error') counters.toolErrors++;
     if (summary.truncated) counters.truncatedOutputs++;
@@ -216,11 +216,10 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
  * The reward of submitting at a stop point. A probe that fails leaves the stop without a grade (its
  * decision gets no credit); the episode goes on, since nothing of the agent's state was touched.
  */
-async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host, turn: number): Promise<number | null> {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
+async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host, episodeId: string, turn: number): Promise<number | null> {
   const started = Date.now();
   try {
-    const { reward } = await host.probeSubmission({ workflowId, episodeId: `${workflowId}@${firstExecutionRunId}`, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs, turn });
+    const { reward } = await host.probeSubmission({ workflowId: workflowInfo().workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs, turn });
     return reward;
   } catch (error) {
     if (isCancellation(error)) throw error;

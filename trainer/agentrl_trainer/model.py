@@ -46,11 +46,13 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(config.d_model, 3 * config.d_model)
         self.proj = nn.Linear(config.d_model, config.d_model)
         self.dropout = nn.Dropout(config.dropout)
-        causal = torch.tril(torch.ones(config.context, config.context, dtype=torch.bool))
-        self.register_buffer("causal", causal.view(1, 1, config.context, config.context), persistent=False)
         self.alibi = config.alibi
         if config.alibi:
+            # the bias holds the causal mask too (-inf above the diagonal)
             self.register_buffer("bias", alibi_bias(config.n_heads, config.context), persistent=False)  # (1, H, T, T)
+        else:
+            causal = torch.tril(torch.ones(config.context, config.context, dtype=torch.bool))
+            self.register_buffer("causal", causal.view(1, 1, config.context, config.context), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
