@@ -3,7 +3,7 @@
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
 //   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
-//     [--eval-every 6] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 2] [--kl-coef 0.1]
+//     [--eval-every 10] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 4] [--kl-coef 0.03]
 //     [--stop-credit 5] [--max-turns 12] [--context 768] [--policy-port 8100]
 //
 // --max-turns overrides every task's turn budget (the bundled tasks say 8) for the demonstrations,
@@ -31,13 +31,13 @@ const { values } = parseArgs({
     seeds: { type: 'string', default: '0,1' },
     variants: { type: 'string', default: 'strict,weak,blank' },
     json: { type: 'string' },
-    'eval-every': { type: 'string', default: '6' },
+    'eval-every': { type: 'string', default: '10' },
     'eval-tail': { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     lr: { type: 'string', default: '1e-3' },
-    epochs: { type: 'string', default: '2' },
-    'kl-coef': { type: 'string', default: '0.1' },
+    epochs: { type: 'string', default: '4' },
+    'kl-coef': { type: 'string', default: '0.03' },
     'stop-credit': { type: 'string', default: '5' },
     'max-turns': { type: 'string', default: '12' },
     context: { type: 'string', default: '768' },

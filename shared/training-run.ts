@@ -68,7 +68,7 @@ export const TrainingRunInput = z
      * weight of KL(policy || warm-started policy) in the policy-gradient loss (k3 estimator), which
      * keeps the policy near the format it was taught while rewards are sparse; 0 (or no warm start): none
      */
-    klCoef: z.number().min(0).default(0.1),
+    klCoef: z.number().min(0).default(0.03),
     aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
     /**
      * weight of the stop decisions' own credit: training episodes grade the state at every passed
@@ -77,7 +77,7 @@ export const TrainingRunInput = z
      * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
      */
     stopCredit: z.number().min(0).default(5),
-    epochs: z.number().int().min(1).default(2),
+    epochs: z.number().int().min(1).default(4),
     minibatches: z.number().int().min(1).default(2),
     /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
     warmStart: z
