@@ -48,11 +48,9 @@ class CausalSelfAttention(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self.alibi = config.alibi
         if config.alibi:
-            # the bias holds the causal mask too (-inf above the diagonal)
-            self.register_buffer("bias", alibi_bias(config.n_heads, config.context), persistent=False)  # (1, H, T, T)
-        else:
-            causal = torch.tril(torch.ones(config.context, config.context, dtype=torch.bool))
-            self.register_buffer("causal", causal.view(1, 1, config.context, config.context), persistent=False)
+            # only the H slopes are kept: masks and biases are built for each call's length, so the
+            # exported graph holds no context-sized constant
+            self.register_buffer("slopes", alibi_slopes(config.n_heads), persistent=False)  # (H,)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
@@ -65,7 +63,7 @@ class CausalSelfAttention(nn.Module):
         if torch.onnx.is_in_onnx_export() or (self.training and self.dropout.p > 0):
             y = self.plain_attention(q, k, v)  # (B, H, T, C/H)
         elif self.alibi:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=self.bias[:, :, :T, :T])  # (B, H, T, C/H)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=alibi_bias(self.slopes, T))  # (B, H, T, C/H)
         else:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, C/H)
         y = y.transpose(1, 2).reshape(B, T, C)  # (B, T, C)
@@ -76,21 +74,23 @@ class CausalSelfAttention(nn.Module):
         T = q.shape[2]
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))  # (B, H, T, T)
         if self.alibi:
-            scores = scores + self.bias[:, :, :T, :T]  # -inf above the diagonal
+            scores = scores + alibi_bias(self.slopes, T)  # -inf above the diagonal
         else:
-            scores = scores.masked_fill(~self.causal[:, :, :T, :T], float("-inf"))
+            positions = torch.arange(T, device=q.device)
+            scores = scores.masked_fill(positions.view(1, -1) > positions.view(-1, 1), float("-inf"))  # j > i
         weights = self.dropout(F.softmax(scores, dim=-1))  # (B, H, T, T)
         return weights @ v  # (B, H, T, C/H)
 
 
-def alibi_bias(n_heads: int, context: int) -> torch.Tensor:
-    """(1, H, T, T) additive attention bias: -slope_h * (i - j) for j <= i, -inf for j > i.
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """(H,) ALiBi slopes 2^(-8 (h + 1) / H): with 4 heads 1/4, 1/16, 1/64, 1/256, from local to nearly global."""
+    return torch.tensor([2.0 ** (-8.0 * (head + 1) / n_heads) for head in range(n_heads)])
 
-    Slopes 2^(-8 (h + 1) / H): with 4 heads 1/4, 1/16, 1/64, 1/256, from local to nearly global.
-    """
-    slopes = torch.tensor([2.0 ** (-8.0 * (head + 1) / n_heads) for head in range(n_heads)])  # (H,)
-    positions = torch.arange(context)
-    distance = (positions.view(-1, 1) - positions.view(1, -1)).float()  # (T, T): i - j
+
+def alibi_bias(slopes: torch.Tensor, length: int | torch.SymInt) -> torch.Tensor:
+    """(1, H, T, T) additive attention bias: -slope_h * (i - j) for j <= i, -inf for j > i."""
+    positions = torch.arange(length, device=slopes.device)
+    distance = (positions.view(-1, 1) - positions.view(1, -1)).to(slopes.dtype)  # (T, T): i - j
     bias = -slopes.view(-1, 1, 1) * distance  # (H, T, T)
     bias = bias.masked_fill(distance < 0, float("-inf"))
     return bias.unsqueeze(0)

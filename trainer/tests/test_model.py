@@ -38,7 +38,7 @@ def numpy_logprobs(logits, targets, temperature):
 
 
 @pytest.mark.parametrize("batch", [1, 3])
-@pytest.mark.parametrize("length", [1, 17, 200])
+@pytest.mark.parametrize("length", [1, 17, 200, 256])
 def test_onnx_logprobs_match_pytorch(exported, batch, length):
     model, _, session = exported
     generator = torch.Generator().manual_seed(batch * 1000 + length)
@@ -64,6 +64,9 @@ def test_onnx_graph_and_sidecar(exported):
     assert sidecar["formatVersion"] == 1
     assert sidecar["policyVersion"].startswith("onnx-") and sidecar["sha256"].startswith(sidecar["policyVersion"][5:])
     assert sidecar["config"] == {"vocab_size": 512, "context": 256, "d_model": 64, "n_layers": 2, "n_heads": 4, "dropout": 0.0, "alibi": model.config.alibi}
+    # the file is the weights plus a small graph: no (context x context) constant is baked in
+    weight_bytes = sum(parameter.numel() * 4 for parameter in model.parameters())
+    assert path.stat().st_size < weight_bytes + 100_000, (path.stat().st_size, weight_bytes)
 
 
 def test_export_restores_training_mode(tmp_path):
@@ -86,8 +89,8 @@ def test_forward_shape_and_causality():
 
 
 def test_alibi_is_causal_and_favours_recent_tokens():
-    from agentrl_trainer.model import alibi_bias
-    bias = alibi_bias(4, 6)[0]  # (H, T, T)
+    from agentrl_trainer.model import alibi_bias, alibi_slopes
+    bias = alibi_bias(alibi_slopes(4), 6)[0]  # (H, T, T)
     assert torch.isinf(bias[:, 2, 3:]).all() and bias[:, 3, 3].eq(0).all()
     assert torch.allclose(bias[:, 5, 2], -3 * torch.tensor([1 / 4, 1 / 16, 1 / 64, 1 / 256]))
     model = make_model(vocab_size=64, context=32, alibi=True)
