@@ -167,3 +167,28 @@ export async function readContainerFile(container: Dockerode.Container, path: st
 export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
 }
+
+/**
+ * Removes a container with its anonymous volumes. Absent is fine; when another caller is already
+ * removing it (docker answers 409), waits until it is gone, so its volumes can be removed next.
+ */
+export async function removeContainer(docker: Dockerode, idOrName: string, waitMs = 60_000): Promise<void> {
+  try {
+    await docker.getContainer(idOrName).remove({ force: true, v: true });
+    return;
+  } catch (error) {
+    if (isNotFound(error)) return;
+    if (!((error as { statusCode?: number }).statusCode === 409 && /removal .* already in progress/.test(String((error as Error).message)))) throw error;
+  }
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await docker.getContainer(idOrName).inspect();
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    if (Date.now() > until) throw new Error(`container ${idOrName}: another removal did not finish within ${waitMs} ms`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+}

@@ -13,7 +13,7 @@ import { ErrorTypes } from '../shared/errors';
 import type { TaskSnapshot } from '../shared/task-spec';
 import type { ArtifactStore } from './artifact-store';
 import { atomicWrite, episodeKey } from './artifact-store';
-import { buildTar, isNotFound, readContainerFile, type TarEntry } from './docker-util';
+import { buildTar, isNotFound, readContainerFile, removeContainer, type TarEntry } from './docker-util';
 
 export const sandboxDir = resolve(__dirname, '..', 'sandbox');
 /** Container and volume labels; `episode` holds the deployment, so a reaper touches only its own. */
@@ -106,11 +106,7 @@ export async function createHardenedContainer(docker: Dockerode, options: Contai
 
 /** Removes a container and its volumes; absent ones are fine. */
 export async function removeSandbox(docker: Dockerode, containerName: string, volumes: readonly string[]): Promise<void> {
-  try {
-    await docker.getContainer(containerName).remove({ force: true, v: true });
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+  await removeContainer(docker, containerName);
   for (const volume of volumes) {
     try {
       await docker.getVolume(volume).remove();
@@ -124,11 +120,7 @@ export async function removeSandbox(docker: Dockerode, containerName: string, vo
 export async function removeEpisodeSandboxes(docker: Dockerode, deployment: string, episodeId: string): Promise<void> {
   const filters = { label: [`${labels.episode}=${deployment}`, `${labels.episodeId}=${episodeId}`] };
   for (const info of await docker.listContainers({ all: true, filters })) {
-    try {
-      await docker.getContainer(info.Id).remove({ force: true, v: true });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    await removeContainer(docker, info.Id);
   }
   for (const volume of (await docker.listVolumes({ filters })).Volumes ?? []) {
     try {

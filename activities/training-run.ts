@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type StopDecision, type TruncationPolicy } from '../shared/batch';
 import type { StopRecord } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { formatOnlyMask, type ModelContext } from '../shared/model-context';
 import { environmentFailures, Outcomes, type Outcome } from '../shared/outcomes';
 import { policyTokenizer } from '../shared/tokenizer';
-import type { IterationMetrics, TrainingRunState } from '../shared/training-run';
+import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../shared/training-run';
 import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
 import { writeBatch } from './batch-writer';
 import { loadWeights } from './policy-server';
@@ -68,6 +68,16 @@ export function stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allo
   return decisions;
 }
 
+/** Paths (`model.alibi`, `stopCredit`) where two JSON configs differ. */
+export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((key) => configDifferences(a[key], b[key], path ? `${path}.${key}` : key));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || '(root)'];
+}
+
 /** Activities of a training run that need no sandbox and no GPU: the run folder, batches, publishing. */
 export function createTrainingRunActivities(deps: TrainingRunDeps) {
   const { store } = deps;
@@ -95,9 +105,15 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
       };
       if (existsSync(manifestPath)) {
         const existing = JSON.parse(await readFile(manifestPath, 'utf8')) as typeof manifest;
-        if (JSON.stringify(existing.config) !== JSON.stringify(input.config)) {
-          throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${runDir} holds a run with another config; resume it with the same input or choose a new runId`, ErrorTypes.invalidInput);
+        // both through today's schema (a field added since the run started takes its default); a
+        // parsed config is parsed again because defaults such as `budgets: {}` fill in on the second pass
+        const before = TrainingRunInput.safeParse(existing.config);
+        const differing = before.success ? configDifferences(before.data, TrainingRunInput.parse(input.config)) : ['(the stored config no longer parses)'];
+        if (differing.length > 0) {
+          throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${runDir} holds a run with another config (${differing.slice(0, 5).join(', ')}); resume it with the same input or choose a new runId`, ErrorTypes.invalidInput);
         }
+        const added = configDifferences(existing.config, input.config);
+        if (added.length > 0) log.warn('resuming a run whose config predates some fields; they take their defaults', { runId: input.runId, fields: added });
         if (existing.taskSets.train.sha256 !== manifest.taskSets.train.sha256 || existing.taskSets.eval.sha256 !== manifest.taskSets.eval.sha256) {
           throw ApplicationFailure.nonRetryable(`run ${input.runId}: the task sets changed since the run started`, ErrorTypes.invalidInput);
         }

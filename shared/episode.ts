@@ -166,6 +166,8 @@ export interface EpisodeTimings {
   turnsMs: number;
   /** the checker's test runs */
   scoringMs: number;
+  /** stop probes (training only): grading at passed checks, kept off the episode's deadline */
+  probeMs?: number;
 }
 
 export interface EpisodeResult {

@@ -184,8 +184,11 @@ export interface IterationMetrics {
   batch: { rows: number; tokens: number; generatedTokens: number; counts: Record<string, number> } | null;
   /** klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor) */
   training: { loss: number; meanRatio: number; clipFraction: number; klK3: number; klRef: number | null; gradNorm: number; skipped: boolean } | null;
-  /** seconds: containers (start-up and tool calls), the checker's tests, inference, the trainer */
-  time: { sandboxS: number; testsS: number; inferenceS: number; trainingS: number; wallS: number };
+  /**
+   * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
+   * in metrics from before them), inference, the trainer
+   */
+  time: { sandboxS: number; testsS: number; probesS?: number; inferenceS: number; trainingS: number; wallS: number };
 }
 
 /** The run's progress query: answered from workflow state. */

@@ -161,3 +161,19 @@ test('the reaper removes containers whose episode is closed', async () => {
   // the worker's reaper runs every 5 s in tests; a workflow the server does not know is closed
   await waitFor('the reaper', async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0, 30_000);
 });
+
+test('removing a sandbox that another caller is removing succeeds (docker answers 409 to all but one)', async () => {
+  const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } = await import('../activities/sandbox-lifecycle');
+  const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
+  const workflowId = `removal-race-${Date.now()}`;
+  const name = sandboxName(deployment, workflowId);
+  const { container, volumes } = await createHardenedContainer(docker, {
+    name, deployment, image: suite.worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'removal-race', role: 'agent', sandbox: suite.worker.config.sandbox,
+  });
+  await container.start();
+  // as when a cancelled episode's release and its grader's own clean-up remove the same container
+  const removals = await Promise.allSettled([1, 2, 3].map(() => removeSandbox(docker, name, volumes)));
+  assert.deepEqual(removals.map((removal) => removal.status), ['fulfilled', 'fulfilled', 'fulfilled'], JSON.stringify(removals.map((removal) => removal.status === 'rejected' ? String(removal.reason) : 'ok')));
+  assert.equal((await containersOf(workflowId)).length, 0);
+  assert.equal((await volumesOf(workflowId)).length, 0);
+});

@@ -3,7 +3,7 @@
 // policy server; then a cancelled run resumed from its last completed step.
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +117,9 @@ describe('trainingRun', () => {
     const counted = metrics[0]!.train!.stops!;
     assert.deepEqual([counted.afterPass + counted.afterFail, counted.probed], [stops.length, stops.filter((stop) => stop.passed).length]);
     assert.equal(counted.submittedAfterPass + counted.submittedAfterFail, stops.filter((stop) => stop.submitted).length);
+    // probes take time of their own, kept out of the tests' time and off the episodes' deadlines
+    assert.equal(metrics[0]!.time.probesS! > 0, counted.probed > 0, JSON.stringify(metrics[0]!.time));
+    assert.ok(children.every((child) => (child.timings.probeMs ?? 0) > 0 === (child.stops ?? []).some((stop) => stop.passed)));
     // the final line: the last policy on the evaluation tasks only
     assert.equal(metrics[2]!.train, null);
     assert.equal((JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as { referenceStep: number }).referenceStep, 1);
@@ -167,6 +170,20 @@ describe('trainingRun', () => {
     const saved = JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as TrainingRunState;
     assert.equal(saved.iteration, 1);
     assert.equal(saved.policy.step, 1);
+
+    // another config is refused with the differing field named, and nothing of the run is touched
+    await assert.rejects(env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: `${runId}-other`, args: [{ ...input, lr: 3e-3 }] }),
+      (error: Error) => {
+        const messages: string[] = [];
+        for (let cause: Error | undefined = error; cause; cause = cause.cause as Error | undefined) messages.push(cause.message);
+        return /another config \(lr\)/.test(messages.join(' | '));
+      });
+    assert.deepEqual(JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')), saved);
+    // a manifest from before a field existed (here stopCredit) resumes, the field at its default
+    const manifestPath = join(runDir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { config: Record<string, unknown> };
+    delete manifest.config.stopCredit;
+    writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 
     const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
     assert.equal(result.steps, 2);

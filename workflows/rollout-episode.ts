@@ -214,7 +214,8 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
 
 /**
  * The reward of submitting at a stop point. A probe that fails leaves the stop without a grade (its
- * decision gets no credit); the episode goes on, since nothing of the agent's state was touched.
+ * decision gets no credit); the episode goes on: a strict probe never touches the agent's
+ * container, and a weak one only runs the visible tests there, as the agent's own checks do.
  */
 async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host, episodeId: string, turn: number): Promise<number | null> {
   const started = Date.now();
@@ -226,7 +227,11 @@ async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host,
     log.warn('stop probe failed; the decision gets no credit', { turn, error: messageOf(error) });
     return null;
   } finally {
-    if (episode.timings) episode.timings.scoringMs += Date.now() - started;
+    // the probe is the trainer's bookkeeping, not the agent's time: it moves the deadline, so a
+    // training episode has as long to act as an evaluation episode (which never probes)
+    const spent = Date.now() - started;
+    episode.deadlineAtMs += spent;
+    if (episode.timings) episode.timings.probeMs = (episode.timings.probeMs ?? 0) + spent;
   }
 }
 

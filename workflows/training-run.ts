@@ -199,6 +199,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
       time: {
         sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
         testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
+        probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
         inferenceS: batch.inferenceMs / 1000,
         trainingS: (training?.durationMs ?? 0) / 1000,
         wallS: (Date.now() - started) / 1000,
@@ -230,7 +231,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     runDir: current.runDir,
     // without evaluation tasks only the report is rewritten
     metrics: finalEval
-      ? { iteration: current.iteration, step: current.policy.step, policyVersion: current.policy.version, train: null, eval: finalEval, batch: null, training: null, time: { sandboxS: 0, testsS: 0, inferenceS: 0, trainingS: 0, wallS: (Date.now() - evalStarted) / 1000 } }
+      ? { iteration: current.iteration, step: current.policy.step, policyVersion: current.policy.version, train: null, eval: finalEval, batch: null, training: null, time: { sandboxS: 0, testsS: 0, probesS: 0, inferenceS: 0, trainingS: 0, wallS: (Date.now() - evalStarted) / 1000 } }
       : null,
   });
   progress.phase = 'done';
