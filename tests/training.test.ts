@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createArtifactStore, episodeKey } from '../activities/artifact-store';
 import { createPolicyServer } from '../activities/policy-server';
+import { stopDecisions } from '../activities/training-run';
+import type { ModelContext } from '../shared/model-context';
+import { policyTokenizer } from '../shared/tokenizer';
 import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
@@ -117,6 +121,19 @@ describe('trainingRun', () => {
     const counted = metrics[0]!.train!.stops!;
     assert.deepEqual([counted.afterPass + counted.afterFail, counted.probed], [stops.length, stops.filter((stop) => stop.passed).length]);
     assert.equal(counted.submittedAfterPass + counted.submittedAfterFail, stops.filter((stop) => stop.submitted).length);
+    // each stop point followed by an action is credited at that action's first token, which is `submit` exactly when it submitted
+    const store = createArtifactStore(worker.config.artifactsDir);
+    let decided = 0;
+    for (const child of children) {
+      const turns = (await store.listNamed(`episodes/${episodeKey(child.episodeId)}/turns`)).sort();
+      const last = JSON.parse((await store.readNamed(`episodes/${episodeKey(child.episodeId)}/turns/${turns.at(-1)}`))!.toString('utf8')) as { model: { contextRef: string } };
+      const context = JSON.parse((await store.getBlob(last.model.contextRef)).toString('utf8')) as ModelContext;
+      const decisions = stopDecisions(context, child.stops ?? []);
+      assert.equal(decisions.length, (child.stops ?? []).filter((stop) => stop.turn + 1 < child.counters.turns).length, child.workflowId);
+      for (const decision of decisions) assert.equal(context.ids[decision.position] === policyTokenizer.encode('submit')[0], decision.submitted, JSON.stringify(decision));
+      decided += decisions.length;
+    }
+    assert.ok(decided > 0, 'the sampled episodes reached stop points');
     // probes take time of their own, kept out of the tests' time and off the episodes' deadlines
     assert.equal(metrics[0]!.time.probesS! > 0, counted.probed > 0, JSON.stringify(metrics[0]!.time));
     assert.ok(children.every((child) => (child.timings.probeMs ?? 0) > 0 === (child.stops ?? []).some((stop) => stop.passed)));
