@@ -11,7 +11,7 @@ import { environmentFailures, Outcomes, type Outcome } from '../shared/outcomes'
 import { policyTokenizer } from '../shared/tokenizer';
 import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../shared/training-run';
 import { atomicWrite, episodeKey, type ArtifactStore } from './artifact-store';
-import { writeBatch } from './batch-writer';
+import { allowedPatterns, writeBatch } from './batch-writer';
 import { loadWeights } from './policy-server';
 import { writeReport } from './run-report';
 import { actId } from './token-policy';
@@ -202,18 +202,9 @@ export function createTrainingRunActivities(deps: TrainingRunDeps) {
       const batchPath = join(input.runDir, 'batches', `${input.name}.safetensors`);
       await mkdir(join(input.runDir, 'batches'), { recursive: true });
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
-      const allowedMask = new Uint8Array(rows.length * length * input.vocabSize).fill(1);
-      rows.forEach((row, index) => {
-        const allowed = allowedByEpisode.get(row.episodeId) ?? [];
-        allowed.forEach((ids, position) => {
-          if (!ids || row.lossMask[position] !== 1) return;
-          const offset = (index * length + position) * input.vocabSize;
-          allowedMask.fill(0, offset, offset + input.vocabSize);
-          for (const id of ids) allowedMask[offset + id] = 1;
-        });
-      });
+      const allowed = allowedPatterns(rows, allowedByEpisode, length, input.vocabSize);
       if (rows.length) {
-        await writeBatch(batchPath, rows, { counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: policyTokenizer.specialIds['<pad>']!, allowedMask: { data: allowedMask, vocabSize: input.vocabSize } });
+        await writeBatch(batchPath, rows, { counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: policyTokenizer.specialIds['<pad>']!, allowed });
       }
       return {
         batchPath,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createArtifactStore, episodeKey } from '../activities/artifact-store';
-import { writeBatch } from '../activities/batch-writer';
+import { allowedPatterns, writeBatch } from '../activities/batch-writer';
 import { actId } from '../activities/token-policy';
 import { createTrainingRunActivities, stopDecisions } from '../activities/training-run';
 import { advantageEstimatorNames, computeGroupAdvantages } from '../shared/advantages';
@@ -79,7 +79,12 @@ describe('batches', () => {
     const { rows, counts } = buildBatchRows(episodes, { estimator: 'grpo', truncation: 'zero' });
     rows[1] = { ...rows[1]!, tokenIds: [1, 2, 3], lossMask: [0, 1, 0], behaviourLogprobs: [0, -1.5, 0], policyVersions: [-1, 4, -1] };
     const path = join(mkdtempSync(join(tmpdir(), 'agentrl-batch-')), 'batch.safetensors');
-    await writeBatch(path, rows, { counts, estimator: 'grpo', truncation: 'zero', padId: 0 });
+    // the constraint each mask-1 token was drawn under; a mask repeated across episodes is stored once
+    const V = 8;
+    const allowedByEpisode = new Map([[rows[0]!.episodeId, [null, [5, 2], [1, 2, 3]]], [rows[1]!.episodeId, [[0], [2, 5], null]]]);
+    const allowed = allowedPatterns(rows, allowedByEpisode, 4, V);
+    assert.equal(allowed.patterns.length, 3 * V, 'all allowed, {2, 5}, {1, 2, 3}');
+    await writeBatch(path, rows, { counts, estimator: 'grpo', truncation: 'zero', padId: 0, allowed });
     const script = [
       'import json, sys',
       "sys.path.insert(0, 'trainer')",
@@ -100,6 +105,11 @@ describe('batches', () => {
     assert.deepEqual(metadata.episodeIds, rows.map((row) => row.episodeId));
     assert.equal(metadata.estimator, 'grpo');
     assert.deepEqual(metadata.counts, counts);
+    // the trainer sees the (B, T, V) mask: every position not drawn under a constraint allows everything
+    assert.deepEqual(tensors.allowed_mask.shape, [5, 4, V]);
+    assert.equal(tensors.allowed_patterns, undefined);
+    const at = (b: number, t: number) => tensors.allowed_mask.values.slice((b * 4 + t) * V, (b * 4 + t + 1) * V).flatMap((on: boolean, id: number) => (on ? [id] : []));
+    assert.deepEqual([at(0, 0), at(0, 1), at(0, 2), at(0, 3), at(1, 0), at(1, 1), at(4, 2)], [[0, 1, 2, 3, 4, 5, 6, 7], [2, 5], [1, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, 5, 6, 7], [2, 5], [0, 1, 2, 3, 4, 5, 6, 7]]);
   });
 });
 

@@ -210,8 +210,19 @@ def save_batch(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor]
 
 
 def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-    """Reads what `save_batch` wrote: (tensors, metadata with each value parsed from JSON)."""
+    """Reads what `save_batch` (or the TypeScript writer) wrote: (tensors, metadata with each value
+    parsed from JSON). A mask stored compactly, as `allowed_patterns` (P, V) bool and
+    `allowed_index` (B, T) int rows into it, is returned expanded as `allowed_mask` (B, T, V)."""
     with safe_open(str(path), framework="pt") as handle:
         tensors = {key: handle.get_tensor(key) for key in handle.keys()}
         raw = handle.metadata() or {}
+    if "allowed_patterns" in tensors or "allowed_index" in tensors:
+        patterns, index = tensors.pop("allowed_patterns", None), tensors.pop("allowed_index", None)
+        if patterns is None or index is None:
+            raise ValueError("batch.allowed_patterns and batch.allowed_index come together")
+        if patterns.dtype != torch.bool or patterns.dim() != 2 or index.dim() != 2 or index.dtype not in (torch.int32, torch.int64):
+            raise ValueError(f"batch.allowed_patterns must be bool (P, V) and allowed_index int (B, T), got {patterns.dtype} {tuple(patterns.shape)} and {index.dtype} {tuple(index.shape)}")
+        if index.numel() and (int(index.min()) < 0 or int(index.max()) >= patterns.shape[0]):
+            raise ValueError(f"batch.allowed_index must lie in [0, {patterns.shape[0]})")
+        tensors["allowed_mask"] = patterns[index.long()]  # (B, T, V)
     return tensors, {key: json.loads(value) for key, value in raw.items()}

@@ -197,16 +197,29 @@ def ts_safetensors(tensors, metadata):
     return struct.pack("<Q", len(text)) + text.encode() + b"".join(chunks)
 
 
-def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_mask(tmp_path):
+@pytest.mark.parametrize("layout", ["full", "patterns"])
+def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_mask(tmp_path, layout):
     B, T, V = 2, 5, CONFIG.vocab_size
     ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
     loss_mask = [0, 1, 1, 0, 0, 0, 0, 1, 1, 1]
     allowed = [int(v == ids[i] or v % 3 == 0) for i in range(B * T) for v in range(V)]  # row t: the mask token t was drawn under
+    if layout == "full":
+        mask_tensors = {"allowed_mask": ("BOOL", [B, T, V], allowed)}
+    else:  # the writer's layout: distinct rows (row 0 allows everything) and each position's row
+        rows = [tuple([1] * V)]
+        index = []
+        for i in range(B * T):
+            row = tuple(allowed[i * V:(i + 1) * V])
+            if row not in rows:
+                rows.append(row)
+            index.append(rows.index(row))
+        assert len(rows) < B * T  # repeated masks are stored once
+        mask_tensors = {"allowed_patterns": ("BOOL", [len(rows), V], [v for row in rows for v in row]), "allowed_index": ("I64", [B, T], index)}
     path = tmp_path / "batch.safetensors"
     path.write_bytes(ts_safetensors({
         "input_ids": ("I64", [B, T], ids), "loss_mask": ("F32", [B, T], loss_mask), "advantages": ("F32", [B], [0.5, -0.5]),
         "token_advantages": ("F32", [B, T], [0.0] * (B * T)), "behaviour_logprobs": ("F32", [B, T], [-1.0] * (B * T)),
-        "policy_versions": ("I64", [B, T], [1 if m else -1 for m in loss_mask]), "allowed_mask": ("BOOL", [B, T, V], allowed),
+        "policy_versions": ("I64", [B, T], [1 if m else -1 for m in loss_mask]), **mask_tensors,
     }, {"estimator": json.dumps("grpo")}))
     tensors, metadata = load_batch(path)
     assert metadata == {"estimator": "grpo"}
@@ -251,3 +264,12 @@ def test_kl_anchor_adds_coef_times_k3_and_pulls_toward_the_reference():
     assert later["per_step"][-1]["kl_ref"] < 0.5 * first["per_step"][0]["kl_ref"]
     with pytest.raises(ValueError, match="kl_coef must be >= 0"):
         train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=-1.0)
+
+
+def test_compact_allowed_mask_out_of_range_is_refused(tmp_path):
+    path = tmp_path / "batch.safetensors"
+    path.write_bytes(ts_safetensors({
+        "input_ids": ("I64", [1, 2], [1, 2]), "allowed_patterns": ("BOOL", [1, CONFIG.vocab_size], [1] * CONFIG.vocab_size), "allowed_index": ("I64", [1, 2], [0, 1]),
+    }, {}))
+    with pytest.raises(ValueError, match=r"allowed_index must lie in \[0, 1\)"):
+        load_batch(path)
