@@ -22,7 +22,7 @@ export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
-const known = 'scripted:<file.jsonl>, completions:<url>, demo:format, random:';
+const known = 'scripted:<file.jsonl>, completions:<url>[#<version>], demo:format, random:';
 
 /**
  * Resolves a policy spec into an immutable artifact: a script's content, or a token-level policy
@@ -54,12 +54,17 @@ export async function preparePolicy(spec: string, store: ArtifactStore, baseDir:
     snapshot = { kind: 'random', url: null, window: sampling.window, sampling };
     version = 'random';
   } else if (kind === 'completions' && /^https?:\/\//.test(target)) {
-    const url = target.replace(/\/+$/, '');
+    // completions:URL#VERSION pins the version: a server serving another one fails the episode
+    const [address = '', pinned] = target.split('#', 2);
+    const url = address.replace(/\/+$/, '');
     const model = await describeServer(url);
+    if (pinned && model.version !== pinned) {
+      throw ApplicationFailure.nonRetryable(`policy: ${url} serves ${model.version}, not ${pinned} (were other weights published to it?)`, ErrorTypes.policyError);
+    }
     if (model.vocabSize !== undefined && model.vocabSize < policyTokenizer.vocabSize) {
       throw invalid(`completions: ${url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ${policyTokenizer.vocabSize}`);
     }
-    snapshot = { kind: 'completions', url, window: model.window, sampling };
+    snapshot = { kind: 'completions', url, window: model.window, sampling, model: model.version };
     version = model.version;
   } else {
     throw invalid(`unknown policy ${JSON.stringify(spec)}; known: ${known}`);

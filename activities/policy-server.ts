@@ -52,6 +52,10 @@ export async function createPolicyServer(modelPath?: string): Promise<{ server: 
       if (!loaded) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
       const parsed = CompletionRequest.safeParse(await readJson(request));
       if (!parsed.success) return badRequest(response, parsed.error);
+      // as vLLM: a request naming another model is refused, never answered by the one loaded
+      if (parsed.data.model !== undefined && parsed.data.model !== loaded.version) {
+        return send(response, 404, { error: { message: `The model \`${parsed.data.model}\` does not exist (this server serves ${loaded.version}).`, type: 'NotFoundError' } });
+      }
       const prompts = typeof parsed.data.prompt[0] === 'number' ? [parsed.data.prompt as number[]] : (parsed.data.prompt as number[][]);
       if (prompts.some((prompt) => prompt.some((id) => id >= loaded.vocabSize))) {
         return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${loaded.vocabSize}`, type: 'invalid_request_error' } });

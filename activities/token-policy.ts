@@ -13,6 +13,8 @@ export interface TokenPolicySnapshot {
   url: string | null;
   /** the model's context window in tokens */
   window: number;
+  /** completions: the model (version) every request names; the server refuses another (absent in older snapshots) */
+  model?: string;
   sampling: SamplingOptions;
 }
 
@@ -223,7 +225,7 @@ async function complete(
   policy: TokenPolicySnapshot,
   request: { prompt: number[]; max_tokens: number; seed: number; stop_token_ids?: number[]; allowed_token_ids?: number[] },
 ): Promise<{ ids: number[]; logprobs: number[]; version: string }> {
-  const body = JSON.stringify({ ...request, temperature: policy.sampling.temperature, logprobs: 0, return_token_ids: true, n: 1 });
+  const body = JSON.stringify({ ...request, ...(policy.model ? { model: policy.model } : {}), temperature: policy.sampling.temperature, logprobs: 0, return_token_ids: true, n: 1 });
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     let response: Response;

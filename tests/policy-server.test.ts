@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { ApplicationFailure } from '@temporalio/common';
+import { createArtifactStore } from '../activities/artifact-store';
+import { preparePolicy } from '../activities/policies';
 import { createPolicyServer } from '../activities/policy-server';
 import type { CompletionResponse } from '../shared/completions';
 import { projectRoot } from '../workers/config';
@@ -92,5 +95,18 @@ describe('policy server', () => {
     assert.equal((json as unknown as CompletionResponse).model, versions[1]);
     const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v2'), '0.9', JSON.stringify([5, 6, ...choice.token_ids!]), '2'], { encoding: 'utf8' })) as number[];
     choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4));
+  });
+
+  test('a request naming another model is refused, and a policy pinned to another version fails to prepare', async () => {
+    const served = ((await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string }[] }).data[0]!.id;
+    const other = await post('/v1/completions', { model: 'not-this-one', prompt: [1], max_tokens: 2 });
+    assert.equal(other.status, 404);
+    assert.match(String((other.json.error as { message: string }).message), new RegExp(`not-this-one.*does not exist.*serves ${served}`));
+    assert.equal((await post('/v1/completions', { model: served, prompt: [1], max_tokens: 2 })).status, 200);
+    // episodes name the version they were prepared with in every request, and a training run pins its
+    // own (tests/training.test.ts runs pinned episodes; this server's vocabulary is too small for them)
+    const store = createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-pin-')));
+    await assert.rejects(preparePolicy(`completions:${base}#${versions[0]}-old`, store, projectRoot), (error: ApplicationFailure) =>
+      error.type === 'PolicyError' && error.message.includes(`serves ${served}, not ${versions[0]}-old`));
   });
 });

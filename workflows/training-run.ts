@@ -114,7 +114,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
         } catch (error) {
           if (isCancellation(error)) throw error;
           log.warn('episode failed; counted as an environment failure', { workflowId: spec.id, error: String(error) });
-          results[index] = { ...failedEpisode(spec.id, spec.task, runId, String(error)), group: spec.group };
+          results[index] = { ...failedEpisode(spec.id, spec.task, runId, String(error), applicationFailureTypes(error).includes(ErrorTypes.policyError) ? Outcomes.policyError : Outcomes.sandboxCrash), group: spec.group };
         }
         progress.episodesDone++;
       }
@@ -122,7 +122,9 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     await Promise.all(Array.from({ length: Math.min(input.concurrency, specs.length) }, lane));
     return results;
   };
-  const served = `completions:${input.policyServer}`;
+  // pinned to the version this run published: weights another run publishes to the same server
+  // fail the episodes (environment failures, never trained on) instead of being sampled
+  const served = () => `completions:${input.policyServer}#${current.policy.version}`;
   const train = async (batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number): Promise<TrainResult> => {
     const step = current.policy.step + 1;
     progress.phase = 'training';
@@ -145,7 +147,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
   const evaluate = async (label: string) => {
     if (current.evalTasks.length === 0) return null;
     progress.phase = 'evaluating';
-    const specs = current.evalTasks.flatMap((task) => Array.from({ length: input.evalSamples }, (_, sample) => ({ id: `${prefix}.${label}.${taskName(task)}.${sample}`, task, policy: served, sample, group: task })));
+    const specs = current.evalTasks.flatMap((task) => Array.from({ length: input.evalSamples }, (_, sample) => ({ id: `${prefix}.${label}.${taskName(task)}.${sample}`, task, policy: served(), sample, group: task })));
     return summariseEpisodes(await runEpisodes(specs));
   };
 
@@ -178,7 +180,7 @@ export async function trainingRun(rawInput: unknown = {}): Promise<{ runId: stri
     const evalMetrics = evalNow ? await evaluate(`eval-${iteration}`) : null;
     const evalS = (Date.now() - evalStarted) / 1000;
     progress.phase = 'sampling';
-    const specs = tasks.flatMap((task) => Array.from({ length: input.groupSize }, (_, sample) => ({ id: `${prefix}.it${iteration}.${taskName(task)}.${sample}`, task, policy: served, sample: iteration * 10_000 + sample, group: `${iteration}:${task}` })));
+    const specs = tasks.flatMap((task) => Array.from({ length: input.groupSize }, (_, sample) => ({ id: `${prefix}.it${iteration}.${taskName(task)}.${sample}`, task, policy: served(), sample: iteration * 10_000 + sample, group: `${iteration}:${task}` })));
     // the stop decisions' credit needs the grade of each passed check's state
     const results = await runEpisodes(specs, input.stopCredit > 0);
     const batch = await run.buildBatch({ runDir: current.runDir, name: `iteration-${String(iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient', estimator: input.estimator, truncation: input.truncation, versions: current.versions, vocabSize: input.model.vocabSize, stopCredit: input.stopCredit });
@@ -246,10 +248,23 @@ function batchEpisode(result: EpisodeResult & { group: string }): BatchEpisode {
   return { episodeId: result.episodeId, groupId: result.group, outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess, stops: result.stops ?? [] };
 }
 
-/** A child that failed as a workflow (not as an episode outcome): an environment failure, never trained on. */
-function failedEpisode(workflowId: string, task: string, runId: string, error: string): EpisodeResult {
+/** The types of the application failures along an error's causes (a child's activity's, for one). */
+function applicationFailureTypes(error: unknown): string[] {
+  const types: string[] = [];
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ApplicationFailure && cause.type) types.push(cause.type);
+  }
+  return types;
+}
+
+/**
+ * A child that failed as a workflow (not as an episode outcome): an environment failure, never
+ * trained on; `policy_error` when the policy could not be prepared (e.g. the server serves another
+ * version), else `sandbox_crash`.
+ */
+function failedEpisode(workflowId: string, task: string, runId: string, error: string, outcome: typeof Outcomes.policyError | typeof Outcomes.sandboxCrash = Outcomes.sandboxCrash): EpisodeResult {
   return {
-    workflowId, episodeId: `${workflowId}@failed`, runId, taskId: taskName(task), policyVersion: '', checker: 'strict', outcome: Outcomes.sandboxCrash, reward: null, trueSuccess: null,
+    workflowId, episodeId: `${workflowId}@failed`, runId, taskId: taskName(task), policyVersion: '', checker: 'strict', outcome, reward: null, trueSuccess: null,
     trueSuccessBasis: null, tamper: [], counters: emptyCounters(),
     trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
   };
