@@ -13,7 +13,7 @@ export interface AllowedPatterns {
  * observations, padding, unconstrained tokens) points at row 0, which allows everything.
  */
 export function allowedPatterns(rows: readonly { episodeId: string; lossMask: readonly number[] }[], allowedByEpisode: ReadonlyMap<string, readonly (readonly number[] | null)[]>, length: number, vocabSize: number): AllowedPatterns {
-  const rowsByKey = new Map<string, number>([['*', 0]]);
+  const rowsByKey = new Map<string, number>();
   const patterns: Uint8Array[] = [new Uint8Array(vocabSize).fill(1)];
   const index = new Array<number>(rows.length * length).fill(0);
   rows.forEach((row, b) => {

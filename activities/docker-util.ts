@@ -171,13 +171,14 @@ export function isNotFound(error: unknown): boolean {
 /**
  * Removes a container with its anonymous volumes. Absent is fine; when another caller is already
  * removing it (docker answers 409), waits until it is gone, so its volumes can be removed next.
+ * True when this call removed it.
  */
-export async function removeContainer(docker: Dockerode, idOrName: string, waitMs = 60_000): Promise<void> {
+export async function removeContainer(docker: Dockerode, idOrName: string, waitMs = 60_000): Promise<boolean> {
   try {
     await docker.getContainer(idOrName).remove({ force: true, v: true });
-    return;
+    return true;
   } catch (error) {
-    if (isNotFound(error)) return;
+    if (isNotFound(error)) return false;
     if (!((error as { statusCode?: number }).statusCode === 409 && /removal .* already in progress/.test(String((error as Error).message)))) throw error;
   }
   const until = Date.now() + waitMs;
@@ -185,7 +186,7 @@ export async function removeContainer(docker: Dockerode, idOrName: string, waitM
     try {
       await docker.getContainer(idOrName).inspect();
     } catch (error) {
-      if (isNotFound(error)) return;
+      if (isNotFound(error)) return false;
       throw error;
     }
     if (Date.now() > until) throw new Error(`container ${idOrName}: another removal did not finish within ${waitMs} ms`);

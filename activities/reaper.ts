@@ -1,6 +1,6 @@
 import type Dockerode from 'dockerode';
 import type { Client } from '@temporalio/client';
-import { isNotFound } from './docker-util';
+import { isNotFound, removeContainer } from './docker-util';
 import { labels } from './sandbox-lifecycle';
 
 /** Workflow ids of sandboxes made outside any workflow (e.g. `task validate`) start with this. */
@@ -44,12 +44,7 @@ export async function reapClosedEpisodes(docker: Dockerode, client: Client, depl
   for (const info of containers) {
     const workflowId = info.Labels[labels.workflowId] ?? '';
     if (!(await isClosed(workflowId, info.Created * 1000))) continue;
-    try {
-      await docker.getContainer(info.Id).remove({ force: true, v: true });
-      removedContainers.push(info.Names[0]?.replace(/^\//, '') ?? info.Id);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    if (await removeContainer(docker, info.Id)) removedContainers.push(info.Names[0]?.replace(/^\//, '') ?? info.Id);
   }
   const removedVolumes: string[] = [];
   for (const volume of volumes) {
