@@ -1,7 +1,14 @@
-// Lint: typed rules for promises, and the Temporal boundary (workflows and shared code stay free of Node APIs).
+// Lint: typed rules for promises, and the layering: workflows/ and shared/ run in Temporal's workflow
+// sandbox (no Node built-in at all, no activity-side library); shared/ imports nothing from the layers above it.
+import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
-const nodeOnly = ['dockerode', 'onnxruntime-node', 'fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'net', 'node:net', 'os', 'node:os', 'path', 'node:path', 'http', 'node:http', 'crypto', 'node:crypto', 'tar-stream', '@temporalio/worker', '@temporalio/client', '@temporalio/activity'];
+const nodeBuiltins = [...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`])))];
+const activitySide = ['dockerode', 'onnxruntime-node', 'tar-stream', 'yaml', '@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'];
+const sandboxMessage = 'workflows/ and shared/ run in the workflow sandbox: no Node APIs or activity-side libraries';
+const restrictedPaths = [...nodeBuiltins, ...activitySide].map((name) => ({ name, message: sandboxMessage }));
+// the layers above: a workflow or shared module never imports a composition root, the CLI or the servers
+const upperLayers = (depth) => ['workers', 'cli', 'serving', 'bench', 'scripts', 'tests'].flatMap((dir) => [`${depth}${dir}`, `${depth}${dir}/*`, `${depth}${dir}/**`]);
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.venv/**', '.agentrl/**', 'dist/**', 'bin/**', 'eslint.config.mjs'] },
@@ -21,11 +28,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', name: ['test', 'describe', 'it'], package: 'node:test' }] }] },
   },
   {
-    files: ['workflows/**/*.ts', 'shared/**/*.ts'],
+    files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: nodeOnly.map((name) => ({ name, message: 'workflows/ and shared/ run in the workflow sandbox: no Node APIs or activity-side libraries' })),
-        patterns: [{ group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'workflows import types only from activities (import type)' }],
+        paths: restrictedPaths,
+        patterns: [
+          { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'workflows import types only from activities (import type)' },
+          { group: upperLayers('../'), message: 'workflows import only shared/ (and types from activities/)' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: restrictedPaths,
+        patterns: [
+          { group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'], message: 'shared/ imports nothing from activities/ or workflows/, not even types' },
+          { group: [...upperLayers('../'), ...upperLayers('../../')], message: 'shared/ imports only shared/ and pure libraries' },
+        ],
       }],
     },
   },

@@ -1,30 +1,46 @@
+import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
-import { createArtifactStore } from './artifact-store';
-import { createEpisodeRecordActivities } from './episode-records';
-import { createSandboxLifecycleActivities } from './sandbox-lifecycle';
-import { createScoringActivities } from './scoring';
-import { createToolCallActivities } from './tool-calls';
-import { createTrainingRunActivities } from './training-run';
-import { join } from 'node:path';
+import { createScoringActivities } from './checker/scoring';
+import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
+import { createArtifactStore } from './store/artifact-store';
+import { createEpisodeRecordActivities } from './store/episode-records';
+import { createPrepareEpisodeActivities } from './tasks/prepare-episode';
+import { createToolCallActivities } from './tools/take-turn';
+import { createBuildBatchActivities } from './training/build-batch';
+import { createRunActivities } from './training/run-activities';
+
+/**
+ * The activities, grouped by concept:
+ *   store/     the artifact store and the episode records (their one owner)
+ *   tasks/     task folders: loading, validation, an episode's preparation
+ *   policies/  policy kinds, the token-level policy, the completions client, the agent interfaces
+ *   sandbox/   the hardened container, its lifecycle, the in-sandbox runner, the reaper
+ *   tools/     the turn: policy action → tool call, exactly once (the journal), the observation
+ *   checker/   scoring: the agent's changes, graders in fresh containers, the audit, tamper detection, the cache
+ *   training/  the run's folder, batches (safetensors), metrics and report
+ * The policy server is not an activity: it lives in serving/.
+ */
 
 export interface ActivityDeps {
   docker: Dockerode;
   config: Pick<AgentrlConfig, 'sandbox'> & Partial<Pick<AgentrlConfig, 'grading'>> & { stateDir: string; artifactsDir: string };
   hostId: string;
   projectRoot: string;
-  /** see deploymentId() */
+  /** see deploymentId() in sandbox/container.ts */
   deployment: string;
   /** recorded in training runs' manifests */
   codeVersion: string;
 }
 
-/** Activities that any worker may run (no sandbox involved). */
+/** Activities that any worker may run (no sandbox involved): preparation, records, the run's folder and batches. */
 export function createEpisodeActivities(deps: ActivityDeps) {
   const store = createArtifactStore(deps.config.artifactsDir);
   return {
-    ...createEpisodeRecordActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image }),
-    ...createTrainingRunActivities({ store, projectRoot: deps.projectRoot, artifactsDir: deps.config.artifactsDir, codeVersion: deps.codeVersion }),
+    ...createPrepareEpisodeActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image }),
+    ...createEpisodeRecordActivities({ store }),
+    ...createRunActivities({ projectRoot: deps.projectRoot, artifactsDir: deps.config.artifactsDir, codeVersion: deps.codeVersion }),
+    ...createBuildBatchActivities({ store }),
   };
 }
 
@@ -40,5 +56,5 @@ export function createHostActivities(deps: ActivityDeps) {
 
 export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;
 export type HostActivities = ReturnType<typeof createHostActivities>;
-export type { TurnSummary } from './tool-calls';
-export type { ScoreSummary } from './scoring';
+export type { ScoreSummary } from './checker/scoring';
+export type { BatchEpisode, BuiltBatch } from './training/build-batch';

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultModelConfig, type IterationMetrics } from '../shared/training-run';
 import { loadConfig } from '../workers/config';
-import { runTraining } from '../cli/train';
+import { runTraining } from '../cli/training';
 
 const { values } = parseArgs({
   options: {

@@ -2,8 +2,8 @@
 // Both are measured in the same run, on the same machine, and compared as a ratio.
 import { randomBytes } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { createHardenedContainer, deploymentId, removeSandbox, sandboxName } from '../activities/sandbox-lifecycle';
-import { execCollect } from '../activities/docker-util';
+import { createHardenedContainer, deploymentId, removeSandbox, sandboxName } from '../activities/sandbox/container';
+import { execCollect } from '../activities/sandbox/docker';
 import { docker, policy, scriptedPolicy, startTestServer, startWorker, task } from '../tests/helpers/temporal';
 
 const calls = Number(process.env.BENCH_CALLS ?? 200);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { progressQueryName, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
-import { startDevServer } from './dev-server';
-import { ensureWorker } from './worker-process';
+import { ensureWorker, startDevServer } from './services';
 
 /** Makes sure the dev server and a current worker run, then connects a client. */
 export async function connectWithWorker(config: LoadedConfig, log: (line: string) => void): Promise<{ client: Client; close: () => Promise<void> }> {
@@ -22,7 +21,7 @@ export async function runEpisode(
   onProgress?: (progress: EpisodeProgress) => void,
 ): Promise<EpisodeResult> {
   const handle = await client.workflow.start('rolloutEpisode', { taskQueue: defaultTaskQueue, workflowId, args: [input] });
-  if (!onProgress) return (await handle.result()) as EpisodeResult;
+  if (!onProgress) return withCause(handle.result() as Promise<EpisodeResult>);
   let last = '';
   const poll = setInterval(() => {
     handle
@@ -36,9 +35,21 @@ export async function runEpisode(
       .catch(() => undefined);
   }, 1000);
   try {
-    return (await handle.result()) as EpisodeResult;
+    return await withCause(handle.result() as Promise<EpisodeResult>);
   } finally {
     clearInterval(poll);
+  }
+}
+
+/** A failed workflow's error with the messages of its causes (the activity's own words), not only "Workflow execution failed". */
+async function withCause<T>(result: Promise<T>): Promise<T> {
+  try {
+    return await result;
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    const causes: string[] = [];
+    for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) causes.push(cause.message);
+    throw new Error(`the episode workflow failed: ${causes.join(': ') || error.message}`, { cause: error });
   }
 }
 

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { projectRoot, type LoadedConfig } from '../workers/config';
 import { runEpisode, withConfigDefaults } from './episode-runner';
 import { runMany } from './run-many';
+import { printTable } from './table';
 
 interface Example {
   task: string;
@@ -52,12 +53,4 @@ export async function runExamples(client: Client, config: LoadedConfig, json: bo
     printTable(['task', 'policy', 'checker', 'outcome', 'reward', 'true success', 'turns', 'tamper'], rows);
   }
   return results.some((result) => result instanceof Error) ? 1 : 0;
-}
-
-export function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  console.log(line(header));
-  console.log(line(widths.map((width) => '-'.repeat(width))));
-  for (const row of rows) console.log(line(row));
 }

@@ -1,21 +1,23 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { commands } from './commands';
-
-export interface Command {
-  summary: string;
-  usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
-  positionals?: boolean;
-  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
-}
 
 const topHelp = () => [
   'agentrl: durable reinforcement learning for LLM agents on Temporal',
   '',
   'Usage: npx agentrl <command> [options]   (npx agentrl <command> --help for its options)',
   '',
+  'The main job is `npx agentrl train` (a short training run on the embedded defaults).',
+  '',
   'Commands:',
   ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(16)} ${command.summary}`),
+].join('\n');
+
+/** The help of a command group (`task`): its subcommands. */
+const groupHelp = (group: string, names: string[]) => [
+  `Usage: npx agentrl ${group} <subcommand> [options]   (npx agentrl ${group} <subcommand> --help for its options)`,
+  '',
+  'Subcommands:',
+  ...names.map((name) => `  ${name.slice(group.length + 1).padEnd(14)} ${commands[name]!.summary}`),
 ].join('\n');
 
 /** Parses the command line and runs one command; returns the exit code. */
@@ -29,6 +31,15 @@ export async function main(argv: string[]): Promise<number> {
   const name = twoWord in commands ? twoWord : first;
   const command = commands[name];
   if (!command) {
+    const group = Object.keys(commands).filter((known) => known.startsWith(`${first} `));
+    if (group.length > 0) {
+      if (second === '--help' || second === '-h') {
+        console.log(groupHelp(first, group));
+        return 0;
+      }
+      console.error(`agentrl ${first}: ${second === undefined ? 'name a subcommand' : `unknown subcommand ${JSON.stringify(second)}`}\n\n${groupHelp(first, group)}`);
+      return 2;
+    }
     console.error(`agentrl: unknown command ${JSON.stringify(first)}\n\n${topHelp()}`);
     return 2;
   }

@@ -24,21 +24,25 @@ export const CompletionRequest = z.object({
 });
 export type CompletionRequest = z.infer<typeof CompletionRequest>;
 
-export interface CompletionChoice {
-  index: number;
-  text: string;
-  logprobs: { tokens: string[]; token_logprobs: number[]; top_logprobs: null; text_offset: number[] } | null;
-  finish_reason: 'stop' | 'length';
-  stop_reason: number | null;
-  token_ids: number[] | null;
-  prompt_token_ids: number[] | null;
-}
+/** One choice of a completion, as the embedded server writes it and as vLLM answers (with `return_token_ids`). */
+export const CompletionChoice = z.object({
+  index: z.number().int(),
+  text: z.string(),
+  logprobs: z.object({ tokens: z.array(z.string()), token_logprobs: z.array(z.number()), top_logprobs: z.unknown(), text_offset: z.array(z.number()) }).nullable(),
+  finish_reason: z.string().nullable(),
+  stop_reason: z.union([z.number(), z.string()]).nullable(),
+  token_ids: z.array(z.number().int()).nullable().optional(),
+  prompt_token_ids: z.array(z.number().int()).nullable().optional(),
+});
+export type CompletionChoice = z.infer<typeof CompletionChoice>;
 
-export interface CompletionResponse {
-  id: string;
-  object: 'text_completion';
-  created: number;
-  model: string;
-  choices: CompletionChoice[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-}
+export const CompletionResponse = z.object({
+  id: z.string(),
+  object: z.literal('text_completion'),
+  created: z.number(),
+  /** the model (policy version) that generated the choices */
+  model: z.string(),
+  choices: z.array(CompletionChoice),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+});
+export type CompletionResponse = z.infer<typeof CompletionResponse>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { durationMs } from './duration';
 import { ObservationModes } from './model-context';
 import type { Outcome } from './outcomes';
+import type { PolicySpecKind } from './policy-spec';
 
 /** The bundled example that `rolloutEpisode` runs when started with `{}`. */
 export const defaultExample = {
@@ -100,13 +101,8 @@ export interface TaskSummary {
   maxTokens?: number;
 }
 
-/**
- * `scripted:FILE.jsonl` replays actions; `completions:URL` samples from any vLLM-compatible server;
- * `demo:format` and `random:` are in-process samplers over the constrained action space (format
- * demonstrations for a warm start, and the uniform baseline).
- */
-export const PolicyKinds = ['scripted', 'completions', 'demo', 'random'] as const;
-export type PolicyKind = (typeof PolicyKinds)[number];
+/** The kinds of policy an episode can run (shared/policy-spec.ts; an `.onnx` file is served first, as `completions:`). */
+export type PolicyKind = Exclude<PolicySpecKind, 'onnx'>;
 
 /** The policy, resolved to an immutable artifact or endpoint. */
 export interface PolicySummary {
@@ -149,10 +145,27 @@ export const emptyCounters = (): EpisodeCounters => ({
   deadlineHits: 0,
 });
 
-export interface TamperFinding {
-  kind: string;
-  path: string;
-  detail: string;
+/** A finding of the tamper detector (kinds in shared/tamper-kinds.json). */
+export const TamperFinding = z.object({ kind: z.string(), path: z.string(), detail: z.string() });
+export type TamperFinding = z.infer<typeof TamperFinding>;
+
+/** How a turn ended, as the turn activity reports it. */
+export const TurnStatuses = ['ok', 'tool_error', 'submitted', 'agent_crash', 'sandbox_crash', 'policy_error', 'token_limit'] as const;
+export type TurnStatus = (typeof TurnStatuses)[number];
+
+/** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
+export interface TurnSummary {
+  turn: number;
+  tool: string | null;
+  status: TurnStatus;
+  exitCode: number | null;
+  timedOut: boolean;
+  truncated: boolean;
+  actionTokens: number;
+  observationTokens: number;
+  detail: string | null;
+  /** whether the action changed the repository or ran the tests (the agent interface's actionKind) */
+  actionKind?: 'change' | 'check';
 }
 
 /** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
@@ -196,7 +209,7 @@ export interface EpisodeResult {
 
 /**
  * A stop point: turn `turn` checked a repository that an earlier action of the action language had
- * changed (shared/action-language.ts actionKind), so the next action chose between `submit` and
+ * changed (the agent interface's actionKind), so the next action chose between `submit` and
  * going on. For a constrained token-level policy these are the only states where it may submit.
  */
 export interface StopRecord {

@@ -32,14 +32,15 @@ export const ExpectedTests = z.object({
 export type ExpectedTests = z.infer<typeof ExpectedTests>;
 
 /** The content of a task, as snapshotted into the artifact store. */
-export interface TaskSnapshot {
-  spec: TaskSpec & { image: string };
+export const TaskSnapshot = z.object({
+  spec: TaskSpec.extend({ image: z.string().min(1) }),
   /** repository-relative path → base64 content, for repo/, hidden/ and oracle/ */
-  repo: Record<string, string>;
-  hidden: Record<string, string>;
-  oracle: Record<string, string>;
-  expected: ExpectedTests;
-}
+  repo: z.record(z.string(), z.string()),
+  hidden: z.record(z.string(), z.string()),
+  oracle: z.record(z.string(), z.string()),
+  expected: ExpectedTests,
+});
+export type TaskSnapshot = z.infer<typeof TaskSnapshot>;
 
 /** Formats a zod error as "file: field: message" lines. */
 export function describeIssues(file: string, error: z.ZodError): string {

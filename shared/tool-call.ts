@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { translateAction } from './action-language';
 
 /** The tools an agent can call. */
 export const ToolCall = z.discriminatedUnion('tool', [
@@ -12,12 +11,17 @@ export const toolNames = ['bash', 'write_file', 'submit'] as const;
 
 export type ParsedToolCall = { ok: true; call: ToolCall } | { ok: false; error: string };
 
+/** Whether a policy's text is meant as a JSON tool call (it starts with `{` or `[`). */
+export function looksLikeJson(text: string): boolean {
+  return /^\s*[[{]/.test(text);
+}
+
 /**
- * Parses policy output into a tool call: a JSON tool call, or a command of the compact action
- * language (shared/action-language.ts). A malformed call is an error for the agent to read, never a crash.
+ * Parses a JSON tool call (`{"tool": "bash", "command": "..."}`). A malformed call is an error for
+ * the agent to read, never a crash. How other text becomes a tool call is the agent interface's
+ * business (shared/agent-interface.ts).
  */
-export function parseToolCall(text: string): ParsedToolCall {
-  if (!/^\s*[[{]/.test(text)) return translateAction(text);
+export function parseJsonToolCall(text: string): ParsedToolCall {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -11,6 +11,88 @@ import type { Outcome } from './outcomes';
  */
 export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } as const;
 
+/** A published policy: the trainer's step that made it (0: the initial weights). */
+export const PublishedPolicy = z.object({ step: z.number().int().min(0), version: z.string(), onnxPath: z.string() });
+export type PublishedPolicy = z.infer<typeof PublishedPolicy>;
+
+/** Seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail`. */
+export const RunTiming = z.object({ iterations: z.number().int(), iterationS: z.number(), evaluations: z.number().int(), evaluationS: z.number() });
+export type RunTiming = z.infer<typeof RunTiming>;
+
+const Counts = z.record(z.string(), z.number());
+
+/** The decisions at stop points: after a passed and after a failed check, and how many submitted. */
+export const StopCounts = z.object({
+  afterPass: z.number().int(),
+  submittedAfterPass: z.number().int(),
+  afterFail: z.number().int(),
+  submittedAfterFail: z.number().int(),
+  /** passed checks whose state was graded, and how many of those would have earned reward 1 */
+  probed: z.number().int(),
+  probedRewarded: z.number().int(),
+});
+export type StopCounts = z.infer<typeof StopCounts>;
+
+/** Figures of a set of episodes (training or evaluation). */
+export const EpisodeSetMetrics = z.object({
+  episodes: z.number().int(),
+  /** mean reward of episodes that have one */
+  meanReward: z.number().nullable(),
+  /** mean true success of audited episodes */
+  trueSuccess: z.number().nullable(),
+  outcomes: Counts,
+  /** episodes with at least one tamper finding, and findings by kind */
+  tampered: z.number().int(),
+  tamperKinds: Counts,
+  meanTurns: z.number(),
+  stops: StopCounts.optional(),
+});
+export type EpisodeSetMetrics = z.infer<typeof EpisodeSetMetrics>;
+export type OutcomeCounts = Record<string, number>;
+
+/** One line of the run's metrics.jsonl. */
+export const IterationMetrics = z.object({
+  iteration: z.number().int(),
+  step: z.number().int(),
+  policyVersion: z.string(),
+  train: EpisodeSetMetrics.nullable(),
+  eval: EpisodeSetMetrics.nullable(),
+  batch: z.object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts }).nullable(),
+  /** klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor) */
+  training: z
+    .object({ loss: z.number(), meanRatio: z.number(), clipFraction: z.number(), klK3: z.number(), klRef: z.number().nullable().optional(), gradNorm: z.number(), skipped: z.boolean() })
+    .nullable(),
+  /**
+   * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
+   * in metrics from before them), inference, the trainer
+   */
+  time: z.object({ sandboxS: z.number(), testsS: z.number(), probesS: z.number().optional(), inferenceS: z.number(), trainingS: z.number(), wallS: z.number() }),
+});
+export type IterationMetrics = z.infer<typeof IterationMetrics>;
+
+/** What the run carries between iterations (and keeps in its folder's state.json): ids and small summaries only. */
+export const TrainingRunState = z.object({
+  runDir: z.string(),
+  trainTasks: z.array(z.string()),
+  evalTasks: z.array(z.string()),
+  /** the next iteration to run (0-based) */
+  iteration: z.number().int().min(0),
+  policy: PublishedPolicy,
+  /** every published version with its step, so batches can number the versions of their tokens */
+  versions: z.record(z.string(), z.number().int()),
+  warmStarted: z.boolean(),
+  /** the warm start's step, which `klCoef` pulls toward (absent: no warm start, or a run from before it) */
+  referenceStep: z.number().int().nullable().optional(),
+  /** increases on every resumption, so re-run episodes get fresh workflow ids */
+  epoch: z.number().int().min(0),
+  /** workflow time when the run started (the time budget counts from it) */
+  startedAtMs: z.number(),
+  /** the metrics of the last completed iteration (the progress query shows them after continue-as-new) */
+  last: IterationMetrics.nullable(),
+  timing: RunTiming.optional(),
+});
+export type TrainingRunState = z.infer<typeof TrainingRunState>;
+
 /**
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
  * run on the bundled suite from the Temporal UI or `npx agentrl train`.
@@ -87,47 +169,11 @@ export const TrainingRunInput = z
       })
       .default({ episodes: 16, epochs: 20 }),
     /** internal: carried across continue-as-new and resumptions; never set by callers */
-    state: z.custom<TrainingRunState>().optional(),
+    state: TrainingRunState.optional(),
   })
   .strict();
 export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
 
-/** A published policy: the trainer's step that made it (0: the initial weights). */
-export interface PublishedPolicy {
-  step: number;
-  version: string;
-  onnxPath: string;
-}
-
-/** What the run carries between iterations: ids and small summaries only. */
-export interface TrainingRunState {
-  runDir: string;
-  trainTasks: string[];
-  evalTasks: string[];
-  /** the next iteration to run (0-based) */
-  iteration: number;
-  policy: PublishedPolicy;
-  /** every published version with its step, so batches can number the versions of their tokens */
-  versions: Record<string, number>;
-  warmStarted: boolean;
-  /** the warm start's step, which `klCoef` pulls toward (absent: no warm start, or a run from before it) */
-  referenceStep?: number | null;
-  /** increases on every resumption, so re-run episodes get fresh workflow ids */
-  epoch: number;
-  /** workflow time when the run started (the time budget counts from it) */
-  startedAtMs: number;
-  /** the metrics of the last completed iteration (the progress query shows them after continue-as-new) */
-  last: IterationMetrics | null;
-  /** seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail` */
-  timing?: RunTiming;
-}
-
-export interface RunTiming {
-  iterations: number;
-  iterationS: number;
-  evaluations: number;
-  evaluationS: number;
-}
 
 /**
  * Whether the iteration about to start is one of the last `evalTail − 1` of a time-budgeted run:
@@ -144,54 +190,7 @@ export function inEvalTail(input: Pick<TrainingRunInput, 'timeBudgetMinutes' | '
   return starting <= input.evalTail - 1;
 }
 
-export interface OutcomeCounts {
-  [outcome: string]: number;
-}
 
-/** Figures of a set of episodes (training or evaluation). */
-export interface EpisodeSetMetrics {
-  episodes: number;
-  /** mean reward of episodes that have one */
-  meanReward: number | null;
-  /** mean true success of audited episodes */
-  trueSuccess: number | null;
-  outcomes: OutcomeCounts;
-  /** episodes with at least one tamper finding, and findings by kind */
-  tampered: number;
-  tamperKinds: Record<string, number>;
-  meanTurns: number;
-  /** the decisions at stop points: after a passed and after a failed check, and how many submitted */
-  stops?: StopCounts;
-}
-
-export interface StopCounts {
-  afterPass: number;
-  submittedAfterPass: number;
-  afterFail: number;
-  submittedAfterFail: number;
-  /** passed checks whose state was graded, and how many of those would have earned reward 1 */
-  probed: number;
-  probedRewarded: number;
-}
-
-/** One line of the run's metrics.jsonl. */
-export interface IterationMetrics {
-  iteration: number;
-  step: number;
-  policyVersion: string;
-  train: EpisodeSetMetrics | null;
-  eval: EpisodeSetMetrics | null;
-  batch: { rows: number; tokens: number; generatedTokens: number; counts: Record<string, number> } | null;
-  /** klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor) */
-  training: { loss: number; meanRatio: number; clipFraction: number; klK3: number; klRef: number | null; gradNorm: number; skipped: boolean } | null;
-  /**
-   * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
-   * in metrics from before them), inference, the trainer
-   */
-  time: { sandboxS: number; testsS: number; probesS?: number; inferenceS: number; trainingS: number; wallS: number };
-}
-
-/** The run's progress query: answered from workflow state. */
 export const trainingProgressQueryName = 'trainingProgress';
 
 export interface TrainingProgress {

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { episodeKey } from '../activities/artifact-store';
+import { episodeKey } from '../activities/store/episode-records';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
 import {

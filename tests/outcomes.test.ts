@@ -151,7 +151,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 });
 
 test('the reaper removes containers whose episode is closed', async () => {
-  const { createHardenedContainer, deploymentId, sandboxName } = await import('../activities/sandbox-lifecycle');
+  const { createHardenedContainer, deploymentId, sandboxName } = await import('../activities/sandbox/container');
   const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
   const workflowId = `never-started-${Date.now()}`;
   const { container } = await createHardenedContainer(docker, {
@@ -163,7 +163,7 @@ test('the reaper removes containers whose episode is closed', async () => {
 });
 
 test('removing a sandbox that another caller is removing succeeds (docker answers 409 to all but one)', async () => {
-  const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } = await import('../activities/sandbox-lifecycle');
+  const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } = await import('../activities/sandbox/container');
   const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
   const workflowId = `removal-race-${Date.now()}`;
   const name = sandboxName(deployment, workflowId);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ApplicationFailure } from '@temporalio/common';
-import { createArtifactStore } from '../activities/artifact-store';
-import { preparePolicy } from '../activities/policies';
-import { createPolicyServer } from '../activities/policy-server';
+import { createArtifactStore } from '../activities/store/artifact-store';
+import { preparePolicy } from '../activities/policies/policy-kinds';
+import { createPolicyServer } from '../serving/policy-server';
 import type { CompletionResponse } from '../shared/completions';
 import { projectRoot } from '../workers/config';
 

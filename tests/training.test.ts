@@ -8,10 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createArtifactStore, episodeKey } from '../activities/artifact-store';
-import { createPolicyServer } from '../activities/policy-server';
-import { stopDecisions } from '../activities/training-run';
-import type { ModelContext } from '../shared/model-context';
+import { createArtifactStore } from '../activities/store/artifact-store';
+import { createEpisodeRecords } from '../activities/store/episode-records';
+import { createPolicyServer } from '../serving/policy-server';
+import { stopDecisions } from '../shared/compact-actions/context';
+import { trainingQueue } from '../shared/task-queues';
 import { policyTokenizer } from '../shared/tokenizer';
 import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
 import type { EpisodeResult } from '../shared/episode';
@@ -38,9 +39,9 @@ let trainer: ChildProcess;
 let policyServer = '';
 let closeServer: () => Promise<void> = async () => undefined;
 
-/** The Python training worker (queue `training`), once it polls. */
+/** The Python training worker on the test worker's training queue, once it polls. */
 async function startTrainer(): Promise<ChildProcess> {
-  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address, '--task-queue', trainingQueue(worker.taskQueue)], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -122,12 +123,10 @@ describe('trainingRun', () => {
     assert.deepEqual([counted.afterPass + counted.afterFail, counted.probed], [stops.length, stops.filter((stop) => stop.passed).length]);
     assert.equal(counted.submittedAfterPass + counted.submittedAfterFail, stops.filter((stop) => stop.submitted).length);
     // each stop point followed by an action is credited at that action's first token, which is `submit` exactly when it submitted
-    const store = createArtifactStore(worker.config.artifactsDir);
+    const records = createEpisodeRecords(createArtifactStore(worker.config.artifactsDir));
     let decided = 0;
     for (const child of children) {
-      const turns = (await store.listNamed(`episodes/${episodeKey(child.episodeId)}/turns`)).sort();
-      const last = JSON.parse((await store.readNamed(`episodes/${episodeKey(child.episodeId)}/turns/${turns.at(-1)}`))!.toString('utf8')) as { model: { contextRef: string } };
-      const context = JSON.parse((await store.getBlob(last.model.contextRef)).toString('utf8')) as ModelContext;
+      const { context } = (await records.lastContext(child.episodeId))!;
       const decisions = stopDecisions(context, child.stops ?? []);
       assert.equal(decisions.length, (child.stops ?? []).filter((stop) => stop.turn + 1 < child.counters.turns).length, child.workflowId);
       for (const decision of decisions) assert.equal(context.ids[decision.position] === policyTokenizer.encode('submit')[0], decision.submitted, JSON.stringify(decision));

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './config';
 
-const sourceDirs = ['shared', 'workflows', 'activities', 'workers', 'sandbox', 'cli'];
+const sourceDirs = ['shared', 'workflows', 'activities', 'workers', 'serving', 'sandbox', 'cli'];
 
 /** A hash of the code a worker runs; a worker whose hash differs from the checkout's is replaced. */
 export function codeVersion(root: string = projectRoot): string {

@@ -3,9 +3,9 @@ import {
   continueAsNew, defineQuery, isCancellation, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import type { EpisodeActivities, HostActivities, ScoreSummary, TurnSummary } from '../activities';
+import type { EpisodeActivities, HostActivities, ScoreSummary } from '../activities';
 import {
-  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord,
+  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
@@ -188,7 +188,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     const stops = (episode.stops ??= []);
     if (summary.actionKind === 'change') episode.changed = true;
     if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
-    // a check after a change is a stop point (shared/action-language.ts actionKind)
+    // a check after a change is a stop point (the agent interface's actionKind)
     if (summary.actionKind === 'check' && episode.changed) {
       const stop: StopRecord = { turn, passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut, submitted: false, probe: null };
       stops.push(stop);

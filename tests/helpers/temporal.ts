@@ -10,8 +10,8 @@ import type { EpisodeResult } from '../../shared/episode';
 import { SearchAttributes } from '../../shared/search-attributes';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';
-import { temporalBinary } from '../../cli/dev-server';
-import { labels } from '../../activities/sandbox-lifecycle';
+import { temporalBinary } from '../../cli/services';
+import { labels } from '../../activities/sandbox/container';
 
 // worker state changes are noise in test output; warnings and errors still show
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -118,11 +118,11 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 
 export type { EpisodeResult };
 
-/** Writes a scripted policy to a temporary file and returns its spec. */
+/** Writes a scripted policy (a tool call object or any other text per action) to a temporary JSONL file and returns its spec. */
 export function scriptedPolicy(actions: readonly (Record<string, unknown> | string)[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-policy-'));
   const path = join(dir, 'policy.jsonl');
-  writeFileSync(path, actions.map((action) => (typeof action === 'string' ? action : JSON.stringify(action))).join('\n') + '\n');
+  writeFileSync(path, actions.map((action) => JSON.stringify(action)).join('\n') + '\n');
   return `scripted:${path}`;
 }
 

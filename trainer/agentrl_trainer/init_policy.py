@@ -17,30 +17,26 @@ from temporalio import activity
 from .checkpoints import export_policy, policy_path
 from .export import sidecar_path
 from .model import PolicyModel
-from .training_input import _absolute_path, _integer, _model_config, invalid_input
+from .contract import validate_input, validate_result
+from .training_input import model_config
 
 ACTIVITY_NAME = "initPolicy"
 
 
 def init_policy(raw: Any) -> dict[str, Any]:
     """Exports the seeded initial model as policy v0; returns {step: 0, policyVersion, onnxPath}."""
-    if not isinstance(raw, dict):
-        raise invalid_input(f"input must be a JSON object, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - {"runDir", "seed", "modelConfig"})
-    if unknown:
-        raise invalid_input(f"{unknown[0]}: unknown field; known: runDir, seed, modelConfig")
-    run_dir = _absolute_path(raw, "runDir")
-    seed = _integer(raw, "seed", minimum=0, maximum=2**63 - 1)
-    config = _model_config(raw.get("modelConfig"))
-    if config is None:
-        raise invalid_input("modelConfig is required (the model is initialised from it and seed)")
+    raw = validate_input(ACTIVITY_NAME, raw)
+    run_dir = Path(raw["runDir"])
+    seed = int(raw["seed"])
+    config = model_config(raw["modelConfig"])
+    assert config is not None  # the contract requires modelConfig
     path = policy_path(run_dir, 0)
     if not (path.is_file() and sidecar_path(path).is_file()):
         torch.manual_seed(seed)  # as trainOnBatch's step 1 does
         model = PolicyModel(config)
         path = export_policy(model, run_dir, 0)
     version = json.loads(sidecar_path(path).read_text())["policyVersion"]
-    return {"step": 0, "policyVersion": version, "onnxPath": str(Path(path))}
+    return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": version, "onnxPath": str(Path(path))}))
 
 
 @activity.defn(name=ACTIVITY_NAME)

@@ -32,10 +32,11 @@ from .checkpoints import (
 from .export import sidecar_path
 from .model import PolicyModel, PolicyModelConfig
 from .train_step import REQUIRED_KEYS, all_advantages_zero, load_batch, train_on_batch, validate_batch
-from .training_input import ErrorTypes, TrainOnBatchInput, invalid_input, parse_input
+from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
+from .training_input import TrainOnBatchInput, parse_input
 
 ACTIVITY_NAME = "trainOnBatch"
-TASK_QUEUE = "training"
+__all__ = ["ACTIVITY_NAME", "TASK_QUEUE", "train_on_batch_activity"]
 # how often the background thread heartbeats; the SDK throttles sends to 0.8 x the heartbeat timeout
 HEARTBEAT_INTERVAL_S = 2.0
 # TEST HOOK ONLY: seconds to sleep after every optimizer update (heartbeating), so a test can kill
@@ -144,7 +145,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         "completedAt": datetime.now(timezone.utc).isoformat(), "result": result,
     })
     activity.logger.info("trainOnBatch %s: step %d done, policy %s", request.step_id, request.step, policy_version)
-    return result
+    return dict(validate_result(ACTIVITY_NAME, result))
 
 
 def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyModel, torch.optim.Optimizer]:

@@ -241,7 +241,7 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
     ({"step": 0}, r"^step must be an integer >= 1, got 0"),
     ({"step": True}, r"^step must be an integer >= 1, got True"),
     ({"runDir": "relative/run"}, r"^runDir must be an absolute path"),
-    ({"seed": "7"}, r"^seed must be an integer in \[0, "),
+    ({"seed": "7"}, r"^seed must be an integer >= 0, got '7'"),
     ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
     ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
     ({"clipEps": 1.5}, r"^clipEps must be a finite number > 0\.0 and < 1\.0, got 1\.5"),

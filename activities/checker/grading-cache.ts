@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Dockerode from 'dockerode';
+import { z } from 'zod';
+import { TamperFinding } from '../../shared/episode';
+import { sandboxDir } from '../sandbox/container';
+import { parseJson, type ArtifactStore } from '../store/artifact-store';
+import type { FileChange } from './changes';
+import { HarnessResult } from './grading';
+
+/**
+ * Results of the checker's test runs and of the tamper detector, keyed by everything they depend on:
+ * the exact files of the graded tree, the image's id, the harness and detector code, the role and
+ * the timeout. A training run grades the same tree many times (a group that makes the same edit, a
+ * submission without changes); a hit returns the result of the earlier run in a fresh container
+ * instead of starting another. Only completed runs are kept (no timeout, a report), so a flaky
+ * failure of the infrastructure is never replayed. Sound for deterministic tests; turn it off
+ * (`grading.cacheResults: false`) for task sets whose tests are not.
+ */
+export function createGradingCache(store: ArtifactStore, docker: Dockerode, enabled: boolean) {
+  const code = hashFiles([join(sandboxDir, 'grade-harness.py'), join(sandboxDir, 'detect-tamper.py'), join(sandboxDir, '..', 'shared', 'tamper-kinds.json')]);
+  const imageIds = new Map<string, Promise<string>>();
+  const imageId = (image: string) => {
+    let id = imageIds.get(image);
+    if (!id) {
+      id = docker.getImage(image).inspect().then((info) => info.Id);
+      // a failed lookup is not remembered: the next call asks again
+      id.catch(() => imageIds.delete(image));
+      imageIds.set(image, id);
+    }
+    return id;
+  };
+  const read = async <S extends z.ZodType>(key: string, schema: S): Promise<z.infer<S> | null> => {
+    const raw = await store.readNamed(`grading-cache/${key}.json`);
+    return raw ? parseJson(schema, raw.toString('utf8'), `grading-cache/${key}.json`) : null;
+  };
+  const write = (key: string, value: unknown) => store.writeNamed(`grading-cache/${key}.json`, JSON.stringify(value));
+
+  return {
+    /** The cached result of a test run of `files`, or the result of `run` (kept when it completed). */
+    async grade(options: { image: string; role: string; timeoutMs: number; files: Record<string, Buffer> }, run: () => Promise<HarnessResult>): Promise<HarnessResult & { cached?: boolean }> {
+      if (!enabled) return run();
+      const hash = createHash('sha256').update(`grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0`);
+      for (const path of Object.keys(options.files).sort()) hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      const key = hash.digest('hex');
+      const cached = await read(key, HarnessResult);
+      if (cached) return { ...cached, cached: true };
+      const result = await run();
+      if (!result.timedOut && result.report) await write(key, result);
+      return result;
+    },
+
+    /** The detector's findings for these changes (a pure function of them). */
+    async tamper(changes: readonly FileChange[], detect: () => Promise<TamperFinding[]>): Promise<TamperFinding[]> {
+      if (!enabled) return detect();
+      const key = createHash('sha256').update(`tamper\0${code}\0`).update(JSON.stringify(changes)).digest('hex');
+      const cached = await read(key, z.array(TamperFinding));
+      if (cached) return cached;
+      const findings = await detect();
+      await write(key, findings);
+      return findings;
+    },
+  };
+}
+
+function hashFiles(paths: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const path of paths) hash.update(path).update('\0').update(readFileSync(path)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}

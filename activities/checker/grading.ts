@@ -1,0 +1,89 @@
+import type Dockerode from 'dockerode';
+import { z } from 'zod';
+import type { AgentrlConfig } from '../../shared/config';
+import { parseJson } from '../store/artifact-store';
+import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar } from '../sandbox/container';
+import { buildTar, execCollect } from '../sandbox/docker';
+
+export const TestOutcomes = ['passed', 'failed', 'skipped', 'error', 'xfailed', 'xpassed', 'collected'] as const;
+export type TestOutcome = (typeof TestOutcomes)[number];
+
+/** The one JSON line the grade harness (sandbox/grade-harness.py) prints. */
+export const HarnessResult = z.object({
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  report: z.object({ tests: z.array(z.object({ nodeid: z.string(), outcome: z.enum(TestOutcomes) })), collectErrors: z.array(z.string()) }).nullable(),
+  output: z.string(),
+  outputTruncated: z.boolean(),
+  durationMs: z.number(),
+});
+export type HarnessResult = z.infer<typeof HarnessResult>;
+
+export interface GradeTreeOptions {
+  docker: Dockerode;
+  sandbox: AgentrlConfig['sandbox'];
+  name: string;
+  deployment: string;
+  role: 'grader' | 'audit';
+  image: string;
+  workflowId: string;
+  episodeId: string;
+  runId: string;
+  files: Record<string, Buffer>;
+  timeoutMs: number;
+  collectOnly?: boolean;
+}
+
+/**
+ * Runs the tests of a repository tree in a fresh hardened container through the grade harness:
+ * the runner is imported before any repository code, and the report comes back through a pipe
+ * to a root process that the tested code cannot write to.
+ */
+export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResult> {
+  const { docker, name } = options;
+  await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
+  const { container, volumes } = await createHardenedContainer(docker, {
+    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, episodeId: options.episodeId, runId: options.runId, role: options.role, sandbox: options.sandbox,
+  });
+  try {
+    await container.start();
+    await container.putArchive(await spoolTar(), { path: spoolPath });
+    const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
+    // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
+    // that pytest has not collected yet
+    await container.putArchive(await buildTar(entries, { uid: 0, gid: 0 }), { path: repoPath });
+    const args = ['python3', '-I', `${spoolPath}/grade-harness.py`, '--repo', repoPath, '--uid', String(options.sandbox.uid), '--gid', String(options.sandbox.uid),
+      '--timeout', String(Math.max(1, Math.ceil(options.timeoutMs / 1000)))];
+    if (options.collectOnly) args.push('--collect-only');
+    const exec = await execCollect(docker, container, args, { user: '0:0', workingDir: '/' });
+    const line = exec.stdout.trim().split('\n').pop() ?? '';
+    try {
+      return parseJson(HarnessResult, line, 'grade harness result');
+    } catch {
+      throw new GraderError(`grade harness printed no result (exit ${exec.exitCode}): ${(exec.stderr || exec.stdout).slice(-800)}`);
+    }
+  } finally {
+    await removeSandbox(docker, name, volumes);
+  }
+}
+
+export class GraderError extends Error {
+  override name = 'GraderError';
+}
+
+/**
+ * True only if pytest exited 0 and every expected test id is in the report and passed; anything else
+ * (skipped, missing, errored, a timeout, no report, a non-zero exit) fails. For a run holding exactly
+ * the expected tests.
+ */
+export function allExpectedPassed(result: HarnessResult, expected: readonly string[]): boolean {
+  return result.exitCode === 0 && expectedOutcomesPassed(result, expected);
+}
+
+/** True if every expected id is in the report and passed, whatever other tests of the run did. */
+export function expectedOutcomesPassed(result: HarnessResult, expected: readonly string[]): boolean {
+  if (result.timedOut || !result.report || expected.length === 0) return false;
+  const outcomes = new Map(result.report.tests.map((test) => [test.nodeid, test.outcome]));
+  return expected.every((id) => outcomes.get(id) === 'passed');
+}
+

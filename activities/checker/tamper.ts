@@ -1,0 +1,25 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { TamperFinding } from '../../shared/episode';
+import { parseJson } from '../store/artifact-store';
+import { sandboxDir } from '../sandbox/container';
+import type { FileChange } from './changes';
+import { GraderError } from './grading';
+
+/** Runs the tamper detector (pure static analysis of the diff; no submitted code runs). */
+export async function detectTamper(changes: readonly FileChange[]): Promise<TamperFinding[]> {
+  const script = join(sandboxDir, 'detect-tamper.py');
+  const kindsFile = join(sandboxDir, '..', 'shared', 'tamper-kinds.json');
+  const output = await new Promise<string>((resolveRun, reject) => {
+    const child = spawn('python3', ['-I', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolveRun(stdout) : reject(new GraderError(`tamper detector failed (exit ${code}): ${stderr.slice(-500)}`))));
+    child.stdin.end(JSON.stringify({ changes, kindsFile }));
+  });
+  return parseJson(z.object({ findings: z.array(TamperFinding) }), output, 'tamper detector output').findings;
+}

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+import { z } from 'zod';
+import { SamplingOptions, type PolicySummary } from '../../shared/episode';
+import { ErrorTypes } from '../../shared/errors';
+import { parsePolicySpec } from '../../shared/policy-spec';
+import { byteTokenizer } from '../../shared/tokenizer';
+import type { ArtifactStore } from '../store/artifact-store';
+import { agentInterface } from './agent-interfaces';
+import { describeServer } from './completions-client';
+import { PolicyError, type PolicyAction } from './policy-action';
+import { TokenPolicySnapshot } from './token-policy';
+
+
+/** A scripted policy's snapshot: its actions in order, each the text the policy outputs at that turn. */
+export const ScriptedSnapshot = z.object({ kind: z.literal('scripted'), actions: z.array(z.string()) });
+export type ScriptedSnapshot = z.infer<typeof ScriptedSnapshot>;
+
+/**
+ * Reads a scripted policy file: JSON lines, each a tool call (`{"tool": "bash", ...}`, kept as
+ * written) or a JSON string (any other output, e.g. an action of the compact language: `"run"`).
+ * Blank lines are skipped; a line that is not JSON names itself.
+ */
+export function readScript(content: string, path: string): string[] {
+  const actions: string[] = [];
+  content.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new PolicyError(`${path}:${index + 1}: not JSON; write each action as a JSON tool call ({"tool": "bash", "command": "..."}) or a JSON string ("run")`);
+    }
+    actions.push(typeof value === 'string' ? value : line);
+  });
+  return actions;
+}
+
+/**
+ * Resolves a policy spec (shared/policy-spec.ts) into an immutable artifact: a script's actions, or
+ * a token-level policy with its sampling options (a served model's window and vocabulary are
+ * checked here). Bad specs fail non-retryably; a server that does not answer is retried.
+ */
+export async function preparePolicy(specText: string, store: ArtifactStore, baseDir: string, rawSampling: unknown = {}): Promise<PolicySummary> {
+  const invalid = (message: string) => ApplicationFailure.nonRetryable(`policy: ${message}`, ErrorTypes.invalidPolicy);
+  const parsedSpec = parsePolicySpec(specText);
+  if (!parsedSpec.ok) throw invalid(parsedSpec.error);
+  const spec = parsedSpec.spec;
+  if (spec.kind === 'scripted') {
+    const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
+    if (!existsSync(path)) throw invalid(`scripted file ${path} does not exist`);
+    const content = readFileSync(path);
+    let actions: string[];
+    try {
+      actions = readScript(content.toString('utf8'), path);
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+    const ref = await store.putJson({ kind: 'scripted', actions } satisfies ScriptedSnapshot);
+    return { spec: specText, kind: 'scripted', ref, version: `scripted-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
+  }
+  if (spec.kind === 'onnx') throw invalid(`${spec.file}: an exported policy is served first (npx agentrl eval serves it; in an episode name its server, completions:URL)`);
+  const parsed = SamplingOptions.safeParse(rawSampling ?? {});
+  if (!parsed.success) throw invalid(`sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const sampling = parsed.data;
+  const tokenizer = agentInterface('compact-actions').tokenizer;
+  let snapshot: TokenPolicySnapshot;
+  let version: string;
+  if (spec.kind === 'demo') {
+    snapshot = { kind: 'demo', url: null, window: sampling.window, sampling, interface: 'compact-actions' };
+    version = 'demo';
+  } else if (spec.kind === 'random') {
+    if (!sampling.constrained) throw invalid('random: samples uniformly over the constrained action space; sampling.constrained must be true');
+    snapshot = { kind: 'random', url: null, window: sampling.window, sampling, interface: 'compact-actions' };
+    version = 'random';
+  } else {
+    const model = await describeServer(spec.url);
+    // completions:URL#VERSION pins the version: a server serving another one fails the episode
+    if (spec.version && model.version !== spec.version) {
+      throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves ${model.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
+    }
+    if (model.window === null) throw invalid(`${spec.url} states no max_model_len; the context window must be known`);
+    if (model.vocabSize !== undefined && model.vocabSize < tokenizer.vocabSize) {
+      throw invalid(`completions: ${spec.url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ${tokenizer.vocabSize}`);
+    }
+    snapshot = { kind: 'completions', url: spec.url, window: model.window, sampling, model: model.version, interface: 'compact-actions' };
+    version = model.version;
+  }
+  const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
+  return { spec: specText, kind: snapshot.kind, ref, version };
+}
+
+/** A scripted policy's action for a turn; every token has probability 1. */
+export async function scriptedAction(policy: Pick<PolicySummary, 'ref' | 'version'>, turn: number, store: ArtifactStore): Promise<PolicyAction> {
+  const { actions } = await store.getJson(policy.ref, ScriptedSnapshot);
+  const text = actions[turn];
+  if (text === undefined) throw new PolicyError(`scripted policy has no action for turn ${turn + 1} (it has ${actions.length})`);
+  const tokenIds = byteTokenizer.encode(text);
+  return { text, tokenIds, logprobs: tokenIds.map(() => 0), version: policy.version };
+}

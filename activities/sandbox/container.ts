@@ -1,0 +1,208 @@
+/**
+ * The hardened container of an episode and what goes into it: names, labels, volumes, the helper
+ * scripts, the starting repository; the identity of a sandbox host. Used by the lifecycle activities,
+ * the checker's graders and the reaper.
+ */
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type Dockerode from 'dockerode';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { AgentrlConfig } from '../../shared/config';
+import { ErrorTypes } from '../../shared/errors';
+import { atomicWrite } from '../store/artifact-store';
+import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
+
+/** The scripts copied into containers (tool runner, grade harness, tamper detector). */
+export const sandboxDir = resolve(__dirname, '..', '..', 'sandbox');
+/** Container and volume labels; `episode` holds the deployment, so a reaper touches only its own. */
+export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', episodeId: 'agentrl.episode-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
+export const spoolPath = '/run/agentrl';
+export const repoPath = '/work';
+
+/**
+ * Stable identity of a sandbox host, usable in a task-queue name: the Docker daemon's id with the
+ * worker's state folder (which holds the tool-call journal), so a worker restarted on the same host
+ * and folder serves the same queue, and two deployments on one host never share a journal.
+ */
+export async function dockerHostId(docker: Dockerode, stateDir: string): Promise<string> {
+  const info = (await docker.info()) as { ID?: string; Name?: string };
+  const id = info.ID ?? info.Name ?? 'unknown';
+  return createHash('sha256').update(id).update('\0').update(resolve(stateDir)).digest('hex').slice(0, 16);
+}
+
+/** The deployment a worker serves (server, namespace, base task queue): sandboxes are named and reaped within it. */
+export function deploymentId(address: string, namespace: string, taskQueue: string): string {
+  return `${address}/${namespace}/${taskQueue}`;
+}
+
+/**
+ * Container name of an episode's sandbox; a retried acquire finds the same one. The episode id is the
+ * workflow id with its first run id, so a later workflow reusing the id never finds this sandbox.
+ */
+export function sandboxName(deployment: string, episodeId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
+  const hash = createHash('sha256').update(deployment).update('\0').update(episodeId).digest('hex').slice(0, 20);
+  return role === 'agent' ? `agentrl-ep-${hash}` : `agentrl-ep-${hash}-${role}`;
+}
+
+export interface ContainerOptions {
+  name: string;
+  deployment: string;
+  image: string;
+  workflowId: string;
+  episodeId: string;
+  runId: string;
+  role: 'agent' | 'grader' | 'audit';
+  sandbox: AgentrlConfig['sandbox'];
+}
+
+/** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
+export async function createHardenedContainer(docker: Dockerode, options: ContainerOptions): Promise<{ container: Dockerode.Container; volumes: string[] }> {
+  const { sandbox } = options;
+  const commonLabels = { [labels.episode]: options.deployment, [labels.workflowId]: options.workflowId, [labels.episodeId]: options.episodeId, [labels.role]: options.role, [labels.runId]: options.runId };
+  const workVolume = `${options.name}-work`;
+  const spoolVolume = `${options.name}-spool`;
+  const grader = options.role !== 'agent';
+  // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them;
+  // a grader's repository belongs to root, so the tests' user can read it but not change it
+  const owner = grader ? 0 : sandbox.uid;
+  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${owner},gid=${owner},mode=0755` } });
+  // the spool is writable but not listable by the agent (mode 1733, owned by root)
+  await docker.createVolume({ Name: spoolVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' } });
+  const container = await docker.createContainer({
+    name: options.name,
+    Image: options.image,
+    Cmd: ['sleep', 'infinity'],
+    // the main process runs as root without capabilities, so the agent's uid cannot signal it and stop
+    // the container; tool calls run as the agent's uid; the grader keeps the two capabilities it needs
+    // to drop to that uid
+    User: '0:0',
+    WorkingDir: repoPath,
+    Env: ['HOME=/tmp', 'LANG=C.UTF-8', 'PYTHONDONTWRITEBYTECODE=1'],
+    Labels: commonLabels,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      ...(grader ? { CapAdd: ['SETUID', 'SETGID'] } : {}),
+      SecurityOpt: ['no-new-privileges'],
+      ReadonlyRootfs: true,
+      Init: true,
+      Memory: sandbox.memoryMb * 1024 * 1024,
+      MemorySwap: sandbox.memoryMb * 1024 * 1024,
+      NanoCpus: Math.round(sandbox.cpus * 1e9),
+      PidsLimit: sandbox.pidsLimit,
+      ShmSize: 16 * 1024 * 1024,
+      Tmpfs: { '/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777`, '/var/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777` },
+      Mounts: [
+        { Type: 'volume', Source: workVolume, Target: repoPath },
+        { Type: 'volume', Source: spoolVolume, Target: spoolPath },
+      ],
+    },
+  });
+  return { container, volumes: [workVolume, spoolVolume] };
+}
+
+/** Removes a container and its volumes; absent ones are fine. */
+export async function removeSandbox(docker: Dockerode, containerName: string, volumes: readonly string[]): Promise<void> {
+  await removeContainer(docker, containerName);
+  for (const volume of volumes) {
+    try {
+      await docker.getVolume(volume).remove();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** Removes every container and volume labelled with the episode, whatever its role or attempt. */
+export async function removeEpisodeSandboxes(docker: Dockerode, deployment: string, episodeId: string): Promise<void> {
+  const filters = { label: [`${labels.episode}=${deployment}`, `${labels.episodeId}=${episodeId}`] };
+  for (const info of await docker.listContainers({ all: true, filters })) {
+    await removeContainer(docker, info.Id);
+  }
+  for (const volume of (await docker.listVolumes({ filters })).Volumes ?? []) {
+    try {
+      await docker.getVolume(volume.Name).remove();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** Fails non-retryably when the image is not on this host. */
+export async function ensureImage(docker: Dockerode, image: string): Promise<void> {
+  try {
+    await docker.getImage(image).inspect();
+  } catch (error) {
+    if (isNotFound(error)) {
+      throw ApplicationFailure.nonRetryable(
+        `task image ${image} is not on this host; build the base image with scripts/build-base-image.sh (or pull/build the task's image)`,
+        ErrorTypes.missingImage,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The sandbox's helper scripts, owned by root and read-only for the agent. */
+export function spoolTar(): Promise<Buffer> {
+  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py'].filter((name) => existsSync(join(sandboxDir, name)));
+  return buildTar(
+    files.map((name) => ({ path: name, content: readFileSync(join(sandboxDir, name)), mode: 0o555 })),
+    { uid: 0, gid: 0 },
+  );
+}
+
+/**
+ * The starting repository as a tar: a git repository with exactly one commit, no other refs and no reflog.
+ * The commit is deterministic (fixed author and date), so the same snapshot always gives the same commit id.
+ */
+export async function repositoryTar(files: Record<string, Buffer>, uid: number, cacheDir: string, cacheKey: string): Promise<Buffer> {
+  const cached = join(cacheDir, 'repos', `${cacheKey.replace(/[^a-z0-9]/gi, '_')}.tar`);
+  if (existsSync(cached)) return readFileSync(cached);
+  const work = mkdtempSync(join(tmpdir(), 'agentrl-repo-'));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'agentrl', GIT_AUTHOR_EMAIL: 'agentrl@localhost', GIT_COMMITTER_NAME: 'agentrl', GIT_COMMITTER_EMAIL: 'agentrl@localhost',
+      GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z', GIT_CONFIG_NOSYSTEM: '1', HOME: work,
+    };
+    // asynchronous: a blocked event loop would stop every activity's heartbeats
+    const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env });
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'Starting repository');
+    rmSync(join(work, '.git', 'logs'), { recursive: true, force: true });
+    rmSync(join(work, '.git', 'hooks'), { recursive: true, force: true });
+    rmSync(join(work, '.git', 'COMMIT_EDITMSG'), { force: true });
+    const entries: TarEntry[] = [];
+    const walk = (dir: string, prefix: string): void => {
+      for (const name of readdirSync(dir)) {
+        const full = join(dir, name);
+        const rel = prefix ? `${prefix}/${name}` : name;
+        if (statSync(full).isDirectory()) walk(full, rel);
+        else entries.push({ path: rel, content: readFileSync(full) });
+      }
+    };
+    walk(work, '');
+    const tar = await buildTar(entries, { uid, gid: uid });
+    await atomicWrite(cached, tar);
+    return tar;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Decodes a snapshot's base64 file map. */
+export function decodeFiles(files: Record<string, string>): Record<string, Buffer> {
+  return Object.fromEntries(Object.entries(files).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
+}
+

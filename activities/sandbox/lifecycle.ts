@@ -1,0 +1,86 @@
+import { rm } from 'node:fs/promises';
+import type Dockerode from 'dockerode';
+import { Context } from '@temporalio/activity';
+import type { AgentrlConfig } from '../../shared/config';
+import type { SandboxHandle, TaskSummary } from '../../shared/episode';
+import { TaskSnapshot } from '../../shared/task-spec';
+import type { ArtifactStore } from '../store/artifact-store';
+import { createJournal } from '../tools/journal';
+import {
+  createHardenedContainer, decodeFiles, ensureImage, labels, removeEpisodeSandboxes, removeSandbox, repoPath, repositoryTar, sandboxName, spoolPath, spoolTar,
+} from './container';
+import { buildTar, isNotFound, readContainerFile } from './docker';
+
+export interface SandboxDeps {
+  docker: Dockerode;
+  config: Pick<AgentrlConfig, 'sandbox'> & { stateDir: string };
+  store: ArtifactStore;
+  hostId: string;
+  deployment: string;
+  /** the tool-call journal of this host (tools/journal.ts), removed with the sandbox */
+  journalDir: string;
+}
+
+export interface AcquireSandboxInput {
+  workflowId: string;
+  episodeId: string;
+  runId: string;
+  task: TaskSummary;
+}
+
+/** Lifecycle activities: acquire (idempotent by episode id) and release. */
+export function createSandboxLifecycleActivities(deps: SandboxDeps) {
+  const { docker, config, store, hostId, deployment } = deps;
+
+  async function acquire(input: AcquireSandboxInput): Promise<SandboxHandle> {
+    const name = sandboxName(deployment, input.episodeId);
+    const volumes = [`${name}-work`, `${name}-spool`];
+    const existing = docker.getContainer(name);
+    try {
+      const info = await existing.inspect();
+      if (info.State.Running && info.Config.Labels?.[labels.role] === 'agent' && (await isSeeded(existing))) {
+        return { hostId, containerId: info.Id, containerName: name, volumes };
+      }
+      // a half-made sandbox from an earlier attempt: start over
+      await removeSandbox(docker, name, volumes);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await ensureImage(docker, input.task.image);
+    const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
+    const { container } = await createHardenedContainer(docker, {
+      name, deployment, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+    });
+    await container.start();
+    // files go in after start: the tmpfs volumes keep their content only while mounted
+    await container.putArchive(await spoolTar(), { path: spoolPath });
+    const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+    await container.putArchive(repoTar, { path: repoPath });
+    await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+    const info = await container.inspect();
+    return { hostId, containerId: info.Id, containerName: name, volumes };
+  }
+
+  return {
+    /** Creates and starts the episode's hardened container with the task repository inside. */
+    async acquireSandbox(input: AcquireSandboxInput): Promise<SandboxHandle> {
+      const heartbeat = setInterval(() => Context.current().heartbeat('acquiring'), 1000);
+      try {
+        return await acquire(input);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /** Removes every container and volume of the episode (agent, graders of every attempt) and its journal; safe to call twice. */
+    async releaseSandbox(input: { sandbox: SandboxHandle; episodeId: string }): Promise<void> {
+      await removeSandbox(docker, input.sandbox.containerName, input.sandbox.volumes);
+      await removeEpisodeSandboxes(docker, deployment, input.episodeId);
+      await rm(createJournal(deps.journalDir).folder(input.episodeId), { recursive: true, force: true });
+    },
+  };
+}
+
+async function isSeeded(container: Dockerode.Container): Promise<boolean> {
+  return (await readContainerFile(container, `${spoolPath}/.seeded`)) !== null;
+}

@@ -1,0 +1,63 @@
+import type Dockerode from 'dockerode';
+import type { Client } from '@temporalio/client';
+import { isNotFound, removeContainer } from './docker';
+import { labels } from './container';
+
+/** Workflow ids of sandboxes made outside any workflow (e.g. `task validate`) start with this. */
+export const localWorkflowPrefix = 'local:';
+/** The deployment of sandboxes made outside workflows. */
+export const localDeployment = 'local';
+const localGraceMs = 60 * 60 * 1000;
+
+/**
+ * Removes the containers and volumes of episodes that are closed (or unknown to the server).
+ * Sandboxes made outside workflows are removed once they are an hour old.
+ */
+export async function reapClosedEpisodes(docker: Dockerode, client: Client, deployment: string): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
+  // only this deployment's sandboxes: another server's episodes are unknown here, not closed
+  const filter = { label: [`${labels.episode}=${deployment}`] };
+  const containers = [
+    ...(await docker.listContainers({ all: true, filters: filter })),
+    ...(await docker.listContainers({ all: true, filters: { label: [`${labels.episode}=${localDeployment}`] } })),
+  ];
+  const volumes = [
+    ...((await docker.listVolumes({ filters: filter })).Volumes ?? []),
+    ...((await docker.listVolumes({ filters: { label: [`${labels.episode}=${localDeployment}`] } })).Volumes ?? []),
+  ];
+  const closed = new Map<string, boolean>();
+  const isClosed = async (workflowId: string, createdMs: number): Promise<boolean> => {
+    if (workflowId.startsWith(localWorkflowPrefix)) return Date.now() - createdMs > localGraceMs;
+    const known = closed.get(workflowId);
+    if (known !== undefined) return known;
+    let result: boolean;
+    try {
+      const description = await client.workflow.getHandle(workflowId).describe();
+      result = description.status.name !== 'RUNNING';
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+      result = true;
+    }
+    closed.set(workflowId, result);
+    return result;
+  };
+  const removedContainers: string[] = [];
+  for (const info of containers) {
+    const workflowId = info.Labels[labels.workflowId] ?? '';
+    if (!(await isClosed(workflowId, info.Created * 1000))) continue;
+    if (await removeContainer(docker, info.Id)) removedContainers.push(info.Names[0]?.replace(/^\//, '') ?? info.Id);
+  }
+  const removedVolumes: string[] = [];
+  for (const volume of volumes) {
+    const workflowId = volume.Labels?.[labels.workflowId] ?? '';
+    const created = Date.parse((volume as { CreatedAt?: string }).CreatedAt ?? '') || 0;
+    if (!(await isClosed(workflowId, created))) continue;
+    try {
+      await docker.getVolume(volume.Name).remove();
+      removedVolumes.push(volume.Name);
+    } catch (error) {
+      // a volume still used by a container that is being removed; the next pass takes it
+      if (!isNotFound(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
+    }
+  }
+  return { removedContainers, removedVolumes };
+}

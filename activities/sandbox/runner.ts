@@ -1,0 +1,170 @@
+import { readFile } from 'node:fs/promises';
+import type Dockerode from 'dockerode';
+import { Context } from '@temporalio/activity';
+import type { ToolCall } from '../../shared/tool-call';
+import { ArchiveTooLargeError, buildTar, execCollect, isNotFound, readContainerFile } from './docker';
+import { spoolPath } from './container';
+
+/** The result the in-sandbox runner writes for one call. */
+export interface RunnerResult {
+  exitCode?: number | null;
+  signal?: number | null;
+  timedOut?: boolean;
+  output?: string;
+  outputBytes?: number;
+  truncated?: boolean;
+  written?: number;
+  error?: string;
+  oomKilled?: boolean;
+}
+
+export type Crash = { crash: 'agent_crash' | 'sandbox_crash'; detail: string };
+
+/** Requests up to this size go in the exec's environment (far below the kernel's 128 KiB per string). */
+const inlineRequestBytes = 64 * 1024;
+
+/** Where and how one call runs. */
+export interface RunTarget {
+  /** the sandbox's container name */
+  container: string;
+  toolTimeoutMs: number;
+  maxObservationBytes: number;
+}
+
+/** The protocol with sandbox/run-tool.py: a request in, a result in the spool, exactly once per nonce. */
+export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
+  const { docker } = deps;
+  return { runInSandbox };
+
+  /** Runs a call through the in-sandbox runner; on a retry, finds the call already started instead of running it again. */
+  async function runInSandbox(
+    input: RunTarget,
+    call: Exclude<ToolCall, { tool: 'submit' }>,
+    nonce: string,
+    recovering: boolean,
+    cleanup: string[],
+  ): Promise<RunnerResult | Crash> {
+    const container = docker.getContainer(input.container);
+    const heartbeat = setInterval(() => Context.current().heartbeat({ nonce }), 1000);
+    try {
+      if (recovering) {
+        const crash = await crashOf(container);
+        if (crash) return crash;
+        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
+        if (recorded) return recorded;
+        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+      }
+      const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+      const env = [
+        `AGENTRL_TOOL=${call.tool}`,
+        `AGENTRL_ARG1=${base64(call.tool === 'bash' ? call.command : call.path)}`,
+        `AGENTRL_ARG2=${base64(call.tool === 'write_file' ? call.content : '')}`,
+        `AGENTRL_TIMEOUT_MS=${input.toolTimeoutMs}`,
+        `AGENTRL_MAX_OUTPUT=${input.maxObservationBytes}`,
+        `AGENTRL_CLEANUP=${cleanup.join(',')}`,
+      ];
+      // small requests travel in the exec's environment: one Docker round trip fewer per call
+      if (env.some((variable) => variable.length > inlineRequestBytes)) {
+        env.length = 0;
+        const request = Buffer.from(JSON.stringify({ ...call, timeoutMs: input.toolTimeoutMs, maxOutputBytes: input.maxObservationBytes, cleanup }));
+        // owned by the agent's uid so the runner can delete it once read; its random name cannot be listed
+        await container.putArchive(await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], { uid: deps.uid, gid: deps.uid }), { path: spoolPath });
+      }
+      let exec;
+      try {
+        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work', env, inspect: false, maxBytes: input.maxObservationBytes * 8 + 65_536 });
+      } catch (error) {
+        const crashed = await crashOf(container);
+        if (crashed) return crashed;
+        throw error;
+      }
+      const line = exec.stdout.trim().split('\n').pop() ?? '';
+      try {
+        const result = JSON.parse(line) as RunnerResult & { alreadyStarted?: boolean };
+        if (result.alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+        return result;
+      } catch {
+        exec.exitCode = await exec.inspectExitCode();
+        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
+        if (recorded) return recorded;
+        // the runner died without a result: an outside kill of the container shows up as stopped within moments
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const crashed = await crashOf(container);
+          if (crashed) return crashed;
+          await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+        }
+        const info = await container.inspect();
+        if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
+          return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
+        }
+        // the agent's own processes can kill the runner (same uid): its call is over, with no result
+        if (exec.exitCode === 137) return { error: 'the tool call killed its own runner' };
+        throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** The recorded result of a call; one the agent's processes garbled becomes a tool error, not a retry loop. */
+  async function readSpoolResult(container: Dockerode.Container, nonce: string, maxObservationBytes: number): Promise<RunnerResult | null> {
+    let data: Buffer | null;
+    try {
+      data = await readContainerFile(container, `${spoolPath}/${nonce}.json`, maxObservationBytes * 8 + 65_536);
+    } catch (error) {
+      if (error instanceof ArchiveTooLargeError) return { error: 'the tool call left an oversized result' };
+      throw error;
+    }
+    if (!data) return null;
+    try {
+      return JSON.parse(data.toString('utf8')) as RunnerResult;
+    } catch {
+      return { error: 'the tool call left an unreadable result' };
+    }
+  }
+
+  /** Polls the spool for the result of a call that an earlier attempt started. */
+  async function waitForResult(container: Dockerode.Container, nonce: string, toolTimeoutMs: number, maxObservationBytes: number): Promise<RunnerResult | Crash> {
+    // the runner enforces the tool timeout itself; the margin covers its start-up and clean-up
+    const deadline = Date.now() + toolTimeoutMs + 30_000;
+    while (Date.now() < deadline) {
+      const result = await readSpoolResult(container, nonce, maxObservationBytes);
+      if (result) return result;
+      const crash = await crashOf(container);
+      if (crash) return crash;
+      await new Promise((resolveSleep) => setTimeout(resolveSleep, 200));
+    }
+    return { error: 'the tool call was interrupted and left no result' };
+  }
+}
+
+/** Null while the container runs; else whether the agent (out of memory) or something outside killed it. */
+async function crashOf(container: Dockerode.Container): Promise<Crash | null> {
+  try {
+    const info = await container.inspect();
+    if (info.State.Running) return null;
+    if (info.State.OOMKilled) return { crash: 'agent_crash', detail: 'the sandbox ran out of memory' };
+    return { crash: 'sandbox_crash', detail: `the sandbox stopped from outside (status ${info.State.Status}, exit ${info.State.ExitCode})` };
+  } catch (error) {
+    if (isNotFound(error)) return { crash: 'sandbox_crash', detail: 'the sandbox container no longer exists' };
+    throw error;
+  }
+}
+
+/** OOM kills in a container's memory cgroup, read on the host (cgroup v1 or v2); 0 when unknown. */
+async function hostOomKills(containerId: string): Promise<number> {
+  const candidates: [string, string][] = [
+    [`/sys/fs/cgroup/memory/docker/${containerId}/memory.oom_control`, 'oom_kill'],
+    [`/sys/fs/cgroup/system.slice/docker-${containerId}.scope/memory.events`, 'oom_kill'],
+    [`/sys/fs/cgroup/docker/${containerId}/memory.events`, 'oom_kill'],
+  ];
+  for (const [path, key] of candidates) {
+    try {
+      const line = (await readFile(path, 'utf8')).split('\n').find((entry) => entry.startsWith(`${key} `));
+      if (line) return Number(line.split(' ')[1]);
+    } catch {
+      // not this cgroup layout
+    }
+  }
+  return 0;
+}

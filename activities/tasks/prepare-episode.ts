@@ -1,0 +1,51 @@
+import { isAbsolute, resolve } from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { PolicySummary, TaskSummary } from '../../shared/episode';
+import { ErrorTypes } from '../../shared/errors';
+import { defaultProtectedPaths } from '../../shared/protected-paths';
+import { countByteTokens } from '../../shared/tokenizer';
+import { preparePolicy } from '../policies/policy-kinds';
+import type { ArtifactStore } from '../store/artifact-store';
+import { loadTaskFolder, TaskError } from './task-loader';
+
+export interface PrepareEpisodeDeps {
+  store: ArtifactStore;
+  projectRoot: string;
+  defaultImage: string;
+}
+
+/** The activity that starts an episode: task and policy, validated and snapshotted. */
+export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
+  const { store } = deps;
+  return {
+    /** Validates the task and the policy and snapshots both into the artifact store. */
+    async prepareEpisode(input: { task: string; policy: string; sampling?: unknown }): Promise<{ task: TaskSummary; policy: PolicySummary }> {
+      const dir = isAbsolute(input.task) ? input.task : resolve(deps.projectRoot, input.task);
+      let loaded;
+      try {
+        loaded = loadTaskFolder(dir, deps.defaultImage);
+      } catch (error) {
+        if (error instanceof TaskError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.invalidTask);
+        throw error;
+      }
+      const { snapshot } = loaded;
+      const snapshotRef = await store.putJson(snapshot);
+      const policy = await preparePolicy(input.policy, store, deps.projectRoot, input.sampling);
+      return {
+        task: {
+          id: snapshot.spec.id,
+          snapshotRef,
+          image: snapshot.spec.image,
+          testCommand: snapshot.spec.testCommand,
+          protectedPaths: snapshot.spec.protectedPaths ?? [...defaultProtectedPaths],
+          hasOracle: loaded.hasOracle,
+          promptTokens: countByteTokens(snapshot.spec.prompt),
+          promptRef: await store.putBlob(snapshot.spec.prompt),
+          ...(snapshot.spec.budgets?.maxTurns ? { maxTurns: snapshot.spec.budgets.maxTurns } : {}),
+          ...(snapshot.spec.budgets?.maxTokens ? { maxTokens: snapshot.spec.budgets.maxTokens } : {}),
+        },
+        policy,
+      };
+    },
+  };
+}

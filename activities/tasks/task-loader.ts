@@ -1,0 +1,72 @@
+import { existsSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ExpectedTests, TaskSpec, describeIssues, type TaskSnapshot } from '../../shared/task-spec';
+
+export class TaskError extends Error {
+  override name = 'TaskError';
+}
+
+export interface LoadedTask {
+  dir: string;
+  snapshot: TaskSnapshot;
+  hasOracle: boolean;
+  solutionPatch: string | null;
+  wrongFixPatch: string | null;
+}
+
+/** Reads and validates a task folder; errors name the file and field. */
+export function loadTaskFolder(dir: string, defaultImage: string, options: { requireExpected?: boolean } = {}): LoadedTask {
+  const root = resolve(dir);
+  if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TaskError(`${root}: task folder does not exist`);
+  const specPath = join(root, 'task.yaml');
+  if (!existsSync(specPath)) throw new TaskError(`${specPath}: missing (a task folder needs task.yaml)`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(specPath, 'utf8'));
+  } catch (error) {
+    throw new TaskError(`${specPath}: not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = TaskSpec.safeParse(raw ?? {});
+  if (!parsed.success) throw new TaskError(describeIssues(specPath, parsed.error));
+  const spec = { ...parsed.data, image: parsed.data.image ?? defaultImage };
+  const repoDir = join(root, 'repo');
+  if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
+  const repo = readTree(repoDir);
+  if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
+  const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden')) : {};
+  const oracleDir = join(root, 'oracle');
+  const oracle = existsSync(oracleDir) ? readTree(oracleDir) : {};
+  const expectedPath = join(root, 'expected-tests.json');
+  let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
+  if (existsSync(expectedPath)) {
+    const result = ExpectedTests.safeParse(JSON.parse(readFileSync(expectedPath, 'utf8')));
+    if (!result.success) throw new TaskError(describeIssues(expectedPath, result.error));
+    expected = result.data;
+  } else if (options.requireExpected !== false) {
+    throw new TaskError(`${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to record the expected test ids`);
+  }
+  const readOptional = (name: string): string | null => (existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null);
+  return {
+    dir: root,
+    snapshot: { spec, repo, hidden, oracle, expected },
+    hasOracle: Object.keys(oracle).length > 0,
+    solutionPatch: readOptional('solution.patch'),
+    wrongFixPatch: readOptional('wrong-fix.patch'),
+  };
+}
+
+/** Regular files under a folder as repository-relative path → base64; caches and symlinks are skipped. */
+export function readTree(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name === '__pycache__' || entry.name === '.pytest_cache' || entry.name === '.git') continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) files[relative(dir, path)] = readFileSync(path).toString('base64');
+    }
+  };
+  walk(dir);
+  return files;
+}

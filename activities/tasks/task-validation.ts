@@ -1,0 +1,135 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type Dockerode from 'dockerode';
+import type { AgentrlConfig } from '../../shared/config';
+import type { ExpectedTests } from '../../shared/task-spec';
+import { expectedOutcomesPassed, gradeTree, type HarnessResult } from '../checker/grading';
+import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
+import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
+import { loadTaskFolder, readTree, TaskError } from './task-loader';
+
+export interface ValidationCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface ValidationReport {
+  taskId: string;
+  dir: string;
+  ok: boolean;
+  checks: ValidationCheck[];
+  expected: ExpectedTests | null;
+  /** true when expected-tests.json was written or already matched */
+  recorded: boolean;
+}
+
+/**
+ * Proves a task sound in real containers: the starting repository fails, the reference solution passes
+ * visible, hidden and oracle tests, and the passing test ids are recorded in expected-tests.json.
+ */
+export async function validateTask(
+  dir: string,
+  deps: { docker: Dockerode; sandbox: AgentrlConfig['sandbox']; testTimeoutMs?: number },
+  options: { check?: boolean } = {},
+): Promise<ValidationReport> {
+  const loaded = loadTaskFolder(dir, deps.sandbox.image, { requireExpected: false });
+  const { snapshot } = loaded;
+  const id = snapshot.spec.id;
+  if (!loaded.solutionPatch) throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
+  if (!loaded.hasOracle) throw new TaskError(`${join(loaded.dir, 'oracle')}: missing or empty (task validate needs oracle tests)`);
+  if (Object.keys(snapshot.hidden).length === 0) throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
+  await ensureImage(deps.docker, snapshot.spec.image);
+  const repo = decodeFiles(snapshot.repo);
+  const hidden = decodeFiles(snapshot.hidden);
+  const oracle = decodeFiles(snapshot.oracle);
+  const solved = applyPatch(repo, loaded.solutionPatch, join(loaded.dir, 'solution.patch'));
+  const wrong = loaded.wrongFixPatch ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch')) : null;
+  const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
+  const grade = (suffix: string, files: Record<string, Buffer>) =>
+    gradeTree({
+      docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
+      workflowId, episodeId: workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
+    });
+  const [start, solution, wrongRun] = await Promise.all([
+    grade('start', { ...repo, ...hidden, ...oracle }),
+    grade('solution', { ...solved, ...hidden, ...oracle }),
+    wrong ? grade('wrong', { ...wrong, ...hidden, ...oracle }) : Promise.resolve(null),
+  ]);
+  const checks: ValidationCheck[] = [];
+  const groupOf = (nodeid: string): keyof ExpectedTests | null => {
+    const file = nodeid.split('::')[0] ?? '';
+    return file in snapshot.oracle ? 'oracle' : file in snapshot.hidden ? 'hidden' : file in snapshot.repo ? 'visible' : null;
+  };
+  const tests = solution.report?.tests ?? [];
+  const expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
+  for (const test of tests) {
+    const group = groupOf(test.nodeid);
+    if (group) expected[group].push(test.nodeid);
+  }
+  const notPassed = tests.filter((test) => test.outcome !== 'passed').map((test) => `${test.nodeid} ${test.outcome}`);
+  checks.push({
+    name: 'the reference solution passes visible, hidden and oracle tests',
+    ok: !solution.timedOut && solution.report !== null && notPassed.length === 0 && (solution.report.collectErrors.length === 0),
+    detail: solution.report ? `${tests.length} tests; not passed: ${notPassed.join(', ') || 'none'}${solution.report.collectErrors.length ? `; collection errors: ${solution.report.collectErrors.join(', ')}` : ''}` : `no report: ${tail(solution)}`,
+  });
+  for (const group of ['visible', 'hidden', 'oracle'] as const) {
+    checks.push({ name: `${group} tests exist`, ok: expected[group].length > 0, detail: `${expected[group].length} ${group} test ids` });
+  }
+  const startFailing = (start.report?.tests ?? []).filter((test) => test.outcome !== 'passed').length;
+  checks.push({
+    name: 'the starting repository fails',
+    ok: !expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0,
+    detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
+  });
+  checks.push({
+    name: 'the starting repository fails its visible tests',
+    ok: !expectedOutcomesPassed(start, expected.visible),
+    detail: 'an agent must see a failing test',
+  });
+  if (wrongRun) {
+    const visibleOk = expectedOutcomesPassed(wrongRun, expected.visible);
+    const fullOk = expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]);
+    checks.push({ name: 'wrong-fix.patch passes the visible tests but not hidden or oracle ones', ok: visibleOk && !fullOk, detail: `visible ${visibleOk ? 'pass' : 'fail'}, all ${fullOk ? 'pass' : 'fail'}` });
+  }
+  const ok = checks.every((check) => check.ok);
+  const expectedPath = join(loaded.dir, 'expected-tests.json');
+  const serialized = `${JSON.stringify(expected, null, 2)}\n`;
+  const current = existsSync(expectedPath) ? readFileSync(expectedPath, 'utf8') : null;
+  let recorded = current === serialized;
+  if (options.check) {
+    checks.push({ name: 'expected-tests.json matches the recorded ids', ok: recorded, detail: current === null ? 'missing' : recorded ? 'up to date' : 'differs: run task validate without --check' });
+  } else if (ok && !recorded) {
+    writeFileSync(expectedPath, serialized);
+    recorded = true;
+  }
+  return { taskId: id, dir: loaded.dir, ok: checks.every((check) => check.ok), checks, expected: ok ? expected : null, recorded };
+}
+
+/** Applies a unified patch to a file map with `git apply`, in a temporary folder. */
+export function applyPatch(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
+  const work = mkdtempSync(join(tmpdir(), 'agentrl-patch-'));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    writeFileSync(join(work, '.agentrl.patch'), patch);
+    try {
+      execFileSync('git', ['apply', '--whitespace=nowarn', '.agentrl.patch'], { cwd: work, stdio: 'pipe' });
+    } catch (error) {
+      throw new TaskError(`${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`);
+    }
+    rmSync(join(work, '.agentrl.patch'));
+    return Object.fromEntries(Object.entries(readTree(work)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function tail(result: HarnessResult): string {
+  return result.output.split('\n').slice(-8).join('\n');
+}

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TurnSummary } from '../../shared/episode';
+import type { PolicyAction } from '../policies/policy-action';
+import { atomicWrite } from '../store/artifact-store';
+import { episodeKey } from '../store/episode-records';
+
+/**
+ * A journal entry on the worker's host, outside every container: what a retried turn must not redo.
+ * `started` is written before a tool call reaches the sandbox; an action with no side effect
+ * (submit, a malformed call) goes straight to `done`.
+ */
+export type JournalEntry =
+  | { phase: 'started'; action: PolicyAction; nonce: string }
+  | { phase: 'done'; summary: TurnSummary; nonce?: string };
+
+/** The tool-call journal of one host: a folder per episode, a file per turn. */
+export function createJournal(journalDir: string) {
+  const path = (episodeId: string, turn: number) => join(journalDir, episodeKey(episodeId), `${String(turn).padStart(6, '0')}.json`);
+  const journal = {
+    /** The folder of an episode's entries (removed with its sandbox). */
+    folder: (episodeId: string) => join(journalDir, episodeKey(episodeId)),
+
+    async read(episodeId: string, turn: number): Promise<JournalEntry | null> {
+      try {
+        return JSON.parse(await readFile(path(episodeId, turn), 'utf8')) as JournalEntry;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+
+    async write(episodeId: string, turn: number, entry: JournalEntry): Promise<void> {
+      await atomicWrite(path(episodeId, turn), JSON.stringify(entry));
+    },
+
+    /** Nonces of the latest earlier call whose result is journaled: its spool files can go. */
+    async previousNonces(episodeId: string, turn: number): Promise<string[]> {
+      for (let earlier = turn - 1; earlier >= Math.max(0, turn - 16); earlier--) {
+        const entry = await journal.read(episodeId, earlier);
+        if (entry?.phase === 'done' && entry.nonce) return [entry.nonce];
+      }
+      return [];
+    },
+  };
+  return journal;
+}

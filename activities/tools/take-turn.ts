@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import type Dockerode from 'dockerode';
+import type { PolicySummary, SandboxHandle, TurnSummary } from '../../shared/episode';
+import { countByteTokens } from '../../shared/tokenizer';
+import { agentInterface } from '../policies/agent-interfaces';
+import { PolicyUnavailable } from '../policies/completions-client';
+import { PolicyError, type PolicyAction } from '../policies/policy-action';
+import { scriptedAction } from '../policies/policy-kinds';
+import { createTokenPolicy } from '../policies/token-policy';
+import { createSandboxRunner } from '../sandbox/runner';
+import type { ArtifactStore } from '../store/artifact-store';
+import { createEpisodeRecords, type ModelRecord } from '../store/episode-records';
+import { createJournal } from './journal';
+import { describeResult, emptySummary, withoutFooter } from './observation';
+
+/** Kept small: it is written into the workflow history on every turn. */
+export interface TakeTurnInput {
+  /** the workflow id with its first run id: a reused workflow id starts a new journal */
+  episodeId: string;
+  turn: number;
+  /** the sandbox's container name */
+  container: string;
+  policy: Pick<PolicySummary, 'ref' | 'version'> & Partial<Pick<PolicySummary, 'kind'>>;
+  /** the task's prompt (token-level policies read it at the first turn) */
+  promptRef?: string;
+  /** the episode's turn budget (the format demonstrator submits before it) */
+  maxTurns?: number;
+  toolTimeoutMs: number;
+  maxObservationBytes: number;
+}
+
+export interface ToolCallDeps {
+  docker: Dockerode;
+  store: ArtifactStore;
+  /** the tool-call journal of this host (journal.ts) */
+  journalDir: string;
+  uid: number;
+}
+
+/** The turn activity: asks the policy, runs the tool call exactly once, records both. */
+export function createToolCallActivities(deps: ToolCallDeps) {
+  const { store } = deps;
+  const { runInSandbox } = createSandboxRunner(deps);
+  const journal = createJournal(deps.journalDir);
+  const records = createEpisodeRecords(store);
+  const tokenPolicy = createTokenPolicy(store);
+
+  return {
+    /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
+    async runCheckCommand(input: { sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
+      const nonce = randomBytes(16).toString('hex');
+      const result = await runInSandbox({ container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false, []);
+      if ('crash' in result) return { exitCode: null, output: result.detail };
+      return { exitCode: result.timedOut ? null : (result.exitCode ?? null), output: result.output ?? result.error ?? '' };
+    },
+
+    /** One turn: policy action → tool call in the sandbox → recorded (action, observation). */
+    async takeTurn(input: TakeTurnInput): Promise<TurnSummary> {
+      const entry = await journal.read(input.episodeId, input.turn);
+      if (entry?.phase === 'done') return entry.summary;
+      const done = async (summary: TurnSummary) => {
+        await journal.write(input.episodeId, input.turn, { phase: 'done', summary });
+        return summary;
+      };
+      const started = Date.now();
+      const tokenLevel = input.policy.kind !== undefined && input.policy.kind !== 'scripted';
+      const snapshot = tokenLevel ? await tokenPolicy.snapshot(input.policy.ref) : null;
+      const previous: ModelRecord | null = snapshot ? await tokenPolicy.previous(input) : null;
+      let action: PolicyAction;
+      let inferenceMs = 0;
+      if (entry) {
+        action = entry.action;
+      } else {
+        try {
+          if (snapshot) {
+            const inferenceStart = Date.now();
+            const sampled = await tokenPolicy.act(input, snapshot, previous);
+            inferenceMs = Date.now() - inferenceStart;
+            if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
+            action = sampled;
+          } else {
+            action = await scriptedAction(input.policy, input.turn, store);
+          }
+        } catch (error) {
+          if (!(error instanceof PolicyError) && !(error instanceof PolicyUnavailable)) throw error;
+          return await done(emptySummary(input.turn, 'policy_error', error.message));
+        }
+      }
+      const agent = agentInterface(snapshot?.interface ?? 'compact-actions');
+      const parsed = agent.toToolCall(action.text);
+      let observation: string;
+      let summary: TurnSummary;
+      let usedNonce: string | undefined;
+      if (!parsed.ok) {
+        observation = `error: ${parsed.error}`;
+        summary = { ...emptySummary(input.turn, 'tool_error', parsed.error), tool: null };
+      } else if (parsed.call.tool === 'submit') {
+        observation = 'submitted';
+        summary = { ...emptySummary(input.turn, 'submitted', null), tool: 'submit' };
+      } else {
+        const nonce = entry?.phase === 'started' ? entry.nonce : randomBytes(16).toString('hex');
+        if (entry?.phase !== 'started') await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
+        usedNonce = nonce;
+        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', await journal.previousNonces(input.episodeId, input.turn));
+        if ('crash' in outcome) {
+          observation = `error: ${outcome.detail}`;
+          summary = { ...emptySummary(input.turn, outcome.crash, outcome.detail), tool: parsed.call.tool };
+        } else {
+          ({ observation, summary } = describeResult(input.turn, parsed.call, outcome));
+        }
+      }
+      const kind = agent.actionKind(action.text);
+      if (kind) summary.actionKind = kind;
+      summary.actionTokens = action.tokenIds.length;
+      summary.observationTokens = countByteTokens(observation);
+      let model: ModelRecord | undefined;
+      if (snapshot && action.contextRef) {
+        const observed = await tokenPolicy.observe(snapshot, previous, { ...action, contextRef: action.contextRef }, observation, withoutFooter(observation), summary.exitCode, inferenceMs);
+        model = observed.model;
+        summary.observationTokens = observed.observationTokens;
+      }
+      const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([
+        store.putBlob(action.text), store.putJson(action.tokenIds), store.putJson(action.logprobs), store.putBlob(observation),
+      ]);
+      await records.writeTurn(input.episodeId, {
+        turn: input.turn,
+        policyVersion: action.version,
+        status: summary.status,
+        action: { ref: actionRef, tool: summary.tool, tokenIdsRef, logprobsRef, tokens: summary.actionTokens },
+        observation: { ref: observationRef, tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
+        durationMs: Date.now() - started,
+        ...(model ? { model } : {}),
+      });
+      await journal.write(input.episodeId, input.turn, { phase: 'done', summary, ...(usedNonce ? { nonce: usedNonce } : {}) });
+      return summary;
+    },
+  };
+}

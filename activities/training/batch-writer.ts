@@ -1,0 +1,79 @@
+import { padRows, tokenAdvantages, type BatchCounts, type BatchRow } from '../../shared/batch';
+import { writeSafetensors } from './safetensors';
+
+/** Distinct allowed-id masks (row-major (P,V), row 0 all allowed) and each token's row, (B,T) row-major. */
+export interface AllowedPatterns {
+  patterns: Uint8Array;
+  index: number[];
+  vocabSize: number;
+}
+
+/**
+ * The allowed ids of each row's mask-1 tokens as distinct patterns; every other position (prompt,
+ * observations, padding, unconstrained tokens) points at row 0, which allows everything.
+ */
+export function allowedPatterns(rows: readonly { episodeId: string; lossMask: readonly number[] }[], allowedByEpisode: ReadonlyMap<string, readonly (readonly number[] | null)[]>, length: number, vocabSize: number): AllowedPatterns {
+  const rowsByKey = new Map<string, number>();
+  const patterns: Uint8Array[] = [new Uint8Array(vocabSize).fill(1)];
+  const index = new Array<number>(rows.length * length).fill(0);
+  rows.forEach((row, b) => {
+    (allowedByEpisode.get(row.episodeId) ?? []).forEach((ids, t) => {
+      if (!ids || row.lossMask[t] !== 1) return;
+      const key = [...ids].sort((x, y) => x - y).join(',');
+      let pattern = rowsByKey.get(key);
+      if (pattern === undefined) {
+        const mask = new Uint8Array(vocabSize);
+        for (const id of ids) mask[id] = 1;
+        pattern = patterns.push(mask) - 1;
+        rowsByKey.set(key, pattern);
+      }
+      index[b * length + t] = pattern;
+    });
+  });
+  const flat = new Uint8Array(patterns.length * vocabSize);
+  patterns.forEach((mask, p) => flat.set(mask, p * vocabSize));
+  return { patterns: flat, index, vocabSize };
+}
+
+/**
+ * Writes a training batch as safetensors (the trainer's `load_batch` reads it):
+ * input_ids I64 (B,T), loss_mask F32 (B,T), advantages F32 (B,), token_advantages F32 (B,T),
+ * behaviour_logprobs F32 (B,T), policy_versions I64 (B,T), and with a constrained sampler the
+ * ids allowed when token t was drawn, as allowed_patterns BOOL (P,V) (the distinct masks; row 0
+ * allows everything) and allowed_index I64 (B,T) (each token's row): a grammar has few states,
+ * so this is a small fraction of the (B,T,V) mask the trainer expands it to. Metadata values are JSON text.
+ */
+export async function writeBatch(
+  path: string,
+  rows: readonly BatchRow[],
+  info: { counts: BatchCounts; estimator: string; truncation: string; padId: number; allowed?: AllowedPatterns },
+): Promise<void> {
+  const padded = padRows(rows, info.padId);
+  const shape = [rows.length, padded.length];
+  if (info.allowed && info.allowed.index.length !== rows.length * padded.length) throw new Error(`allowed.index holds ${info.allowed.index.length} positions, the batch ${rows.length} x ${padded.length}`);
+  await writeSafetensors(
+    path,
+    {
+      input_ids: { dtype: 'I64', shape, data: padded.tokenIds.flat() },
+      loss_mask: { dtype: 'F32', shape, data: padded.lossMask.flat() },
+      advantages: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.advantage) },
+      token_advantages: { dtype: 'F32', shape, data: padded.lossMask.flatMap((mask, index) => tokenAdvantages({ advantage: rows[index]!.advantage, lossMask: mask, decisionAdvantages: rows[index]!.decisionAdvantages })) },
+      behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
+      policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
+      ...(info.allowed
+        ? {
+            allowed_patterns: { dtype: 'BOOL' as const, shape: [info.allowed.patterns.length / info.allowed.vocabSize, info.allowed.vocabSize], data: info.allowed.patterns },
+            allowed_index: { dtype: 'I64' as const, shape, data: info.allowed.index },
+          }
+        : {}),
+    },
+    {
+      episodeIds: JSON.stringify(rows.map((row) => row.episodeId)),
+      groupIds: JSON.stringify(rows.map((row) => row.groupId)),
+      rewards: JSON.stringify(rows.map((row) => row.reward)),
+      counts: JSON.stringify(info.counts),
+      estimator: JSON.stringify(info.estimator),
+      truncation: JSON.stringify(info.truncation),
+    },
+  );
+}

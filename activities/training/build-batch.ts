@@ -1,0 +1,118 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../../shared/batch';
+import type { AgentInterfaceName } from '../../shared/agent-interface';
+import type { StopRecord } from '../../shared/episode';
+import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
+import { agentInterface } from '../policies/agent-interfaces';
+import type { ArtifactStore } from '../store/artifact-store';
+import { createEpisodeRecords } from '../store/episode-records';
+import { allowedPatterns, writeBatch } from './batch-writer';
+import { batchPathOf } from './run-records';
+
+/** An episode as the batch builder needs it: the result's small fields. */
+export interface BatchEpisode {
+  episodeId: string;
+  groupId: string;
+  outcome: Outcome;
+  reward: number | null;
+  trueSuccess: boolean | null;
+  stops?: StopRecord[];
+}
+
+export interface BuildBatchInput {
+  runDir: string;
+  name: string;
+  episodes: BatchEpisode[];
+  objective: 'policy_gradient' | 'imitation';
+  estimator: string;
+  truncation: TruncationPolicy;
+  versions: Record<string, number>;
+  vocabSize: number;
+  /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
+  stopCredit?: number;
+  /** the agent interface the episodes were sampled with @default 'compact-actions' */
+  agentInterface?: AgentInterfaceName;
+}
+
+export interface BuiltBatch {
+  batchPath: string;
+  rows: number;
+  tokens: number;
+  generatedTokens: number;
+  counts: BatchCounts & { imitationExcluded?: number };
+  inferenceMs: number;
+}
+
+/** The batch activity: recorded episodes in, one safetensors batch in the run folder out. */
+export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
+  const records = createEpisodeRecords(deps.store);
+  return {
+    /**
+     * Builds a batch from finished episodes and writes it as safetensors into the run folder.
+     * `policy_gradient`: outcome filtering, truncation policy and group advantages (shared/batch.ts).
+     * `imitation`: every submitted episode, advantage 1, with what a demonstration may not teach out
+     * of the loss (the agent interface's imitationMask: the compact language masks the arguments of edits).
+     */
+    async buildBatch(input: BuildBatchInput): Promise<BuiltBatch> {
+      const agent = agentInterface(input.agentInterface ?? 'compact-actions');
+      const tokens: EpisodeTokens[] = [];
+      const allowedByEpisode = new Map<string, (number[] | null)[]>();
+      let inferenceMs = 0;
+      let imitationExcluded = 0;
+      for (const episode of input.episodes) {
+        const loaded = await records.lastContext(episode.episodeId);
+        inferenceMs += loaded?.inferenceMs ?? 0;
+        if (!loaded) {
+          // no turn with a model context (e.g. the sandbox never started): nothing to train on
+          if (!environmentFailures.includes(episode.outcome)) imitationExcluded++;
+          continue;
+        }
+        // every submitted demonstration, whatever its outcome: a choice made by chance stays unbiased
+        if (input.objective === 'imitation' && episode.outcome !== Outcomes.submitted) {
+          imitationExcluded++;
+          continue;
+        }
+        const { context } = loaded;
+        // the observation after the last action carries no loss and may reach past the window: cut it
+        const end = context.mask.lastIndexOf(1) + 1;
+        const cut = { ids: context.ids.slice(0, end), mask: context.mask.slice(0, end), allowed: context.allowed.slice(0, end) };
+        allowedByEpisode.set(episode.episodeId, cut.allowed);
+        tokens.push({
+          episodeId: episode.episodeId,
+          groupId: episode.groupId,
+          outcome: episode.outcome,
+          reward: input.objective === 'imitation' ? 1 : episode.reward,
+          tokenIds: cut.ids,
+          lossMask: input.objective === 'imitation' ? agent.imitationMask(cut) : cut.mask,
+          behaviourLogprobs: context.logprobs.slice(0, end),
+          policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+          decisions: agent.stopDecisions(cut, episode.stops ?? []),
+        });
+      }
+      let rows: BatchRow[];
+      let counts: BuiltBatch['counts'];
+      if (input.objective === 'imitation') {
+        rows = tokens.map((episode) => ({ ...episode, reward: 1, advantage: 1 }));
+        counts = { episodes: input.episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0, imitationExcluded };
+      } else {
+        ({ rows, counts } = buildBatchRows(tokens, { estimator: input.estimator, truncation: input.truncation, stopCredit: input.stopCredit ?? 0 }));
+      }
+      const batchPath = batchPathOf(input.runDir, input.name);
+      await mkdir(dirname(batchPath), { recursive: true });
+      const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
+      const allowed = allowedPatterns(rows, allowedByEpisode, length, input.vocabSize);
+      if (rows.length) {
+        await writeBatch(batchPath, rows, { counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: agent.tokenizer.specialIds['<pad>']!, allowed });
+      }
+      return {
+        batchPath,
+        rows: rows.length,
+        tokens: rows.reduce((sum, row) => sum + row.tokenIds.length, 0),
+        generatedTokens: rows.reduce((sum, row) => sum + row.lossMask.reduce((a, b) => a + b, 0), 0),
+        counts,
+        inferenceMs,
+      };
+    },
+  };
+}

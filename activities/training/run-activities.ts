@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { ErrorTypes } from '../../shared/errors';
+import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../../shared/training-run';
+import { loadWeights } from '../policies/completions-client';
+import { readManifest, readMetrics, readState, runDirOf, writeManifest, writeMetrics, writeState, type RunManifest } from './run-records';
+import { writeReport } from './run-report';
+
+export interface RunActivityDeps {
+  projectRoot: string;
+  artifactsDir: string;
+  codeVersion: string;
+}
+
+/** Paths (`model.alibi`, `stopCredit`) where two JSON configs differ. */
+export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((key) => configDifferences(a[key], b[key], path ? `${path}.${key}` : key));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path || '(root)'];
+}
+
+/** Activities of a training run's folder that need no sandbox and no GPU: setup, state, publishing, metrics. */
+export function createRunActivities(deps: RunActivityDeps) {
+  return {
+    /**
+     * Resolves the task sets, writes the run's manifest (config, seed, task-set hashes, code version)
+     * and returns the state a resumed run continues from, if the folder holds one.
+     */
+    async setupRun(input: { runId: string; tasks: string; evalTasks: string; evalLimit: number; config: Record<string, unknown> }): Promise<{ runDir: string; trainTasks: string[]; evalTasks: string[]; saved: TrainingRunState | null }> {
+      const runDir = runDirOf(deps.artifactsDir, input.runId);
+      await mkdir(runDir, { recursive: true });
+      const trainTasks = listTasks(resolveFrom(deps.projectRoot, input.tasks), 'tasks');
+      let evalTasks = input.evalTasks ? listTasks(resolveFrom(deps.projectRoot, input.evalTasks), 'evalTasks') : [];
+      if (input.evalLimit > 0) evalTasks = evalTasks.slice(0, input.evalLimit);
+      const manifest: RunManifest = {
+        runId: input.runId,
+        config: input.config,
+        seed: input.config.seed,
+        taskSets: { train: { path: input.tasks, count: trainTasks.length, sha256: hashTasks(trainTasks) }, eval: { path: input.evalTasks, count: evalTasks.length, sha256: hashTasks(evalTasks) } },
+        codeVersion: deps.codeVersion,
+        createdAt: new Date().toISOString(),
+        policyVersions: [],
+      };
+      const existing = await readManifest(runDir);
+      if (existing) {
+        // both through today's schema (a field added since the run started takes its default); a
+        // parsed config is parsed again because defaults such as `budgets: {}` fill in on the second pass
+        const before = TrainingRunInput.safeParse(existing.config);
+        const differing = before.success ? configDifferences(before.data, TrainingRunInput.parse(input.config)) : ['(the stored config no longer parses)'];
+        if (differing.length > 0) {
+          throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${runDir} holds a run with another config (${differing.slice(0, 5).join(', ')}); resume it with the same input or choose a new runId`, ErrorTypes.invalidInput);
+        }
+        const added = configDifferences(existing.config, input.config);
+        if (added.length > 0) log.warn('resuming a run whose config predates some fields; they take their defaults', { runId: input.runId, fields: added });
+        if (existing.taskSets.train.sha256 !== manifest.taskSets.train.sha256 || existing.taskSets.eval.sha256 !== manifest.taskSets.eval.sha256) {
+          throw ApplicationFailure.nonRetryable(`run ${input.runId}: the task sets changed since the run started`, ErrorTypes.invalidInput);
+        }
+      } else {
+        await writeManifest(runDir, manifest);
+      }
+      return { runDir, trainTasks, evalTasks, saved: await readState(runDir) };
+    },
+
+    /** Records the state a resumed run starts from, and the published versions in the manifest. */
+    async saveRunState(input: { state: TrainingRunState }): Promise<void> {
+      const { runDir } = input.state;
+      await writeState(input.state);
+      const manifest = await readManifest(runDir);
+      if (!manifest) throw ApplicationFailure.nonRetryable(`${runDir} holds no manifest.json: setupRun did not run for it`, ErrorTypes.invalidInput);
+      manifest.policyVersions = Object.entries(input.state.versions).map(([version, step]) => ({ step, version })).sort((a, b) => a.step - b.step);
+      await writeManifest(runDir, manifest);
+    },
+
+    /** Loads new weights into the policy server (`POST /v1/load_weights`); returns the version it serves. */
+    async publishPolicy(input: { url: string; onnxPath: string }): Promise<string> {
+      return loadWeights(input.url, input.onnxPath);
+    },
+
+    /** Writes one iteration's line of metrics.jsonl (a retry replaces it) and the report. */
+    async recordIteration(input: { runDir: string; metrics: IterationMetrics | null }): Promise<string> {
+      const { metrics } = input;
+      const lines = await readMetrics(input.runDir);
+      const kept = metrics ? lines.filter((line) => line.iteration !== metrics.iteration) : lines;
+      if (metrics) kept.push(metrics);
+      kept.sort((a, b) => a.iteration - b.iteration);
+      await writeMetrics(input.runDir, kept);
+      return writeReport(input.runDir, kept);
+    },
+  };
+}
+
+function resolveFrom(root: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(root, path);
+}
+
+/** The task folders (holding task.yaml) directly under a folder, sorted by name. */
+function listTasks(dir: string, field: string): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw ApplicationFailure.nonRetryable(`${field}: ${dir} is not a folder`, ErrorTypes.invalidInput);
+  const tasks = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'task.yaml')))
+    .map((entry) => join(dir, entry.name))
+    .sort();
+  if (tasks.length === 0) throw ApplicationFailure.nonRetryable(`${field}: ${dir} holds no task folders (folders with task.yaml)`, ErrorTypes.invalidInput);
+  return tasks;
+}
+
+/** sha256 over every file of the task folders, by relative path. */
+function hashTasks(tasks: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const task of tasks) {
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== '__pycache__' && entry.name !== '.pytest_cache') walk(path);
+        } else {
+          hash.update(relative(task, path)).update('\0').update(readFileSync(path)).update('\0');
+        }
+      }
+    };
+    hash.update(`task:${task.split('/').at(-1)}\0`);
+    walk(task);
+  }
+  return hash.digest('hex');
+}

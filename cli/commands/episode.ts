@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CheckerKinds } from '../../shared/episode';
+import { loadConfig } from '../../workers/config';
+import { durationFlag, log, oneOf, positiveInt, type Command } from '../command';
+import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-runner';
+import { policyFlag } from '../policy-flag';
+
+export const episode: Command = {
+  summary: 'run one episode and print its outcome, reward and true success',
+  usage: [
+    'Usage: npx agentrl episode [--task DIR] [--policy SPEC] [options]',
+    '',
+    'Runs one rolloutEpisode workflow (starting the dev server and a worker when none runs) and prints its result.',
+    '',
+    'Options:',
+    '  --task DIR            task folder (task.yaml, repo/, hidden/, ...)            default: tasks/wrong-comparison',
+    '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx',
+    '                                                                                 default: the example task\'s scripted fix',
+    '  --checker KIND        strict (fresh container, hidden tests) or weak           default: strict (temporal.yaml may set another)',
+    '  --max-turns N         turn budget                                              default: the task\'s, else 50',
+    '  --max-tokens N        token budget                                             default: the task\'s, else 262144',
+    '  --timeout DURATION    wall-clock deadline with its unit: 90s, 10m, 1h          default: 10m',
+    '  --workflow-id ID      workflow id                                              default: episode-<time>-<random>',
+    '  --json                print the result as one JSON object',
+  ].join('\n'),
+  options: {
+    task: { type: 'string' }, policy: { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
+    'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
+  },
+  async run(values) {
+    const config = loadConfig();
+    const budgets: Record<string, number> = {};
+    if (values['max-turns'] !== undefined) budgets.maxTurns = positiveInt('--max-turns', values['max-turns'] as string);
+    if (values['max-tokens'] !== undefined) budgets.maxTokens = positiveInt('--max-tokens', values['max-tokens'] as string);
+    if (values.timeout !== undefined) budgets.deadlineMs = durationFlag('--timeout', values.timeout as string);
+    const checker = values.checker === undefined ? undefined : oneOf('--checker', values.checker as string, CheckerKinds);
+    const task = values.task === undefined ? undefined : resolve(values.task as string);
+    if (task !== undefined && !existsSync(task)) throw new Error(`--task: ${task} does not exist`);
+    const policy = values.policy === undefined ? undefined : await policyFlag(config, values.policy as string, log);
+    const input = withConfigDefaults(config, { ...(task ? { task } : {}), ...(policy ? { policy } : {}), ...(checker ? { checker } : {}), budgets });
+    const { client, close } = await connectWithWorker(config, log);
+    try {
+      const result = await runEpisode(client, input, values['workflow-id'] as string | undefined, (progress) =>
+        log(`${progress.taskId ?? 'episode'}: ${progress.phase}, ${progress.counters.turns} turn(s), ${progress.counters.tokens} tokens`),
+      );
+      if (values.json) console.log(JSON.stringify(result, null, 2));
+      else {
+        console.log(`${result.workflowId}: ${result.outcome}, reward ${result.reward}, true success ${result.trueSuccess} (${result.counters.turns} turns)`);
+        if (result.error) console.log(`  detail: ${result.error}`);
+        for (const finding of result.tamper) console.log(`  tamper: ${finding.kind} ${finding.path}: ${finding.detail}`);
+        console.log(`  trajectory: ${result.trajectoryUri}`);
+      }
+      return 0;
+    } finally {
+      await close();
+    }
+  },
+};

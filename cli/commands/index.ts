@@ -1,0 +1,23 @@
+import type { Command } from '../command';
+import { episode } from './episode';
+import { evaluate } from './eval';
+import { examples } from './examples';
+import { policyServer } from './policy-server';
+import { reap } from './reap';
+import { server } from './server';
+import { taskValidate } from './task';
+import { train } from './train';
+import { worker } from './worker';
+
+/** Every command of `npx agentrl`, in the order `--help` lists them; a two-word name is a subcommand. */
+export const commands: Record<string, Command> = {
+  train,
+  episode,
+  examples,
+  eval: evaluate,
+  'task validate': taskValidate,
+  server,
+  worker,
+  'policy-server': policyServer,
+  reap,
+};

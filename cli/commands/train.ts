@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CheckerKinds } from '../../shared/episode';
+import { ObservationModes } from '../../shared/model-context';
+import { loadConfig } from '../../workers/config';
+import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
+import { defaultPolicyPort, runTraining } from '../training';
+
+export const train: Command = {
+  summary: 'the main job: a training run (trainingRun workflow): sample episodes, score, train, publish, repeat',
+  usage: [
+    'Usage: npx agentrl train [--input FILE.json] [options]',
+    '',
+    'Starts a trainingRun workflow (and the dev server, an episode worker, the Python trainer worker and the',
+    'embedded policy server when they do not run) and follows it: a progress line while episodes run, one table',
+    'row per iteration, the report at the end (runs/<run>/report.md under the artifacts folder). Every field of',
+    'the run has a default: with no options it is a short run on the bundled suite. Ctrl-C (or SIGTERM) cancels',
+    'the run cleanly; --resume continues it from its last completed step.',
+    '',
+    'Options (each sets the trainingRun input field in brackets; --input gives the whole object as JSON):',
+    '  --input FILE.json         the trainingRun input; the options below override its fields',
+    '  --iterations N            [iterations]              default 2',
+    '  --tasks DIR               [tasks]                   default tasks/suite/train',
+    '  --eval-tasks DIR          [evalTasks] (\'\' for none) default tasks/suite/heldout',
+    '  --tasks-per-iteration N   [tasksPerIteration]       default 4',
+    '  --group-size N            [groupSize]               default 4',
+    '  --checker strict|weak     [checker]                 default strict',
+    '  --observations full|blank [sampling.observations]   default full',
+    '  --warm-start N            [warmStart.episodes]      default 16 format demonstrations',
+    '  --seed N                  [seed]                    default 0',
+    '  --run-id ID               [runId]                   default train-<time>',
+    '  --resume ID               continue run ID (its manifest\'s input) from its last completed step',
+    `  --policy-port N           port of the embedded policy server   default ${defaultPolicyPort}`,
+    '  --json                    print the result as one JSON object',
+  ].join('\n'),
+  options: {
+    input: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
+    'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
+    'warm-start': { type: 'string' }, seed: { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
+  },
+  async run(values) {
+    const config = loadConfig();
+    let input: Record<string, unknown> = {};
+    if (values.input) {
+      const path = resolve(values.input as string);
+      if (!existsSync(path)) throw new Error(`--input: ${path} does not exist`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(path, 'utf8'));
+      } catch (error) {
+        throw new Error(`--input: ${path} is not JSON: ${(error as Error).message}`);
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`--input: ${path} must hold one JSON object (the trainingRun input)`);
+      input = parsed as Record<string, unknown>;
+    }
+    const count = (flag: string, allowZero = false) => (allowZero ? nonNegativeInt : positiveInt)(`--${flag}`, values[flag] as string);
+    if (values.iterations !== undefined) input.iterations = count('iterations');
+    if (values.tasks !== undefined) input.tasks = resolve(values.tasks as string);
+    if (values['eval-tasks'] !== undefined) input.evalTasks = values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string);
+    if (values['tasks-per-iteration'] !== undefined) input.tasksPerIteration = count('tasks-per-iteration');
+    if (values['group-size'] !== undefined) input.groupSize = count('group-size');
+    if (values.checker !== undefined) input.checker = oneOf('--checker', values.checker as string, CheckerKinds);
+    if (values.observations !== undefined) input.sampling = { ...(input.sampling as object | undefined), observations: oneOf('--observations', values.observations as string, ObservationModes) };
+    if (values['warm-start'] !== undefined) input.warmStart = { ...(input.warmStart as object | undefined), episodes: count('warm-start', true) };
+    if (values.seed !== undefined) input.seed = count('seed', true);
+    if (values['run-id'] !== undefined) input.runId = values['run-id'];
+    const policyPort = values['policy-port'] === undefined ? defaultPolicyPort : positiveInt('--policy-port', values['policy-port'] as string);
+    const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, json: Boolean(values.json), log });
+    if (values.json) console.log(JSON.stringify(result));
+    else console.log(`run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`);
+    return 0;
+  },
+};

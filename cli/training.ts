@@ -1,0 +1,124 @@
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { readManifest, runDirOf } from '../activities/training/run-records';
+import { defaultTaskQueue } from '../shared/task-queues';
+import { trainingProgressQueryName, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import type { TrainingRunResult } from '../workflows/training-run';
+import type { LoadedConfig } from '../workers/config';
+import { connectWithWorker } from './episode-runner';
+import { ensurePolicyServer, ensureTrainerWorker } from './services';
+
+/** The port of the embedded policy server a training run publishes to, unless told otherwise. */
+export const defaultPolicyPort = 8100;
+
+const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '    -' : value.toFixed(3));
+
+/** One row of the per-iteration table. */
+export function iterationRow(line: IterationMetrics): string {
+  const outcomes = Object.entries(line.train?.outcomes ?? line.eval?.outcomes ?? {}).map(([name, count]) => `${name}:${count}`).join(' ');
+  return [
+    String(line.iteration).padStart(4),
+    String(line.step).padStart(4),
+    fixed(line.train?.meanReward).padStart(7),
+    fixed(line.train?.trueSuccess).padStart(7),
+    fixed(line.eval?.meanReward).padStart(7),
+    fixed(line.eval?.trueSuccess).padStart(7),
+    fixed(line.training?.loss).padStart(7),
+    `${line.time.wallS.toFixed(0)}s`.padStart(6),
+    `  ${outcomes}`,
+  ].join(' ');
+}
+
+export const iterationHeader = '  it step  reward  true-s  ev-rew  ev-true    loss   wall  outcomes';
+
+/**
+ * Starts (or resumes) a training run and follows it: a progress line while episodes run, a table row
+ * per iteration, and the report's path at the end. Ctrl-C cancels the run cleanly (its episodes
+ * release their containers); `--resume RUN` continues it from its last completed step.
+ */
+export async function runTraining(
+  config: LoadedConfig,
+  input: Record<string, unknown>,
+  options: { resume?: string; policyPort: number; json: boolean; log: (line: string) => void },
+): Promise<TrainingRunResult> {
+  let runInput = input;
+  if (options.resume) {
+    const runDir = runDirOf(config.artifactsDir, options.resume);
+    const manifest = await readManifest(runDir);
+    if (!manifest) throw new Error(`--resume: no run ${options.resume} (no manifest.json in ${runDir})`);
+    runInput = manifest.config;
+  }
+  const parsed = TrainingRunInput.safeParse(runInput);
+  if (!parsed.success) throw new Error(`training input: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
+  const runId = parsed.data.runId ?? `train-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
+  const url = await ensurePolicyServer(config, options.policyPort, options.log);
+  if (parsed.data.policyServer !== url && !runInput.policyServer) runInput = { ...runInput, policyServer: url };
+  const { client, close } = await connectWithWorker(config, options.log);
+  await ensureTrainerWorker(config, options.log);
+  try {
+    const handle = await startOrAttach(client, runId, { ...runInput, runId }, options.log);
+    options.log(`training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`);
+    return await follow(handle, options);
+  } finally {
+    await close();
+  }
+}
+
+async function startOrAttach(client: Client, runId: string, input: Record<string, unknown>, log: (line: string) => void): Promise<WorkflowHandle> {
+  try {
+    return await client.workflow.start('trainingRun', { taskQueue: defaultTaskQueue, workflowId: runId, args: [input] });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    log(`run ${runId} is already running: following it`);
+    return client.workflow.getHandle(runId);
+  }
+}
+
+async function follow(handle: WorkflowHandle, options: { json: boolean; log: (line: string) => void }): Promise<TrainingRunResult> {
+  const tty = process.stderr.isTTY && !options.json;
+  let printedIterations = -1;
+  let lastLine = '';
+  let cancelling = false;
+  const onSignal = () => {
+    if (cancelling) process.exit(130);
+    cancelling = true;
+    options.log(`cancelling ${handle.workflowId}: episodes release their containers (Ctrl-C again to leave it running); resume with npx agentrl train --resume ${handle.workflowId}`);
+    handle.cancel().catch((error: unknown) => options.log(`cancel failed: ${(error as Error).message}`));
+  };
+  // Ctrl-C, and a plain `kill`, cancel the run cleanly; a second signal leaves it running
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (!options.json) console.log(iterationHeader);
+  const poll = setInterval(() => {
+    handle.query<TrainingProgress>(trainingProgressQueryName).then((progress) => {
+      if (progress.last && progress.last.iteration > printedIterations) {
+        printedIterations = progress.last.iteration;
+        if (tty) process.stderr.write('\r\u001b[K');
+        if (!options.json) console.log(iterationRow(progress.last));
+      }
+      const line = progressLine(progress);
+      // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
+      if (line === lastLine) return;
+      lastLine = line;
+      if (tty) process.stderr.write(`\r\u001b[K${line}`);
+      else options.log(line);
+    }).catch(() => undefined); // a query can fail while the run continues as new; the next poll asks again
+  }, 1000);
+  try {
+    // the handle follows the run across continue-as-new
+    const result = (await handle.result()) as TrainingRunResult;
+    if (tty) process.stderr.write('\r\u001b[K');
+    return result;
+  } finally {
+    clearInterval(poll);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** `[#####-----] iteration 2/10 sampling 12/32 episodes, step 3` */
+export function progressLine(progress: TrainingProgress): string {
+  const width = 20;
+  const fraction = progress.episodesTotal ? progress.episodesDone / progress.episodesTotal : 0;
+  const filled = Math.round(fraction * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] iteration ${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations} ${progress.phase} ${progress.episodesDone}/${progress.episodesTotal} episodes, step ${progress.step}`;
+}

@@ -1,0 +1,22 @@
+// Writes the contracts that the Python side reads, from their zod sources in shared/:
+//   shared/contracts/trainer.schema.json   (shared/trainer-contract.ts)
+// Run after changing a contract: npm run contracts (tests/contracts.test.ts fails while the file is stale).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultTaskQueue, trainingQueue, trainingQueueSuffix } from '../shared/task-queues';
+import { trainerContractDocument } from '../shared/trainer-contract';
+import { projectRoot } from '../workers/config';
+
+/** The text of every generated contract file, by path relative to the project root. */
+export function contractFiles(): Record<string, string> {
+  return {
+    'shared/contracts/trainer.schema.json': `${JSON.stringify(trainerContractDocument(trainingQueueSuffix, trainingQueue(defaultTaskQueue)), null, 2)}\n`,
+  };
+}
+
+if (require.main === module) {
+  for (const [path, text] of Object.entries(contractFiles())) {
+    writeFileSync(join(projectRoot, path), text);
+    console.log(`wrote ${path}`);
+  }
+}

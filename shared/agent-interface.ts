@@ -1,0 +1,36 @@
+import type { StopDecision } from './batch';
+import type { StopRecord } from './episode';
+import type { ModelContext, ObservationMode } from './model-context';
+import type { WordTokenizer } from './tokenizer';
+import type { ParsedToolCall } from './tool-call';
+
+/**
+ * The agent interfaces: how a policy and the sandbox talk. `compact-actions` is the compact action
+ * language of the embedded toy model (shared/compact-actions/); interfaces for chat models (their own
+ * tokenizer, chat template and tool-call format) come next.
+ */
+export const AgentInterfaceNames = ['compact-actions'] as const;
+export type AgentInterfaceName = (typeof AgentInterfaceNames)[number];
+
+/**
+ * An agent interface fixes what the model reads (the task's prompt and each observation as token
+ * ids, laid out in its context), what it writes (actions in its own format), how an action becomes
+ * a tool call (`bash`, `write_file`, `submit`), and how a context's tokens enter training. Workflows
+ * and the checker never see it: they deal in tool calls, observations and outcomes.
+ */
+export interface AgentInterface {
+  readonly name: AgentInterfaceName;
+  readonly tokenizer: WordTokenizer;
+  /** the ids that start a context: the task's prompt, at most `maxPromptTokens` of it */
+  promptIds(prompt: string, options: { maxPromptTokens: number }): number[];
+  /** the ids of one observation, cut to `maxTokens` with a stated cut, or blanked */
+  observationIds(observation: string, options: { mode: ObservationMode; maxTokens: number }): number[];
+  /** the policy's text as a tool call; a malformed action is an error the agent reads, never a crash */
+  toToolCall(text: string): ParsedToolCall;
+  /** `change` (it changes the repository), `check` (it runs the tests) or null; a check after a change is a stop point */
+  actionKind(text: string): 'change' | 'check' | null;
+  /** the loss mask a demonstration is imitated with (what it may not teach is masked out) */
+  imitationMask(context: Pick<ModelContext, 'ids' | 'mask'>): number[];
+  /** the tokens that chose between `submit` and going on at the episode's stop points */
+  stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>, stops: readonly StopRecord[]): StopDecision[];
+}

@@ -1,0 +1,26 @@
+import type { AgentInterface } from '../agent-interface';
+import { policyTokenizer } from '../tokenizer';
+import { looksLikeJson, parseJsonToolCall } from '../tool-call';
+import { formatOnlyMask, observationIds, promptIds, stopDecisions } from './context';
+import { actionKind, translateAction } from './language';
+
+/**
+ * The compact action language as an agent interface (shared/agent-interface.ts): the embedded
+ * model's tokenizer, its context layout (context.ts), its commands (language.ts) and the constrained
+ * action space the sampler walks (action-space.ts). JSON tool calls are accepted as well, so a
+ * scripted policy may mix both.
+ */
+export const compactActions: AgentInterface = {
+  name: 'compact-actions',
+  tokenizer: policyTokenizer,
+  promptIds: (prompt, options) => promptIds(prompt, policyTokenizer, options.maxPromptTokens),
+  observationIds: (observation, options) => observationIds(observation, policyTokenizer, options),
+  toToolCall: (text) => (looksLikeJson(text) ? parseJsonToolCall(text) : translateAction(text)),
+  actionKind,
+  imitationMask: (context) => formatOnlyMask(context, policyTokenizer),
+  stopDecisions,
+};
+
+export { actId, endActId } from './context';
+export { ActionTrie, allowedActions, atStopPoint, emptyMemory, longestAction, PolicyMemory, rememberTurn } from './action-space';
+export { demoAction } from './demonstrator';

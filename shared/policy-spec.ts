@@ -1,0 +1,66 @@
+/**
+ * The policy spec: one string that names a policy wherever one is chosen (an episode's input, a
+ * training run's episodes, `npx agentrl eval --policy`). This module is its only parser and formatter.
+ *
+ *   scripted:FILE.jsonl         replays one action per line
+ *   completions:URL[#VERSION]   samples from a vLLM-compatible server; #VERSION pins the model it must serve
+ *   demo:format                 the format demonstrator over the constrained action space
+ *   random:                     uniform over the constrained action space
+ *   FILE.onnx                   an exported policy version, served by an embedded policy server (the CLI's eval)
+ */
+export type PolicySpec =
+  | { kind: 'scripted'; file: string }
+  | { kind: 'completions'; url: string; version?: string }
+  | { kind: 'demo'; name: 'format' }
+  | { kind: 'random' }
+  | { kind: 'onnx'; file: string };
+
+export type PolicySpecKind = PolicySpec['kind'];
+
+/** The forms a spec may take, for error messages. */
+export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random:, FILE.onnx';
+
+export type ParsedPolicySpec = { ok: true; spec: PolicySpec } | { ok: false; error: string };
+
+/** Reads a policy spec; an error names what is wrong and lists the known forms. */
+export function parsePolicySpec(text: string): ParsedPolicySpec {
+  const colon = text.indexOf(':');
+  const kind = colon < 0 ? '' : text.slice(0, colon);
+  const target = colon < 0 ? '' : text.slice(colon + 1);
+  const fail = (error: string): ParsedPolicySpec => ({ ok: false, error: `${error}; known: ${policySpecForms}` });
+  switch (kind) {
+    case 'scripted':
+      return target ? { ok: true, spec: { kind: 'scripted', file: target } } : fail('scripted: needs a file');
+    case 'completions': {
+      const hash = target.indexOf('#');
+      const address = (hash < 0 ? target : target.slice(0, hash)).replace(/\/+$/, '');
+      const version = hash < 0 ? '' : target.slice(hash + 1);
+      if (!/^https?:\/\/[^\s/]+/.test(address)) return fail(`completions: needs an http(s) URL, got ${JSON.stringify(target)}`);
+      if (hash >= 0 && !version) return fail('completions: the version after # must not be empty');
+      return { ok: true, spec: { kind: 'completions', url: address, ...(version ? { version } : {}) } };
+    }
+    case 'demo':
+      return target === 'format' ? { ok: true, spec: { kind: 'demo', name: 'format' } } : fail(`demo: knows only demo:format, got ${JSON.stringify(text)}`);
+    case 'random':
+      return target === '' ? { ok: true, spec: { kind: 'random' } } : fail(`random: takes nothing after the colon, got ${JSON.stringify(text)}`);
+    default:
+      if (text.endsWith('.onnx') && !/^[a-z]+:\/\//.test(text)) return { ok: true, spec: { kind: 'onnx', file: text } };
+      return fail(`unknown policy ${JSON.stringify(text)}`);
+  }
+}
+
+/** The text of a spec; parsePolicySpec(formatPolicySpec(s)) gives s back. */
+export function formatPolicySpec(spec: PolicySpec): string {
+  switch (spec.kind) {
+    case 'scripted':
+      return `scripted:${spec.file}`;
+    case 'completions':
+      return `completions:${spec.url}${spec.version ? `#${spec.version}` : ''}`;
+    case 'demo':
+      return `demo:${spec.name}`;
+    case 'random':
+      return 'random:';
+    case 'onnx':
+      return spec.file;
+  }
+}

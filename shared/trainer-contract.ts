@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/**
+ * The contract of the Python trainer's activities (trainer/agentrl_trainer), on the queue
+ * `trainingQueue(base)` (shared/task-queues.ts): inputs, results and error types. The zod schemas
+ * here are the source; `npm run contracts` writes them as JSON Schema to
+ * shared/contracts/trainer.schema.json, which the Python worker validates every input against
+ * (and its own results, before returning them). A test keeps the file in step with this module.
+ */
+
+export const trainerActivityNames = { trainOnBatch: 'trainOnBatch', initPolicy: 'initPolicy' } as const;
+
+/**
+ * The application failure types the trainer raises; `retryable: false` ones are raised
+ * non-retryable, and the workflow lists them as such.
+ */
+export const TrainerErrorTypes = {
+  /** a field is malformed, a file it names is missing, or checkpoint N-1 is absent */
+  invalidInput: { type: 'InvalidInput', retryable: false },
+  /** stepId or step disagrees with what the run folder already holds */
+  stepConflict: { type: 'StepConflict', retryable: false },
+  /** checkpoint N-1 exists but cannot be loaded */
+  checkpointUnreadable: { type: 'CheckpointUnreadable', retryable: false },
+  /** the loss, gradient norm or weights became inf/NaN; nothing was written */
+  nonFiniteUpdate: { type: 'NonFiniteUpdate', retryable: false },
+  /** another attempt of this run still holds the run lock */
+  runBusy: { type: 'RunBusy', retryable: true },
+  /** the worker is stopping; the retry starts from checkpoint N-1 */
+  workerShutdown: { type: 'WorkerShutdown', retryable: true },
+} as const;
+export const nonRetryableTrainerErrors: string[] = Object.values(TrainerErrorTypes).filter((error) => !error.retryable).map((error) => error.type);
+
+const absolutePath = (field: string) =>
+  z.string().regex(/^\//).meta({ errorMessage: `${field} must be an absolute path (the worker's working directory is not the caller's)` });
+
+/** The policy model's size (camelCase of trainer/agentrl_trainer/model.py PolicyModelConfig). */
+export const ModelConfig = z
+  .object({
+    vocabSize: z.number().int().min(1).optional(),
+    context: z.number().int().min(1).optional(),
+    dModel: z.number().int().min(1).optional(),
+    nLayers: z.number().int().min(1).optional(),
+    nHeads: z.number().int().min(1).optional(),
+    dropout: z.number().min(0).lt(1).optional(),
+    /** ALiBi attention biases */
+    alibi: z.boolean().optional(),
+  })
+  .strict();
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+/** Input of `trainOnBatch`: one step of a run, applied exactly once per `stepId`. */
+export const TrainOnBatchInput = z
+  .object({
+    runDir: absolutePath('runDir'),
+    /** names the step's record: a retry with the same id returns the recorded result */
+    stepId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
+    step: z.number().int().min(1),
+    batchPath: absolutePath('batchPath'),
+    seed: z.number().int().min(0),
+    /** required at step 1 (the model is initialised from it and `seed`), ignored after */
+    modelConfig: ModelConfig.nullable().optional(),
+    optimizer: z.object({ lr: z.number().gt(0).optional(), weightDecay: z.number().min(0).optional() }).strict().optional(),
+    objective: z.enum(['policy_gradient', 'imitation']).optional(),
+    /** the sampling temperature: log-probs are recomputed under the tempered distribution */
+    temperature: z.number().gt(0).optional(),
+    clipEps: z.number().gt(0).lt(1).optional(),
+    clipEpsHigh: z.number().gt(0).nullable().optional(),
+    aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).optional(),
+    minibatches: z.number().int().min(1).optional(),
+    epochs: z.number().int().min(1).optional(),
+    maxGradNorm: z.number().gt(0).optional(),
+    /** policy gradient: weight of KL(policy || the checkpoint of `referenceStep`) */
+    klCoef: z.number().min(0).optional(),
+    referenceStep: z.number().int().min(1).nullable().optional(),
+  })
+  .strict();
+export type TrainOnBatchInput = z.infer<typeof TrainOnBatchInput>;
+
+export const TrainOnBatchResult = z.object({
+  stepId: z.string(),
+  step: z.number().int(),
+  policyVersion: z.string(),
+  onnxPath: z.string(),
+  checkpointPath: z.string(),
+  metrics: z.object({
+    loss: z.number(),
+    meanRatio: z.number(),
+    clipFraction: z.number(),
+    /** KL to the sampling policy (k3) */
+    klK3: z.number(),
+    /** KL to the reference policy; absent without `klCoef` */
+    klRef: z.number().optional(),
+    gradNorm: z.number(),
+    /** an all-zero-advantage batch skips the optimizer step */
+    skipped: z.boolean(),
+    maskedTokens: z.number(),
+    updates: z.number().int(),
+  }),
+  device: z.string(),
+  durationMs: z.number(),
+});
+export type TrainOnBatchResult = z.infer<typeof TrainOnBatchResult>;
+
+/** Input of `initPolicy`: the weights a run samples with before its first step (policy v0). */
+export const InitPolicyInput = z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), modelConfig: ModelConfig }).strict();
+export type InitPolicyInput = z.infer<typeof InitPolicyInput>;
+
+export const InitPolicyResult = z.object({ step: z.literal(0), policyVersion: z.string(), onnxPath: z.string() });
+export type InitPolicyResult = z.infer<typeof InitPolicyResult>;
+
+/** The trainer's activities as the workflow calls them. */
+export interface TrainerActivities {
+  trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult>;
+  initPolicy(input: InitPolicyInput): Promise<InitPolicyResult>;
+}
+
+/** The JSON document of shared/contracts/trainer.schema.json. */
+export function trainerContractDocument(queueSuffix: string, defaultQueue: string): Record<string, unknown> {
+  const schema = (type: z.ZodType) => stripImplicitBounds(z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12' }));
+  return {
+    $comment: 'Generated from shared/trainer-contract.ts by `npm run contracts`; do not edit.',
+    taskQueue: { suffix: queueSuffix, default: defaultQueue },
+    errorTypes: TrainerErrorTypes,
+    activities: {
+      [trainerActivityNames.trainOnBatch]: { input: schema(TrainOnBatchInput), result: schema(TrainOnBatchResult) },
+      [trainerActivityNames.initPolicy]: { input: schema(InitPolicyInput), result: schema(InitPolicyResult) },
+    },
+  };
+}
+
+/** zod writes JSON's safe-integer range as bounds of every integer; they are no constraint of ours. */
+function stripImplicitBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripImplicitBounds);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).filter(([key, field]) => !((key === 'maximum' && field === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && field === Number.MIN_SAFE_INTEGER)));
+  return Object.fromEntries(entries.map(([key, field]) => [key, stripImplicitBounds(field)]));
+}

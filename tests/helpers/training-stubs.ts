@@ -1,0 +1,89 @@
+// Stubs of a training run's activities for the fast tier: a run folder that lives in memory, a trainer
+// whose steps return contract-shaped results, and episodes whose outcome and reward follow their task
+// and sample. tests/workflows/training-run.test.ts and scripts/record-histories.ts use them.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { BuildBatchInput, BuiltBatch } from '../../activities/training/build-batch';
+import type { TakeTurnInput } from '../../activities/tools/take-turn';
+import { ErrorTypes } from '../../shared/errors';
+import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/trainer-contract';
+import type { IterationMetrics, TrainingRunState } from '../../shared/training-run';
+import { turnSummary, type StubActivities } from './stubs';
+
+/** How one episode of the stubbed run ends, by its task's id and its sampling seed. */
+export type EpisodePlan = (task: string, seed: number) => 'reward-1' | 'reward-0' | 'sandbox_crash' | 'policy_error';
+
+export interface RunRecords {
+  states: TrainingRunState[];
+  metrics: IterationMetrics[];
+  batches: BuildBatchInput[];
+  steps: TrainOnBatchInput[];
+  published: string[];
+}
+
+/** The task sets a stubbed run draws from. */
+export const stubTrainTasks = ['/stub/tasks/alpha', '/stub/tasks/beta', '/stub/tasks/gamma'];
+export const stubEvalTasks = ['/stub/eval/omega'];
+
+/** A training run's activities over an in-memory run folder; episodes play `plan`. */
+export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; records: RunRecords } {
+  const records: RunRecords = { states: [], metrics: [], batches: [], steps: [], published: [] };
+  const taskOf = (path: string) => path.split('/').at(-1)!;
+  // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
+  const episodeOf = (promptRef: string) => {
+    const [, task, seed] = promptRef.split(':');
+    return plan(task!, Number(seed));
+  };
+  const stubs: StubActivities = {
+    async setupRun(input) {
+      return { runDir: `/stub/runs/${input.runId}`, trainTasks: stubTrainTasks, evalTasks: input.evalTasks ? stubEvalTasks : [], saved: records.states.at(-1) ?? null };
+    },
+    async saveRunState(input) {
+      records.states.push(structuredClone(input.state));
+    },
+    async publishPolicy(input) {
+      records.published.push(input.onnxPath);
+      return `published-${input.onnxPath.split('/').at(-2)}`;
+    },
+    async initPolicy(input: InitPolicyInput) {
+      return { step: 0 as const, policyVersion: 'v0', onnxPath: `${input.runDir}/policies/v0/policy.onnx` };
+    },
+    async trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult> {
+      records.steps.push(input);
+      return {
+        stepId: input.stepId, step: input.step, policyVersion: `v${input.step}`, onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
+        checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`, device: 'cpu', durationMs: 5,
+        metrics: { loss: 0.5, meanRatio: 1, clipFraction: 0, klK3: 0, gradNorm: 0.1, skipped: false, maskedTokens: 10, updates: 1 },
+      };
+    },
+    async buildBatch(input: BuildBatchInput): Promise<BuiltBatch> {
+      records.batches.push(input);
+      const kept = input.episodes.filter((episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash');
+      return {
+        batchPath: `${input.runDir}/batches/${input.name}.safetensors`, rows: kept.length, tokens: kept.length * 20, generatedTokens: kept.length * 6, inferenceMs: 0,
+        counts: { episodes: input.episodes.length, environmentFailures: input.episodes.length - kept.length, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0 },
+      };
+    },
+    async recordIteration(input) {
+      if (input.metrics) records.metrics.push(input.metrics);
+      return `${input.runDir}/report.md`;
+    },
+    async prepareEpisode(input) {
+      const task = taskOf(input.task);
+      const seed = (input.sampling as { seed: number }).seed;
+      if (plan(task, seed) === 'policy_error') throw ApplicationFailure.nonRetryable(`policy: the server serves another version (${task}/${seed})`, ErrorTypes.policyError);
+      const promptRef = `stub:${task}:${seed}`;
+      return {
+        task: { id: task, snapshotRef: `sha256:${'0'.repeat(64)}`, image: 'stub', testCommand: 'true', protectedPaths: [], hasOracle: true, promptTokens: 4, promptRef },
+        policy: { spec: input.policy, kind: 'completions', ref: `sha256:${'2'.repeat(64)}`, version: input.policy.split('#')[1] ?? input.policy },
+      };
+    },
+    async takeTurn(input: TakeTurnInput) {
+      return turnSummary(input.turn, episodeOf(input.promptRef!) === 'sandbox_crash' ? 'sandbox_crash' : 'submitted');
+    },
+    async scoreSubmission(input) {
+      const reward = episodeOf(input.task.promptRef) === 'reward-1' ? 1 : 0;
+      return { reward, trueSuccess: reward === 1, trueSuccessBasis: 'visible+hidden+oracle' as const, tamper: [], scoringUri: '/stub/scoring.json' };
+    },
+  };
+  return { stubs, records };
+}

@@ -1,0 +1,53 @@
+// Inputs and configuration: durations, the episode input's defaults, temporal.yaml and its overrides.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { parseDurationMs } from '../../shared/duration';
+import { EpisodeInput } from '../../shared/episode';
+import { loadConfig } from '../../workers/config';
+
+describe('durations', () => {
+  test('parse units and milliseconds', () => {
+    assert.equal(parseDurationMs('60s'), 60_000);
+    assert.equal(parseDurationMs('1.5m'), 90_000);
+    assert.equal(parseDurationMs('250ms'), 250);
+    assert.equal(parseDurationMs('2h'), 7_200_000);
+    assert.equal(parseDurationMs(1234), 1234);
+    assert.equal(parseDurationMs('soon'), null);
+    assert.equal(parseDurationMs(-1), null);
+  });
+});
+
+describe('episode input', () => {
+  test('{} has a default for every field and runs a bundled example', () => {
+    const input = EpisodeInput.parse({});
+    assert.equal(input.task, 'tasks/wrong-comparison');
+    assert.equal(input.checker, 'strict');
+    assert.equal(input.budgets.deadlineMs, 600_000);
+    assert.equal(input.timeouts.hostScheduleToStartMs, 60_000);
+  });
+  test('durations in the input accept strings', () => {
+    assert.equal(EpisodeInput.parse({ budgets: { deadlineMs: '90s' } }).budgets.deadlineMs, 90_000);
+    assert.equal(EpisodeInput.safeParse({ budgets: { deadlineMs: 'later' } }).success, false);
+  });
+});
+
+describe('configuration', () => {
+  test('temporal.yaml validates, and environment variables override it', () => {
+    const config = loadConfig({ TEMPORAL_ADDRESS: '10.0.0.1:7233', AGENTRL_STATE_DIR: '/tmp/agentrl-x' });
+    assert.equal(config.temporal.address, '10.0.0.1:7233');
+    assert.equal(config.stateDir, '/tmp/agentrl-x');
+    assert.equal(config.artifactsDir, '/tmp/agentrl-x/artifacts');
+    assert.equal(config.sandbox.image, 'agentrl-base:latest');
+  });
+  test('an invalid field is named with its file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-config-'));
+    writeFileSync(join(dir, 'bad.yaml'), 'sandbox:\n  memoryMb: lots\n');
+    assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'bad.yaml') }), /bad\.yaml: sandbox\.memoryMb: /);
+    writeFileSync(join(dir, 'typo.yaml'), 'temporall: {}\n');
+    assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'typo.yaml') }), /typo\.yaml: \(root\): Unrecognized key: "temporall"/);
+    assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'missing.yaml') }), /AGENTRL_CONFIG points to .*missing\.yaml, which does not exist/);
+  });
+});

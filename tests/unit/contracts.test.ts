@@ -1,0 +1,52 @@
+// The trainer's contract: the JSON Schema file the Python worker reads is the zod source, generated;
+// both sides judge the golden inputs alike (trainer/tests/test_contract.py reads the same file).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { contractFiles } from '../../scripts/generate-contracts';
+import { defaultTaskQueue, trainingQueue } from '../../shared/task-queues';
+import { nonRetryableTrainerErrors, TrainerErrorTypes, TrainOnBatchInput } from '../../shared/trainer-contract';
+import { projectRoot } from '../../workers/config';
+
+interface GoldenCase { input: Record<string, unknown>; field: string; unknown?: string }
+const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'trainer-inputs.json'), 'utf8')) as {
+  trainOnBatch: { base: Record<string, unknown>; valid: Record<string, unknown>[]; invalid: GoldenCase[]; missing: string[] };
+};
+const { base, valid, invalid, missing } = golden.trainOnBatch;
+
+describe('the trainer contract', () => {
+  test('shared/contracts/ holds exactly what npm run contracts generates from the zod source', () => {
+    for (const [path, text] of Object.entries(contractFiles())) {
+      assert.equal(readFileSync(join(projectRoot, path), 'utf8'), text, `${path} is stale: run npm run contracts`);
+    }
+  });
+
+  test('the training queue derives from the base queue, and the file names the default one', () => {
+    assert.equal(trainingQueue('agentrl-episodes'), 'agentrl-episodes-training');
+    assert.equal(trainingQueue('test-1'), 'test-1-training');
+    const document = JSON.parse(readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json'), 'utf8')) as { taskQueue: { default: string }; errorTypes: unknown };
+    assert.equal(document.taskQueue.default, trainingQueue(defaultTaskQueue));
+    assert.deepEqual(document.errorTypes, TrainerErrorTypes);
+    assert.deepEqual(nonRetryableTrainerErrors, ['InvalidInput', 'StepConflict', 'CheckpointUnreadable', 'NonFiniteUpdate']);
+  });
+
+  test('golden valid inputs pass', () => {
+    for (const fields of valid) assert.ok(TrainOnBatchInput.safeParse({ ...base, ...fields }).success, JSON.stringify(fields));
+  });
+
+  test('golden invalid inputs fail at the named field', () => {
+    for (const { input, field, unknown } of invalid) {
+      const parsed = TrainOnBatchInput.safeParse({ ...base, ...input });
+      assert.equal(parsed.success, false, JSON.stringify(input));
+      const issue = parsed.error!.issues[0]!;
+      assert.equal(issue.path.join('.') || '(root)', field, JSON.stringify(input));
+      if (unknown) assert.deepEqual((issue as { keys?: string[] }).keys, [unknown]);
+    }
+    for (const field of missing) {
+      const { [field]: _dropped, ...rest } = base;
+      const issue = TrainOnBatchInput.safeParse(rest).error?.issues[0];
+      assert.equal(issue?.path.join('.'), field, `${field} is required`);
+    }
+  });
+});

@@ -1,0 +1,62 @@
+// The policy spec: one parser and formatter for every place a policy is named.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { PolicyError } from '../../activities/policies/policy-action';
+import { preparePolicy, readScript } from '../../activities/policies/policy-kinds';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { formatPolicySpec, parsePolicySpec, type PolicySpec } from '../../shared/policy-spec';
+
+describe('policy specs', () => {
+  test('every form reads back to what formats it', () => {
+    const specs: [string, PolicySpec][] = [
+      ['scripted:examples/policies/a.jsonl', { kind: 'scripted', file: 'examples/policies/a.jsonl' }],
+      ['scripted:/abs/with:colon.jsonl', { kind: 'scripted', file: '/abs/with:colon.jsonl' }],
+      ['completions:http://127.0.0.1:8100', { kind: 'completions', url: 'http://127.0.0.1:8100' }],
+      ['completions:https://host/v#run-step-3', { kind: 'completions', url: 'https://host/v', version: 'run-step-3' }],
+      ['demo:format', { kind: 'demo', name: 'format' }],
+      ['random:', { kind: 'random' }],
+      ['runs/r/policies/v3/policy.onnx', { kind: 'onnx', file: 'runs/r/policies/v3/policy.onnx' }],
+    ];
+    for (const [text, spec] of specs) {
+      assert.deepEqual(parsePolicySpec(text), { ok: true, spec }, text);
+      assert.equal(formatPolicySpec(spec), text);
+    }
+    assert.deepEqual(parsePolicySpec('completions:http://h:1/'), { ok: true, spec: { kind: 'completions', url: 'http://h:1' } }, 'a trailing slash is dropped');
+  });
+
+  test('a bad spec says what is wrong and lists the known forms', () => {
+    const known = 'known: scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random:, FILE.onnx';
+    for (const [text, reason] of [
+      ['scripted:', 'scripted: needs a file'],
+      ['completions:localhost:8000', 'completions: needs an http(s) URL'],
+      ['completions:http://h:1#', 'the version after # must not be empty'],
+      ['demo:fix', 'demo: knows only demo:format'],
+      ['random:x', 'random: takes nothing after the colon'],
+      ['vllm:http://h', 'unknown policy "vllm:http://h"'],
+      ['policy.jsonl', 'unknown policy "policy.jsonl"'],
+    ] as const) {
+      const parsed = parsePolicySpec(text);
+      assert.equal(parsed.ok, false, text);
+      assert.ok(!parsed.ok && parsed.error.includes(reason) && parsed.error.endsWith(known), `${text}: ${!parsed.ok && parsed.error}`);
+    }
+  });
+});
+
+describe('scripted policies', () => {
+  test('each JSON line is an action: a tool call as written, or a JSON string as its text', () => {
+    assert.deepEqual(readScript('{"tool": "bash", "command": "ls"}\n\n"run"\n"not json at all"\n{"tool":"submit"}\n', 'p.jsonl'), ['{"tool": "bash", "command": "ls"}', 'run', 'not json at all', '{"tool":"submit"}']);
+  });
+
+  test('a line that is not JSON is refused with its line number, when the policy is prepared', async () => {
+    assert.throws(() => readScript('"run"\nwrite_test\n', 'p.jsonl'), (error: unknown) => error instanceof PolicyError && /^p\.jsonl:2: not JSON; write each action as a JSON tool call/.test(error.message));
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-script-'));
+    writeFileSync(join(dir, 'bad.jsonl'), 'run\n');
+    const store = createArtifactStore(join(dir, 'store'));
+    await assert.rejects(preparePolicy(`scripted:${join(dir, 'bad.jsonl')}`, store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /bad\.jsonl:1: not JSON/.test(error.message));
+    await assert.rejects(preparePolicy('sampled:x', store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /unknown policy "sampled:x"/.test(error.message));
+    await assert.rejects(preparePolicy(join(dir, 'v.onnx'), store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /is served first/.test(error.message));
+  });
+});

@@ -1,0 +1,55 @@
+"""The trainer's contract (shared/contracts/trainer.schema.json, generated from shared/trainer-contract.ts):
+the golden inputs are judged as the TypeScript side judges them (tests/unit/contracts.test.ts), and the
+error types and queue the worker uses are the contract's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from agentrl_trainer import contract
+from agentrl_trainer.contract import CONTRACT, ErrorTypes, validate_input, validate_result
+
+GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "shared" / "golden" / "trainer-inputs.json").read_text())["trainOnBatch"]
+
+
+def test_error_types_and_queue_are_the_contracts():
+    assert {getattr(ErrorTypes, name) for name in dir(ErrorTypes) if name.isupper()} == {error["type"] for error in CONTRACT["errorTypes"].values()}
+    assert contract.TASK_QUEUE == "agentrl-episodes" + contract.TASK_QUEUE_SUFFIX
+
+
+@pytest.mark.parametrize("fields", GOLDEN["valid"], ids=lambda fields: json.dumps(fields)[:60])
+def test_golden_valid_inputs_pass(fields):
+    validate_input("trainOnBatch", {**GOLDEN["base"], **fields})
+
+
+@pytest.mark.parametrize("case", GOLDEN["invalid"], ids=lambda case: json.dumps(case["input"])[:60])
+def test_golden_invalid_inputs_fail_naming_the_field(case):
+    with pytest.raises(ApplicationError) as caught:
+        validate_input("trainOnBatch", {**GOLDEN["base"], **case["input"]})
+    assert caught.value.type == ErrorTypes.INVALID_INPUT and caught.value.non_retryable
+    named = case["field"] if "unknown" not in case else ("" if case["field"] == "(root)" else case["field"] + ".") + case["unknown"]
+    assert caught.value.message.startswith(named), caught.value.message
+
+
+@pytest.mark.parametrize("field", GOLDEN["missing"])
+def test_required_fields_are_named(field):
+    raw = {key: value for key, value in GOLDEN["base"].items() if key != field}
+    with pytest.raises(ApplicationError) as caught:
+        validate_input("trainOnBatch", raw)
+    assert caught.value.message == f"{field} is required"
+
+
+def test_non_finite_numbers_are_refused():
+    with pytest.raises(ApplicationError) as caught:
+        validate_input("trainOnBatch", {**GOLDEN["base"], "clipEps": float("nan")})
+    assert caught.value.message == "clipEps must be a finite number > 0.0 and < 1.0, got nan"
+
+
+def test_a_result_that_breaks_the_contract_is_a_defect():
+    with pytest.raises(RuntimeError, match="initPolicy result breaks the contract: policyVersion is required"):
+        validate_result("initPolicy", {"step": 0, "onnxPath": "/p.onnx"})
+    validate_result("initPolicy", {"step": 0, "policyVersion": "v0", "onnxPath": "/p.onnx"})
