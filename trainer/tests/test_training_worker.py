@@ -27,6 +27,7 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from agentrl_trainer.checkpoints import checkpoint_path, load_checkpoint
+from agentrl_trainer.contract import TASK_QUEUE
 from agentrl_trainer.train_step import save_batch
 from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
 
@@ -128,21 +129,21 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
 
     async def scenario():
         async with await start_server() as server:
-            worker = TrainingWorker(server.client.service_client.config.target_host)  # default queue: training
+            worker = TrainingWorker(server.client.service_client.config.target_host)  # the contract's default queue
             try:
                 await worker.wait_ready()
                 tests_queue = f"tests-{uuid.uuid4()}"
                 async with Worker(server.client, task_queue=tests_queue, workflows=[TrainOneStepForTest],
                                   workflow_runner=UnsandboxedWorkflowRunner()):
                     return await server.client.execute_workflow(
-                        TrainOneStepForTest.run, {"input": step_one, "taskQueue": "training"},
+                        TrainOneStepForTest.run, {"input": step_one, "taskQueue": TASK_QUEUE},
                         id=f"train-{uuid.uuid4()}", task_queue=tests_queue), worker
             finally:
                 exit_code = worker.stop()
                 assert exit_code == 0, worker.output()
 
     result, worker = asyncio.run(scenario())
-    assert "training worker ready: queue training" in worker.output() and "training worker stopped" in worker.output()
+    assert f"training worker ready: queue {TASK_QUEUE}" in worker.output() and "training worker stopped" in worker.output()
     assert result["step"] == 1 and result["stepId"] == "iteration-0001" and result["device"] == "cpu"
     assert result["policyVersion"].endswith("-step-1") and result["metrics"]["updates"] == 1
     session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
