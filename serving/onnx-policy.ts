@@ -1,5 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
 import { seededRandom } from '../shared/random';
 
 /** A policy model exported to ONNX (input `input_ids` int64 (B,T), output `logits` float32 (B,T,V)). */
@@ -11,12 +12,20 @@ export interface LoadedPolicy {
   vocabSize: number;
 }
 
+/** What export_onnx writes next to the model (trainer/agentrl_trainer/export.py). */
+const Sidecar = z.object({ policyVersion: z.string().min(1), config: z.object({ context: z.number().int().min(1), vocab_size: z.number().int().min(1) }) });
+
 /** Loads an exported policy and its sidecar (`<path>.json`: policyVersion, config.context, config.vocab_size). */
 export async function loadOnnxPolicy(path: string): Promise<LoadedPolicy> {
   if (!existsSync(path)) throw new Error(`policy model ${path} does not exist`);
   const sidecarPath = `${path}.json`;
   if (!existsSync(sidecarPath)) throw new Error(`policy sidecar ${sidecarPath} does not exist (export_onnx writes it)`);
-  const sidecar = JSON.parse(readFileSync(sidecarPath, 'utf8')) as { policyVersion: string; config: { context: number; vocab_size: number } };
+  let sidecar: z.infer<typeof Sidecar>;
+  try {
+    sidecar = Sidecar.parse(JSON.parse(readFileSync(sidecarPath, 'utf8')));
+  } catch (error) {
+    throw new Error(`policy sidecar ${sidecarPath} is unreadable: ${error instanceof z.ZodError ? error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') : (error as Error).message}`);
+  }
   const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   return { session, path, version: sidecar.policyVersion, context: sidecar.config.context, vocabSize: sidecar.config.vocab_size };
 }

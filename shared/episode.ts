@@ -154,19 +154,20 @@ export const TurnStatuses = ['ok', 'tool_error', 'submitted', 'agent_crash', 'sa
 export type TurnStatus = (typeof TurnStatuses)[number];
 
 /** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
-export interface TurnSummary {
-  turn: number;
-  tool: string | null;
-  status: TurnStatus;
-  exitCode: number | null;
-  timedOut: boolean;
-  truncated: boolean;
-  actionTokens: number;
-  observationTokens: number;
-  detail: string | null;
+export const TurnSummary = z.object({
+  turn: z.number().int().min(0),
+  tool: z.string().nullable(),
+  status: z.enum(TurnStatuses),
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  truncated: z.boolean(),
+  actionTokens: z.number().int(),
+  observationTokens: z.number().int(),
+  detail: z.string().nullable(),
   /** whether the action changed the repository or ran the tests (the agent interface's actionKind) */
-  actionKind?: 'change' | 'check';
-}
+  actionKind: z.enum(['change', 'check']).optional(),
+});
+export type TurnSummary = z.infer<typeof TurnSummary>;
 
 /** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
 export type TrueSuccessBasis = 'visible+hidden+oracle' | 'visible+hidden';

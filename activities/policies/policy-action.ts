@@ -1,12 +1,15 @@
+import { z } from 'zod';
+
 /** One action of a policy: the exact text, its token ids and log-probs, and the policy version that made it. */
-export interface PolicyAction {
-  text: string;
-  tokenIds: number[];
-  logprobs: number[];
-  version: string;
+export const PolicyAction = z.object({
+  text: z.string(),
+  tokenIds: z.array(z.number().int()),
+  logprobs: z.array(z.number()),
+  version: z.string(),
   /** token-level policies: the model context after this action (artifact reference) */
-  contextRef?: string;
-}
+  contextRef: z.string().optional(),
+});
+export type PolicyAction = z.infer<typeof PolicyAction>;
 
 /** The policy could not give an action (a script ran out, a context is missing): the episode's policy_error. */
 export class PolicyError extends Error {

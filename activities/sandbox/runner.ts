@@ -1,21 +1,35 @@
 import { readFile } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
 import { Context } from '@temporalio/activity';
+import { z } from 'zod';
 import type { ToolCall } from '../../shared/tool-call';
 import { ArchiveTooLargeError, buildTar, execCollect, isNotFound, readContainerFile } from './docker';
 import { spoolPath } from './container';
 
-/** The result the in-sandbox runner writes for one call. */
-export interface RunnerResult {
-  exitCode?: number | null;
-  signal?: number | null;
-  timedOut?: boolean;
-  output?: string;
-  outputBytes?: number;
-  truncated?: boolean;
-  written?: number;
-  error?: string;
-  oomKilled?: boolean;
+/** The result the in-sandbox runner (sandbox/run-tool.py) writes for one call. */
+export const RunnerResult = z.object({
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.number().int().nullable().optional(),
+  timedOut: z.boolean().optional(),
+  output: z.string().optional(),
+  outputBytes: z.number().int().optional(),
+  truncated: z.boolean().optional(),
+  written: z.number().int().optional(),
+  error: z.string().optional(),
+  oomKilled: z.boolean().optional(),
+});
+export type RunnerResult = z.infer<typeof RunnerResult>;
+/** What the runner prints: its result, or that an earlier attempt already started the call. */
+const RunnerLine = RunnerResult.extend({ alreadyStarted: z.boolean().optional() });
+
+/** Parses runner JSON with its schema; null when it is not JSON or not the runner's shape. */
+function parseRunner<S extends z.ZodType>(schema: S, text: string): z.infer<S> | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 export type Crash = { crash: 'agent_crash' | 'sandbox_crash'; detail: string };
@@ -79,28 +93,29 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
         throw error;
       }
       const line = exec.stdout.trim().split('\n').pop() ?? '';
-      try {
-        const result = JSON.parse(line) as RunnerResult & { alreadyStarted?: boolean };
-        if (result.alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+      const printed = parseRunner(RunnerLine, line);
+      if (printed) {
+        const { alreadyStarted, ...result } = printed;
+        if (alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
         return result;
-      } catch {
-        exec.exitCode = await exec.inspectExitCode();
-        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
-        if (recorded) return recorded;
-        // the runner died without a result: an outside kill of the container shows up as stopped within moments
-        for (let attempt = 0; attempt < 20; attempt++) {
-          const crashed = await crashOf(container);
-          if (crashed) return crashed;
-          await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
-        }
-        const info = await container.inspect();
-        if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
-          return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
-        }
-        // the agent's own processes can kill the runner (same uid): its call is over, with no result
-        if (exec.exitCode === 137) return { error: 'the tool call killed its own runner' };
-        throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
       }
+      // no result printed: look for one in the spool, then for the reason
+      exec.exitCode = await exec.inspectExitCode();
+      const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
+      if (recorded) return recorded;
+      // the runner died without a result: an outside kill of the container shows up as stopped within moments
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const crashed = await crashOf(container);
+        if (crashed) return crashed;
+        await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+      }
+      const info = await container.inspect();
+      if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
+        return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
+      }
+      // the agent's own processes can kill the runner (same uid): its call is over, with no result
+      if (exec.exitCode === 137) return { error: 'the tool call killed its own runner' };
+      throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
     } finally {
       clearInterval(heartbeat);
     }
@@ -116,11 +131,7 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
       throw error;
     }
     if (!data) return null;
-    try {
-      return JSON.parse(data.toString('utf8')) as RunnerResult;
-    } catch {
-      return { error: 'the tool call left an unreadable result' };
-    }
+    return parseRunner(RunnerResult, data.toString('utf8')) ?? { error: 'the tool call left an unreadable result' };
   }
 
   /** Polls the spool for the result of a call that an earlier attempt started. */

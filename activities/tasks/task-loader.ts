@@ -40,7 +40,13 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
   if (existsSync(expectedPath)) {
-    const result = ExpectedTests.safeParse(JSON.parse(readFileSync(expectedPath, 'utf8')));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(expectedPath, 'utf8'));
+    } catch (error) {
+      throw new TaskError(`${expectedPath}: not valid JSON: ${(error as Error).message}`);
+    }
+    const result = ExpectedTests.safeParse(raw);
     if (!result.success) throw new TaskError(describeIssues(expectedPath, result.error));
     expected = result.data;
   } else if (options.requireExpected !== false) {

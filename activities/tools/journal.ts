@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TurnSummary } from '../../shared/episode';
-import type { PolicyAction } from '../policies/policy-action';
-import { atomicWrite } from '../store/artifact-store';
+import { z } from 'zod';
+import { TurnSummary } from '../../shared/episode';
+import { PolicyAction } from '../policies/policy-action';
+import { atomicWrite, parseJson } from '../store/artifact-store';
 import { episodeKey } from '../store/episode-records';
 
 /**
@@ -10,9 +11,11 @@ import { episodeKey } from '../store/episode-records';
  * `started` is written before a tool call reaches the sandbox; an action with no side effect
  * (submit, a malformed call) goes straight to `done`.
  */
-export type JournalEntry =
-  | { phase: 'started'; action: PolicyAction; nonce: string }
-  | { phase: 'done'; summary: TurnSummary; nonce?: string };
+export const JournalEntry = z.discriminatedUnion('phase', [
+  z.object({ phase: z.literal('started'), action: PolicyAction, nonce: z.string() }),
+  z.object({ phase: z.literal('done'), summary: TurnSummary, nonce: z.string().optional() }),
+]);
+export type JournalEntry = z.infer<typeof JournalEntry>;
 
 /** The tool-call journal of one host: a folder per episode, a file per turn. */
 export function createJournal(journalDir: string) {
@@ -22,16 +25,18 @@ export function createJournal(journalDir: string) {
     folder: (episodeId: string) => join(journalDir, episodeKey(episodeId)),
 
     async read(episodeId: string, turn: number): Promise<JournalEntry | null> {
+      let text: string;
       try {
-        return JSON.parse(await readFile(path(episodeId, turn), 'utf8')) as JournalEntry;
+        text = await readFile(path(episodeId, turn), 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;
       }
+      return parseJson(JournalEntry, text, path(episodeId, turn));
     },
 
     async write(episodeId: string, turn: number, entry: JournalEntry): Promise<void> {
-      await atomicWrite(path(episodeId, turn), JSON.stringify(entry));
+      await atomicWrite(path(episodeId, turn), JSON.stringify(JournalEntry.parse(entry)));
     },
 
     /** Nonces of the latest earlier call whose result is journaled: its spool files can go. */
