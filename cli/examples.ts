@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { formatPolicySpec } from '../shared/policy-spec';
 import { projectRoot, type LoadedConfig } from '../workers/config';
 import { runEpisode, withConfigDefaults } from './episode-runner';
 import { runMany } from './run-many';
@@ -35,7 +36,7 @@ export async function runExamples(client: Client, config: LoadedConfig, json: bo
     const example = examples[index]!;
     const input = withConfigDefaults(config, {
       task: join(projectRoot, 'tasks', example.task),
-      policy: `scripted:${join(projectRoot, 'examples', 'policies', example.task, `${example.policy}.jsonl`)}`,
+      policy: formatPolicySpec({ kind: 'scripted', file: join(projectRoot, 'examples', 'policies', example.task, `${example.policy}.jsonl`) }),
       checker: example.checker,
       runId: `examples-${stamp}`,
     });

@@ -6,7 +6,7 @@ import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
-import { nonRetryableTrainerErrors, TrainOnBatchInput, TrainOnBatchResult, InitPolicyResult, type TrainerActivities } from '../shared/trainer-contract';
+import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import {
   inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
 } from '../shared/training-run';
@@ -95,7 +95,8 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
     await activities.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
   } else {
-    const initial = checked(InitPolicyResult, await trainer.initPolicy({ runDir: setup.runDir, seed: input.seed, modelConfig: { ...input.model } }), 'initPolicy result');
+    const request = checked(InitPolicyInput, { runDir: setup.runDir, seed: input.seed, modelConfig: { ...input.model } }, 'initPolicy input');
+    const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
     const version = await activities.publishPolicy({ url: input.policyServer, onnxPath: initial.onnxPath });
     state = {
       runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath },
