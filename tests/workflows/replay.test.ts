@@ -1,4 +1,5 @@
 // Checked-in histories replay through the current workflow code: a nondeterministic change fails here.
+// Record them again after an intended change of workflow logic: node --import tsx scripts/record-histories.ts
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +10,15 @@ import { workflowBundle } from '../helpers/temporal';
 
 const dir = join(__dirname, '..', 'histories');
 
-test('recorded episode histories replay without nondeterminism', async () => {
-  const files = readdirSync(dir).filter((file) => file.endsWith('.json'));
-  assert.ok(files.length >= 2, 'histories are checked in (scripts/record-histories.ts)');
+test('recorded histories of both workflows replay without nondeterminism', async () => {
+  const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
   const bundle = await workflowBundle();
+  const types = new Set<string>();
   for (const file of files) {
     const history = temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+    types.add(history.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '?');
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, file.replace(/\.json$/, ''));
   }
+  assert.deepEqual([...types].sort(), ['rolloutEpisode', 'trainingRun'], `histories: ${files.join(', ')}`);
+  assert.ok(files.length >= 4, 'episode and training-run histories are checked in (scripts/record-histories.ts)');
 });
