@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -39,12 +39,17 @@ export interface ServiceSpec {
   settings: string;
   command: string;
   args: string[];
-  cwd: string;
+  /** @default the caller's working directory */
+  cwd?: string;
   env?: Record<string, string>;
-  /** true once the process serves (`log` is what it wrote since it started) */
+  /** true once the process this call started serves (`log` is what it wrote since it started) */
   ready(log: string, pid: number): Promise<boolean>;
-  /** true when something already serves, whoever started it (the dev server's port): it is used as it is */
-  servedElsewhere?(): Promise<boolean>;
+  /**
+   * Whether the service answers, whoever started it (the dev server's port). When given, it decides
+   * alone: what answers is used as it is, whatever its record says; when nothing answers a new one
+   * starts, and a process its record names is left alone (its pid may belong to another program now).
+   */
+  answers?(): Promise<boolean>;
   /** how long it may take to start @default 180 s */
   startTimeoutMs?: number;
 }
@@ -52,18 +57,31 @@ export interface ServiceSpec {
 const recordPath = (config: LoadedConfig, name: string) => join(config.stateDir, `${name}.json`);
 export const serviceLog = (config: LoadedConfig, name: string): string => join(config.stateDir, `${name}.log`);
 
-/** The record of a service, or null when there is none (or it cannot be read). */
+/**
+ * The record of a service, or null when there is none. A record of an older layout (no code version,
+ * or the dev server's `temporal.pid`) reads as code `unknown`, so the process it names is replaced
+ * and stopped like any other, not orphaned.
+ */
 export function readServiceRecord(config: LoadedConfig, name: string): ServiceRecord | null {
   const path = recordPath(config, name);
-  if (!existsSync(path)) return null;
-  const parsed = ServiceRecord.safeParse((() => {
-    try {
-      return JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      return null;
-    }
-  })());
-  return parsed.success ? parsed.data : null;
+  const legacyPid = join(config.stateDir, `${name}.pid`);
+  let raw: unknown = null;
+  try {
+    if (existsSync(path)) raw = JSON.parse(readFileSync(path, 'utf8'));
+    else if (existsSync(legacyPid)) raw = { pid: Number(readFileSync(legacyPid, 'utf8')) };
+  } catch {
+    return null;
+  }
+  const parsed = ServiceRecord.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const pid = (raw as { pid?: unknown } | null)?.pid;
+  return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? { pid, codeVersion: 'unknown', settings: '(an older record)', startedAt: '' } : null;
+}
+
+/** Removes a service's record (and the older layout's pid file). */
+function removeServiceRecord(config: LoadedConfig, name: string): void {
+  rmSync(recordPath(config, name), { force: true });
+  rmSync(join(config.stateDir, `${name}.pid`), { force: true });
 }
 
 /** Records a running service (a foreground worker records itself, so the CLI finds and reuses it). */
@@ -73,7 +91,7 @@ export async function writeServiceRecord(config: LoadedConfig, name: string, rec
 
 /** Removes a service's record if it still names this process. */
 export function clearServiceRecord(config: LoadedConfig, name: string, pid: number): void {
-  if (readServiceRecord(config, name)?.pid === pid) rmSync(recordPath(config, name), { force: true });
+  if (readServiceRecord(config, name)?.pid === pid) removeServiceRecord(config, name);
 }
 
 /**
@@ -86,16 +104,15 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
   try {
     const current = readServiceRecord(config, spec.name);
     const alive = current !== null && isAlive(current.pid);
-    if (spec.servedElsewhere && (await spec.servedElsewhere())) {
-      return alive ? current : { pid: 0, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: '' };
-    }
-    if (alive) {
+    if (spec.answers) {
+      if (await spec.answers()) return alive ? current : { pid: 0, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: '' };
+    } else if (alive) {
       if (current.codeVersion === spec.codeVersion && current.settings === spec.settings) return current;
       const why = current.codeVersion !== spec.codeVersion ? `it runs code ${current.codeVersion}, this checkout is ${spec.codeVersion}` : `it was started with other settings (${current.settings})`;
       log(`replacing ${spec.name} ${current.pid}: ${why}`);
       await stopProcess(current.pid);
     }
-    rmSync(recordPath(config, spec.name), { force: true });
+    removeServiceRecord(config, spec.name);
     const logFile = serviceLog(config, spec.name);
     const out = openSync(logFile, 'a');
     const offset = readFileSync(logFile).length;
@@ -126,11 +143,11 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
 export async function stopServices(config: LoadedConfig, prefix: string): Promise<number> {
   if (!existsSync(config.stateDir)) return 0;
   let stopped = 0;
-  for (const file of readdirSync(config.stateDir).filter((name) => name.startsWith(prefix) && name.endsWith('.json'))) {
-    const name = file.slice(0, -'.json'.length);
+  const names = new Set(readdirSync(config.stateDir).filter((file) => file.startsWith(prefix) && /\.(json|pid)$/.test(file)).map((file) => file.replace(/\.(json|pid)$/, '')));
+  for (const name of names) {
     const record = readServiceRecord(config, name);
     if (!record) continue;
-    rmSync(recordPath(config, name), { force: true });
+    removeServiceRecord(config, name);
     if (!isAlive(record.pid)) continue;
     await stopProcess(record.pid);
     stopped++;
@@ -175,8 +192,9 @@ export interface DevServerStatus {
 export async function startDevServer(config: LoadedConfig, log: (line: string) => void = () => undefined): Promise<DevServerStatus> {
   const [host, port] = splitAddress(config.temporal.address);
   const uiUrl = `http://127.0.0.1:${config.temporal.uiPort}`;
-  const local = ['127.0.0.1', 'localhost', '0.0.0.0'].includes(host);
-  if (!local && !(await isListening(config.temporal.address))) {
+  // a server that answers is used as it is: the Temporal CLI is needed only to start one
+  if (await isListening(config.temporal.address)) return devServerStatus(config);
+  if (!['127.0.0.1', 'localhost', '0.0.0.0'].includes(host)) {
     throw new Error(`no Temporal server answers at ${config.temporal.address}, and only a local address can be started here`);
   }
   const record = await ensureService(config, {
@@ -190,9 +208,8 @@ export async function startDevServer(config: LoadedConfig, log: (line: string) =
       '--port', String(port), '--ui-port', String(config.temporal.uiPort), '--namespace', config.temporal.namespace,
       '--log-level', 'warn', ...searchAttributeServerArgs,
     ],
-    cwd: projectRoot,
     ready: () => isListening(config.temporal.address),
-    servedElsewhere: () => isListening(config.temporal.address),
+    answers: () => isListening(config.temporal.address),
     startTimeoutMs: 60_000,
   }, (line) => log(line.replace(`starting ${devServerName}`, `starting the Temporal dev server at ${config.temporal.address} (UI ${uiUrl})`)));
   return { running: true, pid: record.pid || null, address: config.temporal.address, uiUrl };
@@ -226,7 +243,8 @@ export async function ensureWorker(config: LoadedConfig, taskQueue: string, log:
     settings: workerSettings(config, taskQueue),
     command: process.execPath,
     args: [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue],
-    cwd: projectRoot,
+    // the caller's directory and the configuration it loaded (a relative AGENTRL_CONFIG made absolute)
+    env: config.configPath ? { AGENTRL_CONFIG: config.configPath } : {},
     ready: async (text, pid) => text.includes(workerReadyLine(pid)),
   }, (line) => log(line.replace(/^starting worker/, 'starting a worker')));
 }
@@ -270,8 +288,11 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
     settings: `port ${port}`,
     command: process.execPath,
     args: ['--import', 'tsx', join(projectRoot, 'serving', 'main.ts'), '--port', String(port)],
+    // `--import tsx` resolves from the project root
     cwd: projectRoot,
-    ready: async () => {
+    // its own line first: another process answering on the port must not pass for it
+    ready: async (text) => {
+      if (!text.includes(`served at ${url}/`)) return false;
       try {
         return (await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(1000) })).ok;
       } catch {
@@ -326,21 +347,42 @@ export async function stopProcess(pid: number): Promise<void> {
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 }
 
-/** An exclusive lock file holding its owner's pid; a lock whose owner died is taken over. */
+/**
+ * An exclusive lock file holding its owner's pid, created whole (a hard link of a file that already
+ * holds the pid, so no reader sees it empty); a lock whose owner died is taken over.
+ */
 export async function takeLock(path: string): Promise<() => void> {
   mkdirSync(dirname(path), { recursive: true });
+  const mine = `${path}.${process.pid}`;
+  writeFileSync(mine, String(process.pid));
   const deadline = Date.now() + 300_000;
-  for (;;) {
-    try {
-      writeFileSync(path, String(process.pid), { flag: 'wx' });
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number(readFileSync(path, 'utf8'));
-      if (!owner || !isAlive(owner)) rmSync(path, { force: true });
-      else if (Date.now() > deadline) throw new Error(`${path} is held by process ${owner}`);
-      else await sleep(200);
+  try {
+    for (;;) {
+      try {
+        linkSync(mine, path);
+        return () => {
+          if (readOwner(path) === process.pid) rmSync(path, { force: true });
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const owner = readOwner(path);
+        // removed only while it still names the dead owner: a lock taken meanwhile stays
+        if (owner !== null && !isAlive(owner) && readOwner(path) === owner) rmSync(path, { force: true });
+        else if (owner !== null && Date.now() > deadline) throw new Error(`${path} is held by process ${owner}`);
+        else await sleep(200);
+      }
     }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+function readOwner(path: string): number | null {
+  try {
+    const owner = Number(readFileSync(path, 'utf8'));
+    return Number.isInteger(owner) && owner > 0 ? owner : null;
+  } catch {
+    return null;
   }
 }
 

@@ -15,7 +15,7 @@ export class PolicyServerRefused extends Error {
   override name = 'PolicyServerRefused';
 }
 
-/** The served model's version, window (vLLM's `max_model_len`) and vocabulary. Unreachable: a plain (retryable) error. */
+/** The served model's version, window (vLLM's `max_model_len`; null when it states none) and vocabulary. Unreachable: a plain (retryable) error. */
 export async function describeServer(url: string): Promise<{ version: string; window: number | null; vocabSize?: number }> {
   let response: Response;
   try {
@@ -26,7 +26,7 @@ export async function describeServer(url: string): Promise<{ version: string; wi
   const body = (await response.json().catch(() => null)) as { data?: { id: string; max_model_len?: number; vocab_size?: number }[] } | null;
   const model = body?.data?.[0];
   if (!response.ok || !model) throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
-  return { version: model.id, window: model.max_model_len ?? null, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
+  return { version: model.id, window: model.max_model_len || null, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
 }
 
 export interface CompletionRequest {

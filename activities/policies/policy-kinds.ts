@@ -94,9 +94,25 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
 
 /** A scripted policy's action for a turn; every token has probability 1. */
 export async function scriptedAction(policy: Pick<PolicySummary, 'ref' | 'version'>, turn: number, store: ArtifactStore): Promise<PolicyAction> {
-  const { actions } = await store.getJson(policy.ref, ScriptedSnapshot);
+  const actions = await scriptedActions(policy.ref, store);
   const text = actions[turn];
   if (text === undefined) throw new PolicyError(`scripted policy has no action for turn ${turn + 1} (it has ${actions.length})`);
   const tokenIds = byteTokenizer.encode(text);
   return { text, tokenIds, logprobs: tokenIds.map(() => 0), version: policy.version };
+}
+
+/**
+ * The actions of a prepared script. An episode prepared before scripts were snapshotted as JSON
+ * references the file's raw content: its lines are its actions, as they were then.
+ */
+async function scriptedActions(ref: string, store: ArtifactStore): Promise<string[]> {
+  const content = (await store.getBlob(ref)).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    value = null;
+  }
+  const snapshot = ScriptedSnapshot.safeParse(value);
+  return snapshot.success ? snapshot.data.actions : content.split('\n').filter((line) => line.trim() !== '');
 }

@@ -1,6 +1,8 @@
 // The policy spec: one parser and formatter for every place a policy is named.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -58,5 +60,31 @@ describe('scripted policies', () => {
     await assert.rejects(preparePolicy(`scripted:${join(dir, 'bad.jsonl')}`, store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /bad\.jsonl:1: not JSON/.test(error.message));
     await assert.rejects(preparePolicy('sampled:x', store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /unknown policy "sampled:x"/.test(error.message));
     await assert.rejects(preparePolicy(join(dir, 'v.onnx'), store, dir), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /is served first/.test(error.message));
+  });
+});
+
+describe('served policies', () => {
+  test('a server that states no usable window, or another version than the pinned one, fails to prepare at once', async () => {
+    let window: number | undefined = 0;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: [{ id: 'v7', object: 'model', ...(window === undefined ? {} : { max_model_len: window }), vocab_size: 404 }] }));
+    });
+    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-served-'));
+    const store = createArtifactStore(dir);
+    try {
+      const nonRetryable = (type: string, message: RegExp) => (error: Error & { type?: string; nonRetryable?: boolean }) => error.type === type && error.nonRetryable === true && message.test(error.message);
+      await assert.rejects(preparePolicy(`completions:${url}`, store, dir), nonRetryable('InvalidPolicy', /states no max_model_len/));
+      window = undefined;
+      await assert.rejects(preparePolicy(`completions:${url}`, store, dir), nonRetryable('InvalidPolicy', /states no max_model_len/));
+      window = 512;
+      await assert.rejects(preparePolicy(`completions:${url}#v6`, store, dir), nonRetryable('PolicyError', /serves v7, not v6/));
+      const prepared = await preparePolicy(`completions:${url}#v7`, store, dir);
+      assert.deepEqual([prepared.kind, prepared.version], ['completions', 'v7']);
+    } finally {
+      server.close();
+    }
   });
 });

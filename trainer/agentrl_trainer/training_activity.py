@@ -139,13 +139,14 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
     }
+    validate_result(ACTIVITY_NAME, result)  # before it is recorded: a retry returns the record as it stands
     keepalive.beat(phase="recording")
     write_step_record(request.run_dir, request.step_id, {
         "stepId": request.step_id, "step": request.step, "batchPath": str(request.batch_path),
         "completedAt": datetime.now(timezone.utc).isoformat(), "result": result,
     })
     activity.logger.info("trainOnBatch %s: step %d done, policy %s", request.step_id, request.step, policy_version)
-    return dict(validate_result(ACTIVITY_NAME, result))
+    return result
 
 
 def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyModel, torch.optim.Optimizer]:
@@ -246,7 +247,7 @@ def _recorded_result(request: TrainOnBatchInput, record: Mapping[str, Any]) -> d
             f"stepId: {request.step_id!r} was recorded for step {record['step']} with batch {record['batchPath']}, "
             f"not step {request.step} with {request.batch_path}", type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
     activity.logger.info("trainOnBatch %s: already done, returning the recorded result", request.step_id)
-    return record["result"]
+    return dict(validate_result(ACTIVITY_NAME, record["result"]))
 
 
 def _raise_if_stopping() -> None:
