@@ -15,7 +15,6 @@ export interface FileChange {
   symlink: boolean;
 }
 
-
 /** Computes the agent's changes from an archive of its tree; nothing runs inside the agent's container. */
 export async function exportChanges(container: Dockerode.Container, pristine: Record<string, Buffer>, isProtected: (path: string) => boolean, maxBytes: number): Promise<{ changes: FileChange[]; tree: Map<string, { content: Buffer; symlink: boolean }> }> {
   const stream = (await container.getArchive({ path: repoPath })) as unknown as Readable;

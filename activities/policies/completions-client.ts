@@ -10,11 +10,6 @@ export class PolicyUnavailable extends Error {
   override name = 'PolicyUnavailable';
 }
 
-/** A server's answer that the caller cannot use; deterministic, so it is not retried. */
-export class PolicyServerRefused extends Error {
-  override name = 'PolicyServerRefused';
-}
-
 /** The served model's version, window (vLLM's `max_model_len`; null when it states none) and vocabulary. Unreachable: a plain (retryable) error. */
 export async function describeServer(url: string): Promise<{ version: string; window: number | null; vocabSize?: number }> {
   let response: Response;

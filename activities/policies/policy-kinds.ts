@@ -13,7 +13,6 @@ import { describeServer } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
 import { TokenPolicySnapshot } from './token-policy';
 
-
 /** A scripted policy's snapshot: its actions in order, each the text the policy outputs at that turn. */
 export const ScriptedSnapshot = z.object({ kind: z.literal('scripted'), actions: z.array(z.string()) });
 export type ScriptedSnapshot = z.infer<typeof ScriptedSnapshot>;

@@ -167,4 +167,3 @@ export function createTokenPolicy(store: ArtifactStore) {
     },
   };
 }
-export type TokenPolicy = ReturnType<typeof createTokenPolicy>;

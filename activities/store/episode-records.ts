@@ -150,7 +150,6 @@ export function createEpisodeRecords(store: ArtifactStore) {
   };
   return records;
 }
-export type EpisodeRecords = ReturnType<typeof createEpisodeRecords>;
 
 /** The activity that needs no sandbox: the trajectory file. */
 export function createEpisodeRecordActivities(deps: { store: ArtifactStore }) {

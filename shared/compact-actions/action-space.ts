@@ -25,7 +25,6 @@ export const PolicyMemory = z.object({
   edited: z.array(SourceLineSchema.extend({ start: z.string().nullable() })).optional(),
 });
 export type PolicyMemory = z.infer<typeof PolicyMemory>;
-export type EditedLine = NonNullable<PolicyMemory['edited']>[number];
 
 export const emptyMemory = (): PolicyMemory => ({ sourceLines: [], actions: [] });
 
