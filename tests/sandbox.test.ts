@@ -43,3 +43,31 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
   assert.match(seen.diskLimit!, /No space left on device/);
   assert.equal(execFileSync('sh', ['-c', 'echo ok']).toString(), hostLoadBefore, 'the host still forks');
 });
+
+test('the sweep from the host: a background loop whose call killed its own runner is gone at the next call and during scoring', async () => {
+  const loop = 'nohup sh -c \'while :; do echo x >> /work/loop.log; sleep 0.05; done\' >/dev/null 2>&1 & sleep 0.3; echo started';
+  // the second call kills its runner first, so the runner's own end-of-call kill never runs
+  const killRunner = 'nohup sh -c "while :; do echo y >> /work/loop2.log; sleep 0.05; done" >/dev/null 2>&1 & sleep 0.2; kill -9 $PPID';
+  const look = 'ps -u agent -o args= | grep -c "[w]hile :" ; wc -c < /work/loop.log; wc -c < /work/loop2.log';
+  const spec = scriptedPolicy([{ tool: 'bash', command: loop }, { tool: 'bash', command: killRunner }, { tool: 'bash', command: look }, { tool: 'bash', command: 'sleep 1; ' + look }, { tool: 'submit' }]);
+  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 8 } });
+  assert.equal(result.outcome, 'submitted');
+  const turns = readTrajectory(result.trajectoryUri);
+  assert.match(turns[0]!.observation, /started/);
+  assert.match(turns[1]!.observation, /killed its own runner/);
+  const [loops, size1, size2] = turns[2]!.observation.split('\n').map((line) => Number(line.trim()));
+  assert.equal(loops, 0, `no loop of the agent's user is alive at the third call: ${turns[2]!.observation}`);
+  // nothing grew while the fourth call slept (scoring runs the same sweep before it reads the tree)
+  const later = turns[3]!.observation.split('\n').map((line) => Number(line.trim()));
+  assert.deepEqual(later.slice(0, 3), [0, size1, size2]);
+});
+
+test('the sweep works when the agent filled the pids limit and killed its runner', async () => {
+  const fill = 'python3 -c "\nimport os, time\nwhile True:\n    try:\n        if os.fork() == 0:\n            time.sleep(600); os._exit(0)\n    except OSError:\n        break\ntime.sleep(600)" >/dev/null 2>&1 & sleep 3; kill -9 $PPID';
+  const spec = scriptedPolicy([{ tool: 'bash', command: fill }, { tool: 'bash', command: 'ps -u agent -o pid= | wc -l' }, { tool: 'submit' }]);
+  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '20s', maxTurns: 4 } });
+  assert.equal(result.outcome, 'submitted');
+  const turns = readTrajectory(result.trajectoryUri);
+  assert.equal(turns[1]!.status, 'ok', `the next call runs: ${turns[1]!.observation}`);
+  assert.ok(Number(turns[1]!.observation.split('\n')[0]) < 6, `only the call's own processes remain: ${turns[1]!.observation}`);
+});

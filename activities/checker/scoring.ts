@@ -8,6 +8,7 @@ import { forgesPass } from '../../shared/tamper';
 import { TaskSnapshot } from '../../shared/task-spec';
 import { decodeFiles } from '../sandbox/container';
 import { ArchiveTooLargeError, isNotFound } from '../sandbox/docker';
+import { sweepAgentProcesses } from '../sandbox/sweep';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { createToolCallActivities } from '../tools/take-turn';
@@ -93,6 +94,8 @@ export function createScoringActivities(deps: ScoringDeps) {
     const isProtected = protectedPathMatcher(input.task.protectedPaths);
     const agent = docker.getContainer(input.sandbox.containerName);
     await ensureRunning(agent);
+    // nothing of the agent's runs while its tree is read
+    await sweepAgentProcesses(docker, input.sandbox.containerName, deps.sandbox.uid);
     let exported;
     try {
       exported = await exportChanges(agent, pristine, isProtected, (deps.sandbox.workDiskMb + 16) * 1024 * 1024);

@@ -8,6 +8,7 @@ import { PolicyError, type PolicyAction } from '../policies/policy-action';
 import { scriptedAction } from '../policies/policy-kinds';
 import { createTokenPolicy } from '../policies/token-policy';
 import { createSandboxRunner } from '../sandbox/runner';
+import { sweepAgentProcesses } from '../sandbox/sweep';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords, type ModelRecord } from '../store/episode-records';
 import { createJournal } from './journal';
@@ -50,6 +51,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     async runCheckCommand(input: { sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
       const nonce = randomBytes(16).toString('hex');
       const result = await runInSandbox({ container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false, []);
+      await sweepAgentProcesses(deps.docker, input.sandbox.containerName, deps.uid);
       if ('crash' in result) return { exitCode: null, output: result.detail };
       return { exitCode: result.timedOut ? null : (result.exitCode ?? null), output: result.output ?? result.error ?? '' };
     },
@@ -102,6 +104,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         if (entry?.phase !== 'started') await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
         usedNonce = nonce;
         const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', await journal.previousNonces(input.episodeId, input.turn));
+        // whatever happened to the runner, nothing the call started outlives it (sandbox/sweep.ts)
+        await sweepAgentProcesses(deps.docker, input.container, deps.uid);
         if ('crash' in outcome) {
           observation = `error: ${outcome.detail}`;
           summary = { ...emptySummary(input.turn, outcome.crash, outcome.detail), tool: parsed.call.tool };
