@@ -12,7 +12,7 @@ import { sweepAgentProcesses } from '../sandbox/sweep';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { createToolCallActivities } from '../tools/take-turn';
-import { dropPathConflicts, exportChanges } from './changes';
+import { dropPathConflicts, exportChanges, type ExportedTree } from './changes';
 import { allExpectedPassed, gradeTree, GraderError, type HarnessResult } from './grading';
 import { createGradingCache } from './grading-cache';
 import { detectTamper } from './tamper';
@@ -96,16 +96,20 @@ export function createScoringActivities(deps: ScoringDeps) {
     await ensureRunning(agent);
     // nothing of the agent's runs while its tree is read
     await sweepAgentProcesses(docker, input.sandbox.containerName, deps.sandbox.uid);
-    let exported;
+    let exported: Pick<ExportedTree, 'overLimits'> & Partial<ExportedTree>;
     try {
       exported = await exportChanges(agent, pristine, isProtected, (deps.sandbox.workDiskMb + 16) * 1024 * 1024);
     } catch (error) {
       if (!(error instanceof ArchiveTooLargeError)) throw error;
       // only sparse files can claim more than the volume holds: the agent's doing, scored 0
-      const scoringUri = await records.writeScoring(input.episodeId, { ...probeTurn, error: error.message });
-      return { reward: 0, trueSuccess: false, trueSuccessBasis: snapshotBasis(snapshot), tamper: [{ kind: 'unanalysable', path: '.', detail: error.message }], scoringUri };
+      exported = { overLimits: [{ kind: 'over_limits', path: '.', detail: error.message }] };
     }
-    const { changes, tree } = exported;
+    if (exported.overLimits.length > 0) {
+      // a tree beyond what the grader reads is the agent's doing: scored 0, never a grader failure
+      const scoringUri = await records.writeScoring(input.episodeId, { checker: input.checker, ...probeTurn, reward: 0, trueSuccess: probe ? null : false, tamper: exported.overLimits });
+      return { reward: 0, trueSuccess: false, trueSuccessBasis: snapshotBasis(snapshot), tamper: exported.overLimits, scoringUri };
+    }
+    const { changes = [], tree = new Map() } = exported;
     const tamper = await cache.tamper(changes, () => detectTamper(changes));
     // the graded tree: pristine, plus the agent's changes outside protected paths, plus the hidden tests
     const graded: Record<string, Buffer> = { ...pristine };
@@ -115,7 +119,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       else graded[change.path] = tree.get(change.path)!.content;
     }
     Object.assign(graded, decodeFiles(snapshot.hidden));
-    dropPathConflicts(graded, new Set(changes.map((change) => change.path)));
+    const dropped = dropPathConflicts(graded, new Set(changes.map((change) => change.path)));
     // names carry the attempt: a stale attempt's clean-up never removes a retry's container
     const attempt = Context.current().info.attempt;
     const common = { docker, deployment: deps.deployment, sandbox: deps.sandbox, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, timeoutMs: input.testTimeoutMs };
@@ -145,6 +149,8 @@ export function createScoringActivities(deps: ScoringDeps) {
     const scoringUri = await records.writeScoring(input.episodeId, {
       checker: input.checker, ...probeTurn, reward, trueSuccess: probe ? null : trueSuccess, tamper,
       changes: changes.map(({ path, status, protected: p, symlink }) => ({ path, status, protected: p, symlink })), strict, audit, weak,
+      // what of the agent's tree the graded tree leaves out, besides protected paths and symlinks
+      dropped: dropped.map((path) => ({ path, reason: 'clashes with a kept file or folder' })),
     });
     return { reward, trueSuccess, trueSuccessBasis: snapshotBasis(snapshot), tamper, scoringUri };
   }

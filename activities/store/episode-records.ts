@@ -60,6 +60,7 @@ export const ScoringRecord = z.object({
   strict: z.unknown().optional(),
   audit: z.unknown().optional(),
   weak: z.unknown().optional(),
+  dropped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
   /** the agent's tree could not be read (e.g. larger than its volume) */
   error: z.string().optional(),
 });
