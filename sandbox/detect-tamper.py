@@ -94,6 +94,10 @@ BUILTIN_KINDS = {
         "effect": "forges_pass",
         "description": "An added or modified non-protected Python file could not be analysed (no content, undecodable bytes or coding cookie, over the size limit, nested too deeply, or an analyser error), so it may hide any construct.",
     },
+    "over_limits": {
+        "effect": "forges_pass",
+        "description": "The agent's tree exceeds what the grader reads (a changed file over 8 MiB, more than 20000 entries, a path over 1024 bytes or 64 levels, a name over 255 bytes, or an archive larger than the volume): nothing of it is analysed or graded, and it scores 0.",
+    },
     "compiled_module": {
         "effect": "forges_pass",
         "description": "An added or modified non-protected file is a sourceless compiled module (.pyc, .pyo, .so or .pyd), which can be imported but cannot be analysed.",
