@@ -50,7 +50,7 @@ export function createHostActivities(deps: ActivityDeps) {
   const journalDir = join(deps.config.stateDir, 'journal');
   const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment, journalDir });
   const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
-  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand, cacheResults: deps.config.grading?.cacheResults ?? true });
+  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand, cacheResults: deps.config.grading?.cacheResults ?? true, unsafeDisable: deps.config.grading?.unsafeDisable ?? [] });
   return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission };
 }
 

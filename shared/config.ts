@@ -38,9 +38,15 @@ export const AgentrlConfig = z
       .object({
         /** reuse the test results of byte-identical graded trees (deterministic tests only) */
         cacheResults: z.boolean().default(true),
+        /**
+         * TEST ONLY: defences to switch off, so that a test can show an attack succeeds without them
+         * ("twins": no canary twins; "isolated-audit": true success from the in-process tests only).
+         * Never set it for training.
+         */
+        unsafeDisable: z.array(z.enum(['twins', 'isolated-audit'])).default([]),
       })
       .strict()
-      .default({ cacheResults: true }),
+      .default({ cacheResults: true, unsafeDisable: [] }),
     stateDir: z.string().default('.agentrl'),
     artifactsDir: z.string().default('.agentrl/artifacts'),
     defaults: z

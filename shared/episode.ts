@@ -170,7 +170,11 @@ export const TurnSummary = z.object({
 export type TurnSummary = z.infer<typeof TurnSummary>;
 
 /** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
-export type TrueSuccessBasis = 'visible+hidden+oracle' | 'visible+hidden';
+/**
+ * What true success rests on: the isolated oracle calls (sound by construction), the fallback pytest
+ * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only.
+ */
+export type TrueSuccessBasis = 'visible+hidden+oracle-calls' | 'visible+hidden+oracle-pytest' | 'visible+hidden';
 
 /** Where an episode's time went, measured by the workflow (milliseconds). */
 export interface EpisodeTimings {

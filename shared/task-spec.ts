@@ -31,6 +31,27 @@ export const ExpectedTests = z.object({
 });
 export type ExpectedTests = z.infer<typeof ExpectedTests>;
 
+/**
+ * One call of an `oracle.json` (docs/oracle-format.md): inputs and the reference solution's outcome,
+ * as plain data encoded by sandbox/oracle_values.py. The expected outcome never enters the
+ * candidate's container: the audit sends only the call and compares in the trusted process.
+ */
+export const OracleCall = z.object({
+  module: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'a dotted module name'),
+  function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name'),
+  args: z.array(z.unknown()).default([]),
+  kwargs: z.record(z.string(), z.unknown()).optional(),
+  expect: z.union([z.object({ value: z.unknown() }).strict(), z.object({ raises: z.string().min(1) }).strict()]),
+}).strict();
+export type OracleCall = z.infer<typeof OracleCall>;
+
+/** `oracle.json`: the task's oracle as calls (the pytest files of `oracle/` are the fallback). */
+export const OracleFile = z.object({
+  format: z.literal('agentrl-oracle/1'),
+  calls: z.array(OracleCall).min(1, 'an oracle needs at least one call'),
+}).strict();
+export type OracleFile = z.infer<typeof OracleFile>;
+
 /** The content of a task, as snapshotted into the artifact store. */
 export const TaskSnapshot = z.object({
   spec: TaskSpec.extend({ image: z.string().min(1) }),
@@ -38,6 +59,8 @@ export const TaskSnapshot = z.object({
   repo: z.record(z.string(), z.string()),
   hidden: z.record(z.string(), z.string()),
   oracle: z.record(z.string(), z.string()),
+  /** the calls of oracle.json; absent for tasks with only the pytest oracle */
+  oracleCalls: z.array(OracleCall).optional(),
   expected: ExpectedTests,
 });
 export type TaskSnapshot = z.infer<typeof TaskSnapshot>;

@@ -18,7 +18,7 @@ describe('a correct fix', { concurrency: 2 }, () => {
       assert.equal(result.outcome, 'submitted');
       assert.equal(result.reward, 1);
       assert.equal(result.trueSuccess, true);
-      assert.equal(result.trueSuccessBasis, 'visible+hidden+oracle');
+      assert.equal(result.trueSuccessBasis, 'visible+hidden+oracle-calls');
       assert.deepEqual(result.tamper, []);
       assert.equal(result.counters.turns, 5);
       const lines = readFileSync(result.trajectoryUri, 'utf8').trim().split('\n').map((line) => JSON.parse(line));

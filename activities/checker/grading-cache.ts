@@ -7,7 +7,9 @@ import { TamperFinding } from '../../shared/episode';
 import { sandboxDir } from '../sandbox/container';
 import { parseJson, type ArtifactStore } from '../store/artifact-store';
 import type { FileChange } from './changes';
+import type { OracleCall } from '../../shared/task-spec';
 import { HarnessResult } from './grading';
+import { OracleAuditResult } from './oracle-audit';
 
 /**
  * Results of the checker's test runs and of the tamper detector, keyed by everything they depend on:
@@ -19,7 +21,7 @@ import { HarnessResult } from './grading';
  * (`grading.cacheResults: false`) for task sets whose tests are not.
  */
 export function createGradingCache(store: ArtifactStore, docker: Dockerode, enabled: boolean) {
-  const code = hashFiles([join(sandboxDir, 'grade-harness.py'), join(sandboxDir, 'detect-tamper.py'), join(sandboxDir, '..', 'shared', 'tamper-kinds.json')]);
+  const code = hashFiles(['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py', '../shared/tamper-kinds.json'].map((name) => join(sandboxDir, name)));
   const imageIds = new Map<string, Promise<string>>();
   const imageId = (image: string) => {
     let id = imageIds.get(image);
@@ -48,6 +50,19 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
       if (cached) return { ...cached, cached: true };
       const result = await run();
       if (!result.timedOut && result.report) await write(key, result);
+      return result;
+    },
+
+    /** The cached outcome of an oracle audit of `files` (only the outcome is kept, no expected value), or `run`'s. */
+    async audit(options: { image: string; timeoutMs: number; files: Record<string, Buffer>; calls: readonly OracleCall[] }, run: () => Promise<OracleAuditResult>): Promise<OracleAuditResult & { cached?: boolean }> {
+      if (!enabled) return run();
+      const hash = createHash('sha256').update(`audit\0${code}\0${await imageId(options.image)}\0${options.timeoutMs}\0`).update(JSON.stringify(options.calls)).update('\0');
+      for (const path of Object.keys(options.files).sort()) hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      const key = hash.digest('hex');
+      const cached = await read(key, OracleAuditResult);
+      if (cached) return { ...cached, cached: true };
+      const result = await run();
+      if (!result.timedOut) await write(key, result);
       return result;
     },
 

@@ -150,7 +150,7 @@ export async function ensureImage(docker: Dockerode, image: string): Promise<voi
 
 /** The sandbox's helper scripts, owned by root and read-only for the agent. */
 export function spoolTar(): Promise<Buffer> {
-  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py'].filter((name) => existsSync(join(sandboxDir, name)));
+  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].filter((name) => existsSync(join(sandboxDir, name)));
   return buildTar(
     files.map((name) => ({ path: name, content: readFileSync(join(sandboxDir, name)), mode: 0o555 })),
     { uid: 0, gid: 0 },

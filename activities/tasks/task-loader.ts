@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ExpectedTests, TaskSpec, describeIssues, type TaskSnapshot } from '../../shared/task-spec';
+import { ExpectedTests, OracleFile, TaskSpec, describeIssues, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
 
 export class TaskError extends Error {
   override name = 'TaskError';
@@ -37,6 +37,7 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden')) : {};
   const oracleDir = join(root, 'oracle');
   const oracle = existsSync(oracleDir) ? readTree(oracleDir) : {};
+  const oracleCalls = readOracleFile(join(root, 'oracle.json'));
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
   if (existsSync(expectedPath)) {
@@ -55,11 +56,25 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const readOptional = (name: string): string | null => (existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null);
   return {
     dir: root,
-    snapshot: { spec, repo, hidden, oracle, expected },
-    hasOracle: Object.keys(oracle).length > 0,
+    snapshot: { spec, repo, hidden, oracle, ...(oracleCalls ? { oracleCalls } : {}), expected },
+    hasOracle: Object.keys(oracle).length > 0 || oracleCalls !== null,
     solutionPatch: readOptional('solution.patch'),
     wrongFixPatch: readOptional('wrong-fix.patch'),
   };
+}
+
+/** The calls of an `oracle.json`, or null without one; a malformed file names its problem. */
+function readOracleFile(path: string): OracleCall[] | null {
+  if (!existsSync(path)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new TaskError(`${path}: not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = OracleFile.safeParse(raw);
+  if (!parsed.success) throw new TaskError(describeIssues(path, parsed.error));
+  return parsed.data.calls;
 }
 
 /** Regular files under a folder as repository-relative path → base64; caches and symlinks are skipped. */

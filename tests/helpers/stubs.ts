@@ -49,7 +49,7 @@ const defaults = (hostId: string): StubActivities => ({
     return turnSummary(input.turn, 'submitted');
   },
   async scoreSubmission() {
-    return { reward: 1, trueSuccess: true, trueSuccessBasis: 'visible+hidden+oracle' as const, tamper: [], scoringUri: '/stub/scoring.json' };
+    return { reward: 1, trueSuccess: true, trueSuccessBasis: 'visible+hidden+oracle-calls' as const, tamper: [], scoringUri: '/stub/scoring.json' };
   },
   async probeSubmission() {
     return { reward: 0 };

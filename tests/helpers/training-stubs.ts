@@ -82,7 +82,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     },
     async scoreSubmission(input) {
       const reward = episodeOf(input.task.promptRef) === 'reward-1' ? 1 : 0;
-      return { reward, trueSuccess: reward === 1, trueSuccessBasis: 'visible+hidden+oracle' as const, tamper: [], scoringUri: '/stub/scoring.json' };
+      return { reward, trueSuccess: reward === 1, trueSuccessBasis: 'visible+hidden+oracle-calls' as const, tamper: [], scoringUri: '/stub/scoring.json' };
     },
   };
   return { stubs, records };

@@ -1,0 +1,166 @@
+/**
+ * The true-success audit outside the candidate's process: the oracle's calls go, as plain data and
+ * without their expected values, to sandbox/audit-runner.py in a fresh hardened container holding
+ * the candidate's tree; the outcomes come back as JSON lines and are compared here, in the trusted
+ * process, which never loads the candidate's code. Nothing the candidate does in its process can see
+ * an expected value, so the audit is sound by construction: only a correct output passes a call.
+ */
+import type Dockerode from 'dockerode';
+import { z } from 'zod';
+import type { AgentrlConfig } from '../../shared/config';
+import type { OracleCall } from '../../shared/task-spec';
+import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar } from '../sandbox/container';
+import { buildTar, execCollect } from '../sandbox/docker';
+
+/** Bounds of the comparison; beyond them an output is wrong, never a grader failure. */
+export const auditLimits = {
+  /** one call's outcome line, in bytes */
+  lineBytes: 1024 * 1024,
+  /** all outcome lines together */
+  totalBytes: 32 * 1024 * 1024,
+  /** nesting of an encoded value */
+  depth: 64,
+  /** seconds per call (the runner's alarm); the whole run is bounded by the test timeout */
+  perCallSeconds: 10,
+} as const;
+
+export const OracleAuditResult = z.object({
+  passed: z.number().int(),
+  total: z.number().int(),
+  timedOut: z.boolean(),
+  /** the first few calls that did not match, with what came back */
+  failures: z.array(z.object({ index: z.number().int(), call: z.string(), expected: z.string(), got: z.string() })),
+  durationMs: z.number(),
+  /** the end of what the run wrote to stderr (the candidate's prints land there) */
+  output: z.string(),
+});
+export type OracleAuditResult = z.infer<typeof OracleAuditResult>;
+
+export interface OracleAuditOptions {
+  docker: Dockerode;
+  sandbox: AgentrlConfig['sandbox'];
+  name: string;
+  deployment: string;
+  image: string;
+  workflowId: string;
+  episodeId: string;
+  runId: string;
+  /** the candidate's tree (no hidden test, no oracle file) */
+  files: Record<string, Buffer>;
+  calls: readonly OracleCall[];
+  timeoutMs: number;
+}
+
+/** Runs the oracle's calls on the candidate's tree in an isolated container and compares the outcomes here. */
+export async function auditOracleCalls(options: OracleAuditOptions): Promise<OracleAuditResult> {
+  const { docker, name } = options;
+  const started = Date.now();
+  await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
+  const { container, volumes } = await createHardenedContainer(docker, {
+    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, episodeId: options.episodeId, runId: options.runId, role: 'audit', sandbox: options.sandbox,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await container.start();
+    // inputs only: the expected outcomes stay in this process
+    const requests = options.calls.map(({ module, function: fn, args, kwargs }) => ({ module, function: fn, args, ...(kwargs ? { kwargs } : {}) }));
+    await container.putArchive(await spoolTar(), { path: spoolPath });
+    await container.putArchive(await buildTar([{ path: 'calls.json', content: Buffer.from(JSON.stringify(requests)), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+    await container.putArchive(await buildTar(Object.entries(options.files).map(([path, content]) => ({ path, content })), { uid: 0, gid: 0 }), { path: repoPath });
+    const uid = String(options.sandbox.uid);
+    const run = execCollect(docker, container, ['python3', '-I', `${spoolPath}/audit-runner.py`, `${spoolPath}/calls.json`, repoPath, String(auditLimits.perCallSeconds)], {
+      user: `${uid}:${uid}`, workingDir: repoPath, inspect: false, maxBytes: auditLimits.totalBytes,
+    });
+    const timeout = new Promise<null>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout(null), options.timeoutMs)));
+    const exec = await Promise.race([run, timeout]);
+    const outcomes = exec ? parseOutcomes(exec.stdout, options.calls.length) : new Map<number, unknown>();
+    return { ...compareOutcomes(options.calls, outcomes), timedOut: exec === null, durationMs: Date.now() - started, output: exec ? exec.stderr.slice(-2000) : '' };
+  } finally {
+    clearTimeout(timer);
+    // removing the container also ends a run that is still going
+    await removeSandbox(docker, name, volumes);
+  }
+}
+
+/** The runner's lines by call index; the first line for an index counts, malformed lines are skipped. */
+export function parseOutcomes(stdout: string, count: number): Map<number, unknown> {
+  const outcomes = new Map<number, unknown>();
+  for (const line of stdout.split('\n')) {
+    if (!line || Buffer.byteLength(line) > auditLimits.lineBytes) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue; // also a value nested too deeply for the parser
+    }
+    if (!isRecord(parsed)) continue;
+    const index = parsed.i;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || outcomes.has(index)) continue;
+    outcomes.set(index, parsed);
+  }
+  return outcomes;
+}
+
+/** Compares every call's outcome with its expectation (see outcomeMatches). */
+export function compareOutcomes(calls: readonly OracleCall[], outcomes: ReadonlyMap<number, unknown>): Omit<OracleAuditResult, 'timedOut' | 'durationMs'> {
+  let passed = 0;
+  const failures: OracleAuditResult['failures'] = [];
+  calls.forEach((call, index) => {
+    const outcome = outcomes.get(index);
+    if (outcomeMatches(call.expect, outcome)) {
+      passed++;
+      return;
+    }
+    if (failures.length < 10) {
+      failures.push({ index, call: `${call.module}.${call.function}(${call.args.map((arg) => brief(arg)).join(', ')})`, expected: brief(call.expect), got: outcome === undefined ? 'no outcome' : brief(outcome) });
+    }
+  });
+  return { passed, total: calls.length, failures };
+}
+
+/**
+ * The comparison rules, stated once:
+ * - `{raises: Name}` matches an outcome whose `raises` list (the exception class's MRO names) holds Name;
+ * - `{value: v}` matches an outcome `{value: w}` when v and w are the same encoded value: the same
+ *   JSON type at every level (1, 1.0 and true are three values: ints are numbers, floats are
+ *   `{"$float": repr}`, booleans are booleans), equal numbers and strings, arrays of equal length
+ *   with equal items, objects with the same keys and equal values. Floats compare by their repr, so
+ *   NaN matches NaN and -0.0 does not match 0.0 (sandbox/oracle_values.py writes canonical forms);
+ * - an outcome nested deeper than auditLimits.depth, over auditLimits.lineBytes, missing (a crash, a
+ *   timeout), or an error matches nothing. Each call scores 0 or 1; nothing here throws.
+ */
+export function outcomeMatches(expect: OracleCall['expect'], outcome: unknown): boolean {
+  if (!isRecord(outcome)) return false;
+  if ('raises' in expect) {
+    const names = outcome.raises;
+    return Array.isArray(names) && names.some((name) => name === expect.raises);
+  }
+  if (!('value' in outcome)) return false;
+  return sameValue(expect.value, outcome.value, 0);
+}
+
+function sameValue(expected: unknown, actual: unknown, depth: number): boolean {
+  if (depth > auditLimits.depth) return false;
+  if (expected === null || typeof expected !== 'object') return typeof actual === typeof expected && (actual === expected);
+  if (Array.isArray(expected)) {
+    return Array.isArray(actual) && actual.length === expected.length && expected.every((item, index) => sameValue(item, actual[index], depth + 1));
+  }
+  if (!isRecord(actual) || Array.isArray(actual)) return false;
+  const keys = Object.keys(expected);
+  const actualKeys = Object.keys(actual);
+  return keys.length === actualKeys.length && keys.every((key) => Object.hasOwn(actual, key) && sameValue((expected as Record<string, unknown>)[key], actual[key], depth + 1));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function brief(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = '(unprintable)';
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
