@@ -24,7 +24,8 @@ Process layout:
 
 Output (one line on stdout):
   {"exitCode": int|null, "timedOut": bool,
-   "report": null | {"tests": [{"nodeid": str, "outcome": str}],
+   "report": null | {"tests": [{"nodeid": str, "outcome": str,
+                                "crash"?: {"path": str, "line": int, "message": str}}],
                      "collectErrors": [str]},
    "output": str, "outputTruncated": bool, "durationMs": int}
 
@@ -206,6 +207,16 @@ class _AgentrlReporter:
                 return "xpassed" if hasattr(c, "wasxfail") else "passed"
         return "error"  # incomplete: a phase never reported
 
+    @staticmethod
+    def _crash(ph):
+        # where the call failed (the checker matches a canary twin's failure to its own assertion)
+        try:
+            crash = ph["call"].longrepr.reprcrash
+            path = os.path.relpath(str(crash.path), repo_real)
+            return {"path": path, "line": int(crash.lineno), "message": str(crash.message)[:300]}
+        except Exception:  # noqa: BLE001
+            return None
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session, exitstatus):
         if self.written:
@@ -214,7 +225,13 @@ class _AgentrlReporter:
         if collect_only:
             tests = [{"nodeid": n, "outcome": "collected"} for n in self.collected]
         else:
-            tests = [{"nodeid": n, "outcome": self._outcome(self.phases[n])} for n in self.order]
+            tests = []
+            for n in self.order:
+                entry = {"nodeid": n, "outcome": self._outcome(self.phases[n])}
+                crash = self._crash(self.phases[n]) if entry["outcome"] == "failed" else None
+                if crash:
+                    entry["crash"] = crash
+                tests.append(entry)
         data = json.dumps({"tests": tests, "collectErrors": self.collect_errors}).encode("utf-8")
         try:
             view = memoryview(data)
@@ -389,11 +406,18 @@ def _validate_report(raw, collect_only):
     allowed = ("collected",) if collect_only else OUTCOMES
     clean = []
     for t in tests:
-        if not isinstance(t, dict) or set(t) != {"nodeid", "outcome"}:
+        if not isinstance(t, dict) or not {"nodeid", "outcome"} <= set(t) <= {"nodeid", "outcome", "crash"}:
             return None
         if not isinstance(t["nodeid"], str) or t["outcome"] not in allowed:
             return None
-        clean.append({"nodeid": t["nodeid"], "outcome": t["outcome"]})
+        entry = {"nodeid": t["nodeid"], "outcome": t["outcome"]}
+        crash = t.get("crash")
+        if crash is not None:
+            if not (isinstance(crash, dict) and set(crash) == {"path", "line", "message"} and isinstance(crash["path"], str)
+                    and type(crash["line"]) is int and isinstance(crash["message"], str)):
+                return None
+            entry["crash"] = {"path": crash["path"], "line": crash["line"], "message": crash["message"]}
+        clean.append(entry)
     if not all(isinstance(e, str) for e in errs):
         return None
     return {"tests": clean, "collectErrors": list(errs)}

@@ -12,7 +12,15 @@ export type TestOutcome = (typeof TestOutcomes)[number];
 export const HarnessResult = z.object({
   exitCode: z.number().int().nullable(),
   timedOut: z.boolean(),
-  report: z.object({ tests: z.array(z.object({ nodeid: z.string(), outcome: z.enum(TestOutcomes) })), collectErrors: z.array(z.string()) }).nullable(),
+  report: z.object({
+    tests: z.array(z.object({
+      nodeid: z.string(),
+      outcome: z.enum(TestOutcomes),
+      /** where a failed test failed (repository-relative path, 1-based line, the exception's text) */
+      crash: z.object({ path: z.string(), line: z.number().int(), message: z.string() }).optional(),
+    })),
+    collectErrors: z.array(z.string()),
+  }).nullable(),
   output: z.string(),
   outputTruncated: z.boolean(),
   durationMs: z.number(),

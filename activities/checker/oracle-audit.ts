@@ -102,7 +102,7 @@ export function parseOutcomes(stdout: string, count: number): Map<number, unknow
 }
 
 /** Compares every call's outcome with its expectation (see outcomeMatches). */
-export function compareOutcomes(calls: readonly OracleCall[], outcomes: ReadonlyMap<number, unknown>): Omit<OracleAuditResult, 'timedOut' | 'durationMs'> {
+export function compareOutcomes(calls: readonly OracleCall[], outcomes: ReadonlyMap<number, unknown>): Omit<OracleAuditResult, 'timedOut' | 'durationMs' | 'output'> {
   let passed = 0;
   const failures: OracleAuditResult['failures'] = [];
   calls.forEach((call, index) => {

@@ -61,6 +61,8 @@ export const ScoringRecord = z.object({
   audit: z.unknown().optional(),
   weak: z.unknown().optional(),
   dropped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+  /** the canary twins of this grading (how many, the plan's survival bound, those that did not fail); the map itself is not kept */
+  twins: z.object({ total: z.number().int(), survival: z.number(), uncovered: z.array(z.string()), notFailed: z.array(z.object({ id: z.string(), outcome: z.string() })) }).nullable().optional(),
   /** the agent's tree could not be read (e.g. larger than its volume) */
   error: z.string().optional(),
 });

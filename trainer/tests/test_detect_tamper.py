@@ -64,7 +64,7 @@ def test_kinds_file_shape():
         "pytest_hook": "report_only", "runner_internals": "forges_pass",
         "shadowing_module": "forges_pass", "symlink": "report_only",
         "unanalysable": "forges_pass", "compiled_module": "forges_pass",
-        "dynamic_code": "forges_pass", "over_limits": "forges_pass",
+        "dynamic_code": "forges_pass", "over_limits": "forges_pass", "forged_report": "forges_pass",
     }
     assert {k: v["effect"] for k, v in kinds.items()} == expected
     for spec in kinds.values():

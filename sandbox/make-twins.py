@@ -1,0 +1,602 @@
+#!/usr/bin/env python3
+"""agentrl canary twins: rewrite test modules so that a forged pass shows.
+
+Usage:
+    python3 -I make-twins.py < request.json > response.json
+
+Runs on the trusted host, never in the agent's container.  For each real test
+it adds "twins": copies in which one asserted literal is changed, so a correct
+solution must FAIL them.  Real tests and twins go through one rewrite (random
+names, shuffled order, ast.unparse formatting, no docstrings, comments or assert
+messages), so nothing in the source tells them apart.
+
+Input (stdin, JSON):
+    {"seed": "<hex>",                      secret; everything random derives from it
+     "files": {"tests/test_x.py": "<source>"},
+     "real": ["tests/test_x.py::TestK::test_c[1-2]", ...],   ids collected from the originals
+     "target": 0.001,                      survival bound to reach (default 1e-3)
+     "maxTwinsPerCall": 1000,              at most this many twins per test or fresh call
+     "fresh": [{"module": "pkg", "function": "f",
+                "args": ["<literal source>", ...], "value": "<literal source>"}]}  (optional)
+
+Output (stdout, JSON): {"files", "tests", "groups", "survival", "uncovered",
+"unparsed", "skippedFresh"}.  "tests" maps every new node id to
+{"kind": "real", "id"}, {"kind": "twin", "of", "group", "path", "lines"} or
+{"kind": "other", "id"}; "other" ids are function-level (no parametrize suffix).
+"lines" is the line range of the twin's changed assert.  "skippedFresh" lists
+fresh calls left out: asserted by the tests already, repeated, or with a value
+that has nothing to change (None, "", []).  Exit 2 on bad input,
+including a real id whose file is given but has no such test.  A file that is
+not valid Python, or that refers to a test by name (inheritance, calls) or
+nests test classes, is returned unchanged and listed in "unparsed"; its real
+ids map to themselves and are "uncovered".
+
+Groups and the survival bound
+-----------------------------
+Each covered real test has one "conflict" assert `call == literal`; its group
+is the text of that comparison.  A group with k values appears in the output
+once with the real literal and once with each of k-1 variants per real test of
+the group, so every value is asserted equally often, and the variants are drawn
+so that the real value is not special among them (numbers: a uniform sample of
+a window that holds the original at a uniform place; strings: the same
+positions changed within the same character class).  A group is chosen only if
+every occurrence of its comparison, in any file, is the changed assert of one
+of its tests, so copies made for other twins never repeat its real value; a
+test that finds no such group is "uncovered".  Asserts under try/with (which
+may never run) and literals with nothing to change are never chosen.
+
+An agent that cannot solve the task and cannot tell twins from real tests
+(a lookup table of asserted values, say) must, for each of the D_real real
+groups, answer exactly the real value: chance 1/k per group, independently.
+Each fresh call (a new input with g wrong values, all twins) must be left
+unanswered while every real group is answered; not knowing which D_fresh of
+the D = D_real + D_fresh groups are fresh, it guesses right with chance
+1 / C(D, D_fresh).  So it survives with at most
+    survival = prod(1 / k_G over real groups) / C(D, D_fresh),
+and we pick the smallest g >= 2 (k_G = min(g, what the literal allows: a bool
+has 2 values)) that brings this to the target.  A forgery that passes tests
+wholesale (rewritten reports, replaced test code, an always-true __eq__)
+passes a twin and is caught outright.  With no real group the bound is 1.0.
+An honest but wrong solution may pass a twin by itself (an off-by-one answer
+can hit a variant); what no deterministic solution can do is pass a twin and
+the real test it copies (the same call asked for two values), so the caller
+should treat that pair, not a lone passing twin, as proof of forgery.
+
+Only the Python 3.11 standard library is used.  Importable: make_twins(request).
+"""
+
+import ast
+import copy
+import hashlib
+import hmac
+import json
+import math
+import random
+import re
+import string
+import sys
+from collections import Counter
+from decimal import Decimal
+
+BIG = 10**9  # capacity of an unbounded leaf (ints, floats, long strings)
+ALPHABETS = (string.ascii_lowercase, string.ascii_uppercase, string.digits)
+GUARDS = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)  # an assert in these may never run or be swallowed
+
+
+class BadInput(Exception):
+    """The request is malformed: exit 2 with this message."""
+
+
+def token(seed, *parts):
+    """HMAC of the parts under the secret seed: names and choices the agent cannot predict."""
+    return hmac.new(seed.encode(), "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()
+
+
+def rng(seed, *parts):
+    return random.Random(token(seed, *parts))
+
+
+# ---------------------------------------------------------------- literals and their variants
+
+def is_literal(node):
+    try:
+        ast.literal_eval(node)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def is_literal_source(text):
+    try:
+        return is_literal(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+
+
+def comparison(node):
+    """(call side, literal side, op) of `x == literal` or `x is True/False`, else None."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return None
+    left, right = node.left, node.comparators[0]
+    if isinstance(node.ops[0], ast.Eq) and is_literal(left) != is_literal(right):
+        return (right, left, ast.Eq) if is_literal(left) else (left, right, ast.Eq)
+    if (isinstance(node.ops[0], ast.Is) and isinstance(right, ast.Constant)
+            and isinstance(right.value, bool) and not is_literal(left)):
+        return left, right, ast.Is
+    return None
+
+
+def group_key(cmp):
+    """The comparison as text, call side first: `f(1) == 2` and `2 == f(1)` are one group."""
+    return ast.unparse(ast.Compare(cmp[0], [cmp[2]()], [cmp[1]]))
+
+
+def alphabet(char):
+    return next((a for a in ALPHABETS if char in a), "")
+
+
+def capacity(value):
+    """How many distinct values (the original included) a scalar can take in a twin."""
+    if isinstance(value, bool):
+        return 2
+    if isinstance(value, int):
+        return BIG
+    if isinstance(value, float):
+        return BIG if math.isfinite(value) else 0
+    if isinstance(value, (str, bytes)):
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        total = 1
+        for char in text:
+            total = min(BIG, total * max(1, len(alphabet(char))))
+        return total
+    return 0  # None, complex: a changed value would look odd or compare equal
+
+
+def leaves(node, path=()):
+    """(path, value) of each scalar a twin may change; dict keys stay (a new key can merge entries)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        parts = [("elts", i, e) for i, e in enumerate(node.elts)]
+    elif isinstance(node, ast.Dict):
+        parts = [("values", i, v) for i, v in enumerate(node.values)]
+    elif isinstance(node, (ast.Constant, ast.UnaryOp)):
+        value = ast.literal_eval(node)
+        return [(path, value)] if capacity(value) >= 2 else []
+    else:
+        return []  # set(), complex sums
+    return [leaf for field, i, sub in parts for leaf in leaves(sub, path + ((field, i),))]
+
+
+def with_leaf(node, path, value):
+    """A copy of the literal node with the scalar at `path` replaced by `value`."""
+    new_leaf = ast.parse(repr(value), mode="eval").body
+    if not path:
+        return new_leaf
+    root = parent = copy.deepcopy(node)
+    for field, i in path[:-1]:
+        parent = getattr(parent, field)[i]
+    getattr(parent, path[-1][0])[path[-1][1]] = new_leaf
+    return root
+
+
+def float_step(exact):
+    """A step at the last written digit, one finer for round numbers: 2.5 -> 0.1, 18.0 -> 1, 100.0 -> 10."""
+    if not exact:
+        return Decimal("0.5")
+    return Decimal(1).scaleb(min(exact.normalize().as_tuple().exponent, exact.adjusted() - 1))
+
+
+def numeric_variants(value, count, rand):
+    # The original sits at a uniform place in a window of lattice points and the variants are a
+    # uniform sample of the rest, so given the set every member is equally likely the original.
+    if isinstance(value, int):
+        make, steps_to_zero = (lambda j: value + j), value
+    else:
+        exact = Decimal(repr(value))
+        step = float_step(exact)
+        make, steps_to_zero = (lambda j: float(exact + j * step)), int(exact // step)
+    width = max(2 * (count + 1), 6)
+    low = -rand.randrange(width)
+    if value >= 0:  # a negative count or length would give the twin away
+        low = max(low, -steps_to_zero)
+    offsets = [j for j in range(low, low + width) if j]
+    rand.shuffle(offsets)
+    out, seen = [], {value}
+    for new in map(make, offsets):
+        finite = isinstance(new, int) or math.isfinite(new)
+        if new not in seen and len(out) < count and finite:  # a float may round onto a neighbour
+            out.append(new)
+            seen.add(new)
+    return out
+
+
+def text_variants(value, count, rand):
+    # Every member differs from the original at the same positions, each within its character
+    # class, so no member is the "centre" of the set.
+    raw = isinstance(value, bytes)
+    chars = list(value.decode("latin-1") if raw else value)
+    spots = [i for i, c in enumerate(chars) if alphabet(c)]
+    rand.shuffle(spots)
+    chosen, space = [], 1
+    while spots and space <= count:
+        chosen.append(spots.pop())
+        space *= len(alphabet(chars[chosen[-1]]))
+    out = []
+    while len(out) < min(count, space - 1):
+        new = chars[:]
+        for i in chosen:
+            new[i] = rand.choice(alphabet(chars[i]))
+        text = "".join(new).encode("latin-1") if raw else "".join(new)
+        if text != value and text not in out:
+            out.append(text)
+    return out
+
+
+def variant_literals(seed, key, literal, count):
+    """`count` (or fewer, if the literal allows fewer) changed copies of a literal node, fixed by seed and key."""
+    rand = rng(seed, "values", key)
+    spots = leaves(literal)
+    best = max(capacity(v) for _, v in spots)
+    path, value = rand.choice([s for s in spots if capacity(s[1]) > count]
+                              or [s for s in spots if capacity(s[1]) == best])
+    if isinstance(value, bool):
+        new = [not value]
+    elif isinstance(value, (int, float)):
+        new = numeric_variants(value, count, rand)
+    else:
+        new = text_variants(value, count, rand)
+    return [with_leaf(literal, path, v) for v in new[:count]]
+
+
+def literal_capacity(literal):
+    return max((capacity(v) for _, v in leaves(literal)), default=0)
+
+
+# ---------------------------------------------------------------- test modules
+
+def is_test_func(node):
+    return (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+            and not any("fixture" in ast.unparse(d) for d in node.decorator_list))
+
+
+def is_test_class(node):
+    return isinstance(node, ast.ClassDef) and (
+        node.name.startswith("Test") or any(ast.unparse(b).endswith("TestCase") for b in node.bases))
+
+
+def strip_docstring(body):
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return body[1:]
+    return list(body)
+
+
+def split_tests(body, is_test):
+    """(kept statements, tests) of a body; of tests defined twice only the last counts, as in pytest."""
+    keep = [s for s in strip_docstring(body) if not is_test(s)]
+    tests = [s for s in body if is_test(s)]
+    latest = {s.name: s for s in tests}
+    return keep, [s for s in tests if latest[s.name] is s]
+
+
+def own_asserts(func):
+    """(assert, guarded) for each assert of a test in source order, outside nested defs and classes."""
+    found, todo = [], [(n, False) for n in reversed(func.body)]
+    while todo:
+        node, guarded = todo.pop()
+        if isinstance(node, ast.Assert):
+            found.append((node, guarded))
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            inner = guarded or isinstance(node, GUARDS)
+            todo.extend((n, inner) for n in reversed(list(ast.iter_child_nodes(node))))
+    return found
+
+
+def comparison_keys(tree):
+    """Group key -> count for every literal comparison anywhere in a tree, plus the call texts."""
+    cmps = [c for c in map(comparison, ast.walk(tree)) if c]
+    return Counter(map(group_key, cmps)), {ast.unparse(c[0]) for c in cmps}
+
+
+def unsupported(module):
+    """Why renaming tests could break this module (a test used by name, a nested test class), or None."""
+    names = {u.node.name for u in module.units()}
+    for item in module.items:
+        if isinstance(item, dict):
+            names.add(item["node"].name)
+            if any(is_test_class(s) for s in item["node"].body):
+                return "nested test class in %s" % item["node"].name
+    for node in ast.walk(module.tree):
+        used = {ast.Name: "id", ast.Attribute: "attr", ast.arg: "arg"}.get(type(node))
+        if used and getattr(node, used) in names:
+            return "test %s is referenced by name" % getattr(node, used)
+    return None
+
+
+class Unit:
+    """One test function (top level or a method of a test class) of a rewritable module."""
+
+    def __init__(self, path, cls, node):
+        self.path, self.cls, self.node = path, cls, node
+        self.old_id = "::".join([path] + ([cls["node"].name] if cls else []) + [node.name])
+        self.real_ids, self.group, self.ordinal, self.literal = [], None, None, None
+        for a, _ in own_asserts(node):
+            a.msg = None  # a message may quote the real value
+        node.body = strip_docstring(node.body) or [ast.Pass()]
+        self.counts = comparison_keys(node)[0]
+        self.cands = {}  # group key -> ordinal of its assert, for asserts a twin may change
+        for i, (a, guarded) in enumerate(own_asserts(node)):
+            cmp = comparison(a.test)
+            if cmp and not guarded and leaves(cmp[1]):
+                self.cands.setdefault(group_key(cmp), i)
+
+
+class Module:
+    """A parsed test module split into kept statements, test functions and test classes."""
+
+    def __init__(self, path, tree):
+        self.path, self.tree, self.fresh = path, tree, []
+        self.keep, tests = split_tests(tree.body, lambda s: is_test_func(s) or is_test_class(s))
+        self.items = []
+        for node in tests:
+            if isinstance(node, ast.ClassDef):
+                keep, methods = split_tests(node.body, is_test_func)
+                cls = {"node": node, "keep": keep}
+                cls["units"] = [Unit(path, cls, m) for m in methods]
+                self.items.append(cls)
+            else:
+                self.items.append(Unit(path, None, node))
+
+    def units(self):
+        for item in self.items:
+            yield from item["units"] if isinstance(item, dict) else [item]
+
+    def find(self, node_id):
+        return next((u for u in self.units() if u.old_id == node_id), None)
+
+
+# ---------------------------------------------------------------- the request
+
+def parse_request(data):
+    if not isinstance(data, dict):
+        raise BadInput("input must be a JSON object")
+    seed, files, real = data.get("seed"), data.get("files"), data.get("real", [])
+    if not isinstance(seed, str) or not re.fullmatch(r"[0-9a-fA-F]+", seed):
+        raise BadInput("'seed' must be a non-empty hex string")
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise BadInput("'files' must be an object mapping paths to source text")
+    if not isinstance(real, list) or not all(isinstance(r, str) and "::" in r for r in real):
+        raise BadInput("'real' must be a list of pytest node ids (path::name)")
+    target, cap = data.get("target", 1e-3), data.get("maxTwinsPerCall", 1000)
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= 1:
+        raise BadInput("'target' must be a number in (0, 1]")
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise BadInput("'maxTwinsPerCall' must be an integer >= 1")
+    fresh = data.get("fresh", [])
+    if not isinstance(fresh, list):
+        raise BadInput("'fresh' must be a list")
+    for i, f in enumerate(fresh):
+        where = "fresh[%d]" % i
+        if not isinstance(f, dict) or not all(isinstance(f.get(k), str) and f[k].strip()
+                                              for k in ("module", "function", "value")):
+            raise BadInput("%s needs string fields module, function and value" % where)
+        if not re.fullmatch(r"\w+(\.\w+)*", f["module"]) or not f["function"].isidentifier():
+            raise BadInput("%s: module or function is not a Python name" % where)
+        if not isinstance(f.get("args", []), list):
+            raise BadInput("%s.args must be a list" % where)
+        for src in f.get("args", []) + [f["value"]]:
+            if not isinstance(src, str) or not is_literal_source(src):
+                raise BadInput("%s: %r is not a Python literal" % (where, src))
+    return seed, files, list(dict.fromkeys(real)), target, cap, fresh
+
+
+def survival_bound(values, n_fresh):
+    """Chance that a guesser survives: 1/k per real group with k values, times 1/C(D, D_fresh)."""
+    if not values:
+        return 1.0
+    return 1 / (math.prod(values) * math.comb(len(values) + n_fresh, n_fresh))  # exact ints: no overflow
+
+
+def choose_g(caps, n_fresh, target, most):
+    """Smallest g >= 2 (at most `most`) whose bound meets the target; a group holds min(g, its capacity) values."""
+    g = 2
+    while caps and g < min(most, max(caps)) and survival_bound([min(g, c) for c in caps], n_fresh) > target:
+        g += 1
+    return g
+
+
+def assign_groups(seed, units, total):
+    """Give tests a conflict group such that every occurrence of a chosen group is that test's changed assert."""
+    holders = {}
+    for u in units:
+        for key in u.counts:
+            holders.setdefault(key, []).append(u)
+    ok = {k: total[k] == len(us) and all(u.counts[k] == 1 and k in u.cands for u in us)
+          for k, us in holders.items()}
+    rand = rng(seed, "assign")
+    order = sorted(units, key=lambda u: (sum(ok[k] for k in u.cands), rand.random()))
+    for u in order:
+        options = [k for k in u.cands if ok[k] and all(v.group is None for v in holders[k])]
+        if u.group is None and options:
+            key = rand.choice(options)
+            for v in holders[key]:
+                v.group, v.ordinal = key, v.cands[key]
+                v.literal = comparison(own_asserts(v.node)[v.ordinal][0].test)[1]
+
+
+def place_fresh(seed, fresh, modules, calls):
+    """(module, group key, call text, value node) per usable fresh call, and the skipped indices."""
+    placed, skipped, seen = [], [], set()
+    for i, f in enumerate(fresh):
+        mod, name = f["module"], f["function"]
+        importing = [m for m in modules.values() if any(
+            (isinstance(s, ast.Import) and any(a.name == mod for a in s.names))
+            or (isinstance(s, ast.ImportFrom) and s.module == mod and not s.level) for s in m.keep)]
+        target = rng(seed, "fresh", str(i)).choice(importing) if importing else next(
+            (m for p, m in modules.items() if p.startswith("tests/")), None)
+        if target is None:
+            raise BadInput("no rewritable file under tests/ to hold fresh call %d" % i)
+        func = None  # call the function the way the file already names it
+        for s in target.keep:
+            for a in getattr(s, "names", []):
+                if isinstance(s, ast.ImportFrom) and s.module == mod and not s.level and a.name == name:
+                    func = a.asname or name
+                elif isinstance(s, ast.Import) and a.name == mod and func is None:
+                    func = "%s.%s" % (a.asname or mod, name)
+        if func is None:
+            target.keep.insert(sum(isinstance(s, ast.ImportFrom) and s.module == "__future__"
+                                   for s in target.keep), ast.Import([ast.alias(mod)]))
+            func = "%s.%s" % (mod, name)
+        call = ast.unparse(ast.parse("%s(%s)" % (func, ", ".join(f.get("args", []))), mode="eval"))
+        value = ast.parse(f["value"], mode="eval").body
+        if call in calls or call in seen or literal_capacity(value) < 2:
+            skipped.append(i)  # a call the tests assert already, a repeat, or an unchangeable value
+            continue
+        seen.add(call)
+        placed.append((target, "fresh: %s == %s" % (call, ast.unparse(value)), call, value))
+    return placed, skipped
+
+
+def build(seed, module, variants, tests):
+    """Rename, twin and shuffle one module; returns its source and fills `tests` with its node ids."""
+    taken = {getattr(n, f) for n in ast.walk(ast.Module(module.keep + module.tree.body, []))
+             for f in ("id", "attr", "arg", "name") if isinstance(getattr(n, f, None), str)}
+
+    def fresh_name(prefix, *label):
+        for i in range(10**6):
+            name = prefix + token(seed, "name", module.path, *label, str(i))[:12]
+            if name not in taken:
+                taken.add(name)
+                return name
+
+    twins = []  # (unit or None, class name or None, function name, ordinal, group)
+
+    def expand(unit, cls_name):
+        old = unit.old_id
+        unit.node.name = fresh_name("test_", old)
+        out = [unit.node]
+        for k, literal in enumerate(variants.get(unit.group, [])):
+            twin = copy.deepcopy(unit.node)
+            twin.name = fresh_name("test_", old, "twin", str(k))
+            cmp = own_asserts(twin)[unit.ordinal][0].test
+            if cmp.left is comparison(cmp)[1]:
+                cmp.left = literal
+            else:
+                cmp.comparators = [literal]
+            twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
+            out.append(twin)
+        return out
+
+    top = []
+    for item in module.items:
+        if isinstance(item, dict):
+            node = item["node"]
+            old_cls, node.name = node.name, fresh_name("Test", "class", node.name)
+            methods = [n for u in item["units"] for n in expand(u, node.name)]
+            rng(seed, "order", module.path, old_cls).shuffle(methods)
+            node.body = item["keep"] + methods or [ast.Pass()]
+            top.append(node)
+        else:
+            top.extend(expand(item, None))
+    for i, (key, call, literals) in enumerate(module.fresh):
+        for k, literal in enumerate(literals):
+            name = fresh_name("test_", "fresh", key, str(k))
+            top.append(ast.parse("def %s():\n    assert %s == %s\n" % (name, call, ast.unparse(literal))).body[0])
+            twins.append((None, None, name, 0, key))
+    rng(seed, "order", module.path).shuffle(top)
+    source = ast.unparse(ast.Module(module.keep + top, [])) + "\n"
+    compile(source, module.path, "exec")
+
+    defs = {}  # (class name or None, function name) -> node, in the text as printed
+    for node in ast.parse(source).body:
+        for sub in node.body if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs[(node.name if sub is not node else None, sub.name)] = sub
+    prefix = lambda cls, name: "::".join([module.path] + ([cls] if cls else []) + [name])
+    for unit in module.units():
+        new = prefix(unit.cls and unit.cls["node"].name, unit.node.name)
+        for rid, suffix in unit.real_ids:
+            tests[new + suffix] = {"kind": "real", "id": rid}
+        if not unit.real_ids:
+            tests[new] = {"kind": "other", "id": unit.old_id}
+    for unit, cls, name, ordinal, key in twins:
+        stmt = own_asserts(defs[(cls, name)])[ordinal][0]
+        record = {"kind": "twin", "group": key, "path": module.path, "lines": [stmt.lineno, stmt.end_lineno]}
+        for rid, suffix in unit.real_ids if unit else [(None, "")]:
+            tests[prefix(cls, name) + suffix] = dict(record, of=rid)
+    return source
+
+
+def make_twins(data):
+    """The whole rewrite: request object in, response object out (raises BadInput)."""
+    seed, files, real, target, cap, fresh = parse_request(data)
+    modules, unparsed, total, calls = {}, [], Counter(), set()
+    for path, text in files.items():
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            unparsed.append(path)
+            continue
+        counts, texts = comparison_keys(tree)
+        total.update(counts)
+        calls |= texts
+        module = Module(path, tree)
+        if unsupported(module):
+            unparsed.append(path)  # returned as given; its tests keep their names
+        else:
+            modules[path] = module
+
+    tests, uncovered = {}, []
+    for rid in real:
+        path = rid.partition("::")[0]
+        head, bracket, tail = rid.partition("[")
+        if path not in files:
+            raise BadInput("real id %s names a file that is not in 'files'" % rid)
+        if path not in modules:
+            tests[rid] = {"kind": "real", "id": rid}
+            uncovered.append(rid)
+            continue
+        unit = modules[path].find(head)
+        if unit is None:
+            raise BadInput("real id %s: no such test in %s" % (rid, path))
+        unit.real_ids.append((rid, bracket + tail))
+
+    units = [u for m in modules.values() for u in m.units() if u.real_ids]
+    assign_groups(seed, units, total)
+    placed, skipped = place_fresh(seed, fresh, modules, calls)
+    groups = {}
+    for u in units:
+        groups.setdefault(u.group, u.literal)
+    groups.pop(None, None)
+    g = choose_g([literal_capacity(lit) for lit in groups.values()], len(placed), target, cap + 1)
+    variants = {key: variant_literals(seed, key, lit, g - 1) for key, lit in groups.items()}
+    summary = {key: {"values": len(v) + 1, "real": True} for key, v in variants.items()}
+    survival = survival_bound([len(v) + 1 for v in variants.values()], len(placed))
+    for module, key, call, value in placed:
+        literals = variant_literals(seed, key, value, min(g, cap))
+        module.fresh.append((key, call, literals))
+        summary[key] = {"values": len(literals), "real": False}
+
+    out_files = dict(files)
+    for path, module in modules.items():
+        out_files[path] = build(seed, module, variants, tests)
+    uncovered += [rid for u in units if u.group is None for rid, _ in u.real_ids]
+    return {"files": out_files, "tests": dict(sorted(tests.items())), "groups": dict(sorted(summary.items())),
+            "survival": survival, "uncovered": sorted(uncovered), "unparsed": unparsed, "skippedFresh": skipped}
+
+
+def main():
+    try:
+        try:
+            data = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as e:
+            raise BadInput("input is not valid JSON: %s" % e) from None
+        result = make_twins(data)
+    except BadInput as e:
+        sys.stderr.write("make-twins: %s\n" % e)
+        return 2
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,383 @@
+"""Tests for sandbox/make-twins.py (canary twins: tests a correct solution must fail)."""
+
+import ast
+import importlib.util
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "sandbox" / "make-twins.py"
+TEST_FILE = "tests/test_calc.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("make_twins", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+mt = _load()
+
+SAMPLE = '''\
+"""Tests for calc: the answers are secret."""
+import pytest
+from calc import add, words, scale, table  # the package under test
+
+LIMIT = 10
+
+
+def helper(x):
+    return add(x, 0)
+
+
+@pytest.mark.parametrize("a, b", [(1, 2), (3, 4)])
+def test_add_param(a, b):
+    """Adds pairs."""
+    assert add(a, b) == a + b
+    assert add(a, 10) == a + 10
+    assert add(2, 2) == 4, "two and two"
+
+
+def test_words():
+    # split on spaces
+    assert words("a b") == ["a", "b"]
+    assert words("") == []
+
+
+def test_words_again():
+    assert words("a b") == ["a", "b"]
+
+
+def test_scale_and_table():
+    assert scale(1.5) == 3.0
+    assert table(2) == {"n": 2, "double": 4}
+    assert add(2, 3) == 5
+
+
+def test_shares_a_call():
+    assert add(2, 3) == 5
+    assert add(20, 30) == 50
+
+
+def test_flags():
+    assert (add(1, 0) == 1) is True
+
+
+def test_no_literal():
+    assert add(1, 1) > 0
+
+
+def test_extra():
+    assert helper(3) == 3
+
+
+class TestK:
+    """Class doc."""
+
+    def setup_method(self):
+        self.x = 1
+
+    def test_c(self):
+        assert add(self.x, 1.5) == 2.5
+
+    @pytest.mark.parametrize("n", [1, 2])
+    def test_d(self, n):
+        assert add(n, 0) == n
+        assert add(0, 0) == 0
+'''
+
+REAL = [TEST_FILE + "::" + t for t in (
+    "test_add_param[1-2]", "test_add_param[3-4]", "test_words", "test_words_again", "test_scale_and_table",
+    "test_shares_a_call", "test_flags", "test_no_literal", "TestK::test_c", "TestK::test_d[1]", "TestK::test_d[2]")]
+
+FRESH = [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"},
+         {"module": "calc", "function": "mul", "args": ["3", "[4]"], "value": "[4, 4, 4]"}]
+
+CORRECT = """
+def add(a, b): return a + b
+def words(s): return s.split()
+def scale(x): return x * 2
+def table(n): return {"n": n, "double": 2 * n}
+def mul(a, b): return a * b
+"""
+
+OFF_BY_ONE = CORRECT.replace("return a + b", "return a + b + 1")
+
+FORGED = """
+class Anything:
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+def add(*args): return Anything()
+words = scale = table = mul = add
+"""
+
+PLUGIN = """
+import json, os
+RESULTS = {}
+def pytest_runtest_logreport(report):
+    entry = RESULTS.setdefault(report.nodeid, {"outcome": "passed", "path": None, "lineno": None})
+    if report.failed:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        entry.update(outcome="failed", path=crash and crash.path, lineno=crash and crash.lineno)
+def pytest_sessionfinish(session):
+    with open(os.environ["TWIN_REPORT"], "w") as f:
+        json.dump(RESULTS, f)
+"""
+
+
+def request(**over):
+    req = {"seed": "5eed", "files": {TEST_FILE: SAMPLE}, "real": REAL, "target": 0.01, "fresh": FRESH}
+    req.update(over)
+    return req
+
+
+def run_script(req, raw=None):
+    data = raw if raw is not None else json.dumps(req).encode()
+    return subprocess.run([sys.executable, "-I", str(SCRIPT)], input=data, capture_output=True, timeout=60)
+
+
+def rewrite(req):
+    r = run_script(req)
+    assert r.returncode == 0, r.stderr.decode()
+    return json.loads(r.stdout)
+
+
+def run_pytest(tmp_path, files, package):
+    """{node id: {"outcome", "path", "lineno"}} of pytest run on `files` against `package` (calc.py)."""
+    for rel, text in {**files, "calc.py": package, "twinreport.py": PLUGIN}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    report = tmp_path / "report.json"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "TWIN_REPORT": str(report)}
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "twinreport", "-p", "no:cacheprovider",
+                    "--rootdir", str(tmp_path), "tests"], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    return json.loads(report.read_text())
+
+
+def split_compare(node):
+    """(call text and op, literal text) of `x == literal` / `x is literal`, else None; the adversary's parser."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return None
+    sides = [node.left, node.comparators[0]]
+    literal = [s for s in sides if mt.is_literal(s)]
+    if len(literal) != 1:
+        return None
+    call = next(s for s in sides if s is not literal[0])
+    return (ast.unparse(call), type(node.ops[0]).__name__), ast.unparse(literal[0])
+
+
+def twins_of(out):
+    return {i: t for i, t in out["tests"].items() if t["kind"] == "twin"}
+
+
+# ---------------------------------------------------------------- running the rewritten tests
+
+def test_correct_package_passes_real_and_fails_every_twin_at_its_assert(tmp_path):
+    out = rewrite(request())
+    results = run_pytest(tmp_path, out["files"], CORRECT)
+    assert set(results) == set(out["tests"])  # the ids we predict are the ids pytest reports
+    assert len(twins_of(out)) >= 10
+    for node_id, t in out["tests"].items():
+        got = results[node_id]
+        if t["kind"] == "real":
+            assert got["outcome"] == "passed", node_id
+        elif t["kind"] == "twin":
+            assert got["outcome"] == "failed", node_id
+            assert got["path"].endswith(t["path"])
+            assert t["lines"][0] <= got["lineno"] <= t["lines"][1], (node_id, got, t)
+    kinds = Counter(t["kind"] for t in out["tests"].values())
+    assert kinds["real"] == len(REAL) and kinds["other"] == 1
+
+
+def test_forged_equality_passes_twins_and_an_honest_bug_never_passes_a_pair(tmp_path):
+    out = rewrite(request())
+    forged = run_pytest(tmp_path / "forged", out["files"], FORGED)
+    honest = run_pytest(tmp_path / "honest", out["files"], OFF_BY_ONE)
+    twins = twins_of(out)
+    real_id = {t["id"]: i for i, t in out["tests"].items() if t["kind"] == "real"}
+
+    def pair_passes(results, twin):
+        return results[twin]["outcome"] == "passed" and results[real_id[out["tests"][twin]["of"]]]["outcome"] == "passed"
+
+    # an always-true __eq__ passes the twin of every real test it passes (an `is True` twin excepted)
+    passed_real = [i for i in twins if twins[i]["of"] and " is " not in twins[i]["group"]
+                   and forged[real_id[twins[i]["of"]]]["outcome"] == "passed"]
+    assert passed_real and all(forged[i]["outcome"] == "passed" for i in passed_real)
+    assert all(forged[i]["outcome"] == "passed" for i in twins if twins[i]["of"] is None)
+    # a deterministic wrong answer may hit a twin's value, but never both values of one call
+    assert any(honest[i]["outcome"] == "failed" for i in real_id.values())
+    assert not any(pair_passes(honest, i) for i in twins if twins[i]["of"])
+    assert any(pair_passes(forged, i) for i in twins if twins[i]["of"])
+
+
+# ---------------------------------------------------------------- what the rewrite hides
+
+def test_output_has_no_trace_of_names_docstrings_comments_or_messages():
+    out = rewrite(request())
+    text = out["files"][TEST_FILE]
+    for trace in ("Tests for calc", "Adds pairs", "Class doc", "split on spaces", "two and two", "under test"):
+        assert trace not in text
+    idents = {getattr(n, "name", None) for n in ast.walk(ast.parse(text))}
+    assert not idents & {"test_add_param", "test_words", "test_words_again", "test_extra", "TestK", "test_c", "test_d"}
+    assert "def helper(x)" in text and "LIMIT = 10" in text  # helpers and constants stay
+
+
+def test_same_seed_same_bytes_other_seed_other_names():
+    req = request()
+    runs = {run_script(req).stdout for _ in range(3)}  # -I: a fresh hash seed each run
+    assert len(runs) == 1
+    names = lambda out: {i.split("::")[-1].split("[")[0] for i in out["tests"]}
+    first, second = json.loads(runs.pop()), rewrite(request(seed="c0ffee"))
+    assert not names(first) & names(second)
+    assert first["files"] != second["files"]
+
+
+@pytest.mark.parametrize("seed", ["5eed", "1", "2", "3", "4"])
+def test_every_value_of_a_group_is_asserted_equally_often(seed):
+    out = mt.make_twins(request(seed=seed))
+    counts = {}  # (call, op) -> Counter of literal texts over everything in the output
+    for text in out["files"].values():
+        for node in ast.walk(ast.parse(text)):
+            if split_compare(node):
+                call, lit = split_compare(node)
+                counts.setdefault(call, Counter())[lit] += 1
+    lines = out["files"][TEST_FILE].splitlines()
+    seen = {}
+    for t in twins_of(out).values():
+        stmt = ast.parse(textwrap.dedent("\n".join(lines[t["lines"][0] - 1:t["lines"][1]]))).body[0]
+        seen[t["group"]] = split_compare(stmt.test)[0]
+    assert set(seen) == set(out["groups"])
+    for group, call in seen.items():
+        values = counts[call]
+        assert len(values) == out["groups"][group]["values"], (group, values)
+        assert len(set(values.values())) == 1, (group, values)  # no majority vote for the lookup agent
+    shared = [g for g in seen if g.startswith("words('a b')")]
+    assert shared and set(counts[seen[shared[0]]].values()) == {2}  # two real tests, one group
+
+
+def test_uncovered_groups_and_survival_as_documented():
+    out = rewrite(request())
+    assert out["uncovered"] == [TEST_FILE + "::test_no_literal"]
+    real = [v["values"] for v in out["groups"].values() if v["real"]]
+    fresh = [v for v in out["groups"].values() if not v["real"]]
+    assert len(fresh) == 2 and out["skippedFresh"] == []
+    bound = math.prod(1 / k for k in real) / math.comb(len(real) + len(fresh), len(fresh))
+    assert out["survival"] == pytest.approx(bound) and bound <= 0.01
+    assert out["groups"]["(add(1, 0) == 1) is True"]["values"] == 2  # a bool has two values, whatever g is
+
+
+def test_g_is_the_smallest_that_reaches_the_target():
+    body = "from calc import add\n" + "".join(
+        "def test_%d():\n    assert add(%d, 1) == %d\n" % (i, i, i + 1) for i in range(10))
+    real = [TEST_FILE + "::test_%d" % i for i in range(10)]
+    out = rewrite({"seed": "01", "files": {TEST_FILE: body}, "real": real})
+    assert {v["values"] for v in out["groups"].values()} == {2}
+    assert out["survival"] == 2 ** -10 <= 1e-3  # 2**-9 would miss the default target
+    out = rewrite({"seed": "01", "files": {TEST_FILE: body}, "real": real[:3], "target": 0.01})
+    assert {v["values"] for v in out["groups"].values()} == {5}  # 4**-3 > 0.01 >= 5**-3
+    assert mt.choose_g([2, 2], 0, 1e-9, 1000) == 2  # bools cannot go further
+    assert mt.choose_g([10**9], 0, 1e-9, 8) == 8  # the cap wins
+    assert mt.survival_bound([], 3) == 1.0
+
+
+# ---------------------------------------------------------------- a lookup-table adversary
+
+TINY = "from calc import add\n\ndef test_a():\n    assert add(1, 2) == 3\n\ndef test_b():\n    assert add(2, 2) == 4\n"
+
+
+def adversary_survives(out, rand, skip):
+    """Answer each asserted call with one of its asserted values, leaving `skip` calls unanswered."""
+    asserted, per_func = {}, {}
+    for path, text in out["files"].items():
+        for func in ast.walk(ast.parse(text)):
+            if isinstance(func, ast.FunctionDef):
+                per_func[path, func.name] = [c for c in map(split_compare, ast.walk(func)) if c]
+                for call, lit in per_func[path, func.name]:
+                    asserted.setdefault(call, set()).add(lit)
+    skipped = set(rand.sample(sorted(asserted), skip))
+    answer = {c: rand.choice(sorted(v)) for c, v in sorted(asserted.items()) if c not in skipped}
+    passes = lambda i: all(answer.get(c) == lit for c, lit in per_func[i.split("::")[0], i.split("::")[-1]])
+    return all(passes(i) == (t["kind"] == "real") for i, t in out["tests"].items())
+
+
+@pytest.mark.parametrize("real, fresh, skip", [
+    (["test_a", "test_b"], [], 0),
+    (["test_a"], [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"}], 1),
+])
+def test_lookup_adversary_survives_at_the_bound(real, fresh, skip):
+    files = {TEST_FILE: TINY if len(real) == 2 else TINY.split("\ndef test_b")[0] + "\n"}
+    rand, trials, wins = random.Random(7), 2000, 0
+    for i in range(trials):
+        out = mt.make_twins({"seed": "%x" % (i + 1), "files": files, "real": [TEST_FILE + "::" + r for r in real],
+                             "target": 0.25, "fresh": fresh})
+        assert out["survival"] == 0.25
+        wins += adversary_survives(out, rand, skip)
+    assert abs(wins / trials - 0.25) <= 3 * math.sqrt(0.25 * 0.75 / trials)
+
+
+# ---------------------------------------------------------------- fresh twins and odd inputs
+
+def test_fresh_twins_use_the_files_imports_and_add_missing_ones():
+    out = rewrite(request())
+    text = out["files"][TEST_FILE]
+    assert "import calc" in text.splitlines()  # mul is not imported by name
+    fresh = [t for t in twins_of(out).values() if t["of"] is None]
+    lines = text.splitlines()
+    stmts = [lines[t["lines"][0] - 1].strip() for t in fresh]
+    assert sum(s.startswith("assert add(5, 6) == ") for s in stmts) == out["groups"]["fresh: add(5, 6) == 11"]["values"]
+    assert any(s.startswith("assert calc.mul(3, [4]) == [") for s in stmts)
+    assert not any(s.endswith("== 11") or s.endswith("== [4, 4, 4]") for s in stmts)
+
+    again = rewrite(request(fresh=FRESH + [{"module": "calc", "function": "add", "args": ["2", "2"], "value": "4"},
+                                          {"module": "calc", "function": "add", "args": ["0"], "value": "None"}]))
+    assert again["skippedFresh"] == [2, 3]  # a call the tests assert already; a value with nothing to change
+
+
+def test_mutations_keep_type_and_differ():
+    rand = random.Random(1)
+    for value in (0, 7, -3, 2.5, 0.0, 1e-05, "abc", "Hello 42", b"xy", True):
+        literal = ast.parse(repr(value), mode="eval").body
+        new = [ast.literal_eval(n) for n in mt.variant_literals("ab", repr(value), literal, 5)]
+        assert len(set(new)) == len(new) and value not in new
+        assert all(type(v) is type(value) for v in new)
+        if not isinstance(value, (str, bytes)):
+            assert all(v >= 0 for v in new) or value < 0  # no negative twin of a count
+    for value in ("", None, b"", [], "  "):
+        assert mt.leaves(ast.parse(repr(value), mode="eval").body) == []
+    nested = ast.parse("[1, {'k': 'v'}, (2.5,)]", mode="eval").body
+    assert {p for p, _ in mt.leaves(nested)} == {(("elts", 0),), (("elts", 1), ("values", 0)), (("elts", 2), ("elts", 0))}
+
+
+def test_unparsable_and_unsafe_files_come_back_unchanged():
+    broken, aliased = "def test_x(:\n", "from calc import add\n\ndef test_x():\n    assert add(1, 1) == 2\n\nalias = test_x\n"
+    files = {TEST_FILE: SAMPLE, "tests/test_broken.py": broken, "tests/test_alias.py": aliased}
+    out = rewrite(request(files=files, real=REAL + ["tests/test_broken.py::test_x", "tests/test_alias.py::test_x"]))
+    assert out["files"]["tests/test_broken.py"] == broken and out["files"]["tests/test_alias.py"] == aliased
+    assert out["unparsed"] == ["tests/test_broken.py", "tests/test_alias.py"]
+    for rid in ("tests/test_broken.py::test_x", "tests/test_alias.py::test_x"):
+        assert out["tests"][rid] == {"kind": "real", "id": rid} and rid in out["uncovered"]
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"{not json", "not valid JSON"),
+    (json.dumps({"files": {}}).encode(), "'seed'"),
+    (json.dumps(request(seed="xyz")).encode(), "'seed'"),
+    (json.dumps(request(real=[TEST_FILE + "::test_missing"])).encode(), "no such test"),
+    (json.dumps(request(real=["tests/other.py::test_a"])).encode(), "not in 'files'"),
+    (json.dumps(request(target=0)).encode(), "'target'"),
+    (json.dumps(request(fresh=[{"module": "calc", "function": "add", "value": "x+1"}])).encode(), "not a Python literal"),
+])
+def test_bad_input_exits_2_with_a_message(raw, message):
+    r = run_script(None, raw=raw)
+    assert r.returncode == 2 and r.stdout == b""
+    assert message in r.stderr.decode()
