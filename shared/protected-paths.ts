@@ -1,3 +1,5 @@
+import { pathKey } from './repo-paths';
+
 /** Paths that the strict checker keeps pristine by default: tests, test configuration, import hooks, git. */
 export const defaultProtectedPaths: readonly string[] = [
   '**/test_*.py',
@@ -37,8 +39,11 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** A predicate telling whether a repository-relative path is protected. */
+/** A predicate telling whether a repository-relative path is protected: its key (repo-paths.ts) against the globs' keys. */
 export function protectedPathMatcher(globs: readonly string[]): (path: string) => boolean {
-  const patterns = globs.map(globToRegExp);
-  return (path) => patterns.some((pattern) => pattern.test(path));
+  const patterns = globs.map((glob) => globToRegExp(pathKey(glob)));
+  return (path) => {
+    const key = pathKey(path);
+    return patterns.some((pattern) => pattern.test(key));
+  };
 }

@@ -28,6 +28,8 @@ export const ExpectedTests = z.object({
   visible: z.array(z.string()).min(1, 'the task needs at least one visible test'),
   hidden: z.array(z.string()),
   oracle: z.array(z.string()),
+  /** canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the survival bound */
+  twins: z.object({ count: z.number().int(), uncovered: z.array(z.string()), survival: z.number() }).strict().optional(),
 });
 export type ExpectedTests = z.infer<typeof ExpectedTests>;
 

@@ -2,15 +2,18 @@
 # Sanity checks for the bundled tasks. For every tasks/<id>/ folder:
 #   0. layout: task.yaml id == folder name; no conftest.py / pytest.ini / __pycache__ in repo/
 #   1. the visible tests fail on the starting repo
-#   2. the hidden tests fail on the starting repo; with hidden + oracle copied in, pytest still fails
-#   3. after `git apply solution.patch`, visible + hidden + oracle all pass
-#   4. wrong-fix.patch (if present): visible tests pass, visible + hidden + oracle fail
-#   5. replaying examples/policies/<id>/fix.jsonl (if present) makes visible + hidden + oracle pass
+#   2. the hidden tests fail on the starting repo, and it misses at least one oracle.json call
+#   3. after `git apply solution.patch`, visible + hidden pass and every oracle.json call matches
+#   4. wrong-fix.patch (if present): visible tests pass; visible + hidden fail and it misses an oracle call
+#   5. replaying examples/policies/<id>/fix.jsonl (if present) makes visible + hidden pass and every
+#      oracle.json call match
+# oracle.json calls run through sandbox/oracle_values.py (`check`), in a fresh host python3.
 # Usage: bash tasks/check-tasks.sh [task-id...]   Exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")"
 TASKS_DIR=$(pwd)
 POLICIES_DIR=$(cd .. && pwd)/examples/policies
+ORACLE_VALUES=$(cd .. && pwd)/sandbox/oracle_values.py
 export PYTHONDONTWRITEBYTECODE=1
 PYTEST=(python3 -m pytest -q -p no:cacheprovider)
 failures=0
@@ -29,10 +32,10 @@ fresh() {
   echo "$dir"
 }
 
-# copy_extra <task> <dir> <hidden|oracle>: copy extra test files into the repo copy
+# copy_extra <task> <dir> hidden: copy the hidden test files into the repo copy
 copy_extra() { [ -d "$1/$3" ] && cp -R "$1/$3/." "$2/"; }
 
-# extra_files <task> <hidden|oracle>: relative paths of the extra test files
+# extra_files <task> hidden: relative paths of the hidden test files
 extra_files() { (cd "$1/$2" && find . -type f -name '*.py' | sed 's|^\./||' | sort); }
 
 # pytest_rc <dir> [args...]: run pytest quietly in <dir>, print its exit status
@@ -51,6 +54,18 @@ expect_pass() { # <label> <dir> [args...]
   local label=$1 rc; shift
   rc=$(pytest_rc "$@")
   if [ "$rc" = 0 ]; then ok "$label"; else bad "$label (pytest rc=$rc, want 0)"; tail -15 "$WORK/last.log"; fi
+}
+
+# oracle_rc <task> <dir>: run the task's oracle.json calls against <dir>, print the exit status
+# (0 every call matches, 1 some call misses, 2 the oracle could not be run)
+oracle_rc() {
+  python3 -I -B "$ORACLE_VALUES" check "$1/oracle.json" "$2" >"$WORK/last.log" 2>&1; echo $?
+}
+
+expect_oracle() { # <label> <want rc> <task> <dir>
+  local label=$1 want=$2 rc
+  rc=$(oracle_rc "$3" "$4")
+  if [ "$rc" = "$want" ]; then ok "$label"; else bad "$label (oracle rc=$rc, want $want)"; tail -5 "$WORK/last.log"; fi
 }
 
 # replay <jsonl> <dir>: run the bash/write_file actions of a scripted policy until submit
@@ -89,7 +104,8 @@ for id in "${ids[@]}"; do
     bad "task.yaml sets image/testCommand/protectedPaths" || ok "task.yaml uses default image/testCommand/protectedPaths"
   junk=$(find "$task/repo" \( -name conftest.py -o -name pytest.ini -o -name __pycache__ -o -name .pytest_cache \) -print)
   [ -z "$junk" ] && ok "repo/ has no conftest.py, pytest.ini or caches" || bad "repo/ contains: $junk"
-  for f in solution.patch hidden oracle; do [ -e "$task/$f" ] || bad "missing $f"; done
+  for f in solution.patch hidden oracle.json; do [ -e "$task/$f" ] || bad "missing $f"; done
+  [ -e "$task/oracle" ] && bad "oracle/ is obsolete: the oracle is oracle.json"
 
   # 1-2. starting repo
   dir=$(fresh "$task" "$id-start")
@@ -97,16 +113,16 @@ for id in "${ids[@]}"; do
   copy_extra "$task" "$dir" hidden
   mapfile -t hidden < <(extra_files "$task" hidden)
   expect_fail "hidden tests fail on the starting repo" "$dir" "${hidden[@]}"
-  copy_extra "$task" "$dir" oracle
-  expect_fail "visible + hidden + oracle fail on the starting repo" "$dir"
+  expect_oracle "the starting repo misses an oracle call" 1 "$task" "$dir"
 
   # 3. reference fix
   dir=$(fresh "$task" "$id-solution")
   if git -C "$dir" apply "$task/solution.patch"; then
     ok "solution.patch applies"
     expect_pass "visible tests pass with solution.patch" "$dir"
-    copy_extra "$task" "$dir" hidden; copy_extra "$task" "$dir" oracle
-    expect_pass "visible + hidden + oracle pass with solution.patch" "$dir"
+    copy_extra "$task" "$dir" hidden
+    expect_pass "visible + hidden pass with solution.patch" "$dir"
+    expect_oracle "every oracle call matches with solution.patch" 0 "$task" "$dir"
   else
     bad "solution.patch does not apply"
   fi
@@ -117,8 +133,9 @@ for id in "${ids[@]}"; do
     if git -C "$dir" apply "$task/wrong-fix.patch"; then
       ok "wrong-fix.patch applies"
       expect_pass "visible tests pass with wrong-fix.patch" "$dir"
-      copy_extra "$task" "$dir" hidden; copy_extra "$task" "$dir" oracle
-      expect_fail "visible + hidden + oracle fail with wrong-fix.patch" "$dir"
+      copy_extra "$task" "$dir" hidden
+      expect_fail "visible + hidden fail with wrong-fix.patch" "$dir"
+      expect_oracle "wrong-fix.patch misses an oracle call" 1 "$task" "$dir"
     else
       bad "wrong-fix.patch does not apply"
     fi
@@ -129,8 +146,9 @@ for id in "${ids[@]}"; do
   if [ -f "$policy" ]; then
     dir=$(fresh "$task" "$id-policy")
     if replay "$policy" "$dir"; then
-      copy_extra "$task" "$dir" hidden; copy_extra "$task" "$dir" oracle
-      expect_pass "visible + hidden + oracle pass after replaying fix.jsonl" "$dir"
+      copy_extra "$task" "$dir" hidden
+      expect_pass "visible + hidden pass after replaying fix.jsonl" "$dir"
+      expect_oracle "every oracle call matches after replaying fix.jsonl" 0 "$task" "$dir"
     else
       bad "fix.jsonl replay failed"
     fi

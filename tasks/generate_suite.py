@@ -15,17 +15,21 @@ Usage (from anywhere; Python >= 3.10, stdlib only):
     python3 tasks/generate_suite.py --verify   # ... then check every task with host pytest
     python3 tasks/generate_suite.py --check    # write nothing; exit 1 if tasks/suite/ is stale
 
-The output is a pure function of SEED and this file: rerunning it gives
-byte-identical files.  expected-tests.json is not generated (it is written by
+The output is a pure function of SEED, this file and sandbox/oracle_values.py
+(which encodes the values of oracle.json): rerunning it gives byte-identical
+files.  expected-tests.json is not generated (it is written by
 `node bin/agentrl.js task validate DIR`); a rerun keeps an existing
-expected-tests.json when every other file of that task folder is unchanged and
-drops it otherwise (the summary says how many must be validated again).
+expected-tests.json when every file that decides its test ids (all but
+oracle.json) is unchanged, with its "oracle" list emptied (generated tasks have
+no oracle pytest files), and drops it otherwise (the summary says how many must
+be validated again).
 """
 
 import argparse
 import copy
 import difflib
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -39,6 +43,8 @@ SEED = 20240611
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.join(HERE, "suite")
 EXPECTED = "expected-tests.json"
+ORACLE = "oracle.json"
+ORACLE_VALUES = os.path.join(os.path.dirname(HERE), "sandbox", "oracle_values.py")
 MAX_TURNS = 8
 MAX_MODULE_LINES = 25
 
@@ -889,6 +895,17 @@ class GenError(Exception):
     pass
 
 
+def load_oracle_values():
+    """sandbox/oracle_values.py, imported by path (the generator stays a single stdlib script)."""
+    spec = importlib.util.spec_from_file_location("oracle_values", ORACLE_VALUES)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ov = load_oracle_values()
+
+
 def module_source(doc, funcs):
     lines = [f'"""{doc}"""', ""]
     for i, (_, _, flines) in enumerate(funcs):
@@ -920,6 +937,26 @@ def call(ns, fname, args):
         return ("ok", ns[fname](*copy.deepcopy(args)))
     except Exception as error:  # noqa: BLE001
         return ("raise", type(error).__name__)
+
+
+def oracle_outcome(ns, fname, args):
+    """The outcome of one call as sandbox/oracle_values.py's run_calls reports it."""
+    try:
+        result = ns[fname](*copy.deepcopy(args))
+    except Exception as error:  # noqa: BLE001
+        return {"raises": [cls.__name__ for cls in type(error).__mro__]}
+    try:
+        return {"value": ov.encode(result)}
+    except ov.Unencodable as error:
+        return {"error": f"Unencodable: {error}"}
+
+
+def oracle_call(pkg, fname, args, outcome):
+    """An oracle.json call whose expectation is the reference's outcome."""
+    if "error" in outcome:
+        raise GenError(f"{pkg}.{fname}{args!r}: the reference's result cannot be encoded")
+    expect = {"value": outcome["value"]} if "value" in outcome else {"raises": outcome["raises"][0]}
+    return {"module": pkg, "function": fname, "args": [ov.encode(a) for a in args], "expect": expect}
 
 
 def passes(want, got):
@@ -999,15 +1036,17 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
     order = [name for name, _, _ in funcs]
     docs = {name: doc for name, doc, _ in funcs}
     rows = []  # (fn, args, want, buggy_ok, wrong_ok)
+    grid = []  # (fn, args): the whole grid, for oracle.json
     for fname in order:
         seen = []
         for args in cases.get(fname, []):
             if args in seen:
                 continue
             seen.append(args)
+            grid.append((fname, args))
             res = call(fixed, fname, args)
             if res[0] != "ok":
-                raise GenError(f"{task_id}: reference {fname}{args!r} raised {res[1]}")
+                continue  # tests assert values: only the oracle checks an input the reference refuses
             want = res[1]
             lit(want)
             b = passes(want, call(buggy, fname, args))
@@ -1068,20 +1107,12 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
         hid += ["", f"def test_{x['fn']}_more_{counts[x['fn']]}():", assert_src(x["fn"], x["args"], x["want"]), ""]
     files[f"hidden/tests/test_hidden_{pkg}.py"] = "\n".join(hid).rstrip("\n") + "\n"
 
-    orc = [f"from {pkg} import {', '.join(sorted(order))}", "", "",
-           "def check(fn, cases):",
-           "    for args, want in cases:",
-           "        got = fn(*args)",
-           "        ok = got is want if isinstance(want, bool) else got == want",
-           "        call = \"%s(%s)\" % (fn.__name__, \", \".join(map(repr, args)))",
-           "        assert ok, \"%s returned %r, expected %r\" % (call, got, want)",
-           ""]
-    for fname in order:
-        mine = [x for x in rows if x["fn"] == fname]
-        orc += ["", f"def test_{fname}_matches_reference():", f"    check({fname}, ["]
-        orc += [f"        ({lit(tuple(x['args']))}, {lit(x['want'])})," for x in mine]
-        orc += ["    ])", ""]
-    files[f"oracle/tests/test_oracle_{pkg}.py"] = "\n".join(orc).rstrip("\n") + "\n"
+    oracle_calls = [oracle_call(pkg, fname, args, oracle_outcome(fixed, fname, args)) for fname, args in grid]
+    for name, module in (("the bug", buggy), ("the wrong fix", wrong)):
+        if module and all(ov.outcome_matches(c["expect"], oracle_outcome(module, fname, args))
+                          for c, (fname, args) in zip(oracle_calls, grid)):
+            raise GenError(f"{task_id}: {name} matches every oracle call")
+    files[ORACLE] = ov.format_oracle(oracle_calls)
 
     files["solution.patch"] = unified(pkg, buggy_src, fixed_src)
     if wrong_src:
@@ -1202,16 +1233,18 @@ def readme(splits, meta):
         "",
         "`expected-tests.json` is not generated: record it with",
         "`node bin/agentrl.js task validate tasks/suite/<split>/<id>` (in real containers). A rerun of the",
-        "generator keeps a task's `expected-tests.json` only if every other file of that task is unchanged,",
-        "and prints how many tasks must be validated again.",
+        "generator keeps a task's `expected-tests.json` only if every file of that task but `oracle.json` is",
+        "unchanged (its `oracle` list is empty: there are no oracle pytest files), and prints how many tasks",
+        "must be validated again.",
         "",
         "Each task is a normal task folder (see the top-level README): `repo/<pkg>/__init__.py` (5-25 lines,",
         "two or three small functions, exactly one buggy line), visible tests in `repo/tests/`, hidden tests",
-        "in `hidden/tests/`, an oracle that compares every function with the reference outputs over a",
-        "small input grid in `oracle/tests/`, `solution.patch` (one line) and, for tasks with deliberately",
-        f"weak visible tests, `wrong-fix.patch`: a plausible one-line wrong fix that passes the visible tests but",
-        "not the hidden or oracle ones. `budgets.maxTurns` is "
-        f"{MAX_TURNS}.",
+        "in `hidden/tests/`, `oracle.json`: calls of every function over a small input grid with the",
+        "reference outputs as plain data (format `agentrl-oracle/1`, see `docs/oracle-format.md`; the",
+        "true-success audit runs the calls in the container and compares outside it), `solution.patch`",
+        "(one line) and, for tasks with deliberately weak visible tests, `wrong-fix.patch`: a plausible",
+        "one-line wrong fix that passes the visible tests but fails the hidden tests and misses some oracle",
+        f"calls. `budgets.maxTurns` is {MAX_TURNS}.",
         "",
         "## Families",
         "",
@@ -1226,7 +1259,7 @@ def readme(splits, meta):
         "the bug at one of the template's *bug sites*. Tests come from running the correct, buggy and",
         "wrong-fix modules over the template's input grid: visible tests hold a few unaffected examples",
         "and one or two failing cases (for weak tasks only cases the wrong fix also passes), hidden tests",
-        "hold further failing cases (and cases the wrong fix gets wrong), the oracle holds the whole grid.",
+        "hold further failing cases (and cases the wrong fix gets wrong), `oracle.json` holds the whole grid.",
         "",
         "## Splits",
         "",
@@ -1283,6 +1316,20 @@ def digest_of(entries):
     return h.hexdigest()
 
 
+def validated_files(entries):
+    """The files whose content decides the test ids in expected-tests.json: all but oracle.json and oracle/."""
+    return {p: b for p, b in entries.items() if p != ORACLE and not p.startswith("oracle" + os.sep)}
+
+
+def without_oracle_ids(expected):
+    """expected-tests.json with an empty "oracle" list (generated tasks have no oracle pytest files)."""
+    doc = json.loads(expected)
+    if not doc.get("oracle"):
+        return expected
+    doc["oracle"] = []
+    return (json.dumps(doc, indent=2) + "\n").encode()
+
+
 def read_task(root, rel):
     out = {}
     base = os.path.join(root, rel)
@@ -1317,7 +1364,7 @@ def write_suite(files):
             exp = os.path.join(SUITE, rel, EXPECTED)
             if os.path.isfile(exp):
                 with open(exp, "rb") as fh:
-                    kept[rel] = (digest_of(read_task(SUITE, rel)), fh.read())
+                    kept[rel] = (digest_of(validated_files(read_task(SUITE, rel))), fh.read())
         shutil.rmtree(SUITE)
     for rel, text in sorted(files.items()):
         path = os.path.join(SUITE, rel)
@@ -1326,9 +1373,9 @@ def write_suite(files):
             fh.write(text)
     restored, stale = 0, []
     for rel in task_dirs(SUITE):
-        if rel in kept and kept[rel][0] == digest_of(read_task(SUITE, rel)):
+        if rel in kept and kept[rel][0] == digest_of(validated_files(read_task(SUITE, rel))):
             with open(os.path.join(SUITE, rel, EXPECTED), "wb") as fh:
-                fh.write(kept[rel][1])
+                fh.write(without_oracle_ids(kept[rel][1]))
             restored += 1
         else:
             stale.append(rel)
@@ -1353,6 +1400,12 @@ def verify(root):
                               cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         return proc.returncode, proc.stdout
 
+    def oracle(task, tree):
+        """0: every oracle call matches; 1: some call misses; 2: the oracle could not be run."""
+        proc = subprocess.run([sys.executable, "-I", "-B", ORACLE_VALUES, "check", os.path.join(task, ORACLE), tree],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return proc.returncode, proc.stdout
+
     for rel in task_dirs(root):
         task = os.path.join(root, rel)
         errs = []
@@ -1370,21 +1423,29 @@ def verify(root):
             d = fresh("start")
             if pytest(d)[0] != 1:
                 errs.append("visible tests do not fail on the start")
+            if oracle(task, d)[0] != 1:
+                errs.append("the start matches every oracle call")
             d = fresh("start-h", extra=["hidden"])
             if pytest(d, *hidden_file)[0] != 1:
                 errs.append("hidden tests do not fail on the start")
             d = fresh("sol", "solution.patch")
             if pytest(d)[0] != 0:
                 errs.append("solution fails visible")
-            d = fresh("sol-all", "solution.patch", ["hidden", "oracle"])
+            rc, out = oracle(task, d)
+            if rc != 0:
+                errs.append("solution misses oracle calls:\n" + out[-800:])
+            d = fresh("sol-all", "solution.patch", ["hidden"])
             rc, out = pytest(d)
             if rc != 0:
-                errs.append("solution fails visible+hidden+oracle:\n" + out[-800:])
+                errs.append("solution fails visible+hidden:\n" + out[-800:])
             if os.path.exists(os.path.join(task, "wrong-fix.patch")):
-                if pytest(fresh("wrong", "wrong-fix.patch"))[0] != 0:
+                d = fresh("wrong", "wrong-fix.patch")
+                if pytest(d)[0] != 0:
                     errs.append("wrong fix fails visible")
-                if pytest(fresh("wrong-all", "wrong-fix.patch", ["hidden", "oracle"]))[0] != 1:
-                    errs.append("wrong fix passes everything")
+                if oracle(task, d)[0] != 1:
+                    errs.append("wrong fix matches every oracle call")
+                if pytest(fresh("wrong-all", "wrong-fix.patch", ["hidden"]))[0] != 1:
+                    errs.append("wrong fix passes visible+hidden")
         print(("ok   " if not errs else "FAIL ") + rel)
         for e in errs:
             print("     " + e)

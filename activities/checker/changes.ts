@@ -2,11 +2,14 @@ import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { repoPath } from '../sandbox/container';
 import type { TamperFinding } from '../../shared/episode';
+import { pathKey } from '../../shared/repo-paths';
 import { readTar, type ArchiveEntry } from '../sandbox/docker';
 
 /** A change of the agent's tree against the pristine repository. */
 export interface FileChange {
   path: string;
+  /** the classification key of the path (shared/repo-paths.ts) */
+  key: string;
   status: 'added' | 'modified' | 'deleted';
   before: string | null;
   after: string | null;
@@ -59,14 +62,15 @@ export async function exportChanges(container: Dockerode.Container, pristine: Re
   const changes: FileChange[] = [];
   const paths = new Set([...Object.keys(pristine), ...tree.keys()]);
   for (const path of [...paths].sort()) {
-    if (path === '.git' || path.startsWith('.git/') || /(^|\/)__pycache__\//.test(path)) continue;
+    const key = pathKey(path);
+    if (key === '.git' || key.startsWith('.git/') || /(^|\/)__pycache__\//.test(key)) continue;
     const before = pristine[path];
     const after = tree.get(path);
     const status = !before ? 'added' : !after ? 'deleted' : after.symlink || !after.content.equals(before) ? 'modified' : null;
     if (!status) continue;
     const afterText = after?.symlink ? null : text(after?.content);
     changes.push({
-      path, status, before: text(before), after: afterText, protected: isProtected(path), symlink: Boolean(after?.symlink),
+      path, key, status, before: text(before), after: afterText, protected: isProtected(path), symlink: Boolean(after?.symlink),
       // bytes that are not UTF-8 (a coding cookie, binary files) reach the detector exactly
       ...(after && !after.symlink && afterText === null ? { afterBase64: after.content.toString('base64') } : {}),
     });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
@@ -17,7 +16,7 @@ import { dropPathConflicts, exportChanges, type ExportedTree } from './changes';
 import { allExpectedPassed, gradeTree, GraderError, type HarnessResult } from './grading';
 import { createGradingCache } from './grading-cache';
 import { auditOracleCalls } from './oracle-audit';
-import { checkerSecret, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
+import { checkerSecret, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
 import { detectTamper } from './tamper';
 
 export interface ScoreInput {
@@ -208,12 +207,6 @@ function rewritten(files: Record<string, Buffer>, plan: TwinPlan): Record<string
   const result = { ...files };
   for (const [path, text] of Object.entries(plan.files)) if (path in files) result[path] = Buffer.from(text, 'utf8');
   return result;
-}
-
-/** A few oracle calls, chosen by the seed, for twins on fresh inputs (a lookup of the test files answers them wrongly). */
-function freshCalls(calls: readonly OracleCall[], seed: string): OracleCall[] {
-  const ranked = calls.map((call, index) => ({ call, rank: createHash('sha256').update(seed).update(String(index)).digest('hex') }));
-  return ranked.sort((a, b) => a.rank.localeCompare(b.rank)).slice(0, 4).map(({ call }) => call);
 }
 
 /** What true success would rest on for this task, before anything ran. */

@@ -120,6 +120,12 @@ export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: reado
   return { ok: realPassed && notFailed.length === 0, realPassed, twins: twins.length, notFailed: notFailed.slice(0, 20), forged };
 }
 
+/** A few oracle calls, chosen by the seed, for twins on fresh inputs (a lookup of the test files answers them wrongly). */
+export function freshCalls(calls: readonly OracleCall[], seed: string): OracleCall[] {
+  const ranked = calls.map((call, index) => ({ call, rank: createHash('sha256').update(seed).update(String(index)).digest('hex') }));
+  return ranked.sort((a, b) => a.rank.localeCompare(b.rank)).slice(0, 4).map(({ call }) => call);
+}
+
 /** An encoded oracle value as Python literal source, or null where it has none (NaN, infinities, bytes). */
 export function pythonLiteral(value: unknown): string | null {
   if (value === null) return 'None';

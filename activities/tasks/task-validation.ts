@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +7,8 @@ import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
 import type { ExpectedTests } from '../../shared/task-spec';
 import { expectedOutcomesPassed, gradeTree, type HarnessResult } from '../checker/grading';
+import { auditOracleCalls } from '../checker/oracle-audit';
+import { freshCalls, judgeTwins, planTwins } from '../checker/twins';
 import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { loadTaskFolder, readTree, TaskError } from './task-loader';
@@ -27,6 +29,9 @@ export interface ValidationReport {
   recorded: boolean;
 }
 
+/** The seed of the twins whose coverage `task validate` records (grading uses secret seeds). */
+const validationSeed = createHash('sha256').update('agentrl task validate').digest('hex');
+
 /**
  * Proves a task sound in real containers: the starting repository fails, the reference solution passes
  * visible, hidden and oracle tests, and the passing test ids are recorded in expected-tests.json.
@@ -40,7 +45,7 @@ export async function validateTask(
   const { snapshot } = loaded;
   const id = snapshot.spec.id;
   if (!loaded.solutionPatch) throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
-  if (!loaded.hasOracle) throw new TaskError(`${join(loaded.dir, 'oracle')}: missing or empty (task validate needs oracle tests)`);
+  if (!loaded.hasOracle) throw new TaskError(`${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle)`);
   if (Object.keys(snapshot.hidden).length === 0) throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
   await ensureImage(deps.docker, snapshot.spec.image);
   const repo = decodeFiles(snapshot.repo);
@@ -54,13 +59,24 @@ export async function validateTask(
       docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
       workflowId, episodeId: workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
     });
-  const [start, solution, wrongRun] = await Promise.all([
+  const calls = snapshot.oracleCalls ?? null;
+  const audit = (suffix: string, files: Record<string, Buffer>) =>
+    calls
+      ? auditOracleCalls({
+        docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, image: snapshot.spec.image,
+        workflowId, episodeId: workflowId, runId: 'validate', files, calls, timeoutMs: deps.testTimeoutMs ?? 300_000,
+      })
+      : Promise.resolve(null);
+  const [start, solution, wrongRun, startAudit, solutionAudit, wrongAudit] = await Promise.all([
     grade('start', { ...repo, ...hidden, ...oracle }),
     grade('solution', { ...solved, ...hidden, ...oracle }),
     wrong ? grade('wrong', { ...wrong, ...hidden, ...oracle }) : Promise.resolve(null),
+    audit('start-oracle', repo),
+    audit('solution-oracle', solved),
+    wrong ? audit('wrong-oracle', wrong) : Promise.resolve(null),
   ]);
   const checks: ValidationCheck[] = [];
-  const groupOf = (nodeid: string): keyof ExpectedTests | null => {
+  const groupOf = (nodeid: string): 'visible' | 'hidden' | 'oracle' | null => {
     const file = nodeid.split('::')[0] ?? '';
     return file in snapshot.oracle ? 'oracle' : file in snapshot.hidden ? 'hidden' : file in snapshot.repo ? 'visible' : null;
   };
@@ -76,13 +92,37 @@ export async function validateTask(
     ok: !solution.timedOut && solution.report !== null && notPassed.length === 0 && (solution.report.collectErrors.length === 0),
     detail: solution.report ? `${tests.length} tests; not passed: ${notPassed.join(', ') || 'none'}${solution.report.collectErrors.length ? `; collection errors: ${solution.report.collectErrors.join(', ')}` : ''}` : `no report: ${tail(solution)}`,
   });
-  for (const group of ['visible', 'hidden', 'oracle'] as const) {
+  for (const group of calls ? (['visible', 'hidden'] as const) : (['visible', 'hidden', 'oracle'] as const)) {
     checks.push({ name: `${group} tests exist`, ok: expected[group].length > 0, detail: `${expected[group].length} ${group} test ids` });
+  }
+  if (solutionAudit) {
+    checks.push({
+      name: 'the reference solution matches every oracle call (isolated audit)',
+      ok: !solutionAudit.timedOut && solutionAudit.passed === solutionAudit.total,
+      detail: `${solutionAudit.passed} of ${solutionAudit.total} calls match${solutionAudit.failures[0] ? `; first miss: ${solutionAudit.failures[0].call} expected ${solutionAudit.failures[0].expected}, got ${solutionAudit.failures[0].got}` : ''}`,
+    });
+  }
+  // canary twins, planned with a fixed seed so that the recorded coverage is reproducible; grading uses secret seeds
+  const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
+  const treeWithTests = { ...solved, ...hidden, ...oracle };
+  const testPaths = new Set(realIds.map((id) => id.split('::')[0]!));
+  let twins: ExpectedTests['twins'];
+  if (realIds.length > 0) {
+    const plan = await planTwins({ seed: validationSeed, files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))), real: realIds, fresh: freshCalls(calls ?? [], validationSeed) });
+    const rewritten = { ...treeWithTests, ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])) };
+    const verdict = judgeTwins(await grade('twins', rewritten), plan, realIds, rewritten);
+    const count = Object.values(plan.tests).filter((test) => test.kind === 'twin').length;
+    twins = { count, uncovered: plan.uncovered, survival: Number(plan.survival.toPrecision(3)) };
+    checks.push({
+      name: 'every canary twin fails with the reference solution, at its own assertion',
+      ok: verdict.ok && count > 0,
+      detail: `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, survival bound ${twins.survival}${verdict.notFailed.length ? `; not failed: ${verdict.notFailed.slice(0, 5).map((twin) => `${twin.id} ${twin.outcome}`).join(', ')}` : ''}${verdict.realPassed ? '' : '; a real test did not pass'}`,
+    });
   }
   const startFailing = (start.report?.tests ?? []).filter((test) => test.outcome !== 'passed').length;
   checks.push({
     name: 'the starting repository fails',
-    ok: !expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0,
+    ok: (!expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0) && (!startAudit || startAudit.passed < startAudit.total),
     detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
   });
   checks.push({
@@ -92,9 +132,10 @@ export async function validateTask(
   });
   if (wrongRun) {
     const visibleOk = expectedOutcomesPassed(wrongRun, expected.visible);
-    const fullOk = expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]);
+    const fullOk = expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]) && (!wrongAudit || wrongAudit.passed === wrongAudit.total);
     checks.push({ name: 'wrong-fix.patch passes the visible tests but not hidden or oracle ones', ok: visibleOk && !fullOk, detail: `visible ${visibleOk ? 'pass' : 'fail'}, all ${fullOk ? 'pass' : 'fail'}` });
   }
+  if (twins) expected.twins = twins;
   const ok = checks.every((check) => check.ok);
   const expectedPath = join(loaded.dir, 'expected-tests.json');
   const serialized = `${JSON.stringify(expected, null, 2)}\n`;

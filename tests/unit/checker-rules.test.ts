@@ -28,7 +28,7 @@ describe('protected paths', () => {
 describe('tamper kinds', () => {
   test('exactly the kinds that can forge a pass zero the reward', () => {
     const forging = tamperKindList.filter((kind) => forgesPass(kind.kind)).map((kind) => kind.kind).sort();
-    assert.deepEqual(forging, ['always_true_eq', 'compiled_module', 'dynamic_code', 'exit_at_import', 'runner_internals', 'shadowing_module', 'unanalysable']);
+    assert.deepEqual(forging, ['always_true_eq', 'compiled_module', 'dynamic_code', 'exit_at_import', 'forged_report', 'over_limits', 'runner_internals', 'shadowing_module', 'unanalysable']);
     assert.ok(!forgesPass('test_edit'));
     assert.ok(!forgesPass('no_such_kind'));
   });

@@ -943,3 +943,24 @@ def test_long_ordinary_module_not_flagged():
     r = run_cli({"changes": [change("pkg/big.py", after_bytes=src.encode())]})
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["findings"] == []
+
+
+# ---- findings on what the agent added; classification by the caller's key ----
+
+
+def test_a_construct_already_in_the_pristine_file_is_not_the_agents_doing():
+    before = "import sys\n\ndef stop():\n    sys.exit(1)\n\nexit()\n"
+    after = "import sys\n\n# moved down\n\ndef stop():\n    sys.exit(1)\n\nexit()\n\ndef fixed():\n    return 1\n"
+    assert dt.detect([change("pkg/mod.py", after=after, before=before)]) == []
+    # one more copy of it is the agent's
+    twice = after + "\nexit()\n"
+    assert [f["kind"] for f in dt.detect([change("pkg/mod.py", after=twice, before=before)])] == ["exit_at_import"]
+
+
+def test_the_key_classifies_a_path_the_name_would_hide():
+    # an added conftest spelled with a capital letter is classified by its key
+    c = change("Conftest.py", after="x = 1\n")
+    c["key"] = "conftest.py"
+    assert kinds_paths(dt.detect([c])) == [("config_edit", "Conftest.py")]
+    plain = change("Conftest.py", after="x = 1\n")
+    assert dt.detect([plain]) == []
