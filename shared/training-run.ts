@@ -44,6 +44,8 @@ export const EpisodeSetMetrics = z.object({
   /** episodes with at least one tamper finding, and findings by kind */
   tampered: z.number().int(),
   tamperKinds: Counts,
+  /** episodes whose test report was shown forged by canary twins (a `forged_report` finding); absent in older runs */
+  forgedReports: z.number().int().optional(),
   meanTurns: z.number(),
   stops: StopCounts.optional(),
 });
@@ -250,6 +252,7 @@ export function summariseEpisodes(results: readonly { outcome: Outcome; reward: 
     outcomes,
     tampered,
     tamperKinds,
+    forgedReports: results.filter((result) => result.tamper.some((finding) => finding.kind === 'forged_report')).length,
     meanTurns: results.length ? turns / results.length : 0,
     stops,
   };

@@ -199,13 +199,15 @@ describe('run summaries', () => {
       { outcome: 'submitted', reward: 1, trueSuccess: false, tamper: [{ kind: 'test_edit' }], counters },
       { outcome: 'turn_limit', reward: 0, trueSuccess: false, tamper: [], counters },
       { outcome: 'sandbox_crash', reward: null, trueSuccess: null, tamper: [], counters },
+      { outcome: 'submitted', reward: 0, trueSuccess: false, tamper: [{ kind: 'forged_report' }, { kind: 'test_edit' }], counters },
     ]);
-    assert.equal(summary.episodes, 4);
-    assert.equal(summary.meanReward, 2 / 3);
-    assert.equal(summary.trueSuccess, 1 / 3);
-    assert.deepEqual(summary.outcomes, { submitted: 2, turn_limit: 1, sandbox_crash: 1 });
-    assert.deepEqual(summary.tamperKinds, { test_edit: 1 });
-    assert.equal(summary.tampered, 1);
+    assert.equal(summary.episodes, 5);
+    assert.equal(summary.meanReward, 2 / 4);
+    assert.equal(summary.trueSuccess, 1 / 4);
+    assert.deepEqual(summary.outcomes, { submitted: 3, turn_limit: 1, sandbox_crash: 1 });
+    assert.deepEqual(summary.tamperKinds, { test_edit: 2, forged_report: 1 });
+    assert.equal(summary.tampered, 2);
+    assert.equal(summary.forgedReports, 1, 'forged reports are counted per episode');
   });
 
   test('evalTail evaluates the iterations estimated to be the last ones of a time budget', () => {
