@@ -61,6 +61,8 @@ export const TaskSnapshot = z.object({
   repo: z.record(z.string(), z.string()),
   hidden: z.record(z.string(), z.string()),
   oracle: z.record(z.string(), z.string()),
+  /** hand-written canaries (`canary/`): tests a correct solution must fail, graded like twins */
+  canary: z.record(z.string(), z.string()).optional(),
   /** the calls of oracle.json; absent for tasks with only the pytest oracle */
   oracleCalls: z.array(OracleCall).optional(),
   expected: ExpectedTests,

@@ -132,10 +132,12 @@ export function createScoringActivities(deps: ScoringDeps) {
     const pytestOracle = calls === null && Object.keys(snapshot.oracle).length > 0 && !deps.unsafeDisable?.includes('isolated-audit');
     const oracleIds = pytestOracle ? snapshot.expected.oracle : [];
     const audited = pytestOracle ? { ...graded, ...decodeFiles(snapshot.oracle) } : graded;
+    const canary = decodeFiles(snapshot.canary ?? {});
     // canary twins, planned here from a secret: the runs see only the rewritten modules (twins.ts)
-    const plan = deps.unsafeDisable?.includes('twins') ? null : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls);
-    const gradedRun = plan ? rewritten(graded, plan) : graded;
-    const auditedRun = plan ? rewritten(audited, plan) : audited;
+    const plan = deps.unsafeDisable?.includes('twins') ? null : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls, canary);
+    // the task's own canaries go in with the twins (and only with them: they are meant to fail)
+    const gradedRun = plan ? rewritten({ ...graded, ...canary }, plan) : graded;
+    const auditedRun = plan ? rewritten({ ...audited, ...canary }, plan) : audited;
     // the grader's run gives the reward, and the visible and hidden part of true success unless the
     // fallback pytest oracle (which runs them again beside its own tests) does
     const strictRun = input.checker === 'strict' || !pytestOracle || probe
@@ -151,7 +153,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       : Promise.resolve(null);
     const [strict, pytestAudit, oracle] = await Promise.all([strictRun, pytestAuditRun, callsRun]);
     // with twins, a run passes when its real tests pass and every twin fails by its own assertion
-    const judge = (result: HarnessResult, ids: readonly string[], files: Record<string, Buffer>) => (plan ? judgeTwins(result, plan, ids, files) : { ok: allExpectedPassed(result, ids), forged: null, notFailed: [], twins: 0 });
+    const judge = (result: HarnessResult, ids: readonly string[], files: Record<string, Buffer>) => (plan ? judgeTwins(result, plan, ids, files, new Set(Object.keys(canary))) : { ok: allExpectedPassed(result, ids), forged: null, notFailed: [], twins: 0 });
     const strictVerdict = strict ? judge(strict, rewardIds, gradedRun) : null;
     const auditVerdict = pytestAudit ? judge(pytestAudit, [...rewardIds, ...oracleIds], auditedRun) : null;
     for (const verdict of [strictVerdict, auditVerdict]) {
@@ -184,9 +186,9 @@ export function createScoringActivities(deps: ScoringDeps) {
   }
 
   /** The twins of this tree's test modules: those holding the expected ids, with fresh calls from the oracle. */
-  async function planFor(graded: Record<string, Buffer>, audited: Record<string, Buffer>, ids: readonly string[], calls: readonly OracleCall[] | null): Promise<TwinPlan> {
+  async function planFor(graded: Record<string, Buffer>, audited: Record<string, Buffer>, ids: readonly string[], calls: readonly OracleCall[] | null, canary: Record<string, Buffer>): Promise<TwinPlan> {
     const paths = new Set(ids.map((id) => id.split('::')[0]!));
-    const files = Object.fromEntries(Object.entries(audited).filter(([path]) => paths.has(path)));
+    const files = { ...Object.fromEntries(Object.entries(audited).filter(([path]) => paths.has(path))), ...canary };
     const seed = twinSeed(await checkerSecret(store), graded);
     return planTwins({ seed, files, real: ids, fresh: freshCalls(calls ?? [], seed) });
   }

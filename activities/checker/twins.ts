@@ -90,7 +90,7 @@ export interface TwinVerdict {
  * call. A wrong solution that happens to return a twin's value fails the sibling (or, for a fresh
  * call, has no sibling) and is a plain failure.
  */
-export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: readonly string[], files: Record<string, Buffer>): TwinVerdict {
+export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: readonly string[], files: Record<string, Buffer>, canaryPaths: ReadonlySet<string> = new Set()): TwinVerdict {
   const outcomes = new Map((result.report?.tests ?? []).map((test) => [test.nodeid, test]));
   const realOutcome = new Map<string, string>();
   const twins: [string, Extract<z.infer<typeof TwinTest>, { kind: 'twin' }>][] = [];
@@ -112,6 +112,13 @@ export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: reado
   }
   // conclusive only when a twin and its real sibling, asserting two values for one call, both passed:
   // no function returns both (a wrong answer that hits a fresh call's wrong value is a plain failure)
+  // hand-written canaries (a task's canary/ folder) must fail too, every parametrized instance of them
+  for (const [id, test] of Object.entries(plan.tests)) {
+    if (test.kind !== 'other' || !canaryPaths.has(test.id.split('::')[0]!) || !(id.split('::')[0]! in files)) continue;
+    const instances = [...outcomes.values()].filter((entry) => entry.nodeid === id || entry.nodeid.startsWith(`${id}[`));
+    if (instances.length === 0) notFailed.push({ id, outcome: 'missing' });
+    for (const entry of instances) if (entry.outcome !== 'failed') notFailed.push({ id: entry.nodeid, outcome: entry.outcome });
+  }
   const siblingPassed = twins.some(([, twin]) => twin.of !== null && passedGroups.has(twin.group) && realOutcome.get(twin.of) === 'passed');
   const passedTwins = notFailed.filter((twin) => twin.outcome === 'passed').length;
   const forged = siblingPassed

@@ -37,6 +37,7 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden')) : {};
   const oracleDir = join(root, 'oracle');
   const oracle = existsSync(oracleDir) ? readTree(oracleDir) : {};
+  const canary = existsSync(join(root, 'canary')) ? readTree(join(root, 'canary')) : {};
   const oracleCalls = readOracleFile(join(root, 'oracle.json'));
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
@@ -56,7 +57,7 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const readOptional = (name: string): string | null => (existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null);
   return {
     dir: root,
-    snapshot: { spec, repo, hidden, oracle, ...(oracleCalls ? { oracleCalls } : {}), expected },
+    snapshot: { spec, repo, hidden, oracle, ...(Object.keys(canary).length ? { canary } : {}), ...(oracleCalls ? { oracleCalls } : {}), expected },
     hasOracle: Object.keys(oracle).length > 0 || oracleCalls !== null,
     solutionPatch: readOptional('solution.patch'),
     wrongFixPatch: readOptional('wrong-fix.patch'),

@@ -104,17 +104,18 @@ export async function validateTask(
   }
   // canary twins, planned with a fixed seed so that the recorded coverage is reproducible; grading uses secret seeds
   const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
-  const treeWithTests = { ...solved, ...hidden, ...oracle };
-  const testPaths = new Set(realIds.map((id) => id.split('::')[0]!));
+  const canary = decodeFiles(snapshot.canary ?? {});
+  const treeWithTests = { ...solved, ...hidden, ...oracle, ...canary };
+  const testPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
   let twins: ExpectedTests['twins'];
   if (realIds.length > 0) {
     const plan = await planTwins({ seed: validationSeed, files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))), real: realIds, fresh: freshCalls(calls ?? [], validationSeed) });
     const rewritten = { ...treeWithTests, ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])) };
-    const verdict = judgeTwins(await grade('twins', rewritten), plan, realIds, rewritten);
+    const verdict = judgeTwins(await grade('twins', rewritten), plan, realIds, rewritten, new Set(Object.keys(canary)));
     const count = Object.values(plan.tests).filter((test) => test.kind === 'twin').length;
     twins = { count, uncovered: plan.uncovered, survival: Number(plan.survival.toPrecision(3)) };
     checks.push({
-      name: 'every canary twin fails with the reference solution, at its own assertion',
+      name: `every canary twin fails with the reference solution, at its own assertion${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
       ok: verdict.ok && count > 0,
       detail: `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, survival bound ${twins.survival}${verdict.notFailed.length ? `; not failed: ${verdict.notFailed.slice(0, 5).map((twin) => `${twin.id} ${twin.outcome}`).join(', ')}` : ''}${verdict.realPassed ? '' : '; a real test did not pass'}`,
     });
