@@ -133,7 +133,7 @@ export function freshCalls(calls: readonly OracleCall[], seed: string): OracleCa
   return ranked.sort((a, b) => a.rank.localeCompare(b.rank)).slice(0, 4).map(({ call }) => call);
 }
 
-/** An encoded oracle value as Python literal source, or null where it has none (NaN, infinities, bytes). */
+/** An encoded oracle value as Python literal source, or null where it has none (NaN, infinities, bytes, frozensets). */
 export function pythonLiteral(value: unknown): string | null {
   if (value === null) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
@@ -155,11 +155,15 @@ export function pythonLiteral(value: unknown): string | null {
     const parts = all(body);
     return parts && (parts.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`);
   }
+  // a set inside a set or as a key is a frozenset, which has no literal
+  const holdsSet = (items: unknown[]) => items.some((item) => typeof item === 'object' && item !== null && '$set' in item);
   if (tag === '$set' && Array.isArray(body)) {
+    if (holdsSet(body)) return null;
     const parts = all(body);
     return parts && (parts.length === 0 ? 'set()' : `{${parts.join(', ')}}`);
   }
   if (tag === '$dict' && Array.isArray(body)) {
+    if (holdsSet(body.map((pair) => (Array.isArray(pair) ? pair[0] : null)))) return null;
     const pairs = body.map((pair) => (Array.isArray(pair) && pair.length === 2 ? [pythonLiteral(pair[0]), pythonLiteral(pair[1])] : [null, null]));
     return pairs.every(([key, item]) => key !== null && item !== null) ? `{${pairs.map(([key, item]) => `${key}: ${item}`).join(', ')}}` : null;
   }

@@ -1,0 +1,96 @@
+// The trusted comparison of the isolated audit (activities/checker/oracle-audit.ts), on the golden
+// values that the Python encoder's tests read too (shared/golden/oracle-values.json).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { auditLimits, compareOutcomes, outcomeMatches, parseOutcomes } from '../../activities/checker/oracle-audit';
+import { pythonLiteral } from '../../activities/checker/twins';
+
+const golden = JSON.parse(readFileSync(join(__dirname, '..', '..', 'shared', 'golden', 'oracle-values.json'), 'utf8')) as { values: { python: string; encoded: unknown }[] };
+
+describe('oracle outcomes', () => {
+  test('every golden value matches itself and no other golden value', () => {
+    for (const [i, a] of golden.values.entries()) {
+      for (const [j, b] of golden.values.entries()) {
+        assert.equal(outcomeMatches({ value: a.encoded }, { value: b.encoded }), i === j || JSON.stringify(a.encoded) === JSON.stringify(b.encoded), `${a.python} against ${b.python}`);
+      }
+    }
+  });
+
+  test('1, 1.0 and True are three values; NaN matches NaN; -0.0 is not 0.0; a list is not a tuple', () => {
+    const one = 1;
+    const oneFloat = { $float: '1.0' };
+    assert.equal(outcomeMatches({ value: one }, { value: oneFloat }), false);
+    assert.equal(outcomeMatches({ value: one }, { value: true }), false);
+    assert.equal(outcomeMatches({ value: oneFloat }, { value: true }), false);
+    assert.equal(outcomeMatches({ value: { $float: 'nan' } }, { value: { $float: 'nan' } }), true);
+    assert.equal(outcomeMatches({ value: { $float: '0.0' } }, { value: { $float: '-0.0' } }), false);
+    assert.equal(outcomeMatches({ value: [1, 2] }, { value: { $tuple: [1, 2] } }), false);
+    assert.equal(outcomeMatches({ value: { $tuple: [1] } }, { value: { $tuple: [1], extra: 1 } }), false);
+  });
+
+  test('an expected exception matches by a name in the MRO; an error, a value or nothing matches no expectation', () => {
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: ['MyError', 'ValueError', 'Exception'] }), true);
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: ['TypeError', 'Exception'] }), false);
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, { value: 'ValueError' }), false);
+    assert.equal(outcomeMatches({ value: null }, { error: 'Unencodable: _Same' }), false);
+    assert.equal(outcomeMatches({ value: null }, undefined), false);
+    assert.equal(outcomeMatches({ value: null }, {}), false);
+  });
+
+  test('deeply nested and oversized outputs score 0 without throwing', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    assert.equal(outcomeMatches({ value: deep }, { value: deep }), false, 'nesting beyond the limit never matches');
+    const line = (value: unknown, i = 0) => JSON.stringify({ i, value });
+    const nested = `{"i":0,"value":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const huge = line('x'.repeat(auditLimits.lineBytes + 1));
+    assert.equal(parseOutcomes(huge, 1).size, 0, 'a line over the limit is dropped');
+    const parsed = parseOutcomes(nested, 1);
+    const result = compareOutcomes([{ module: 'm', function: 'f', args: [], expect: { value: [] } }], parsed);
+    assert.deepEqual([result.passed, result.total], [0, 1]);
+  });
+
+  test('the first line of a call counts; malformed lines and unknown indices are skipped', () => {
+    const stdout = ['garbage', JSON.stringify({ i: 0, value: 2 }), JSON.stringify({ i: 0, value: 3 }), JSON.stringify({ i: 7, value: 3 }), JSON.stringify({ i: -1 }), ''].join('\n');
+    const outcomes = parseOutcomes(stdout, 2);
+    assert.deepEqual([...outcomes.keys()], [0]);
+    const calls = [
+      { module: 'm', function: 'f', args: [1], expect: { value: 2 } },
+      { module: 'm', function: 'f', args: [2], expect: { value: 3 } },
+    ];
+    const result = compareOutcomes(calls, outcomes);
+    assert.equal(result.passed, 1);
+    assert.deepEqual(result.failures.map((failure) => [failure.index, failure.got]), [[1, 'no outcome']]);
+  });
+});
+
+describe('python literals of oracle values (fresh twins)', () => {
+  test('golden values become Python source that evaluates back to the same encoded value, or null where there is none', () => {
+    const literals = golden.values.map(({ encoded }) => pythonLiteral(encoded));
+    const script = [
+      'import ast, importlib.util, json, sys',
+      `spec = importlib.util.spec_from_file_location("ov", ${JSON.stringify(join(__dirname, '..', '..', 'sandbox', 'oracle_values.py'))})`,
+      'ov = importlib.util.module_from_spec(spec); spec.loader.exec_module(ov)',
+      'print(json.dumps([None if s is None else ov.encode(ast.literal_eval(s)) for s in json.load(sys.stdin)]))',
+    ].join('\n');
+    const back = JSON.parse(execFileSync('python3', ['-I', '-c', script], { input: JSON.stringify(literals) }).toString()) as unknown[];
+    let converted = 0;
+    for (const [index, { python, encoded }] of golden.values.entries()) {
+      if (literals[index] === null) {
+        assert.match(python, /nan|inf|bytes|b'|b"|frozenset|\*\*|-0\.0|1e/i, `${python} should have a literal`);
+        continue;
+      }
+      converted++;
+      assert.deepEqual(back[index], encoded, `${python} → ${literals[index]}`);
+    }
+    assert.ok(converted > golden.values.length / 2, `${converted} of ${golden.values.length} converted`);
+    assert.equal(pythonLiteral({ $tuple: [1] }), '(1,)');
+    assert.equal(pythonLiteral({ $set: [] }), 'set()');
+    assert.equal(pythonLiteral({ $dict: [[1, { $tuple: ['a', null] }]] }), '{1: ("a", None)}');
+    assert.equal(pythonLiteral({ $float: 'nan' }), null);
+    assert.equal(pythonLiteral({ $bytes: 'AA==' }), null);
+  });
+});
