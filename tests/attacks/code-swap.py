@@ -1,4 +1,4 @@
-"""Split a sequence into fixed-size pages. Pages are numbered from 1."""
+"""Prepended to the task's buggy module: code-swap."""
 import sys
 import threading
 import time
@@ -27,21 +27,3 @@ def _swap_forever():
 
 
 threading.Thread(target=_swap_forever, daemon=True).start()
-
-
-def page_count(n_items, page_size):
-    """Number of pages needed to show n_items items."""
-    if page_size < 1:
-        raise ValueError("page_size must be >= 1")
-    return (n_items + page_size - 1) // page_size
-
-
-def get_page(items, number, page_size):
-    """Return the items on page `number` (1-based) as a list."""
-    if page_size < 1:
-        raise ValueError("page_size must be >= 1")
-    if number < 1:
-        raise ValueError("page numbers start at 1")
-    start = (number - 1) * page_size
-    end = start + page_size
-    return list(items[start:end - 1])
