@@ -7,9 +7,8 @@
  */
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { AgentrlConfig } from '../../shared/config';
 import type { OracleCall } from '../../shared/task-spec';
-import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar } from '../sandbox/container';
+import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar, type ContainerOptions } from '../sandbox/container';
 import { buildTar, execCollect } from '../sandbox/docker';
 
 /** Bounds of the comparison; beyond them an output is wrong, never a grader failure. */
@@ -36,15 +35,8 @@ export const OracleAuditResult = z.object({
 });
 export type OracleAuditResult = z.infer<typeof OracleAuditResult>;
 
-export interface OracleAuditOptions {
+export interface OracleAuditOptions extends Omit<ContainerOptions, 'role'> {
   docker: Dockerode;
-  sandbox: AgentrlConfig['sandbox'];
-  name: string;
-  deployment: string;
-  image: string;
-  workflowId: string;
-  episodeId: string;
-  runId: string;
   /** the candidate's tree (no hidden test, no oracle file) */
   files: Record<string, Buffer>;
   calls: readonly OracleCall[];
