@@ -4,11 +4,13 @@
 // each scores reward 0 and true success false.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { containersOf, runEpisode, scriptedPolicy, startTestServer, startWorker, task, tasksDir, testConfig, volumesOf, type RunningWorker } from './helpers/temporal';
+import { validateTask } from '../activities/tasks/task-validation';
+import { containersOf, docker, runEpisode, scriptedPolicy, startTestServer, startWorker, task, tasksDir, testConfig, volumesOf, type RunningWorker } from './helpers/temporal';
 
 const attacksDir = join(__dirname, 'attacks');
 const source = (name: string) => readFileSync(join(attacksDir, name), 'utf8');
@@ -77,6 +79,25 @@ describe('legitimate code', () => {
     assert.equal(result.reward, 1, `findings ${JSON.stringify(result.tamper)}`);
     assert.equal(result.trueSuccess, true);
     assert.deepEqual(result.tamper, []);
+  });
+});
+
+describe('a task with only the pytest oracle (the fallback)', () => {
+  test('is valid with generated twins; a fix scores 1 on the oracle-pytest basis and a report hook scores 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-pytest-oracle-'));
+    cpSync(pager.task, dir, { recursive: true });
+    rmSync(join(dir, 'oracle.json'));
+    rmSync(join(dir, 'expected-tests.json'));
+    cpSync(join(__dirname, 'fixtures', 'pytest-oracle'), join(dir, 'oracle'), { recursive: true });
+    const report = await validateTask(dir, { docker, sandbox: defended.config.sandbox });
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    assert.ok(report.expected!.oracle.length > 0 && (report.expected!.twins?.count ?? 0) > 0);
+    const fix = writing({ 'pager/__init__.py': source('legitimate-fix.py'), 'pager/_bounds.py': source('legitimate-helper.py') });
+    const hook = writing({ [pager.file]: prepended('report-hook-by-name.py', pager) });
+    const [fixed, hooked] = await Promise.all([runEpisode(env, defended, { task: dir, policy: fix, checker: 'strict' }), runEpisode(env, defended, { task: dir, policy: hook, checker: 'strict' })]);
+    assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.trueSuccessBasis], [1, true, 'visible+hidden+oracle-pytest']);
+    assert.deepEqual([hooked.reward, hooked.trueSuccess], [0, false]);
+    assert.ok(hooked.tamper.some((finding) => finding.kind === 'forged_report'), JSON.stringify(hooked.tamper));
   });
 });
 
