@@ -52,9 +52,12 @@ Each fresh call (a new input with g wrong values, all twins) must be left
 unanswered while every real group is answered; not knowing which D_fresh of
 the D = D_real + D_fresh groups are fresh, it guesses right with chance
 1 / C(D, D_fresh).  So it survives with at most
-    survival = prod(1 / k_G over real groups) / C(D, D_fresh),
-and we pick the smallest g >= 2 (k_G = min(g, what the literal allows: a bool
-has 2 values)) that brings this to the target.  A forgery that passes tests
+    prod(1 / k_G over real groups) / C(D, D_fresh).
+Fresh twins are single-assert tests, which a careful reader may tell apart, so
+the reported "survival" and the choice of g count on real groups only:
+    survival = prod(1 / k_G over real groups),
+the smallest g >= 2 (k_G = min(g, what the literal allows: a bool has 2
+values)) that brings this to the target; the fresh groups are extra margin.  A forgery that passes tests
 wholesale (rewritten reports, replaced test code, an always-true __eq__)
 passes a twin and is caught outright.  With no real group the bound is 1.0.
 An honest but wrong solution may pass a twin by itself (an off-by-one answer
@@ -567,10 +570,12 @@ def make_twins(data):
     for u in units:
         groups.setdefault(u.group, u.literal)
     groups.pop(None, None)
-    g = choose_g([literal_capacity(lit) for lit in groups.values()], len(placed), target, cap + 1)
+    # the bound counts on real groups only: fresh twins are single-assert tests a careful reader may tell
+    # apart, so they are an extra catch (an agent answering every asserted call), never part of the figure
+    g = choose_g([literal_capacity(lit) for lit in groups.values()], 0, target, cap + 1)
     variants = {key: variant_literals(seed, key, lit, g - 1) for key, lit in groups.items()}
     summary = {key: {"values": len(v) + 1, "real": True} for key, v in variants.items()}
-    survival = survival_bound([len(v) + 1 for v in variants.values()], len(placed))
+    survival = survival_bound([len(v) + 1 for v in variants.values()], 0)
     for module, key, call, value in placed:
         literals = variant_literals(seed, key, value, min(g, cap))
         module.fresh.append((key, call, literals))

@@ -271,7 +271,8 @@ def test_uncovered_groups_and_survival_as_documented():
     real = [v["values"] for v in out["groups"].values() if v["real"]]
     fresh = [v for v in out["groups"].values() if not v["real"]]
     assert len(fresh) == 2 and out["skippedFresh"] == []
-    bound = math.prod(1 / k for k in real) / math.comb(len(real) + len(fresh), len(fresh))
+    # the reported bound counts on the real groups only; the fresh groups are extra margin
+    bound = math.prod(1 / k for k in real)
     assert out["survival"] == pytest.approx(bound) and bound <= 0.01
     assert out["groups"]["(add(1, 0) == 1) is True"]["values"] == 2  # a bool has two values, whatever g is
 
@@ -310,11 +311,12 @@ def adversary_survives(out, rand, skip):
     return all(passes(i) == (t["kind"] == "real") for i, t in out["tests"].items())
 
 
-@pytest.mark.parametrize("real, fresh, skip", [
-    (["test_a", "test_b"], [], 0),
-    (["test_a"], [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"}], 1),
+@pytest.mark.parametrize("real, fresh, skip, rate", [
+    (["test_a", "test_b"], [], 0, 0.25),
+    # a fresh group halves it again (the right call to leave unanswered), a margin the bound does not count
+    (["test_a"], [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"}], 1, 0.125),
 ])
-def test_lookup_adversary_survives_at_the_bound(real, fresh, skip):
+def test_lookup_adversary_survives_at_the_bound(real, fresh, skip, rate):
     files = {TEST_FILE: TINY if len(real) == 2 else TINY.split("\ndef test_b")[0] + "\n"}
     rand, trials, wins = random.Random(7), 2000, 0
     for i in range(trials):
@@ -322,7 +324,7 @@ def test_lookup_adversary_survives_at_the_bound(real, fresh, skip):
                              "target": 0.25, "fresh": fresh})
         assert out["survival"] == 0.25
         wins += adversary_survives(out, rand, skip)
-    assert abs(wins / trials - 0.25) <= 3 * math.sqrt(0.25 * 0.75 / trials)
+    assert abs(wins / trials - rate) <= 3 * math.sqrt(rate * (1 - rate) / trials)
 
 
 # ---------------------------------------------------------------- fresh twins and odd inputs
