@@ -42,14 +42,14 @@ export async function runEpisode(
 }
 
 /** A failed workflow's error with the messages of its causes (the activity's own words), not only "Workflow execution failed". */
-async function withCause<T>(result: Promise<T>): Promise<T> {
+export async function withCause<T>(result: Promise<T>, what = 'the episode workflow'): Promise<T> {
   try {
     return await result;
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
     const causes: string[] = [];
     for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) causes.push(cause.message);
-    throw new Error(`the episode workflow failed: ${causes.join(': ') || error.message}`, { cause: error });
+    throw new Error(`${what} failed: ${causes.join(': ') || error.message}`, { cause: error });
   }
 }
 

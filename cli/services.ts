@@ -287,7 +287,8 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
     codeVersion: codeVersion(),
     settings: `port ${port}`,
     command: process.execPath,
-    args: ['--import', 'tsx', join(projectRoot, 'serving', 'main.ts'), '--port', String(port)],
+    // its state file: restarted after a crash, it serves the last published policy again
+    args: ['--import', 'tsx', join(projectRoot, 'serving', 'main.ts'), '--port', String(port), '--state', join(config.stateDir, `policy-server-${port}.served`)],
     // `--import tsx` resolves from the project root
     cwd: projectRoot,
     // its own line first: another process answering on the port must not pass for it

@@ -8,10 +8,12 @@ export interface PolicyServerOptions {
   model?: string;
   port: number;
   host: string;
+  /** where the server keeps the path of the policy it last loaded, to serve it again after a restart */
+  state?: string;
 }
 
 export const policyServerUsage = [
-  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1]',
+  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE]',
   '',
   'Serves an exported ONNX policy with onnxruntime-node behind vLLM\'s API. Without --model it answers 503',
   'until the first /v1/load_weights (a training run publishes its policies).',
@@ -24,11 +26,13 @@ export const policyServerUsage = [
   '  --model FILE.onnx   the policy to serve from the start          default: none (503 until load_weights)',
   '  --port N            TCP port                                    default: 8000',
   '  --host ADDRESS      address to listen on                        default: 127.0.0.1',
+  '  --state FILE        remember the last loaded policy in FILE and  default: none',
+  '                      serve it again when restarted without --model',
 ].join('\n');
 
 /** Serves until SIGINT or SIGTERM (or `signal`), then closes the listener. */
 export async function runPolicyServer(options: PolicyServerOptions, signal?: AbortSignal): Promise<void> {
-  const { server, current } = await createPolicyServer(options.model ? resolve(options.model) : undefined);
+  const { server, current } = await createPolicyServer(options.model ? resolve(options.model) : undefined, options.state ? { stateFile: resolve(options.state) } : {});
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolveListen);
@@ -44,10 +48,10 @@ export async function runPolicyServer(options: PolicyServerOptions, signal?: Abo
 
 /** Reads the entry point's flags; a bad one throws with the usage. */
 export function parsePolicyServerArgs(argv: string[]): PolicyServerOptions {
-  const { values } = parseArgs({ args: argv, options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' } }, strict: true });
   const port = values.port === undefined ? 8000 : Number(values.port);
   if (!Number.isInteger(port) || port <= 0 || port > 65_535) throw new Error(`--port: expected a port number, got ${JSON.stringify(values.port)}`);
-  return { ...(values.model ? { model: values.model } : {}), port, host: values.host ?? '127.0.0.1' };
+  return { ...(values.model ? { model: values.model } : {}), ...(values.state ? { state: values.state } : {}), port, host: values.host ?? '127.0.0.1' };
 }
 
 if (require.main === module) {

@@ -1,10 +1,28 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CompletionRequest, type CompletionChoice, type CompletionResponse } from '../shared/completions';
 import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
 
 const LoadWeightsRequest = z.object({ model_path: z.string().min(1) });
+
+/** The model path a server was last told to load, from its state file; null when there is none or it is gone. */
+function readServedState(path: string): string | null {
+  try {
+    const state = z.object({ model_path: z.string().min(1) }).parse(JSON.parse(readFileSync(path, 'utf8')));
+    return existsSync(state.model_path) ? state.model_path : null;
+  } catch {
+    return null;
+  }
+}
+
+async function writeServedState(path: string, modelPath: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, JSON.stringify({ model_path: modelPath, at: new Date().toISOString() }));
+  await rename(temporary, path);
+}
 
 /** Text of token ids: bytes below 256 as UTF-8, other ids as `<|id|>`. */
 function decodeTokens(ids: readonly number[]): string {
@@ -30,9 +48,11 @@ function decodeTokens(ids: readonly number[]): string {
  * `POST /v1/load_weights {"model_path"}` to swap in new weights and `GET /v1/models`.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
-export async function createPolicyServer(modelPath?: string): Promise<{ server: Server; current: () => LoadedPolicy | null }> {
-  // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0)
-  let policy: LoadedPolicy | null = modelPath ? await loadOnnxPolicy(modelPath) : null;
+export async function createPolicyServer(modelPath?: string, options: { stateFile?: string } = {}): Promise<{ server: Server; current: () => LoadedPolicy | null }> {
+  // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0);
+  // a server restarted with a state file serves again the last policy it was told to load
+  const restored = !modelPath && options.stateFile ? readServedState(options.stateFile) : null;
+  let policy: LoadedPolicy | null = modelPath ? await loadOnnxPolicy(modelPath) : restored ? await loadOnnxPolicy(restored).catch(() => null) : null;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
@@ -78,6 +98,7 @@ export async function createPolicyServer(modelPath?: string): Promise<{ server: 
       await serial(async () => {
         policy = next;
       });
+      if (options.stateFile) await writeServedState(options.stateFile, parsed.data.model_path);
       return send(response, 200, { model: next.version });
     }
     send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found' } });

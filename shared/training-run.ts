@@ -205,6 +205,8 @@ export interface TrainingProgress {
   step: number;
   policyVersion: string | null;
   last: IterationMetrics | null;
+  /** episodes of this run that ended in an environment failure and were run again */
+  resampled?: number;
 }
 
 /** The figures of a set of episode results. */

@@ -18,9 +18,10 @@ import { hostQueue, sandboxesQueue } from '../shared/task-queues';
 const deadlineMarginMs = 30_000;
 
 const records = proxyActivities<EpisodeActivities>({
-  // file-system work only: a minute is generous, and retries cover a worker restart
+  // file-system work and a policy server's description: a minute is generous; the retries (about a
+  // minute and a half in all) cover a worker restart and a policy server that is being restarted
   startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5 },
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 12 },
 });
 
 /** Where an episode is: answered from workflow state, nothing is recorded in history. */

@@ -1,8 +1,8 @@
-import { ApplicationFailure, ParentClosePolicy, executeChild, isCancellation, log } from '@temporalio/workflow';
+import { ApplicationFailure, ParentClosePolicy, executeChild, isCancellation, log, patched } from '@temporalio/workflow';
 import type { BatchEpisode } from '../activities';
 import { emptyCounters, EpisodeInput, type EpisodeResult } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
-import { Outcomes } from '../shared/outcomes';
+import { environmentFailures, Outcomes } from '../shared/outcomes';
 import type { TrainingProgress, TrainingRunInput } from '../shared/training-run';
 import { rolloutEpisode } from './rollout-episode';
 
@@ -49,25 +49,41 @@ export async function runEpisodes(
   progress.episodesTotal = specs.length;
   const results: GroupedResult[] = new Array(specs.length);
   let next = 0;
+  const runChild = async (spec: EpisodeSpec, workflowId: string): Promise<EpisodeResult> => {
+    try {
+      return await executeChild(rolloutEpisode, { workflowId, args: [episodeInput(input, runId, spec, probeStops)], parentClosePolicy: ParentClosePolicy.TERMINATE });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      log.warn('episode failed; counted as an environment failure', { workflowId, error: String(error) });
+      const outcome = applicationFailureTypes(error).includes(ErrorTypes.policyError) ? Outcomes.policyError : Outcomes.sandboxCrash;
+      return failedEpisode(workflowId, spec.task, runId, String(error), outcome);
+    }
+  };
   const lane = async () => {
     while (next < specs.length) {
       const index = next++;
       const spec = specs[index]!;
-      try {
-        const result = await executeChild(rolloutEpisode, { workflowId: spec.id, args: [episodeInput(input, runId, spec, probeStops)], parentClosePolicy: ParentClosePolicy.TERMINATE });
-        results[index] = { ...result, group: spec.group };
-      } catch (error) {
-        if (isCancellation(error)) throw error;
-        log.warn('episode failed; counted as an environment failure', { workflowId: spec.id, error: String(error) });
-        const outcome = applicationFailureTypes(error).includes(ErrorTypes.policyError) ? Outcomes.policyError : Outcomes.sandboxCrash;
-        results[index] = { ...failedEpisode(spec.id, spec.task, runId, String(error), outcome), group: spec.group };
+      let result = await runChild(spec, spec.id);
+      // an environment failure (a crashed sandbox, an unreachable policy, a grader fault) says nothing
+      // of the policy: the episode runs again, so that its group stays whole
+      // (runs started before re-sampling existed replay without it)
+      for (let again = 1; again <= maxResamples && environmentFailures.includes(result.outcome) && patched(resamplePatch); again++) {
+        log.warn('episode ended in an environment failure; sampling it again', { workflowId: result.workflowId, outcome: result.outcome });
+        progress.resampled = (progress.resampled ?? 0) + 1;
+        result = await runChild(spec, `${spec.id}.again-${again}`);
       }
+      results[index] = { ...result, group: spec.group };
       progress.episodesDone++;
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.concurrency, specs.length) }, lane));
   return results;
 }
+
+/** How many times an episode that ended in an environment failure runs again. */
+const maxResamples = 2;
+/** The workflow patch that introduced re-sampling. */
+const resamplePatch = 'resample-environment-failures';
 
 /** The last part of a task folder's path. */
 export function taskName(path: string): string {

@@ -18,6 +18,16 @@ const activities = proxyActivities<EpisodeActivities>({
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
 });
 
+/**
+ * Publishing waits for the policy server as long as it takes (a supervisor restarts a dead one):
+ * capped backoff, no attempt limit, bounded by an hour. Loading the same weights twice is harmless.
+ */
+const publisher = proxyActivities<EpisodeActivities>({
+  startToCloseTimeout: '5 minutes',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
+});
+
 export const trainingProgressQuery = defineQuery<TrainingProgress>(trainingProgressQueryName);
 
 /** What the run's phases share: its input, the state carried between iterations and the progress it reports. */
@@ -93,11 +103,11 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
   if (setup.saved) {
     state = { ...setup.saved, epoch: setup.saved.epoch + 1, startedAtMs: Date.now() };
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
-    await activities.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
+    await publisher.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
   } else {
     const request = checked(InitPolicyInput, { runDir: setup.runDir, seed: input.seed, modelConfig: { ...input.model } }, 'initPolicy input');
     const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
-    const version = await activities.publishPolicy({ url: input.policyServer, onnxPath: initial.onnxPath });
+    const version = await publisher.publishPolicy({ url: input.policyServer, onnxPath: initial.onnxPath });
     state = {
       runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath },
       versions: { [version]: 0 }, warmStarted: false, epoch: 0, startedAtMs: Date.now(), last: null,
@@ -205,7 +215,7 @@ async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradien
 /** Publishes a step's weights to the policy server; later episodes sample them. */
 async function publish(run: Run, result: { step: number; onnxPath: string }): Promise<void> {
   run.progress.phase = 'publishing';
-  const version = await activities.publishPolicy({ url: run.input.policyServer, onnxPath: result.onnxPath });
+  const version = await publisher.publishPolicy({ url: run.input.policyServer, onnxPath: result.onnxPath });
   run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
   run.state.versions[version] = result.step;
   run.progress.step = result.step;

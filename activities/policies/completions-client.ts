@@ -1,3 +1,5 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ErrorTypes } from '../../shared/errors';
 import { CompletionResponse } from '../../shared/completions';
 
 /**
@@ -8,6 +10,10 @@ import { CompletionResponse } from '../../shared/completions';
 /** A server that cannot serve the request (refused, unreachable after retries, or an answer without ids). */
 export class PolicyUnavailable extends Error {
   override name = 'PolicyUnavailable';
+  /** @param transient the server was unreachable or failed (5xx): it may come back, so the caller may wait */
+  constructor(message: string, readonly transient = false) {
+    super(message);
+  }
 }
 
 /** The served model's version, window (vLLM's `max_model_len`; null when it states none) and vocabulary. Unreachable: a plain (retryable) error. */
@@ -62,7 +68,7 @@ export async function complete(url: string, request: CompletionRequest): Promise
     if (!parsed.success || !choice?.token_ids || !choice.logprobs) throw new PolicyUnavailable(`policy server ${url} returned no token ids or log-probs`);
     return { ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs, version: parsed.data.model };
   }
-  throw new PolicyUnavailable(`policy server ${url} unreachable: ${(lastError as Error)?.message ?? lastError}`);
+  throw new PolicyUnavailable(`policy server ${url} unreachable: ${(lastError as Error)?.message ?? lastError}`, true);
 }
 
 /** Asks a policy server to load new weights (`POST /v1/load_weights`); returns the version it now serves. */
@@ -74,6 +80,9 @@ export async function loadWeights(url: string, onnxPath: string): Promise<string
     throw new Error(`policy server ${url} unreachable: ${(error as Error).message} (start it with npx agentrl policy-server --port …)`);
   }
   const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
-  if (!response.ok || !body?.model) throw new Error(`policy server ${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`);
+  const problem = `policy server ${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`;
+  // a server that answers but refuses the weights will refuse them again; one that fails (5xx) may recover
+  if (response.status >= 400 && response.status < 500) throw ApplicationFailure.nonRetryable(problem, ErrorTypes.policyError);
+  if (!response.ok || !body?.model) throw new Error(problem);
   return body.model;
 }

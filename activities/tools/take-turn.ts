@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Context, log } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
 import type { PolicySummary, SandboxHandle, TurnSummary } from '../../shared/episode';
 import { countByteTokens } from '../../shared/tokenizer';
@@ -36,6 +37,32 @@ export interface ToolCallDeps {
   /** the tool-call journal of this host (journal.ts) */
   journalDir: string;
   uid: number;
+}
+
+/** The longest pause between two tries of an unreachable policy server. */
+const policyRetryCapMs = 30_000;
+
+/**
+ * Calls the policy, waiting while its server is unreachable (a restart, a crash the supervisor
+ * repairs) with capped backoff and a heartbeat that says so, until this attempt's time is nearly
+ * up; then the turn is a policy_error, an environment failure that training never uses.
+ */
+async function waitingForPolicy<T>(call: () => Promise<T>): Promise<T> {
+  const info = Context.current().info;
+  const deadline = Date.now() + Math.max(0, info.startToCloseTimeoutMs - 30_000);
+  for (let pause = 1000; ; pause = Math.min(pause * 2, policyRetryCapMs)) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof PolicyUnavailable) || !error.transient || Date.now() + pause > deadline) throw error;
+      log.warn('policy server unreachable; waiting for it', { error: error.message, retryInMs: pause });
+      // in slices, each with a heartbeat: the wait is longer than the heartbeat timeout
+      for (let waited = 0; waited < pause; waited += 2000) {
+        Context.current().heartbeat({ waitingForPolicy: error.message });
+        await Context.current().sleep(Math.min(2000, pause - waited));
+      }
+    }
+  }
 }
 
 /** The turn activity: asks the policy, runs the tool call exactly once, records both. */
@@ -76,7 +103,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         try {
           if (snapshot) {
             const inferenceStart = Date.now();
-            const sampled = await tokenPolicy.act(input, snapshot, previous);
+            const sampled = await waitingForPolicy(() => tokenPolicy.act(input, snapshot, previous));
             inferenceMs = Date.now() - inferenceStart;
             if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
             action = sampled;
