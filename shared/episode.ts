@@ -82,7 +82,7 @@ export const EpisodeInput = z.object({
   continueAsNewEveryTurns: z.number().int().min(0).default(0),
   /** state carried across continue-as-new; never set by callers */
   resume: z.custom<EpisodeState>().optional(),
-});
+}).strict();
 export type EpisodeInput = z.infer<typeof EpisodeInput>;
 
 /** What the workflow knows of its task: ids and small fields only. */

@@ -71,3 +71,34 @@ test('the sweep works when the agent filled the pids limit and killed its runner
   assert.equal(turns[1]!.status, 'ok', `the next call runs: ${turns[1]!.observation}`);
   assert.ok(Number(turns[1]!.observation.split('\n')[0]) < 6, `only the call's own processes remain: ${turns[1]!.observation}`);
 });
+
+test('bad tool calls are observations and the episode goes on: NUL bytes, 10 MB arguments, non-UTF-8 and 100 MB output, a symlink escape', async () => {
+  const big = 'x'.repeat(10 * 1024 * 1024);
+  const calls = [
+    { tool: 'bash', command: 'echo a\u0000b' },
+    { tool: 'write_file', path: 'big.txt', content: big },
+    { tool: 'bash', command: 'wc -c < big.txt' },
+    { tool: 'bash', command: "printf 'ok \\377\\376 end\\n'" },
+    { tool: 'bash', command: 'head -c 100M /dev/zero | tr "\\0" y; echo' },
+    { tool: 'bash', command: 'ln -s /etc /work/etc-link && echo linked' },
+    { tool: 'write_file', path: 'etc-link/agentrl-escape', content: 'x' },
+    '{"tool": "bash", "command": ',
+    { tool: 'bash', command: 'echo still here' },
+    { tool: 'submit' },
+  ];
+  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: scriptedPolicy(calls), budgets: { toolTimeoutMs: '30s', maxTurns: 12, maxTokens: 100_000_000 } });
+  assert.equal(result.outcome, 'submitted');
+  const turns = readTrajectory(result.trajectoryUri);
+  assert.equal(turns.length, calls.length);
+  assert.equal(turns[0]!.status, 'tool_error');
+  assert.equal(turns[0]!.observation, 'error: invalid bash call: command: must not contain NUL bytes (a shell command cannot hold them)');
+  assert.equal(turns[1]!.status, 'ok');
+  assert.match(turns[2]!.observation, /^10485760\n/);
+  assert.match(turns[3]!.observation, /^ok \uFFFD\uFFFD end\n/);
+  assert.ok(turns[4]!.observation.length < 200_000, `a 100 MB output is cut to the observation size (${turns[4]!.observation.length} characters)`);
+  assert.match(turns[4]!.observation, /\[exit code 0\] \[output truncated: 104857601 bytes in all\]$/);
+  assert.equal(turns[6]!.observation, 'error: path leaves the repository through a symlink');
+  assert.equal(turns[7]!.status, 'tool_error');
+  assert.match(turns[7]!.observation, /not valid JSON/);
+  assert.match(turns[8]!.observation, /^still here\n/);
+});

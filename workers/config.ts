@@ -19,7 +19,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const configPath = env.AGENTRL_CONFIG ?? resolve(projectRoot, 'temporal.yaml');
   let raw: unknown = {};
   if (existsSync(configPath)) {
-    raw = parseYaml(readFileSync(configPath, 'utf8')) ?? {};
+    try {
+      raw = parseYaml(readFileSync(configPath, 'utf8')) ?? {};
+    } catch (error) {
+      throw new Error(`${configPath}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    }
   } else if (env.AGENTRL_CONFIG) {
     throw new Error(`AGENTRL_CONFIG points to ${configPath}, which does not exist`);
   }

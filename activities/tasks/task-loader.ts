@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ExpectedTests, OracleFile, TaskSpec, describeIssues, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
@@ -32,12 +32,12 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const spec = { ...parsed.data, image: parsed.data.image ?? defaultImage };
   const repoDir = join(root, 'repo');
   if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
-  const repo = readTree(repoDir);
+  const repo = readTree(repoDir, root);
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
-  const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden')) : {};
+  const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden'), root) : {};
   const oracleDir = join(root, 'oracle');
-  const oracle = existsSync(oracleDir) ? readTree(oracleDir) : {};
-  const canary = existsSync(join(root, 'canary')) ? readTree(join(root, 'canary')) : {};
+  const oracle = existsSync(oracleDir) ? readTree(oracleDir, root) : {};
+  const canary = existsSync(join(root, 'canary')) ? readTree(join(root, 'canary'), root) : {};
   const oracleCalls = readOracleFile(join(root, 'oracle.json'));
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
@@ -78,15 +78,43 @@ function readOracleFile(path: string): OracleCall[] | null {
   return parsed.data.calls;
 }
 
-/** Regular files under a folder as repository-relative path → base64; caches and symlinks are skipped. */
-export function readTree(dir: string): Record<string, string> {
+/** The largest file a task folder may hold (its snapshot carries every file). */
+export const maxTaskFileBytes = 16 * 1024 * 1024;
+
+/**
+ * Regular files under a folder as repository-relative path → base64; caches are skipped, and so are
+ * symbolic links that stay inside the task folder. A link out of it, a file over maxTaskFileBytes and
+ * a name that is not UTF-8 are errors that name the path.
+ */
+export function readTree(dir: string, root = dir): Record<string, string> {
   const files: Record<string, string> = {};
+  const realRoot = realpathSync(root);
   const walk = (current: string): void => {
-    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name === '__pycache__' || entry.name === '.pytest_cache' || entry.name === '.git') continue;
-      const path = join(current, entry.name);
+    const entries = readdirSync(current, { withFileTypes: true, encoding: 'buffer' });
+    for (const entry of entries.sort((a, b) => a.name.toString('utf8').localeCompare(b.name.toString('utf8')))) {
+      const name = entry.name.toString('utf8');
+      if (!Buffer.from(name, 'utf8').equals(entry.name)) {
+        throw new TaskError(`${join(current, name)}: a file name that is not UTF-8 (bytes ${entry.name.toString('hex')}); task files need UTF-8 names`);
+      }
+      if (name === '__pycache__' || name === '.pytest_cache' || name === '.git') continue;
+      const path = join(current, name);
+      if (entry.isSymbolicLink()) {
+        const target = readlinkSync(path);
+        let resolved: string;
+        try {
+          resolved = realpathSync(path);
+        } catch {
+          throw new TaskError(`${path}: a symbolic link to ${target}, which does not exist`);
+        }
+        if (resolved !== realRoot && !resolved.startsWith(`${realRoot}/`)) throw new TaskError(`${path}: a symbolic link to ${target}, outside the task folder ${root}`);
+        continue;
+      }
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) files[relative(dir, path)] = readFileSync(path).toString('base64');
+      else if (entry.isFile()) {
+        const size = statSync(path).size;
+        if (size > maxTaskFileBytes) throw new TaskError(`${path}: ${size} bytes, over the limit of ${maxTaskFileBytes} bytes for a task file`);
+        files[relative(dir, path)] = readFileSync(path).toString('base64');
+      }
     }
   };
   walk(dir);

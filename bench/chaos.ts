@@ -1,0 +1,226 @@
+// The chaos script (`npm run chaos`): short training runs through `npx agentrl train`, one per fault,
+// each fault injected once at a random moment of the run, and the figures that say whether the run
+// lost nothing. Not a test: it prints a table (and `--json` lines) for the README.
+//
+// Faults: the episode worker (kill -9), the Temporal dev server (kill -9; the CLI's supervisor starts
+// it again), the trainer worker in the middle of a step (kill -9), the policy server (kill -9), the
+// Docker daemon (stopped and started again: the containers die, their episodes become sandbox_crash
+// and are sampled again), and the artifact store's disk (a small tmpfs filled until writes fail,
+// then freed). Needs root (dockerd, mount). `--only NAME[,NAME]` picks faults; `--seed N`.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { episodeKey } from '../activities/store/episode-records';
+import { projectRoot } from '../workers/config';
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } } });
+let seed = Number(values.seed ?? Date.now() % 100_000);
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const cli = join(projectRoot, 'bin', 'agentrl.js');
+const run = { iterations: 1, tasksPerIteration: 2, groupSize: 2, evalTasks: '', concurrency: 2, warmStart: { episodes: 4, epochs: 2 } };
+const expectedSteps = 2; // the warm start's and the iteration's
+const expectedEpisodes = run.tasksPerIteration * run.groupSize;
+
+interface Context {
+  state: string;
+  env: NodeJS.ProcessEnv;
+  /** what the CLI printed so far (its log lines) */
+  stderr: () => string;
+}
+
+interface Fault {
+  name: string;
+  /** the progress line at which it strikes */
+  when: (k: number) => RegExp;
+  inject(context: Context): Promise<void>;
+  /** true once the service is back (recovery time is measured until then) */
+  recovered(context: Context, mark: number): Promise<boolean>;
+  setUp?(context: Context): void;
+  tearDown?(context: Context): void;
+}
+
+const pidOf = (context: Context, name: string): number => (JSON.parse(readFileSync(join(context.state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const backLine = (name: string) => (context: Context, mark: number) => Promise.resolve(context.stderr().slice(mark).includes(`${name} is back`));
+const sampling = (k: number) => new RegExp(`iteration 1/1 sampling ${k}/${expectedEpisodes} episodes`);
+const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
+const dockerAnswers = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
+
+const faults: Fault[] = [
+  { name: 'worker', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'worker'), 'SIGKILL'), recovered: backLine('worker') },
+  { name: 'temporal', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'temporal'), 'SIGKILL'), recovered: backLine('temporal') },
+  {
+    name: 'trainer',
+    when: () => /iteration 1\/1 training/,
+    inject: async (c) => {
+      await sleep(200 + random() * 800);
+      process.kill(pidOf(c, 'trainer'), 'SIGKILL');
+    },
+    recovered: backLine('trainer'),
+  },
+  { name: 'policy-server', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'policy-server-18170'), 'SIGKILL'), recovered: backLine('policy-server-18170') },
+  {
+    name: 'docker',
+    when: sampling,
+    inject: async () => {
+      spawnSync('pkill', ['-x', 'dockerd']);
+      for (let i = 0; i < 100 && dockerAnswers(); i++) await sleep(100);
+      const log = openSync(join(projectRoot, '.agentrl', 'dockerd.log'), 'a');
+      spawn('dockerd', [], { detached: true, stdio: ['ignore', log, log] }).unref();
+    },
+    recovered: async () => dockerAnswers(),
+  },
+  {
+    name: 'disk',
+    when: sampling,
+    setUp: (c) => {
+      const artifacts = join(c.state, 'artifacts');
+      mkdirSync(artifacts, { recursive: true });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=192m', 'tmpfs', artifacts]);
+    },
+    inject: async (c) => {
+      // fill the store's file system until a write fails, hold it full, then free it
+      const fill = join(c.state, 'artifacts', 'chaos-fill');
+      const handle = openSync(fill, 'w');
+      const chunk = Buffer.alloc(1024 * 1024);
+      try {
+        for (;;) writeSync(handle, chunk);
+      } catch {
+        // ENOSPC: full
+      } finally {
+        closeSync(handle);
+      }
+      await sleep(5000);
+      rmSync(fill, { force: true });
+    },
+    recovered: async () => true,
+    tearDown: (c) => void spawnSync('umount', ['-l', join(c.state, 'artifacts')]),
+  },
+];
+
+interface Row {
+  fault: string;
+  recoverS: number | null;
+  lost: number;
+  twice: number;
+  trainedOnFailed: number;
+  stepsTwice: number;
+  containersLeft: number;
+  volumesLeft: number;
+  completed: boolean;
+  sameSteps: boolean;
+  note: string;
+}
+
+async function chaos(fault: Fault, port: number): Promise<Row> {
+  const state = mkdtempSync(join(tmpdir(), `agentrl-chaos-${fault.name}-`));
+  const configPath = join(state, 'temporal.yaml');
+  writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:${port}\n  uiPort: ${port + 1000}\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`);
+  const env = { ...process.env, AGENTRL_CONFIG: configPath };
+  const input = join(state, 'run.json');
+  writeFileSync(input, JSON.stringify(run));
+  let stderr = '';
+  const context: Context = { state, env, stderr: () => stderr };
+  fault.setUp?.(context);
+  const k = 1 + Math.floor(random() * (expectedEpisodes - 1));
+  const trigger = fault.when(k);
+  let injectedAt: number | null = null;
+  let recoveredAt: number | null = null;
+  let note = '';
+  const child = spawn(process.execPath, [cli, 'train', '--json', '--policy-port', '18170', '--input', input], { env });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (injectedAt === null && trigger.test(stderr)) {
+      injectedAt = Date.now();
+      const mark = stderr.length;
+      fault.inject(context).then(async () => {
+        for (let i = 0; i < 1200 && recoveredAt === null; i++) {
+          if (await fault.recovered(context, mark)) recoveredAt = Date.now();
+          else await sleep(250);
+        }
+      }).catch((error: unknown) => (note = `injection failed: ${(error as Error).message}`));
+    }
+  });
+  const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+  let result: { steps: number; runDir: string } | null = null;
+  try {
+    result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { steps: number; runDir: string };
+  } catch {
+    note ||= `the run did not complete (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`;
+  }
+  if (injectedAt === null) note ||= 'the fault never struck';
+  const figures = result ? runFigures(result.runDir) : { lost: expectedEpisodes, twice: 0, trainedOnFailed: 0, stepsTwice: 0 };
+  spawnSync(process.execPath, [cli, 'reap'], { env, stdio: 'ignore' });
+  const left = leftovers(result?.runDir.split('/').at(-1) ?? '');
+  spawnSync(process.execPath, [cli, 'server', 'stop'], { env, stdio: 'ignore' });
+  fault.tearDown?.(context);
+  return {
+    fault: fault.name, recoverS: injectedAt !== null && recoveredAt !== null ? (recoveredAt - injectedAt) / 1000 : null, ...figures, ...left,
+    completed: code === 0 && result !== null, sameSteps: result?.steps === expectedSteps, note,
+  };
+}
+
+/** Lost, doubled and wrongly trained episodes, and steps applied twice, from the run's own records. */
+function runFigures(runDir: string): Pick<Row, 'lost' | 'twice' | 'trainedOnFailed' | 'stepsTwice'> {
+  const metrics = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { iteration: number; step: number; train?: { episodes: number } });
+  const train = metrics.filter((line) => line.train && line.iteration >= 0);
+  const episodes = train.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
+  const batchIds = readdirSync(join(runDir, 'batches')).filter((name) => name.startsWith('iteration-')).flatMap((name) => batchEpisodeIds(join(runDir, 'batches', name)));
+  const artifacts = join(runDir, '..', '..');
+  // an episode in a batch must have been scored: environment failures have no reward
+  const trainedOnFailed = batchIds.filter((id) => {
+    const scoring = join(artifacts, 'episodes', episodeKey(id), 'scoring.json');
+    return !existsSync(scoring) || typeof (JSON.parse(readFileSync(scoring, 'utf8')) as { reward?: unknown }).reward !== 'number';
+  }).length;
+  const steps = metrics.map((line) => line.step);
+  return {
+    lost: Math.max(0, expectedEpisodes * run.iterations - episodes),
+    twice: Math.max(0, episodes - expectedEpisodes * run.iterations) + (batchIds.length - new Set(batchIds).size),
+    trainedOnFailed,
+    stepsTwice: steps.length - new Set(steps).size,
+  };
+}
+
+/** The episode ids a batch file (safetensors) names in its metadata. */
+function batchEpisodeIds(path: string): string[] {
+  const data = readFileSync(path);
+  const length = Number(data.readBigUInt64LE(0));
+  const header = JSON.parse(data.subarray(8, 8 + length).toString('utf8')) as { __metadata__?: { episodeIds?: string } };
+  return JSON.parse(header.__metadata__?.episodeIds ?? '[]') as string[];
+}
+
+/** Containers and volumes of the run still present after reaping. */
+function leftovers(runId: string): Pick<Row, 'containersLeft' | 'volumesLeft'> {
+  const labelled = (kind: 'ps' | 'volume') => {
+    const args = kind === 'ps' ? ['ps', '-a', '--format', '{{.Label "agentrl.workflow-id"}}'] : ['volume', 'ls', '--format', '{{.Label "agentrl.workflow-id"}}'];
+    const out = spawnSync('docker', args, { encoding: 'utf8' }).stdout ?? '';
+    return out.split('\n').filter((id) => runId && id.startsWith(runId)).length;
+  };
+  return { containersLeft: labelled('ps'), volumesLeft: labelled('volume') };
+}
+
+async function main(): Promise<void> {
+  const only = values.only ? new Set(values.only.split(',')) : null;
+  const chosen = faults.filter((fault) => !only || only.has(fault.name));
+  const rows: Row[] = [];
+  for (const [index, fault] of chosen.entries()) {
+    process.stderr.write(`chaos: ${fault.name}…\n`);
+    const row = await chaos(fault, 17270 + index * 2);
+    rows.push(row);
+    if (values.json) console.log(JSON.stringify(row));
+  }
+  const cells = (row: Row) => [row.fault, row.recoverS === null ? '-' : row.recoverS.toFixed(1), row.lost, row.twice, row.trainedOnFailed, row.stepsTwice, row.containersLeft, row.volumesLeft, row.completed && row.sameSteps ? 'yes' : 'no', row.note];
+  console.log('| fault | recover s | episodes lost | counted twice | trained on although failed | steps twice | containers left | volumes left | completed, same steps | note |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${cells(row).join(' | ')} |`);
+  const bad = rows.filter((row) => row.lost || row.twice || row.trainedOnFailed || row.stepsTwice || row.containersLeft || row.volumesLeft || !row.completed || !row.sameSteps);
+  process.exitCode = bad.length ? 1 : 0;
+}
+
+void main();
