@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, mkdirSync, rmSync, symlinkSync, truncateSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import type { ZodError } from 'zod';
 import { loadTaskFolder, maxTaskFileBytes } from '../../activities/tasks/task-loader';
 import { EpisodeInput } from '../../shared/episode';
 import { describeIssues } from '../../shared/task-spec';
@@ -67,7 +68,7 @@ describe('bad configuration', () => {
 });
 
 describe('bad inputs from the UI', () => {
-  const issues = (schema: { safeParse(value: unknown): { success: boolean; error?: import('zod').ZodError } }, value: unknown, name: string) => {
+  const issues = (schema: { safeParse(value: unknown): { success: boolean; error?: ZodError } }, value: unknown, name: string) => {
     const parsed = schema.safeParse(value);
     assert.equal(parsed.success, false);
     return describeIssues(name, parsed.error!);
