@@ -35,8 +35,8 @@ interface Context {
 
 interface Fault {
   name: string;
-  /** the progress line at which it strikes */
-  when: (k: number) => RegExp;
+  /** whether it strikes now, given what the CLI printed */
+  when: (k: number) => (printed: string) => boolean;
   inject(context: Context): Promise<void>;
   /** true once the service is back (recovery time is measured until then) */
   recovered(context: Context, mark: number): Promise<boolean>;
@@ -46,7 +46,9 @@ interface Fault {
 
 const pidOf = (context: Context, name: string): number => (JSON.parse(readFileSync(join(context.state, `${name}.json`), 'utf8')) as { pid: number }).pid;
 const backLine = (name: string) => (context: Context, mark: number) => Promise.resolve(context.stderr().slice(mark).includes(`${name} is back`));
-const sampling = (k: number) => new RegExp(`iteration 1/1 sampling ${k}/${expectedEpisodes} episodes`);
+/** Once at least k of the iteration's episodes are done (a progress line may skip a count). */
+const sampling = (k: number) => (printed: string) =>
+  [...printed.matchAll(new RegExp(`iteration 1/1 sampling (\\d+)/${expectedEpisodes} episodes`, 'g'))].some((match) => Number(match[1]) >= k);
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const dockerAnswers = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
 
@@ -55,7 +57,7 @@ const faults: Fault[] = [
   { name: 'temporal', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'temporal'), 'SIGKILL'), recovered: backLine('temporal') },
   {
     name: 'trainer',
-    when: () => /iteration 1\/1 training/,
+    when: () => (printed) => /iteration 1\/1 training/.test(printed),
     inject: async (c) => {
       await sleep(200 + random() * 800);
       process.kill(pidOf(c, 'trainer'), 'SIGKILL');
@@ -68,7 +70,8 @@ const faults: Fault[] = [
     when: sampling,
     inject: async () => {
       spawnSync('pkill', ['-x', 'dockerd']);
-      for (let i = 0; i < 100 && dockerAnswers(); i++) await sleep(100);
+      // it stops its containers first; a second daemon cannot start until it is gone
+      for (let i = 0; i < 1200 && spawnSync('pgrep', ['-x', 'dockerd']).status === 0; i++) await sleep(100);
       const log = openSync(join(projectRoot, '.agentrl', 'dockerd.log'), 'a');
       spawn('dockerd', [], { detached: true, stdio: ['ignore', log, log] }).unref();
     },
@@ -136,7 +139,7 @@ async function chaos(fault: Fault, port: number): Promise<Row> {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
-    if (injectedAt === null && trigger.test(stderr)) {
+    if (injectedAt === null && trigger(stderr)) {
       injectedAt = Date.now();
       const mark = stderr.length;
       fault.inject(context).then(async () => {
@@ -219,7 +222,7 @@ async function main(): Promise<void> {
   console.log('| fault | recover s | episodes lost | counted twice | trained on although failed | steps twice | containers left | volumes left | completed, same steps | note |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${cells(row).join(' | ')} |`);
-  const bad = rows.filter((row) => row.lost || row.twice || row.trainedOnFailed || row.stepsTwice || row.containersLeft || row.volumesLeft || !row.completed || !row.sameSteps);
+  const bad = rows.filter((row) => row.lost || row.twice || row.trainedOnFailed || row.stepsTwice || row.containersLeft || row.volumesLeft || !row.completed || !row.sameSteps || row.recoverS === null);
   process.exitCode = bad.length ? 1 : 0;
 }
 
