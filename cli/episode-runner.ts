@@ -4,13 +4,26 @@ import { progressQueryName, type EpisodeProgress, type EpisodeResult } from '../
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
 import { ensureWorker, startDevServer } from './services';
+import { baseServices, superviseServices, type SupervisedService } from './supervisor';
 
-/** Makes sure the dev server and a current worker run, then connects a client. */
-export async function connectWithWorker(config: LoadedConfig, log: (line: string) => void): Promise<{ client: Client; close: () => Promise<void> }> {
+/**
+ * Makes sure the dev server and a current worker run, then connects a client. Until close(), they
+ * (and `more`) are supervised: one that dies is started again (supervisor.ts).
+ */
+export async function connectWithWorker(config: LoadedConfig, log: (line: string) => void, more: readonly SupervisedService[] = []): Promise<{ client: Client; close: () => Promise<void> }> {
   await startDevServer(config, log);
   await ensureWorker(config, defaultTaskQueue, log);
   const connection = await Connection.connect({ address: config.temporal.address });
-  return { client: new Client({ connection, namespace: config.temporal.namespace }), close: () => connection.close() };
+  const supervisor = superviseServices([...baseServices(config, log), ...more], log);
+  return {
+    client: new Client({ connection, namespace: config.temporal.namespace }),
+    async close() {
+      supervisor.stop();
+      const restarts = Object.entries(supervisor.restarts());
+      if (restarts.length) log(`services restarted meanwhile: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      await connection.close();
+    },
+  };
 }
 
 /** Starts one episode workflow and waits for its result; `onProgress` hears each change of phase or turn. */

@@ -7,6 +7,9 @@
  * restarted episode worker takes over its host's queue, and a restarted dev server reopens its
  * SQLite file.
  */
+import { defaultTaskQueue } from '../shared/task-queues';
+import type { LoadedConfig } from '../workers/config';
+import { devServerName, ensurePolicyServer, ensureTrainerWorker, ensureWorker, isAlive, isListening, readServiceRecord, startDevServer, workerName } from './services';
 
 export interface SupervisedService {
   name: string;
@@ -23,8 +26,37 @@ export interface Supervisor {
 }
 
 const checkEveryMs = 2000;
+
+/** A service with a record: healthy while the process it names runs. */
+const recorded = (config: LoadedConfig, name: string) => async () => {
+  const record = readServiceRecord(config, name);
+  return record !== null && isAlive(record.pid);
+};
+
+/** The dev server (its port) and the episode worker, which every command that runs a workflow needs. */
+export function baseServices(config: LoadedConfig, log: (line: string) => void): SupervisedService[] {
+  return [
+    { name: devServerName, healthy: () => isListening(config.temporal.address), restart: async () => void (await startDevServer(config, log)) },
+    { name: workerName, healthy: recorded(config, workerName), restart: async () => void (await ensureWorker(config, defaultTaskQueue, log)) },
+  ];
+}
+
+export function trainerService(config: LoadedConfig, log: (line: string) => void): SupervisedService {
+  return { name: 'trainer', healthy: recorded(config, 'trainer'), restart: async () => void (await ensureTrainerWorker(config, log)) };
+}
+
+/** The policy server on `port`: its process runs and `/v1/models` answers. */
+export function policyServerService(config: LoadedConfig, port: number, log: (line: string) => void): SupervisedService {
+  const name = `policy-server-${port}`;
+  return {
+    name,
+    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)),
+    restart: async () => void (await ensurePolicyServer(config, port, log)),
+  };
+}
 const maxBackoffMs = 30_000;
 
+/** Checks the services every 2 s and starts a dead one again until stop(). */
 export function superviseServices(services: readonly SupervisedService[], log: (line: string) => void): Supervisor {
   const restarts: Record<string, number> = {};
   const backoff = new Map<string, { untilMs: number; delayMs: number }>();

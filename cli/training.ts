@@ -5,8 +5,8 @@ import { trainingProgressQueryName, TrainingRunInput, type IterationMetrics, typ
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';
 import { connectWithWorker, withCause } from './episode-runner';
-import { ensurePolicyServer, ensureTrainerWorker, ensureWorker, isAlive, isListening, readServiceRecord, startDevServer, workerName } from './services';
-import { superviseServices, type SupervisedService } from './supervisor';
+import { ensurePolicyServer, ensureTrainerWorker } from './services';
+import { policyServerService, trainerService } from './supervisor';
 
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
 export const defaultPolicyPort = 8100;
@@ -53,39 +53,18 @@ export async function runTraining(
   const runId = parsed.data.runId ?? `train-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
   const url = await ensurePolicyServer(config, options.policyPort, options.log);
   if (parsed.data.policyServer !== url && !runInput.policyServer) runInput = { ...runInput, policyServer: url };
-  const { client, close } = await connectWithWorker(config, options.log);
   await ensureTrainerWorker(config, options.log);
-  // while the run goes on, a service that dies is started again
-  const supervisor = superviseServices(trainingServices(config, options.policyPort, options.log), options.log);
+  // while the run goes on, a service that dies is started again (the trainer and the policy server too)
+  const { client, close } = await connectWithWorker(config, options.log, [trainerService(config, options.log), policyServerService(config, options.policyPort, options.log)]);
   try {
     const handle = await startOrAttach(client, runId, { ...runInput, runId }, options.log);
     options.log(`training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`);
     return await follow(handle, options);
   } finally {
-    supervisor.stop();
-    const restarts = Object.entries(supervisor.restarts());
-    if (restarts.length) options.log(`services restarted during the run: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')}`);
     await close();
   }
 }
 
-/** The services a training run needs, as the supervisor checks and restarts them. */
-export function trainingServices(config: LoadedConfig, policyPort: number, log: (line: string) => void): SupervisedService[] {
-  const alive = (name: string) => async () => {
-    const record = readServiceRecord(config, name);
-    return record !== null && isAlive(record.pid);
-  };
-  return [
-    { name: 'temporal', healthy: () => isListening(config.temporal.address), restart: async () => void (await startDevServer(config, log)) },
-    { name: workerName, healthy: alive(workerName), restart: async () => void (await ensureWorker(config, defaultTaskQueue, log)) },
-    { name: 'trainer', healthy: alive('trainer'), restart: async () => void (await ensureTrainerWorker(config, log)) },
-    {
-      name: `policy-server-${policyPort}`,
-      healthy: async () => (await alive(`policy-server-${policyPort}`)()) && (await fetch(`http://127.0.0.1:${policyPort}/v1/models`, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)),
-      restart: async () => void (await ensurePolicyServer(config, policyPort, log)),
-    },
-  ];
-}
 
 async function startOrAttach(client: Client, runId: string, input: Record<string, unknown>, log: (line: string) => void): Promise<WorkflowHandle> {
   try {
