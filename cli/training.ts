@@ -5,7 +5,7 @@ import { trainingProgressQueryName, TrainingRunInput, type IterationMetrics, typ
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';
 import { connectWithWorker, withCause } from './episode-runner';
-import { ensurePolicyServer, ensureTrainerWorker } from './services';
+import { ensurePolicyServer, ensureTrainerWorker, startDevServer } from './services';
 import { policyServerService, trainerService } from './supervisor';
 
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
@@ -53,6 +53,7 @@ export async function runTraining(
   const runId = parsed.data.runId ?? `train-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
   const url = await ensurePolicyServer(config, options.policyPort, options.log);
   if (parsed.data.policyServer !== url && !runInput.policyServer) runInput = { ...runInput, policyServer: url };
+  await startDevServer(config, options.log);
   await ensureTrainerWorker(config, options.log);
   // while the run goes on, a service that dies is started again (the trainer and the policy server too)
   const { client, close } = await connectWithWorker(config, options.log, [trainerService(config, options.log), policyServerService(config, options.policyPort, options.log)]);
