@@ -25,6 +25,19 @@ function spawnWorker(address: string, stateDir: string, taskQueue: string): Chil
   return child;
 }
 
+/** SIGTERM, SIGKILL after 30 s, and the pipes closed: a worker left running must not hold the test file open. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
 async function waitReady(stateDir: string, pid: number): Promise<void> {
   await waitFor(`worker ${pid} ready`, async () => {
     const file = join(stateDir, 'worker.json');
@@ -60,7 +73,7 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
     assert.deepEqual(await containersOf(workflowId), []);
   } finally {
     first.kill('SIGKILL');
-    second?.kill('SIGTERM');
+    if (second) await stopChild(second);
   }
 });
 
@@ -133,6 +146,7 @@ test('a host that vanished turns into sandbox_crash within a bounded time, and t
     await waitFor('the reaper', async () => (await containersOf(workflowId)).length === 0, 30_000);
   } finally {
     host.kill('SIGKILL');
+    await stopChild(host);
     await orchestrator?.stop();
     await reaper?.stop();
   }

@@ -35,8 +35,8 @@ export async function sweepAgentProcesses(docker: Dockerode, containerName: stri
     throw error;
   }
   if (!info.State.Running) return { killed: 0 };
-  const wasPaused = info.State.Paused;
-  if (!wasPaused) await container.pause();
+  // a container found paused was left so by a sweep whose worker died: this sweep thaws it too
+  if (!info.State.Paused) await container.pause();
   const killed: number[] = [];
   try {
     for (const pid of await containerPids(container, info.Id)) {
@@ -51,7 +51,7 @@ export async function sweepAgentProcesses(docker: Dockerode, containerName: stri
       }
     }
   } finally {
-    if (!wasPaused) await container.unpause().catch((error: unknown) => {
+    await container.unpause().catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     });
   }

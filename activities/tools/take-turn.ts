@@ -130,6 +130,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         const nonce = entry?.phase === 'started' ? entry.nonce : randomBytes(16).toString('hex');
         if (entry?.phase !== 'started') await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
         usedNonce = nonce;
+        // a retry after a worker died in the middle of a sweep finds the container frozen: thaw it first
+        if (entry?.phase === 'started') await sweepAgentProcesses(deps.docker, input.container, deps.uid);
         const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', await journal.previousNonces(input.episodeId, input.turn));
         // whatever happened to the runner, nothing the call started outlives it (sandbox/sweep.ts)
         await sweepAgentProcesses(deps.docker, input.container, deps.uid);
