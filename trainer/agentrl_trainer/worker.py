@@ -87,4 +87,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # past a clean stop, the interpreter's finalisation can still abort in a native thread (torch, the
+    # Temporal core): the work is done and flushed, so leave without it
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
