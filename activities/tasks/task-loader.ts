@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
 import { ExpectedTests, OracleFile, TaskSpec, describeIssues, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
 
 export class TaskError extends Error {
@@ -42,15 +43,7 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
   if (existsSync(expectedPath)) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(expectedPath, 'utf8'));
-    } catch (error) {
-      throw new TaskError(`${expectedPath}: not valid JSON: ${(error as Error).message}`);
-    }
-    const result = ExpectedTests.safeParse(raw);
-    if (!result.success) throw new TaskError(describeIssues(expectedPath, result.error));
-    expected = result.data;
+    expected = readJsonFile(expectedPath, ExpectedTests);
   } else if (options.requireExpected !== false) {
     throw new TaskError(`${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to record the expected test ids`);
   }
@@ -66,16 +59,20 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
 
 /** The calls of an `oracle.json`, or null without one; a malformed file names its problem. */
 function readOracleFile(path: string): OracleCall[] | null {
-  if (!existsSync(path)) return null;
+  return existsSync(path) ? readJsonFile(path, OracleFile).calls : null;
+}
+
+/** A task's JSON file parsed with its schema; an error names the file and the field. */
+function readJsonFile<S extends z.ZodType>(path: string, schema: S): z.infer<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new TaskError(`${path}: not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = OracleFile.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new TaskError(describeIssues(path, parsed.error));
-  return parsed.data.calls;
+  return parsed.data;
 }
 
 /** The largest file a task folder may hold (its snapshot carries every file). */
