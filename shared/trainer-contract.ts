@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OffPolicyModes } from './off-policy';
 
 /**
  * The contract of the Python trainer's activities (trainer/agentrl_trainer), on the queue
@@ -72,6 +73,16 @@ export const TrainOnBatchInput = z
     /** policy gradient: weight of KL(policy || the checkpoint of `referenceStep`) */
     klCoef: z.number().min(0).optional(),
     referenceStep: z.number().int().min(1).nullable().optional(),
+    /**
+     * policy gradient: the correction of tokens sampled by older versions (shared/off-policy.ts):
+     * `none` (ratio against the behaviour log-probs), `tis` or `decoupled` (ratio against the
+     * weights the step starts from, weighted by their importance weight)
+     */
+    offPolicy: z.enum(OffPolicyModes).optional(),
+    /** the importance-weight cap of `tis` (truncation) and `decoupled` (tokens above it are dropped) */
+    isCap: z.number().gt(0).optional(),
+    /** a trained token older than (step - 1) - maxStaleness is refused: the staleness bound, checked again by the trainer */
+    maxStaleness: z.number().int().min(0).nullable().optional(),
   })
   .strict();
 export type TrainOnBatchInput = z.infer<typeof TrainOnBatchInput>;
@@ -95,6 +106,11 @@ export const TrainOnBatchResult = z.object({
     skipped: z.boolean(),
     maskedTokens: z.number(),
     updates: z.number().int(),
+    /** policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records) */
+    offPolicy: z.enum(OffPolicyModes).optional(),
+    importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
+    /** k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine mismatch */
+    mismatchKl: z.number().optional(),
   }),
   device: z.string(),
   durationMs: z.number(),

@@ -44,6 +44,49 @@ AGGREGATIONS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = 
 # what a training step minimises: "policy_gradient" (clipped_policy_loss) or "imitation" (imitation_loss)
 OBJECTIVES = ("policy_gradient", "imitation")
 
+# how the policy-gradient term corrects for tokens sampled by older weights (see clipped_policy_loss)
+OFF_POLICY_MODES = ("none", "tis", "decoupled")
+DEFAULT_IS_CAP = 2.0
+
+
+def off_policy_weights(
+    proximal_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor, *, mode: str, is_cap: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token weight of the policy-gradient term and which tokens crossed the cap, both (B, T).
+
+    w = pi_prox / mu at mask-1 tokens. `none`: 1 everywhere (the ratio is taken against mu).
+    `tis`: min(w, is_cap), verl's truncated rollout correction. `decoupled`: w, with tokens whose
+    w exceeds is_cap dropped (weight 0), AReaL's behaviour-weight cap. Mask-0 positions get 1.
+    """
+    if mode not in OFF_POLICY_MODES:
+        raise ValueError(f"unknown off-policy mode {mode!r}; known: {', '.join(OFF_POLICY_MODES)}")
+    if not is_cap > 0:
+        raise ValueError(f"is_cap must be > 0, got {is_cap}")
+    mask = loss_mask.bool()
+    zero = torch.zeros((), dtype=proximal_logprobs.dtype, device=proximal_logprobs.device)
+    weight = torch.exp(torch.where(mask, proximal_logprobs - behaviour_logprobs.to(proximal_logprobs.dtype), zero))  # (B, T)
+    over = mask & (weight > is_cap)  # (B, T)
+    if mode == "none":
+        return torch.ones_like(weight), over
+    if mode == "tis":
+        return torch.clamp(weight, max=is_cap), over
+    return torch.where(over, zero, weight), over
+
+
+def importance_metrics(proximal_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor, *, is_cap: float) -> dict[str, float]:
+    """Of w = pi_prox / mu over mask-1 tokens: mean, max, the share above is_cap, and mismatch_kl, the k3
+    estimate mean(w - 1 - log w) of KL(mu || pi_prox). Neutral (1, 1, 0, 0) without mask-1 tokens."""
+    mask = loss_mask.bool()
+    count = int(mask.sum())
+    if count == 0:
+        return {"mean": 1.0, "max": 1.0, "truncated_share": 0.0, "mismatch_kl": 0.0}
+    log_w = (proximal_logprobs - behaviour_logprobs.to(proximal_logprobs.dtype))[mask]  # (N,)
+    w = torch.exp(log_w)
+    return {
+        "mean": float(w.mean()), "max": float(w.max()), "truncated_share": float((w > is_cap).sum()) / count,
+        "mismatch_kl": float((w - 1.0 - log_w).mean()),
+    }
+
 
 def get_aggregation(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
     """The aggregation registered as `name`; unknown names raise ValueError with the known ones."""
@@ -62,18 +105,26 @@ def clipped_policy_loss(
     clip_eps: float = 0.2,
     clip_eps_high: float | None = None,
     aggregation: str = "token_mean",
+    off_policy: str = "none",
+    proximal_logprobs: torch.Tensor | None = None,
+    is_cap: float = DEFAULT_IS_CAP,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    """Loss and metrics of -min(ratio * A, clip(ratio, 1 - eps, 1 + eps_high) * A) over mask-1 tokens.
+    """Loss and metrics of -w * min(ratio * A, clip(ratio, 1 - eps, 1 + eps_high) * A) over mask-1 tokens.
 
     logprobs (B, T): current policy at the generated tokens (carries the gradient).
-    behaviour_logprobs (B, T): recorded at sampling time; ratio = exp(logprobs - behaviour_logprobs).
+    behaviour_logprobs (B, T): mu, recorded at sampling time.
+    off_policy: "none" (default): ratio = exp(logprobs - behaviour_logprobs), w = 1.
+    "tis" and "decoupled": ratio = exp(logprobs - proximal_logprobs), the proximal policy being the
+    weights at the start of the step (no gradient), and w from `off_policy_weights` (truncated
+    pi_prox / mu for tis, pi_prox / mu with tokens over is_cap dropped for decoupled). Where
+    proximal_logprobs equals behaviour_logprobs both reduce to "none" exactly (w = exp(0) = 1).
     advantages (B,) or (B, T): a (B,) advantage is carried by every mask-1 token of its sequence.
     loss_mask (B, T): 1 = generated action token, 0 = prompt / observation / padding.
     clip_eps_high defaults to clip_eps (symmetric clipping).
 
     Metrics, over mask-1 tokens: mean_ratio; clip_fraction, the share of tokens where the clipped
     term is the binding one (its gradient is cut); kl_k3, the mean of (ratio - 1) - log(ratio),
-    Schulman's k3 estimate of KL(behaviour || current) from behaviour samples; masked_tokens.
+    Schulman's k3 estimate of KL(anchor || current) from behaviour samples; masked_tokens.
     """
     aggregate = get_aggregation(aggregation)
     eps_high = clip_eps if clip_eps_high is None else clip_eps_high
@@ -91,15 +142,20 @@ def clipped_policy_loss(
     elif advantages.shape != logprobs.shape:
         raise ValueError(f"advantages must be (B,) or (B, T) with (B, T) = {tuple(logprobs.shape)}, got {tuple(advantages.shape)}")
 
+    if off_policy != "none" and (proximal_logprobs is None or proximal_logprobs.shape != logprobs.shape):
+        raise ValueError(f"off_policy {off_policy!r} needs proximal_logprobs of shape {tuple(logprobs.shape)}")
     mask = loss_mask.bool()  # (B, T)
     zero = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     advantages = torch.where(mask, advantages.to(logprobs.dtype), zero)  # (B, T)
-    log_ratio = torch.where(mask, logprobs - behaviour_logprobs.to(logprobs.dtype), zero)  # (B, T)
+    anchor = behaviour_logprobs if off_policy == "none" else proximal_logprobs
+    assert anchor is not None
+    weight, _ = off_policy_weights(anchor.detach().to(logprobs.dtype), behaviour_logprobs, loss_mask, mode=off_policy, is_cap=is_cap)
+    log_ratio = torch.where(mask, logprobs - anchor.detach().to(logprobs.dtype), zero)  # (B, T)
     ratio = torch.exp(log_ratio)  # (B, T), 1 at mask-0 positions
     clipped_ratio = torch.clamp(ratio, 1.0 - clip_eps, 1.0 + eps_high)  # (B, T)
     unclipped_loss = -ratio * advantages  # (B, T)
     clipped_loss = -clipped_ratio * advantages  # (B, T)
-    per_token = torch.where(mask, torch.maximum(unclipped_loss, clipped_loss), zero)  # (B, T)
+    per_token = torch.where(mask, weight * torch.maximum(unclipped_loss, clipped_loss), zero)  # (B, T)
     loss = aggregate(per_token, mask)
 
     with torch.no_grad():

@@ -18,7 +18,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .losses import OBJECTIVES, clipped_policy_loss, get_aggregation, imitation_loss
+from .losses import DEFAULT_IS_CAP, OBJECTIVES, OFF_POLICY_MODES, clipped_policy_loss, get_aggregation, imitation_loss, importance_metrics
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
 
 REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
@@ -92,6 +92,47 @@ def validate_batch(batch: Mapping[str, torch.Tensor], context: int, vocab_size: 
         raise ValueError("batch.allowed_mask must allow input_ids[b, t] at every loss_mask=1 position")
 
 
+def token_staleness(policy_versions: torch.Tensor, loss_mask: torch.Tensor, base_version: int) -> torch.Tensor:
+    """base_version - version of every mask-1 token whose version is known (>= 0): a 1-D tensor."""
+    known = loss_mask.bool() & (policy_versions >= 0)
+    return base_version - policy_versions[known]
+
+
+def check_staleness(batch: Mapping[str, torch.Tensor], base_version: int, max_staleness: int | None) -> None:
+    """Raises ValueError when a trained token comes from a version newer than the step's base or staler than max_staleness."""
+    versions = batch.get("policy_versions")
+    if versions is None:
+        return
+    staleness = token_staleness(versions, batch["loss_mask"], base_version)
+    if staleness.numel() and int(staleness.min()) < 0:
+        raise ValueError(f"batch.policy_versions holds a trained token of version {base_version - int(staleness.min())}, "
+                         f"newer than version {base_version} the step starts from")
+    if max_staleness is not None and staleness.numel() and int(staleness.max()) > max_staleness:
+        raise ValueError(f"batch.policy_versions holds a trained token {int(staleness.max())} versions older than "
+                         f"version {base_version}, beyond maxStaleness {max_staleness}")
+
+
+def proximal_logprobs(
+    model: PolicyModel, batch: Mapping[str, torch.Tensor], temperature: float, base_version: int | None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The proximal policy's log-probs (the weights the step starts from, no gradient): (used, recomputed), both (B, T).
+
+    `recomputed` is this model's; `used` takes the recorded behaviour log-prob instead wherever the
+    token's version is the step's base version, since there the proximal policy is the behaviour
+    policy by definition: recomputing it would only add the engines' numerical difference.
+    """
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        recomputed = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))
+    model.train(was_training)
+    versions = batch.get("policy_versions")
+    if versions is None or base_version is None:
+        return recomputed, recomputed
+    behaviour = batch["behaviour_logprobs"].to(recomputed.dtype)
+    return torch.where(versions == base_version, behaviour, recomputed), recomputed
+
+
 def all_advantages_zero(batch: Mapping[str, torch.Tensor]) -> bool:
     """True when no mask-1 token carries a nonzero advantage: a policy-gradient step would change nothing."""
     advantages, mask = batch["advantages"], batch["loss_mask"].bool()
@@ -107,6 +148,7 @@ def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[st
 def _loss_on(
     model: PolicyModel, batch: Mapping[str, torch.Tensor], objective: str, temperature: float,
     clip_eps: float, clip_eps_high: float | None, aggregation: str, kl_coef: float = 0.0,
+    off_policy: str = "none", is_cap: float = DEFAULT_IS_CAP,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
     logprobs = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))  # (B, T)
@@ -115,6 +157,7 @@ def _loss_on(
     loss, metrics = clipped_policy_loss(
         logprobs, batch["behaviour_logprobs"], batch["advantages"], batch["loss_mask"],
         clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
+        off_policy=off_policy, proximal_logprobs=batch.get("proximal_logprobs"), is_cap=is_cap,
     )
     if kl_coef > 0:
         mask = batch["loss_mask"].to(logprobs.dtype)
@@ -140,6 +183,10 @@ def train_on_batch(
     max_grad_norm: float = 1.0,
     reference: PolicyModel | None = None,
     kl_coef: float = 0.0,
+    off_policy: str = "none",
+    is_cap: float = DEFAULT_IS_CAP,
+    base_version: int | None = None,
+    max_staleness: int | None = None,
 ) -> dict[str, Any]:
     """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
 
@@ -156,9 +203,19 @@ def train_on_batch(
     reference) over the mask-1 tokens, aggregated like the loss, which pulls the policy back toward
     `reference` (e.g. the warm-started policy); its log-probs are computed once, before the first
     update, under the same temperature and constraint. kl_ref (the mean over steps) is returned.
+    off_policy, is_cap, base_version (policy gradient only): the correction of tokens sampled by older
+    weights (losses.clipped_policy_loss). The proximal log-probs are computed once, before the first
+    update, from the weights the step starts from (`proximal_logprobs`); tokens whose
+    batch["policy_versions"] equals base_version (the step's starting version) use their behaviour
+    log-prob there. `importance` (mean, max, truncated_share of pi_prox / mu, mismatch_kl of the
+    recomputed log-probs against mu) is returned for every policy-gradient step, skipped ones included.
+    max_staleness: a trained token older than base_version - max_staleness, or newer than base_version,
+    is refused (ValueError) before any work.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
+    if off_policy not in OFF_POLICY_MODES:
+        raise ValueError(f"unknown off-policy mode {off_policy!r}; known: {', '.join(OFF_POLICY_MODES)}")
     get_aggregation(aggregation)  # unknown names fail before any work
     validate_batch(batch, model.config.context, model.config.vocab_size)
     batch_size = batch["input_ids"].shape[0]
@@ -166,12 +223,21 @@ def train_on_batch(
         raise ValueError(f"minibatches must be in [1, {batch_size}], got {minibatches}")
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
+    importance: dict[str, float] | None = None
+    if objective == "policy_gradient":
+        if base_version is not None:
+            check_staleness(batch, base_version, max_staleness)
+        used, recomputed = proximal_logprobs(model, batch, temperature, base_version)
+        importance = {**importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
+                      "mismatch_kl": importance_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap)["mismatch_kl"]}
+        batch = {**batch, "proximal_logprobs": used}
 
     if objective == "policy_gradient" and all_advantages_zero(batch):
         with torch.no_grad():
-            loss, metrics = _loss_on(model, batch, objective, temperature, clip_eps, clip_eps_high, aggregation)
+            loss, metrics = _loss_on(model, batch, objective, temperature, clip_eps, clip_eps_high, aggregation,
+                                     off_policy=off_policy, is_cap=is_cap)
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
-        return {**summary, "steps": 0, "skipped": True, "per_step": []}
+        return {**summary, "steps": 0, "skipped": True, "per_step": [], "importance": importance}
 
     if kl_coef < 0:
         raise ValueError(f"kl_coef must be >= 0, got {kl_coef}")
@@ -187,7 +253,7 @@ def train_on_batch(
         for rows in torch.arange(batch_size).tensor_split(minibatches):
             optimizer.zero_grad(set_to_none=True)
             loss, metrics = _loss_on(model, _minibatch(batch, rows), objective, temperature, clip_eps, clip_eps_high, aggregation,
-                                     kl_coef if anchored else 0.0)
+                                     kl_coef if anchored else 0.0, off_policy=off_policy, is_cap=is_cap)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
             optimizer.step()
@@ -197,7 +263,7 @@ def train_on_batch(
         keys = (*keys, "kl_ref")
     summary = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
     summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
-    return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step}
+    return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
 
 
 def save_batch(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, Any] | None = None) -> None:

@@ -31,7 +31,7 @@ from .checkpoints import (
 )
 from .export import sidecar_path
 from .model import PolicyModel, PolicyModelConfig
-from .train_step import REQUIRED_KEYS, all_advantages_zero, load_batch, train_on_batch, validate_batch
+from .train_step import REQUIRED_KEYS, all_advantages_zero, check_staleness, load_batch, train_on_batch, validate_batch
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
 from .training_input import TrainOnBatchInput, parse_input
 
@@ -99,6 +99,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
                 clip_eps_high=request.clip_eps_high, aggregation=request.aggregation,
                 minibatches=request.minibatches, epochs=request.epochs, max_grad_norm=request.max_grad_norm,
                 reference=reference, kl_coef=request.kl_coef,
+                off_policy=request.off_policy, is_cap=request.is_cap, base_version=request.step - 1, max_staleness=request.max_staleness,
             )
         finally:
             hook.remove()
@@ -135,6 +136,10 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
             "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
             "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
             **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
+            **({"offPolicy": request.off_policy, "importanceWeight": {
+                "mean": metrics["importance"]["mean"], "max": metrics["importance"]["max"],
+                "truncatedShare": metrics["importance"]["truncated_share"]}, "mismatchKl": metrics["importance"]["mismatch_kl"]}
+               if metrics.get("importance") else {}),
         },
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
@@ -210,12 +215,15 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
     except (SafetensorError, OSError, ValueError) as error:
         raise invalid_input(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
-    batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask") if key in tensors}
+    batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask", "policy_versions") if key in tensors}
     if "token_advantages" in tensors:
         # per-token advantages: the episode's advantage on every mask-1 token plus the stop decisions' credit
         batch["advantages"] = tensors["token_advantages"]
     try:
         validate_batch(batch, config.context, config.vocab_size)
+        if request.objective == "policy_gradient":
+            # the per-token versions name the weights each token came from; a token beyond the bound is never trained on
+            check_staleness(batch, request.step - 1, request.max_staleness)
     except ValueError as error:
         raise invalid_input(f"batchPath: {error}") from error
     batch_size = batch["input_ids"].shape[0]

@@ -43,6 +43,9 @@ class TrainOnBatchInput:
     max_grad_norm: float = 1.0
     kl_coef: float = 0.0  # policy gradient: weight of KL(policy || the checkpoint of reference_step)
     reference_step: int | None = None
+    off_policy: str = "none"  # or "tis", "decoupled": the correction of tokens from older versions (losses.py)
+    is_cap: float = 2.0
+    max_staleness: int | None = None  # a trained token older than step - 1 - max_staleness is refused
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -78,6 +81,9 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         max_grad_norm=float(raw.get("maxGradNorm", 1.0)),
         kl_coef=kl_coef,
         reference_step=reference_step,
+        off_policy=raw.get("offPolicy", "none"),
+        is_cap=float(raw.get("isCap", 2.0)),
+        max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
     )
 
 

@@ -23,7 +23,7 @@ CONFIG = PolicyModelConfig(vocab_size=32, context=16, d_model=16, n_layers=1, n_
 TEMPERATURE = 0.9
 
 
-def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None, token_advantages=None):
+def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None, token_advantages=None, policy_versions=None):
     """Four sequences of 12 tokens, actions at positions 4..9; behaviour log-probs from `model` (fresh) or noise."""
     generator = torch.Generator().manual_seed(seed)
     B, T = len(advantages), 12
@@ -41,6 +41,8 @@ def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, 
         tensors["allowed_mask"] = allowed_mask(input_ids)
     if token_advantages is not None:
         tensors["token_advantages"] = token_advantages(loss_mask)
+    if policy_versions is not None:
+        tensors["policy_versions"] = policy_versions(loss_mask)
     save_batch(path, tensors, {"note": "test batch"})
     return str(path)
 
@@ -104,7 +106,9 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     assert result["checkpointPath"] == str(run_dir / "checkpoints" / "step-1.pt")
     assert result["onnxPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
     metrics = result["metrics"]
-    assert set(metrics) == {"loss", "meanRatio", "clipFraction", "klK3", "gradNorm", "skipped", "maskedTokens", "updates"}
+    assert set(metrics) == {"loss", "meanRatio", "clipFraction", "klK3", "gradNorm", "skipped", "maskedTokens", "updates",
+                            "offPolicy", "importanceWeight", "mismatchKl"}
+    assert metrics["offPolicy"] == "none" and set(metrics["importanceWeight"]) == {"mean", "max", "truncatedShare"}
     assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
     sidecar = json.loads(Path(result["onnxPath"] + ".json").read_text())
     assert result["policyVersion"] == sidecar["policyVersion"]
@@ -198,6 +202,25 @@ def test_kl_anchor_loads_the_reference_checkpoint_and_reports_kl_ref(tmp_path, s
     checkpoint_path(run_dir, 1).unlink()  # the reference is gone; step 3 itself still has checkpoint 2
     with raises("InvalidInput", r"^referenceStep: 1 has no checkpoint at "):
         run(request(run_dir, 4, "iteration-0004", batch, klCoef=0.1, referenceStep=1))
+
+
+def test_off_policy_correction_and_the_staleness_bound_on_the_batch_versions(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    model = model_from(checkpoint_path(run_dir, 1))
+
+    def versions(loss_mask):
+        table = torch.where(loss_mask.bool(), 1, -1).long()  # step 2 starts from version 1
+        table[0, 4:7] = 0  # the first row's early tokens came from version 0
+        return table
+
+    batch = write_batch(tmp_path / "mixed.safetensors", seed=3, model=model, policy_versions=versions)
+    metrics = run(request(run_dir, 2, "iteration-0002", batch, offPolicy="decoupled", isCap=1.5, maxStaleness=1))["metrics"]
+    assert metrics["offPolicy"] == "decoupled" and metrics["updates"] == 1
+    assert metrics["importanceWeight"]["max"] >= 1.0 and metrics["mismatchKl"] >= 0
+    with raises("InvalidInput", r"^batchPath: batch.policy_versions holds a trained token 2 versions older than version 2, beyond maxStaleness 0"):
+        run(request(run_dir, 3, "iteration-0003", batch, maxStaleness=0))
+    with raises("InvalidInput", r"offPolicy"):
+        run(request(run_dir, 3, "iteration-0003", batch, offPolicy="ppo"))
 
 
 def test_fresh_batch_from_the_current_model_has_ratio_one(tmp_path, step_one):

@@ -201,4 +201,6 @@ def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(t
     expected = load_checkpoint(reference["checkpointPath"])
     for name, value in expected["model"].items():
         torch.testing.assert_close(checkpoint["model"][name], value, rtol=0, atol=1e-6)
-    assert reference["metrics"] == pytest.approx(result["metrics"], rel=1e-5, abs=1e-6)
+    flat = lambda metrics: {key: value for key, value in metrics.items() if isinstance(value, (int, float))}  # noqa: E731
+    assert flat(reference["metrics"]) == pytest.approx(flat(result["metrics"]), rel=1e-5, abs=1e-6)
+    assert reference["metrics"]["importanceWeight"] == pytest.approx(result["metrics"]["importanceWeight"], rel=1e-5, abs=1e-6)
