@@ -10,29 +10,37 @@ export interface PolicyServerOptions {
   host: string;
   /** where the server keeps the path of the policy it last loaded, to serve it again after a restart */
   state?: string;
+  /** how many published versions are held in memory at once (others are loaded again from their files when asked for) */
+  maxLoaded?: number;
 }
 
 export const policyServerUsage = [
-  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE]',
+  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE] [--max-loaded 8]',
   '',
   'Serves an exported ONNX policy with onnxruntime-node behind vLLM\'s API. Without --model it answers 503',
   'until the first /v1/load_weights (a training run publishes its policies).',
   '',
-  'POST /v1/completions   vLLM request shape; prompt as token ids; returns token_ids and log-probs',
-  'POST /v1/load_weights  {"model_path": "..."}: swap in new weights between requests',
-  'GET  /v1/models        the loaded policy version, its context length and vocabulary size',
+  'POST /v1/completions   vLLM request shape; prompt as token ids; returns token_ids and log-probs;',
+  '                       "model" names the version (any version published here), default the last one',
+  'POST /v1/load_weights  {"model_path": "..."}: publish new weights between requests; earlier versions stay served',
+  'GET  /v1/models        the served versions, the last published first, with context length and vocabulary size',
   '',
   'Options:',
   '  --model FILE.onnx   the policy to serve from the start          default: none (503 until load_weights)',
   '  --port N            TCP port                                    default: 8000',
   '  --host ADDRESS      address to listen on                        default: 127.0.0.1',
-  '  --state FILE        remember the last loaded policy in FILE and  default: none',
-  '                      serve it again when restarted without --model',
+  '  --state FILE        remember the published policies in FILE and default: none',
+  '                      serve them again when restarted without --model',
+  '  --max-loaded N      published versions held in memory at once;  default: 8',
+  '                      others are loaded again from their files',
 ].join('\n');
 
 /** Serves until SIGINT or SIGTERM (or `signal`), then closes the listener. */
 export async function runPolicyServer(options: PolicyServerOptions, signal?: AbortSignal): Promise<void> {
-  const { server, current } = await createPolicyServer(options.model ? resolve(options.model) : undefined, options.state ? { stateFile: resolve(options.state) } : {});
+  const { server, current } = await createPolicyServer(options.model ? resolve(options.model) : undefined, {
+    ...(options.state ? { stateFile: resolve(options.state) } : {}),
+    ...(options.maxLoaded ? { maxLoaded: options.maxLoaded } : {}),
+  });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolveListen);
@@ -48,10 +56,12 @@ export async function runPolicyServer(options: PolicyServerOptions, signal?: Abo
 
 /** Reads the entry point's flags; a bad one throws with the usage. */
 export function parsePolicyServerArgs(argv: string[]): PolicyServerOptions {
-  const { values } = parseArgs({ args: argv, options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' }, 'max-loaded': { type: 'string' } }, strict: true });
   const port = values.port === undefined ? 8000 : Number(values.port);
   if (!Number.isInteger(port) || port <= 0 || port > 65_535) throw new Error(`--port: expected a port number, got ${JSON.stringify(values.port)}`);
-  return { ...(values.model ? { model: values.model } : {}), ...(values.state ? { state: values.state } : {}), port, host: values.host ?? '127.0.0.1' };
+  const maxLoaded = values['max-loaded'] === undefined ? 8 : Number(values['max-loaded']);
+  if (!Number.isInteger(maxLoaded) || maxLoaded < 1) throw new Error(`--max-loaded: expected a whole number of at least 1, got ${JSON.stringify(values['max-loaded'])}`);
+  return { ...(values.model ? { model: values.model } : {}), ...(values.state ? { state: values.state } : {}), port, host: values.host ?? '127.0.0.1', maxLoaded };
 }
 
 if (require.main === module) {

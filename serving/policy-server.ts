@@ -8,19 +8,22 @@ import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
 
 const LoadWeightsRequest = z.object({ model_path: z.string().min(1) });
 
-/** The model path a server was last told to load, from its state file; null when there is none or it is gone. */
-function readServedState(path: string): string | null {
+/** What the state file keeps: the policy last loaded, and every version published to this server with its file. */
+const ServedState = z.object({ model_path: z.string().min(1), versions: z.record(z.string(), z.string()).optional() });
+type ServedState = z.infer<typeof ServedState>;
+
+/** The server's state file; null when there is none or it is unreadable. */
+function readServedState(path: string): ServedState | null {
   try {
-    const state = z.object({ model_path: z.string().min(1) }).parse(JSON.parse(readFileSync(path, 'utf8')));
-    return existsSync(state.model_path) ? state.model_path : null;
+    return ServedState.parse(JSON.parse(readFileSync(path, 'utf8')));
   } catch {
     return null;
   }
 }
 
-async function writeServedState(path: string, modelPath: string): Promise<void> {
+async function writeServedState(path: string, state: ServedState): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify({ model_path: modelPath, at: new Date().toISOString() }));
+  await writeFile(temporary, JSON.stringify({ ...state, at: new Date().toISOString() }));
   await rename(temporary, path);
 }
 
@@ -45,14 +48,58 @@ function decodeTokens(ids: readonly number[]): string {
 
 /**
  * The embedded policy server: onnxruntime-node behind vLLM's `/v1/completions` shape, plus
- * `POST /v1/load_weights {"model_path"}` to swap in new weights and `GET /v1/models`.
+ * `POST /v1/load_weights {"model_path"}` to publish new weights and `GET /v1/models`.
+ *
+ * Every version published to it stays servable: a request naming an earlier version (`model`) is
+ * answered by that version's weights, so a publish never fails an episode in flight that still
+ * samples the version it started with. Requests without `model` get the version published last.
+ * At most `maxLoaded` versions are held in memory (the least recently used is dropped and loaded
+ * again from its file when asked for); a version whose file is gone answers 404, as an unknown one.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
-export async function createPolicyServer(modelPath?: string, options: { stateFile?: string } = {}): Promise<{ server: Server; current: () => LoadedPolicy | null }> {
+export async function createPolicyServer(modelPath?: string, options: { stateFile?: string; maxLoaded?: number } = {}): Promise<{ server: Server; current: () => LoadedPolicy | null; versions: () => string[] }> {
+  const maxLoaded = Math.max(1, options.maxLoaded ?? 8);
+  // version -> model file, in publication order (the last one is the current version)
+  const published = new Map<string, string>();
+  // version -> loaded session, least recently used first
+  const loaded = new Map<string, LoadedPolicy>();
+  let currentVersion: string | null = null;
+  const hold = (policy: LoadedPolicy): LoadedPolicy => {
+    loaded.delete(policy.version);
+    loaded.set(policy.version, policy);
+    for (const version of loaded.keys()) {
+      if (loaded.size <= maxLoaded) break;
+      if (version !== currentVersion) loaded.delete(version);
+    }
+    return policy;
+  };
+  const publish = (policy: LoadedPolicy): void => {
+    published.delete(policy.version);
+    published.set(policy.version, policy.path);
+    currentVersion = policy.version;
+    hold(policy);
+  };
+  /** The session of a published version, loaded again from its file if it was dropped; null when unknown or gone. */
+  const sessionOf = async (version: string): Promise<LoadedPolicy | null> => {
+    const held = loaded.get(version);
+    if (held) return hold(held);
+    const path = published.get(version);
+    if (!path || !existsSync(path)) return null;
+    const policy = await loadOnnxPolicy(path).catch(() => null);
+    return policy && policy.version === version ? hold(policy) : null;
+  };
+  const current = (): LoadedPolicy | null => (currentVersion ? loaded.get(currentVersion) ?? null : null);
+
   // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0);
-  // a server restarted with a state file serves again the last policy it was told to load
-  const restored = !modelPath && options.stateFile ? readServedState(options.stateFile) : null;
-  let policy: LoadedPolicy | null = modelPath ? await loadOnnxPolicy(modelPath) : restored ? await loadOnnxPolicy(restored).catch(() => null) : null;
+  // a server restarted with a state file serves again the versions it was told to load, the last one current
+  if (modelPath) {
+    publish(await loadOnnxPolicy(modelPath));
+  } else if (options.stateFile) {
+    const state = readServedState(options.stateFile);
+    for (const [version, path] of Object.entries(state?.versions ?? {})) if (existsSync(path)) published.set(version, path);
+    const last = state && existsSync(state.model_path) ? await loadOnnxPolicy(state.model_path).catch(() => null) : null;
+    if (last) publish(last);
+  }
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
@@ -65,25 +112,32 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method === 'GET' && request.url === '/v1/models') {
-      return send(response, 200, { object: 'list', data: policy ? [{ id: policy.version, object: 'model', max_model_len: policy.context, vocab_size: policy.vocabSize }] : [] });
+      // the current version first (clients that read one model read it), then the earlier ones, newest first
+      const latest = current();
+      const others = [...published.keys()].filter((version) => version !== currentVersion).reverse();
+      return send(response, 200, {
+        object: 'list',
+        data: latest ? [latest.version, ...others].map((id) => ({ id, object: 'model', max_model_len: latest.context, vocab_size: latest.vocabSize })) : [],
+      });
     }
     if (request.method === 'POST' && request.url === '/v1/completions') {
-      const loaded = policy;
-      if (!loaded) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
+      if (!currentVersion) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
       const parsed = CompletionRequest.safeParse(await readJson(request));
       if (!parsed.success) return badRequest(response, parsed.error);
-      // as vLLM: a request naming another model is refused, never answered by the one loaded
-      if (parsed.data.model !== undefined && parsed.data.model !== loaded.version) {
-        return send(response, 404, { error: { message: `The model \`${parsed.data.model}\` does not exist (this server serves ${loaded.version}).`, type: 'NotFoundError' } });
+      // as vLLM: a request naming a model this server does not serve is refused, never answered by another
+      const wanted = parsed.data.model ?? currentVersion;
+      const policy = await serial(() => sessionOf(wanted));
+      if (!policy) {
+        return send(response, 404, { error: { message: `The model \`${wanted}\` does not exist (this server serves ${currentVersion}${published.size > 1 ? ` and ${published.size - 1} earlier version(s)` : ''}).`, type: 'NotFoundError' } });
       }
       const prompts = typeof parsed.data.prompt[0] === 'number' ? [parsed.data.prompt as number[]] : (parsed.data.prompt as number[][]);
-      if (prompts.some((prompt) => prompt.some((id) => id >= loaded.vocabSize))) {
-        return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${loaded.vocabSize}`, type: 'invalid_request_error' } });
+      if (prompts.some((prompt) => prompt.some((id) => id >= policy.vocabSize))) {
+        return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${policy.vocabSize}`, type: 'invalid_request_error' } });
       }
-      if (prompts.some((prompt) => prompt.length >= loaded.context)) {
-        return send(response, 400, { error: { message: `prompt: longer than the model's context of ${loaded.context} tokens`, type: 'invalid_request_error' } });
+      if (prompts.some((prompt) => prompt.length >= policy.context)) {
+        return send(response, 400, { error: { message: `prompt: longer than the model's context of ${policy.context} tokens`, type: 'invalid_request_error' } });
       }
-      return send(response, 200, await serial(() => complete(parsed.data)));
+      return send(response, 200, await serial(async () => complete(parsed.data, (await sessionOf(wanted)) ?? policy)));
     }
     if (request.method === 'POST' && request.url === '/v1/load_weights') {
       const parsed = LoadWeightsRequest.safeParse(await readJson(request));
@@ -94,24 +148,21 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       } catch (error) {
         return send(response, 400, { error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' } });
       }
-      // swapped between requests: a completion in flight finishes on the weights it started with
-      await serial(async () => {
-        policy = next;
-      });
-      if (options.stateFile) await writeServedState(options.stateFile, parsed.data.model_path);
+      // published between requests: a completion in flight finishes on the weights it started with
+      await serial(async () => publish(next));
+      if (options.stateFile) await writeServedState(options.stateFile, { model_path: parsed.data.model_path, versions: Object.fromEntries(published) });
       return send(response, 200, { model: next.version });
     }
     send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found' } });
   }
 
-  async function complete(request: CompletionRequest): Promise<CompletionResponse> {
+  async function complete(request: CompletionRequest, served: LoadedPolicy): Promise<CompletionResponse> {
     const prompts = typeof request.prompt[0] === 'number' ? [request.prompt as number[]] : (request.prompt as number[][]);
-    const current = policy!;
     const choices: CompletionChoice[] = [];
     let completionTokens = 0;
     for (const prompt of prompts) {
       for (let sample = 0; sample < request.n; sample++) {
-        const generation = await generate(current, prompt, {
+        const generation = await generate(served, prompt, {
           maxTokens: request.max_tokens,
           temperature: request.temperature,
           seed: (request.seed ?? randomBytes(4).readUInt32LE()) + choices.length,
@@ -141,13 +192,13 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       id: `cmpl-${randomBytes(8).toString('hex')}`,
       object: 'text_completion',
       created: Math.floor(Date.now() / 1000),
-      model: current.version,
+      model: served.version,
       choices,
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
   }
 
-  return { server, current: () => policy };
+  return { server, current, versions: () => [...published.keys()] };
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

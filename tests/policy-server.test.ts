@@ -89,12 +89,57 @@ describe('policy server', () => {
     assert.equal(loaded.status, 200);
     assert.equal(loaded.json.model, versions[1]);
     const models = (await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string; max_model_len: number }[] };
-    assert.deepEqual(models.data.map((model) => [model.id, model.max_model_len]), [[versions[1], 64]]);
+    // the version published last comes first; the earlier one is still served
+    assert.deepEqual(models.data.map((model) => [model.id, model.max_model_len]), [[versions[1], 64], [versions[0], 64]]);
     const { json } = await post('/v1/completions', { prompt: [5, 6], max_tokens: 4, temperature: 0.9, seed: 1, logprobs: 0 });
     const choice = (json as unknown as CompletionResponse).choices[0]!;
     assert.equal((json as unknown as CompletionResponse).model, versions[1]);
     const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v2'), '0.9', JSON.stringify([5, 6, ...choice.token_ids!]), '2'], { encoding: 'utf8' })) as number[];
     choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4));
+  });
+
+  test('a publish never takes an earlier version away: a request naming it gets its own weights, also after a restart', async () => {
+    const state = join(dir, 'served.json');
+    const { server } = await createPolicyServer(undefined, { stateFile: state, maxLoaded: 1 });
+    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const call = async (target: string, body: unknown) => {
+      const response = await fetch(`${target}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, json: (await response.json()) as CompletionResponse & { error?: { message: string } } };
+    };
+    const load = (target: string, name: string) => fetch(`${target}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: join(dir, name, 'policy.onnx') }) });
+    try {
+      assert.equal((await load(url, 'v1')).status, 200);
+      assert.equal((await load(url, 'v2')).status, 200);
+      // one session held at a time: v1 was dropped from memory and is loaded again from its file
+      for (const [index, name] of [[0, 'v1'], [1, 'v2'], [0, 'v1']] as const) {
+        const { status, json } = await call(url, { model: versions[index], prompt: [5, 6], max_tokens: 4, temperature: 0.9, seed: 1, logprobs: 0 });
+        assert.equal(status, 200);
+        assert.equal(json.model, versions[index]);
+        const ids = json.choices[0]!.token_ids!;
+        const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, name), '0.9', JSON.stringify([5, 6, ...ids]), '2'], { encoding: 'utf8' })) as number[];
+        json.choices[0]!.logprobs!.token_logprobs.forEach((value, token) => assert.ok(Math.abs(value - reference[token]!) < 1e-4, `${name} token ${token}`));
+      }
+      // a request without a model gets the version published last
+      assert.equal((await call(url, { prompt: [5], max_tokens: 1 })).json.model, versions[1]);
+    } finally {
+      await new Promise((resolveClose) => server.close(() => resolveClose(undefined)));
+    }
+    // restarted from its state file: both versions again, the last one current
+    const restarted = await createPolicyServer(undefined, { stateFile: state });
+    await new Promise<void>((resolveListen) => restarted.server.listen(0, '127.0.0.1', resolveListen));
+    const again = `http://127.0.0.1:${(restarted.server.address() as AddressInfo).port}`;
+    try {
+      assert.deepEqual(restarted.versions(), [versions[0], versions[1]]);
+      const models = (await (await fetch(`${again}/v1/models`)).json()) as { data: { id: string }[] };
+      assert.deepEqual(models.data.map((model) => model.id), [versions[1], versions[0]]);
+      assert.equal((await call(again, { model: versions[0], prompt: [5], max_tokens: 1 })).json.model, versions[0]);
+      const unknown = await call(again, { model: 'never-published', prompt: [5], max_tokens: 1 });
+      assert.equal(unknown.status, 404);
+      assert.match(unknown.json.error!.message, /never-published.*does not exist.*1 earlier version/);
+    } finally {
+      await new Promise((resolveClose) => restarted.server.close(() => resolveClose(undefined)));
+    }
   });
 
   test('a request naming another model is refused, and a policy pinned to another version fails to prepare', async () => {

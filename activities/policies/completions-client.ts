@@ -16,8 +16,12 @@ export class PolicyUnavailable extends Error {
   }
 }
 
-/** The served model's version, window (vLLM's `max_model_len`; null when it states none) and vocabulary. Unreachable: a plain (retryable) error. */
-export async function describeServer(url: string): Promise<{ version: string; window: number | null; vocabSize?: number }> {
+/**
+ * The served models: the current version (the first listed), every version the server serves, and
+ * the current one's window (vLLM's `max_model_len`; null when it states none) and vocabulary.
+ * Unreachable: a plain (retryable) error.
+ */
+export async function describeServer(url: string): Promise<{ version: string; versions: string[]; window: number | null; vocabSize?: number }> {
   let response: Response;
   try {
     response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000) });
@@ -27,7 +31,7 @@ export async function describeServer(url: string): Promise<{ version: string; wi
   const body = (await response.json().catch(() => null)) as { data?: { id: string; max_model_len?: number; vocab_size?: number }[] } | null;
   const model = body?.data?.[0];
   if (!response.ok || !model) throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
-  return { version: model.id, window: model.max_model_len || null, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
+  return { version: model.id, versions: body!.data!.map((entry) => entry.id), window: model.max_model_len || null, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
 }
 
 export interface CompletionRequest {

@@ -76,16 +76,17 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
     version = 'random';
   } else {
     const model = await describeServer(spec.url);
-    // completions:URL#VERSION pins the version: a server serving another one fails the episode
-    if (spec.version && model.version !== spec.version) {
+    // completions:URL#VERSION pins the version: a server that does not serve it fails the episode
+    if (spec.version && !model.versions.includes(spec.version)) {
       throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves ${model.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
     }
     if (model.window === null) throw invalid(`${spec.url} states no max_model_len; the context window must be known`);
     if (model.vocabSize !== undefined && model.vocabSize < tokenizer.vocabSize) {
       throw invalid(`completions: ${spec.url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ${tokenizer.vocabSize}`);
     }
-    snapshot = { kind: 'completions', url: spec.url, window: model.window, sampling, model: model.version, interface: 'compact-actions' };
-    version = model.version;
+    const pinned = spec.version ?? model.version;
+    snapshot = { kind: 'completions', url: spec.url, window: model.window, sampling, model: pinned, interface: 'compact-actions' };
+    version = pinned;
   }
   const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
   return { spec: specText, kind: snapshot.kind, ref, version };

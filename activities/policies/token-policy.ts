@@ -112,6 +112,11 @@ export interface TokenTurn {
   promptRef?: string;
   /** the episode's turn budget (the format demonstrator submits before it) */
   maxTurns?: number;
+  /**
+   * completions: the version this turn samples (every request of the turn names it, so a turn never
+   * mixes versions); @default the version the policy was prepared with
+   */
+  version?: string;
 }
 
 /**
@@ -149,7 +154,8 @@ export function createTokenPolicy(store: ArtifactStore) {
         return { tokenLimit: `the context holds ${context.ids.length} tokens; the next action needs up to ${room + 3} more, beyond the window of ${snapshot.window}` };
       }
       appendGiven(context, [actId]);
-      const sampled = await sampleAction(snapshot, context, memory, [snapshot.sampling.seed, turn.episodeId, turn.turn], turn.maxTurns ?? Number.MAX_SAFE_INTEGER);
+      const policy = snapshot.kind === 'completions' && turn.version ? { ...snapshot, model: turn.version } : snapshot;
+      const sampled = await sampleAction(policy, context, memory, [snapshot.sampling.seed, turn.episodeId, turn.turn], turn.maxTurns ?? Number.MAX_SAFE_INTEGER);
       return { text: sampled.text, tokenIds: sampled.tokenIds, logprobs: sampled.logprobs, version: sampled.version, contextRef: await records.putContext(context) };
     },
 

@@ -103,7 +103,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         try {
           if (snapshot) {
             const inferenceStart = Date.now();
-            const sampled = await waitingForPolicy(() => tokenPolicy.act(input, snapshot, previous));
+            const sampled = await waitingForPolicy(() => tokenPolicy.act({ ...input, version: input.policy.version }, snapshot, previous));
             inferenceMs = Date.now() - inferenceStart;
             if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
             action = sampled;
