@@ -1,5 +1,5 @@
 import { computeGroupAdvantages } from './advantages';
-import { environmentFailures, Outcomes, type Outcome } from './outcomes';
+import { environmentFailures, Outcomes, truncatedOutcomes, type Outcome } from './outcomes';
 
 /** How truncated episodes (turn limit, token limit, deadline) enter training. */
 export const TruncationPolicies = {
@@ -10,7 +10,7 @@ export const TruncationPolicies = {
 } as const;
 export type TruncationPolicy = (typeof TruncationPolicies)[keyof typeof TruncationPolicies];
 
-const truncations: readonly Outcome[] = [Outcomes.turnLimit, Outcomes.tokenLimit, Outcomes.timeout];
+const truncations = truncatedOutcomes;
 
 /** One episode as training sees it: token-level arrays of equal length. */
 export interface EpisodeTokens {

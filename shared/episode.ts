@@ -63,6 +63,59 @@ export const SamplingOptions = z.object({
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 
+/** How long a parked episode waits for a resume when its segment budget does not say. */
+export const defaultParkTtlMs = 3_600_000;
+
+/**
+ * A segment budget: after this many turns or this much acting time in one segment, an episode that
+ * has not ended parks (its tree saved, its container released) until it is resumed; its overall
+ * budgets (turns, tokens, deadline) span its segments, and parked time counts against none of them.
+ */
+export const SegmentBudget = z
+  .object({
+    maxTurns: z.number().int().positive().optional(),
+    maxMs: durationMs.optional(),
+    /** a parked episode not resumed within this time ends as `abandoned`; @default {@link defaultParkTtlMs} (a resume's segment without it keeps the one in force) */
+    parkTtlMs: durationMs.optional(),
+  })
+  .strict()
+  .refine((segment) => segment.maxTurns !== undefined || segment.maxMs !== undefined, { message: 'a segment needs maxTurns or maxMs' });
+export type SegmentBudget = z.infer<typeof SegmentBudget>;
+
+/**
+ * What resumes a parked episode (the `resume` signal: the Temporal UI, `npx agentrl episode resume`,
+ * or its training run). A resume that arrives before the episode parks is kept and applies at the park.
+ */
+export const ResumeRequest = z
+  .object({
+    /** the version to sample from now on (a completions policy) */
+    policyVersion: z.string().min(1).optional(),
+    /** sample the version its policy server serves now (ignored when policyVersion is given) */
+    newest: z.boolean().default(false),
+    /** the segment budget from now on; null: none (the episode runs to its end); absent: unchanged */
+    segment: SegmentBudget.nullable().optional(),
+  })
+  .strict();
+export type ResumeRequest = z.infer<typeof ResumeRequest>;
+
+/** The signals an episode takes, and the one it sends the run that started it (`reportTo`). */
+export const episodeSignalNames = {
+  /** ResumeRequest */
+  resume: 'resume',
+  /** {version}: sample this version from the next turn on (a run with versionSwitch "turn") */
+  usePolicyVersion: 'usePolicyVersion',
+  /** {reason}: a parked episode ends as `abandoned` (at once, or when it parks) */
+  release: 'release',
+  /** sent to the reporting run: EpisodeEvent */
+  episodeEvent: 'episodeEvent',
+} as const;
+
+/** What an episode tells the run that started it: that it parked, resumed or finished (with its result). */
+export type EpisodeEvent =
+  | { kind: 'parked'; workflowId: string; version: string; turns: number }
+  | { kind: 'resumed'; workflowId: string; version: string }
+  | { kind: 'finished'; workflowId: string; result: EpisodeResult };
+
 /** Input of `rolloutEpisode`: every field has a default, so `{}` runs a bundled example. */
 export const EpisodeInput = z.object({
   task: z.string().min(1).default(defaultExample.task),
@@ -80,6 +133,10 @@ export const EpisodeInput = z.object({
   probeStops: z.boolean().default(false),
   /** continue as new after this many turns in one run (0: only when the server suggests it) */
   continueAsNewEveryTurns: z.number().int().min(0).default(0),
+  /** park after each segment of this budget (absent: never park) */
+  segment: SegmentBudget.optional(),
+  /** the workflow id of a training run told when this episode parks, resumes and finishes */
+  reportTo: z.string().min(1).optional(),
   /** state carried across continue-as-new; never set by callers */
   resume: z.custom<EpisodeState>().optional(),
 }).strict();
@@ -210,6 +267,10 @@ export interface EpisodeResult {
   timings: EpisodeTimings;
   /** the episode's stop points in turn order (absent in results from before they were recorded) */
   stops?: StopRecord[];
+  /** the policy versions its turns sampled, in order of first use (absent in results from before they were recorded) */
+  policyVersions?: string[];
+  /** how many times it parked (absent: never) */
+  parks?: number;
 }
 
 /**
@@ -239,13 +300,22 @@ export interface EpisodeState {
   stops?: StopRecord[];
   /** an action of the action language changed the repository */
   changed?: boolean;
+  /** the policy versions its turns sampled, in order of first use */
+  versions?: string[];
+  /** the segment budget in force (absent: never park) */
+  segment?: SegmentBudget | null;
+  /** the current segment: its number (0 first), and the turns and acting time spent in it */
+  segmentState?: { index: number; turns: number; actedMs: number };
+  parks?: number;
+  /** while parked: the tree's snapshot and the acting time left of the deadline */
+  parked?: { snapshot: { ref: string; digest: string; entries: number; bytes: number; root: { mode: number; uid: number; gid: number } }; actingLeftMs: number; atMs: number };
 }
 
 /** The name of the episode's progress query (the CLI's progress lines, the UI's Queries tab). */
 export const progressQueryName = 'progress';
 
 export interface EpisodeProgress {
-  phase: 'preparing' | 'acquiring' | 'running' | 'scoring' | 'releasing';
+  phase: 'preparing' | 'acquiring' | 'running' | 'parking' | 'parked' | 'resuming' | 'scoring' | 'releasing';
   taskId: string | null;
   counters: EpisodeCounters;
 }

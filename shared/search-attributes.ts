@@ -6,6 +6,8 @@ export const SearchAttributes = {
   taskId: defineSearchAttributeKey('AgentrlTaskId', SearchAttributeType.KEYWORD),
   outcome: defineSearchAttributeKey('AgentrlOutcome', SearchAttributeType.KEYWORD),
   reward: defineSearchAttributeKey('AgentrlReward', SearchAttributeType.DOUBLE),
+  /** running, parked (holding no container, waiting for a resume) or finished */
+  phase: defineSearchAttributeKey('AgentrlPhase', SearchAttributeType.KEYWORD),
 } as const;
 
 /** `--search-attribute` arguments for `temporal server start-dev`. */

@@ -1,49 +1,18 @@
 // Durability against the real dev server and Docker: a killed worker, continue-as-new, history size.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import { episodeKey } from '../activities/store/episode-records';
 import type { EpisodeResult } from '../shared/episode';
-import { projectRoot } from '../workers/config';
 import {
   containersOf, policy, readTrajectory, runEpisode, scriptedPolicy, startWorker, task, testConfig, useEpisodeServer, waitFor, type RunningWorker,
 } from './helpers/temporal';
+import { spawnWorker, stopChild, waitReady } from './helpers/worker-process';
 
 const suite = useEpisodeServer();
-
-/** A worker in its own process, as `npx agentrl worker` runs it. */
-function spawnWorker(address: string, stateDir: string, taskQueue: string): ChildProcess {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue], {
-    env: { ...process.env, TEMPORAL_ADDRESS: address, AGENTRL_STATE_DIR: stateDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return child;
-}
-
-/** SIGTERM, SIGKILL after 30 s, and the pipes closed: a worker left running must not hold the test file open. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  child.stdout?.destroy();
-  child.stderr?.destroy();
-}
-
-async function waitReady(stateDir: string, pid: number): Promise<void> {
-  await waitFor(`worker ${pid} ready`, async () => {
-    const file = join(stateDir, 'worker.json');
-    return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
-  }, 120_000);
-}
 
 test('kill -9 of the worker during a tool call: the call runs exactly once and no turn is lost or repeated', async () => {
   const config = testConfig(suite.env.address);

@@ -1,11 +1,12 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
-  continueAsNew, defineQuery, isCancellation, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ContinueAsNew, condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, isCancellation, log, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary } from '../activities';
 import {
-  defaultLimits, emptyCounters, EpisodeInput, progressQueryName, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
+  defaultLimits, defaultParkTtlMs, emptyCounters, EpisodeInput, episodeSignalNames, progressQueryName, ResumeRequest,
+  type EpisodeEvent, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
@@ -27,13 +28,55 @@ const records = proxyActivities<EpisodeActivities>({
 /** Where an episode is: answered from workflow state, nothing is recorded in history. */
 export const progressQuery = defineQuery<EpisodeProgress>(progressQueryName);
 
-/** One agent episode: acquire a sandbox, take turns until an outcome, score, release. */
+/** Resumes a parked episode (kept when it comes before the park); the UI sends it with a JSON ResumeRequest. */
+export const resumeSignal = defineSignal<[unknown]>(episodeSignalNames.resume);
+/** From the next turn on, a completions policy samples this version (a run's `versionSwitch: "turn"`). */
+export const usePolicyVersionSignal = defineSignal<[{ version: string }]>(episodeSignalNames.usePolicyVersion);
+/** Ends a parked episode as `abandoned` (at once, or at its next park). */
+export const releaseSignal = defineSignal<[{ reason: string }]>(episodeSignalNames.release);
+/** The signal a training run takes from its episodes. */
+export const episodeEventSignal = defineSignal<[EpisodeEvent]>(episodeSignalNames.episodeEvent);
+
+/** The marker of episodes that keep the AgentrlPhase search attribute (episodes recorded before it replay without). */
+const phasePatch = 'agentrl-phase';
+
+/** What the signals have asked for, waiting for the workflow to act on it. */
+interface Control {
+  resume: ResumeRequest | null;
+  release: string | null;
+  version: string | null;
+}
+
+/** One agent episode: acquire a sandbox, take turns until an outcome (parking between segments when asked), score, release. */
 export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeResult> {
   const progress: EpisodeProgress = { phase: 'preparing', counters: emptyCounters(), taskId: null };
   setHandler(progressQuery, () => progress);
+  const control: Control = { resume: null, release: null, version: null };
+  setHandler(resumeSignal, (raw) => {
+    const parsed = ResumeRequest.safeParse(raw ?? {});
+    if (parsed.success) control.resume = parsed.data;
+    else log.warn('resume signal ignored: not a resume request', { error: describeIssues('resume', parsed.error) });
+  });
+  setHandler(usePolicyVersionSignal, ({ version }) => void (control.version = version));
+  setHandler(releaseSignal, ({ reason }) => void (control.release = reason));
   const parsed = EpisodeInput.safeParse(rawInput ?? {});
   if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
+  if (!input.reportTo) return runEpisode(input, progress, control);
+  // the run that started this episode learns how it ended, whatever happened (a failure becomes an environment failure it can sample again)
+  try {
+    const result = await runEpisode(input, progress, control);
+    await report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result });
+    return result;
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    const result = failedResult(input, progress, error);
+    await CancellationScope.nonCancellable(() => report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }));
+    throw error;
+  }
+}
+
+async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, control: Control): Promise<EpisodeResult> {
   const { workflowId } = workflowInfo();
   // keys the sandbox, the journal and the records: stable across continue-as-new, new for a reused workflow id
   const episodeId = `${workflowId}@${workflowInfo().firstExecutionRunId}`;
@@ -43,58 +86,66 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     upsertSearchAttributes([
       { key: SearchAttributes.runId, value: input.runId },
       { key: SearchAttributes.taskId, value: task.id },
+      ...(patched(phasePatch) ? [{ key: SearchAttributes.phase, value: 'running' }] : []),
     ]);
-    const acquire = proxyActivities<HostActivities>({
-      taskQueue: sandboxesQueue(workflowInfo().taskQueue),
-      startToCloseTimeout: input.timeouts.acquireMs,
-      heartbeatTimeout: input.timeouts.heartbeatMs,
-      // acquisition is idempotent by episode id, so a retry finds the container an earlier attempt made
-      retry: { maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.missingImage] },
-    });
     let sandbox: SandboxHandle;
     progress.phase = 'acquiring';
     const acquireStart = Date.now();
     progress.taskId = task.id;
     try {
-      // not cancellable: a cancellation during acquisition would leave a container nobody releases;
-      // it takes effect at the first turn, and the release below runs
-      sandbox = await CancellationScope.nonCancellable(() => acquire.acquireSandbox({ workflowId, episodeId, runId: input.runId, task }));
+      sandbox = await acquireSandbox(input, { workflowId, episodeId, runId: input.runId, task });
     } catch (error) {
       if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
       return finish(input, { task, policy, counters: emptyCounters(), timings: { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 } }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
     }
     const timings = { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 };
     state = { task, policy, sandbox, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs, timings };
+    if (input.segment) Object.assign(state, { segment: input.segment, segmentState: { index: 0, turns: 0, actedMs: 0 } });
   }
   const episode = state;
   episode.timings ??= { acquireMs: 0, turnsMs: 0, scoringMs: 0 };
-  Object.assign(progress, { phase: 'running', counters: episode.counters, taskId: episode.task.id });
-  const host = hostActivities(input, episode.sandbox);
+  Object.assign(progress, { phase: episode.parked ? 'parked' : 'running', counters: episode.counters, taskId: episode.task.id });
+  let host = hostActivities(input, episode.sandbox);
   let continuing = false;
   try {
-    const { outcome, detail } = await takeTurns(input, episode, host, () => (continuing = true));
-    if (continuing) return await continueAsNew<typeof rolloutEpisode>({ ...input, resume: episode });
-    if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
-      let score: ScoreSummary;
-      progress.phase = 'scoring';
-      const scoringStart = Date.now();
-      try {
-        score = await host.scoreSubmission({ workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
-        episode.timings.scoringMs += Date.now() - scoringStart;
-      } catch (error) {
-        if (isCancellation(error)) throw error;
-        const lost = isHostLost(error) || failureType(error) === ErrorTypes.sandboxCrash;
-        return await finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
+    for (;;) {
+      if (episode.parked) {
+        const woke = await waitParked(input, episode, progress, control);
+        if (woke.release) return await finish(input, episode, Outcomes.abandoned, null, woke.release);
+        const resumed = await resumeParked(input, episode, progress, control, episodeId);
+        if (!resumed.ok) return await finish(input, episode, Outcomes.sandboxCrash, null, resumed.detail);
+        host = hostActivities(input, episode.sandbox);
       }
-      return await finish(input, episode, outcome, score, detail);
+      const ended = await takeTurns(input, episode, host, control, () => (continuing = true));
+      if (continuing) return await continueAsNew<typeof rolloutEpisode>({ ...input, resume: episode });
+      if ('park' in ended) {
+        await parkSandbox(input, episode, host, progress, episodeId);
+        continue;
+      }
+      const { outcome, detail } = ended;
+      if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
+        let score: ScoreSummary;
+        progress.phase = 'scoring';
+        const scoringStart = Date.now();
+        try {
+          score = await host.scoreSubmission({ workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
+          episode.timings.scoringMs += Date.now() - scoringStart;
+        } catch (error) {
+          if (isCancellation(error)) throw error;
+          const lost = isHostLost(error) || failureType(error) === ErrorTypes.sandboxCrash;
+          return await finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
+        }
+        return await finish(input, episode, outcome, score, detail);
+      }
+      return await finish(input, episode, outcome, null, detail);
     }
-    return await finish(input, episode, outcome, null, detail);
   } catch (error) {
     // a cancelled episode still leaves its trajectory behind; the release below runs either way
     if (isCancellation(error)) await CancellationScope.nonCancellable(() => records.writeTrajectory({ episodeId }));
     throw error;
   } finally {
-    if (!continuing) {
+    // a parked episode holds no container: it was released when it parked
+    if (!continuing && !episode.parked) {
       progress.phase = 'releasing';
       // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
       await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
@@ -102,6 +153,109 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
       );
     }
   }
+}
+
+/** Acquires a sandbox on any host (a parked episode's next segment: restored from its snapshot). */
+async function acquireSandbox(input: EpisodeInput, request: Parameters<HostActivities['acquireSandbox']>[0]): Promise<SandboxHandle> {
+  const acquire = proxyActivities<HostActivities>({
+    taskQueue: sandboxesQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: input.timeouts.acquireMs,
+    heartbeatTimeout: input.timeouts.heartbeatMs,
+    // acquisition is idempotent by episode id (and segment), so a retry finds the container an earlier attempt made
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.missingImage] },
+  });
+  // not cancellable: a cancellation during acquisition would leave a container nobody releases;
+  // it takes effect at the first turn, and the release runs
+  return CancellationScope.nonCancellable(() => acquire.acquireSandbox(request));
+}
+
+/** Saves the tree, releases the container and marks the episode parked; the acting time left is kept. */
+async function parkSandbox(input: EpisodeInput, episode: EpisodeState, host: Host, progress: EpisodeProgress, episodeId: string): Promise<void> {
+  progress.phase = 'parking';
+  const snapshot = await host.parkSandbox({ sandbox: episode.sandbox, episodeId });
+  // the snapshot is in the store: from here on the container may go, even on cancellation
+  episode.parked = { snapshot, actingLeftMs: Math.max(0, episode.deadlineAtMs - Date.now()), atMs: Date.now() };
+  episode.parks = (episode.parks ?? 0) + 1;
+  await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
+    log.warn('sandbox release after parking failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
+  );
+  upsertSearchAttributes([{ key: SearchAttributes.phase, value: 'parked' }]);
+  progress.phase = 'parked';
+  log.info('episode parked', { turns: episode.counters.turns, snapshot: snapshot.ref, entries: snapshot.entries });
+  await report(input, { kind: 'parked', workflowId: workflowInfo().workflowId, version: episode.policy.version, turns: episode.counters.turns });
+}
+
+/** Waits, holding no container, for a resume or a release; a parked episode past its time to live is released. */
+async function waitParked(input: EpisodeInput, episode: EpisodeState, progress: EpisodeProgress, control: Control): Promise<{ release: string | null }> {
+  progress.phase = 'parked';
+  const ttlMs = episode.segment?.parkTtlMs ?? defaultParkTtlMs;
+  const leftMs = Math.max(0, (episode.parked?.atMs ?? Date.now()) + ttlMs - Date.now());
+  const woke = await condition(() => control.resume !== null || control.release !== null, leftMs);
+  if (control.release !== null) return { release: `released while parked: ${control.release}` };
+  if (!woke) return { release: `parked for longer than its time to live of ${ttlMs} ms` };
+  return { release: null };
+}
+
+/** A fresh hardened container restored from the snapshot, on any host, with the version the resume names. */
+async function resumeParked(input: EpisodeInput, episode: EpisodeState, progress: EpisodeProgress, control: Control, episodeId: string): Promise<{ ok: true } | { ok: false; detail: string }> {
+  const request = control.resume!;
+  control.resume = null;
+  progress.phase = 'resuming';
+  // a new segment budget replaces the one in force; its time to live stays unless it states one
+  if (request.segment !== undefined) {
+    const ttl = episode.segment?.parkTtlMs;
+    episode.segment = request.segment === null ? null : { ...(ttl === undefined ? {} : { parkTtlMs: ttl }), ...request.segment };
+  }
+  const version = request.policyVersion ?? (request.newest ? await records.currentPolicyVersion({ policy: episode.policy }) : null);
+  if (version && episode.policy.kind === 'completions') {
+    episode.policy = { ...episode.policy, version };
+    control.version = version;
+  }
+  const parked = episode.parked!;
+  const segment = (episode.segmentState?.index ?? 0) + 1;
+  const started = Date.now();
+  let sandbox: SandboxHandle;
+  try {
+    sandbox = await acquireSandbox(input, { workflowId: workflowInfo().workflowId, episodeId, runId: input.runId, task: episode.task, restore: { snapshot: parked.snapshot, segment } });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // the snapshot stays: the episode is not parked any more, and nothing is left to release
+    episode.parked = undefined;
+    return { ok: false, detail: `restoring the parked sandbox failed: ${messageOf(error)}` };
+  }
+  episode.sandbox = sandbox;
+  episode.parked = undefined;
+  if (episode.timings) episode.timings.acquireMs += Date.now() - started;
+  // parked time never counts: the deadline is what was left of the acting time
+  episode.deadlineAtMs = Date.now() + parked.actingLeftMs;
+  episode.segmentState = { index: segment, turns: 0, actedMs: 0 };
+  upsertSearchAttributes([{ key: SearchAttributes.phase, value: 'running' }]);
+  progress.phase = 'running';
+  log.info('episode resumed', { segment, version: episode.policy.version, host: sandbox.hostId });
+  await report(input, { kind: 'resumed', workflowId: workflowInfo().workflowId, version: episode.policy.version });
+  return { ok: true };
+}
+
+/** Tells the reporting run (if any) what happened; a run that is gone is no reason to fail the episode. */
+async function report(input: EpisodeInput, event: EpisodeEvent): Promise<void> {
+  if (!input.reportTo) return;
+  try {
+    await getExternalWorkflowHandle(input.reportTo).signal(episodeEventSignal, event);
+  } catch (error) {
+    log.warn('could not report to the run', { run: input.reportTo, kind: event.kind, error: messageOf(error) });
+  }
+}
+
+/** The result reported for an episode that failed as a workflow: an environment failure (never trained on). */
+function failedResult(input: EpisodeInput, progress: EpisodeProgress, error: unknown): EpisodeResult {
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const policyFailure = failureType(error) === ErrorTypes.policyError || failureType(error) === ErrorTypes.invalidPolicy;
+  return {
+    workflowId, episodeId: `${workflowId}@${firstExecutionRunId}`, runId: input.runId, taskId: progress.taskId ?? '', policyVersion: '', checker: input.checker,
+    outcome: policyFailure ? Outcomes.policyError : Outcomes.sandboxCrash, reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
+    counters: progress.counters, trajectoryUri: '', scoringUri: null, error: isCancellation(error) ? 'cancelled' : messageOf(error),
+    timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
+  };
 }
 
 type Host = ReturnType<typeof hostActivities>;
@@ -133,11 +287,13 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
     retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError, ErrorTypes.sandboxCrash] },
   });
   const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
-  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission, releaseSandbox: release.releaseSandbox };
+  // saving the tree reads the repository out through the archive API: seconds, a minute at most
+  const park = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
+  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission, releaseSandbox: release.releaseSandbox, parkSandbox: park.parkSandbox };
 }
 
-/** Runs turns until an outcome, or until it is time to continue as new. */
-async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null }> {
+/** Runs turns until an outcome, until the segment ends (park), or until it is time to continue as new. */
+async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, control: Control, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
   const { workflowId, firstExecutionRunId } = workflowInfo();
   const episodeId = `${workflowId}@${firstExecutionRunId}`;
   const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
@@ -163,6 +319,14 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       requestContinueAsNew();
       return { outcome: Outcomes.submitted, detail: null };
     }
+    const segment = episode.segment;
+    const inSegment = episode.segmentState;
+    if (segment && inSegment && ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) || (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))) {
+      return { park: true };
+    }
+    // a version the run published since the last turn: the whole turn samples it (a turn never mixes versions)
+    if (control.version && episode.policy.kind === 'completions' && control.version !== episode.policy.version) episode.policy = { ...episode.policy, version: control.version };
+    if (episode.versions?.at(-1) !== episode.policy.version) (episode.versions ??= []).push(episode.policy.version);
     const turn = counters.turns;
     let summary: TurnSummary;
     const turnStart = Date.now();
@@ -177,6 +341,10 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       return { outcome: Outcomes.sandboxCrash, detail: isHostLost(error) ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue` : `turn ${turn} failed: ${messageOf(error)}` };
     }
     if (episode.timings) episode.timings.turnsMs += Date.now() - turnStart;
+    if (episode.segmentState) {
+      episode.segmentState.turns++;
+      episode.segmentState.actedMs += Date.now() - turnStart;
+    }
     if (summary.status === 'token_limit') {
       // the context cannot hold another action and its observation: never a silent cut
       counters.tokenLimitHits++;
@@ -239,7 +407,7 @@ async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host,
 /** Writes the trajectory, tags the episode for search, and builds the result. */
 async function finish(
   input: EpisodeInput,
-  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings' | 'stops'>,
+  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings' | 'stops' | 'versions' | 'parks'>,
   outcome: Outcome,
   score: ScoreSummary | null,
   error: string | null,
@@ -251,6 +419,7 @@ async function finish(
   upsertSearchAttributes([
     { key: SearchAttributes.outcome, value: outcome },
     ...(reward === null ? [] : [{ key: SearchAttributes.reward, value: reward }]),
+    ...(patched(phasePatch) ? [{ key: SearchAttributes.phase, value: 'finished' }] : []),
   ]);
   return {
     workflowId,
@@ -270,6 +439,8 @@ async function finish(
     error,
     timings: episode.timings ?? { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
     stops: episode.stops ?? [],
+    ...(episode.versions ? { policyVersions: episode.versions } : {}),
+    ...(episode.parks ? { parks: episode.parks } : {}),
   };
 }
 

@@ -57,6 +57,8 @@ export interface ContainerOptions {
   runId: string;
   role: 'agent' | 'grader' | 'audit';
   sandbox: AgentrlConfig['sandbox'];
+  /** the repository root's owner and bits (a restored sandbox keeps its snapshot's); @default the agent's uid (root for graders), 0755 */
+  workRoot?: { uid: number; gid: number; mode: number };
 }
 
 /** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
@@ -69,7 +71,8 @@ export async function createHardenedContainer(docker: Dockerode, options: Contai
   // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them;
   // a grader's repository belongs to root, so the tests' user can read it but not change it
   const owner = grader ? 0 : sandbox.uid;
-  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${owner},gid=${owner},mode=0755` } });
+  const root = options.workRoot ?? { uid: owner, gid: owner, mode: 0o755 };
+  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${root.uid},gid=${root.gid},mode=${(root.mode & 0o7777).toString(8).padStart(4, '0')}` } });
   // the spool is writable but not listable by the agent (mode 1733, owned by root)
   await docker.createVolume({ Name: spoolVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' } });
   const container = await docker.createContainer({

@@ -10,6 +10,8 @@ import {
   createHardenedContainer, decodeFiles, ensureImage, labels, removeEpisodeSandboxes, removeSandbox, repoPath, repositoryTar, sandboxName, spoolPath, spoolTar,
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
+import { sweepAgentProcesses } from './sweep';
+import { restoreTree, snapshotTree, type TreeSnapshotRef } from './tree-snapshot';
 
 export interface SandboxDeps {
   docker: Dockerode;
@@ -26,14 +28,24 @@ export interface AcquireSandboxInput {
   episodeId: string;
   runId: string;
   task: TaskSummary;
+  /** a parked episode's next segment: its tree is restored from the snapshot instead of the task's repository */
+  restore?: { snapshot: TreeSnapshotRef; segment: number };
+}
+
+export interface ParkSandboxInput {
+  sandbox: SandboxHandle;
+  episodeId: string;
 }
 
 /** Lifecycle activities: acquire (idempotent by episode id) and release. */
 export function createSandboxLifecycleActivities(deps: SandboxDeps) {
   const { docker, config, store, hostId, deployment } = deps;
 
+  const treeBytes = (config.sandbox.workDiskMb + 16) * 1024 * 1024;
+
   async function acquire(input: AcquireSandboxInput): Promise<SandboxHandle> {
-    const name = sandboxName(deployment, input.episodeId);
+    // each segment of a parked episode gets a container of its own; every one is labelled with the episode
+    const name = sandboxName(deployment, input.restore ? `${input.episodeId}#${input.restore.segment}` : input.episodeId);
     const volumes = [`${name}-work`, `${name}-spool`];
     const existing = docker.getContainer(name);
     try {
@@ -47,15 +59,21 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       if (!isNotFound(error)) throw error;
     }
     await ensureImage(docker, input.task.image);
-    const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
     const { container } = await createHardenedContainer(docker, {
       name, deployment, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+      ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
     });
     await container.start();
     // files go in after start: the tmpfs volumes keep their content only while mounted
     await container.putArchive(await spoolTar(), { path: spoolPath });
-    const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
-    await container.putArchive(repoTar, { path: repoPath });
+    if (input.restore) {
+      // the tree as it was parked, checked against the snapshot's digest once it is in place
+      await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
+    } else {
+      const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
+      const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+      await container.putArchive(repoTar, { path: repoPath });
+    }
     await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
     const info = await container.inspect();
     return { hostId, containerId: info.Id, containerName: name, volumes };
@@ -67,6 +85,21 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       const heartbeat = setInterval(() => Context.current().heartbeat('acquiring'), 1000);
       try {
         return await acquire(input);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /**
+     * Saves the sandbox's repository tree in the store (tree-snapshot.ts), after sweeping the agent's
+     * processes; the caller then releases the sandbox. The same tree gives the same snapshot, so a
+     * retry is harmless.
+     */
+    async parkSandbox(input: ParkSandboxInput): Promise<TreeSnapshotRef> {
+      const heartbeat = setInterval(() => Context.current().heartbeat('snapshotting'), 1000);
+      try {
+        await sweepAgentProcesses(docker, input.sandbox.containerName, config.sandbox.uid);
+        return await snapshotTree(docker.getContainer(input.sandbox.containerName), store, treeBytes);
       } finally {
         clearInterval(heartbeat);
       }

@@ -4,7 +4,9 @@ import type { PolicySummary, TaskSummary } from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
 import { defaultProtectedPaths } from '../../shared/protected-paths';
 import { countByteTokens } from '../../shared/tokenizer';
+import { describeServer } from '../policies/completions-client';
 import { preparePolicy } from '../policies/policy-kinds';
+import { TokenPolicySnapshot } from '../policies/token-policy';
 import type { ArtifactStore } from '../store/artifact-store';
 import { loadTaskFolder, TaskError } from './task-loader';
 
@@ -46,6 +48,16 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
         },
         policy,
       };
+    },
+
+    /**
+     * The version a prepared policy would sample now: for a completions policy the one its server
+     * serves first (the last published), else the prepared version (a resume with `newest`).
+     */
+    async currentPolicyVersion(input: { policy: PolicySummary }): Promise<string> {
+      if (input.policy.kind !== 'completions') return input.policy.version;
+      const snapshot = await store.getJson(input.policy.ref, TokenPolicySnapshot);
+      return (await describeServer(snapshot.url ?? '')).version;
     },
   };
 }

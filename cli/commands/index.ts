@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { episode } from './episode';
+import { episodeResume } from './episode-resume';
 import { evaluate } from './eval';
 import { examples } from './examples';
 import { policyServer } from './policy-server';
@@ -13,6 +14,7 @@ import { worker } from './worker';
 export const commands: Record<string, Command> = {
   train,
   episode,
+  'episode resume': episodeResume,
   examples,
   eval: evaluate,
   'task validate': taskValidate,

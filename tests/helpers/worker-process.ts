@@ -1,0 +1,52 @@
+// Workers in processes of their own, as `npx agentrl worker` runs them: a test can kill one with kill -9.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../workers/config';
+import { waitFor } from './temporal';
+
+/**
+ * A worker process for `address`, with its state (journal) in `stateDir`, on `taskQueue`; its artifact
+ * store is `artifactsDir` (what workers on several hosts share) or the state folder's own.
+ */
+export function spawnWorker(address: string, stateDir: string, taskQueue: string, artifactsDir?: string): ChildProcess {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue], {
+    env: { ...process.env, TEMPORAL_ADDRESS: address, AGENTRL_STATE_DIR: stateDir, ...(artifactsDir ? { AGENTRL_ARTIFACTS_DIR: artifactsDir } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return child;
+}
+
+/** SIGTERM, SIGKILL after 30 s, and the pipes closed: a worker left running must not hold the test file open. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+/** kill -9, and wait until the process is gone. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+/** Waits until the worker process `pid` has recorded itself ready in its state folder. */
+export async function waitReady(stateDir: string, pid: number): Promise<void> {
+  await waitFor(`worker ${pid} ready`, async () => {
+    const file = join(stateDir, 'worker.json');
+    return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
+  }, 120_000);
+}
