@@ -11,7 +11,7 @@ const restrictedPaths = [...nodeBuiltins, ...activitySide].map((name) => ({ name
 const upperLayers = (depth) => ['workers', 'cli', 'serving', 'bench', 'scripts', 'tests'].flatMap((dir) => [`${depth}${dir}`, `${depth}${dir}/*`, `${depth}${dir}/**`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.venv/**', '.agentrl/**', 'dist/**', 'bin/**', 'eslint.config.mjs'] },
+  { ignores: ['node_modules/**', '.venv/**', '.agentrl/**', '.scratch/**', 'dist/**', 'bin/**', 'eslint.config.mjs'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

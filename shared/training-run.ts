@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
-import { CheckerKinds, EpisodeBudgets, SamplingOptions, type StopRecord } from './episode';
+import { CheckerKinds, EpisodeBudgets, SamplingOptions, SegmentBudget, type EpisodeResult, type StopRecord } from './episode';
+import { defaultIsCap, OffPolicyModes } from './off-policy';
 import type { Outcome } from './outcomes';
 
 /**
@@ -9,6 +10,11 @@ import type { Outcome } from './outcomes';
  * attention biases on top of learned positions (the decision after a check reads the exit status a
  * few tokens back, which learned absolute positions alone make hard to attend to).
  */
+/** η of an asynchronous run when its input does not say. */
+export const defaultMaxStaleness = 2;
+/** The cap on parked episodes of an asynchronous run when its input does not say. */
+export const defaultMaxParked = 64;
+
 export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } as const;
 
 /** A published policy: the trainer's step that made it (0: the initial weights). */
@@ -60,10 +66,20 @@ export const IterationMetrics = z.object({
   train: EpisodeSetMetrics.nullable(),
   eval: EpisodeSetMetrics.nullable(),
   batch: z.object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts }).nullable(),
-  /** klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor) */
+  /**
+   * klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor);
+   * mismatchKl: KL(behaviour || the weights the step starts from), recomputed by the trainer (absent in older runs)
+   */
   training: z
-    .object({ loss: z.number(), meanRatio: z.number(), clipFraction: z.number(), klK3: z.number(), klRef: z.number().nullable().optional(), gradNorm: z.number(), skipped: z.boolean() })
+    .object({
+      loss: z.number(), meanRatio: z.number(), clipFraction: z.number(), klK3: z.number(), klRef: z.number().nullable().optional(), gradNorm: z.number(), skipped: z.boolean(),
+      mismatchKl: z.number().optional(),
+    })
     .nullable(),
+  /** the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates while it trains) */
+  evalPolicyVersion: z.string().optional(),
+  /** asynchronous runs: what happened since the previous line (AsyncStepMetrics) */
+  async: z.lazy(() => AsyncStepMetrics).optional(),
   /**
    * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
    * in metrics from before them), inference, the trainer
@@ -71,6 +87,32 @@ export const IterationMetrics = z.object({
   time: z.object({ sandboxS: z.number(), testsS: z.number(), probesS: z.number().optional(), inferenceS: z.number(), trainingS: z.number(), wallS: z.number() }),
 });
 export type IterationMetrics = z.infer<typeof IterationMetrics>;
+
+/** A staleness histogram: histogram[s] counts trained tokens of staleness s (shared/off-policy.ts). */
+export const StalenessMetrics = z.object({ max: z.number(), mean: z.number(), histogram: z.array(z.number().int()) });
+
+/** One asynchronous step's line: the parking, the staleness of what it trained, the importance weights, the idle shares. */
+export const AsyncStepMetrics = z.object({
+  /** episodes that parked, resumed, or were abandoned (released parked, or cut off at the run's end) since the previous line */
+  parked: z.number().int(),
+  resumed: z.number().int(),
+  abandoned: z.number().int(),
+  /** episodes of this batch whose trained tokens come from more than one version */
+  spanningVersions: z.number().int(),
+  /** groups dropped when the batch was cut: a token staler than maxStaleness */
+  stale: z.number().int(),
+  staleness: StalenessMetrics,
+  /** pi_prox / mu over the trained tokens (the trainer's proximal recomputation) */
+  importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).nullable(),
+  /** shares of this line's wall time: the trainer not training, and no episode acting */
+  trainerIdleShare: z.number(),
+  samplerIdleShare: z.number(),
+  /** episodes finished since the previous line (training and evaluation), and the episodes in flight and parked now */
+  episodesFinished: z.number().int(),
+  inFlight: z.number().int(),
+  parkedNow: z.number().int(),
+});
+export type AsyncStepMetrics = z.infer<typeof AsyncStepMetrics>;
 
 /** What the run carries between iterations (and keeps in its folder's state.json): ids and small summaries only. */
 export const TrainingRunState = z.object({
@@ -92,8 +134,51 @@ export const TrainingRunState = z.object({
   /** the metrics of the last completed iteration (the progress query shows them after continue-as-new) */
   last: IterationMetrics.nullable(),
   timing: RunTiming.optional(),
+  /** an asynchronous run's episodes in flight and parked, carried across continue-as-new (never in state.json) */
+  pool: z.custom<AsyncPool>().optional(),
 });
 export type TrainingRunState = z.infer<typeof TrainingRunState>;
+
+/** An episode an asynchronous run has admitted: a member of a training group, or an evaluation episode (group null). */
+export interface PoolEpisode {
+  id: string;
+  task: string;
+  policy: string;
+  /** seeds the episode's sampling */
+  sample: number;
+  /** the group's index (training), or null (evaluation) */
+  group: number | null;
+  /** its place in its group */
+  member: number;
+  /** 0, then 1 and 2 when it is sampled again after an environment failure */
+  attempt: number;
+}
+
+/** What an asynchronous run keeps of its episodes between workflow tasks and across continue-as-new. */
+export interface AsyncPool {
+  /** groups admitted since the run began, and how many of them were dropped as stale (they free their place) */
+  admitted: number;
+  dropped: number;
+  /** admitted episodes not yet started, the next one first */
+  queue: PoolEpisode[];
+  /** started episodes that have not reported their end, by workflow id */
+  running: Record<string, PoolEpisode>;
+  /** the running episodes that are parked: since when, and whether a resume was sent */
+  parked: Record<string, { sinceMs: number; resumeSent: boolean }>;
+  /** each admitted group: its task and the results of its members so far */
+  groups: Record<string, { task: string; results: Record<string, EpisodeResult> }>;
+  /** complete groups waiting for a batch, in the order they completed */
+  ready: number[];
+  /** the evaluation in flight: its label, version and results so far */
+  evaluation: { label: string; version: string; total: number; results: EpisodeResult[] } | null;
+  /** a finished evaluation waiting for the next metrics line */
+  evaluated: { version: string; metrics: EpisodeSetMetrics } | null;
+  /** counts and clocks since the last metrics line */
+  window: {
+    startedAtMs: number; parked: number; resumed: number; abandoned: number; finished: number;
+    trainerBusyMs: number; samplerIdleMs: number; lastTickMs: number;
+  };
+}
 
 /**
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
@@ -163,6 +248,30 @@ export const TrainingRunInput = z
     stopCredit: z.number().min(0).default(5),
     epochs: z.number().int().min(1).default(4),
     minibatches: z.number().int().min(1).default(2),
+    /**
+     * `sync`: every iteration waits for its slowest episode, then trains. `async`: sampling never waits
+     * for training (a pool of `concurrency` episodes in flight, whole groups admitted, a step as soon as
+     * `groupsPerStep` groups completed), bounded by `maxStaleness`; `iterations` then counts steps
+     */
+    mode: z.enum(['sync', 'async']).default('sync'),
+    /**
+     * async: η, the staleness bound (in versions) of every trained token: admission pauses while the
+     * sampler is η steps ahead of the trainer, and a group holding a token staler than η when its batch
+     * is cut is dropped (counted as stale); @default 2
+     */
+    maxStaleness: z.number().int().min(0).optional(),
+    /** async: groups per trainer step; @default tasksPerIteration */
+    groupsPerStep: z.number().int().min(1).optional(),
+    /** async: `turn` (default): an episode in flight samples the newest published version from its next turn on; `episode`: it stays on its first */
+    versionSwitch: z.enum(['turn', 'episode']).optional(),
+    /** async: park training episodes after each segment of this budget; they resume on a newer version or when nothing else can run */
+    segment: SegmentBudget.optional(),
+    /** async: at most this many parked episodes; beyond it the longest parked resumes at once @default 64 */
+    maxParked: z.number().int().min(1).optional(),
+    /** the trainer's correction of tokens from older versions (shared/off-policy.ts) */
+    offPolicy: z.enum(OffPolicyModes).default('none'),
+    /** the importance-weight cap of `tis` and `decoupled` */
+    isCap: z.number().positive().default(defaultIsCap),
     /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
     warmStart: z
       .object({
@@ -173,7 +282,16 @@ export const TrainingRunInput = z
     /** internal: carried across continue-as-new and resumptions; never set by callers */
     state: TrainingRunState.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    const asyncOnly = (['maxStaleness', 'groupsPerStep', 'versionSwitch', 'segment', 'maxParked'] as const).filter((key) => input[key] !== undefined);
+    if (input.mode === 'sync' && asyncOnly.length) {
+      context.addIssue({ code: 'custom', path: [asyncOnly[0]!], message: `${asyncOnly.join(', ')}: only for mode "async" (a synchronous iteration waits for every episode)` });
+    }
+    if (input.mode === 'async' && input.segment && (input.maxStaleness ?? defaultMaxStaleness) === 0) {
+      context.addIssue({ code: 'custom', path: ['segment'], message: 'segments with maxStaleness 0 are refused: a parked episode resumes on a newer version, whose tokens would be stale' });
+    }
+  });
 export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
 
 
@@ -207,6 +325,8 @@ export interface TrainingProgress {
   last: IterationMetrics | null;
   /** episodes of this run that ended in an environment failure and were run again */
   resampled?: number;
+  /** asynchronous runs: episodes in flight (parked included), parked, complete groups waiting for a batch, and whether the trainer is busy */
+  pool?: { inFlight: number; parked: number; ready: number; training: boolean };
 }
 
 /** The figures of a set of episode results. */

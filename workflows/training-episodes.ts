@@ -20,8 +20,8 @@ export interface EpisodeSpec {
 
 export type GroupedResult = EpisodeResult & { group: string };
 
-/** The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample. */
-export function episodeInput(input: TrainingRunInput, runId: string, spec: EpisodeSpec, probeStops: boolean): EpisodeInput {
+/** The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample (and `extra`: whom to report to, a segment budget). */
+export function episodeInput(input: TrainingRunInput, runId: string, spec: EpisodeSpec, probeStops: boolean, extra: Pick<EpisodeInput, 'reportTo' | 'segment'> = {}): EpisodeInput {
   return EpisodeInput.parse({
     task: spec.task,
     policy: spec.policy,
@@ -30,6 +30,7 @@ export function episodeInput(input: TrainingRunInput, runId: string, spec: Episo
     runId,
     budgets: input.budgets,
     sampling: { ...input.sampling, seed: input.seed * 1_000_003 + spec.sample, window: input.model.context },
+    ...extra,
   });
 }
 
@@ -81,7 +82,7 @@ export async function runEpisodes(
 }
 
 /** How many times an episode that ended in an environment failure runs again. */
-const maxResamples = 2;
+export const maxResamples = 2;
 /** The workflow patch that introduced re-sampling. */
 const resamplePatch = 'resample-environment-failures';
 

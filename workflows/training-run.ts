@@ -1,45 +1,20 @@
 import { ApplicationFailure, continueAsNew, defineQuery, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { z } from 'zod';
-import type { BuiltBatch, EpisodeActivities } from '../activities';
+import type { EpisodeEvent } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
-import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
+import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, type TrainerActivities, type TrainOnBatchResult } from '../shared/trainer-contract';
 import {
   inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
 } from '../shared/training-run';
+import { runAsync } from './async-training';
+import { episodeEventSignal } from './rollout-episode';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
-
-const activities = proxyActivities<EpisodeActivities>({
-  // file-system work and one HTTP call; a batch of a few hundred episodes takes seconds
-  startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
-});
-
-/**
- * Publishing waits for the policy server as long as it takes (a supervisor restarts a dead one):
- * capped backoff, no attempt limit, bounded by an hour. Loading the same weights twice is harmless.
- */
-const publisher = proxyActivities<EpisodeActivities>({
-  startToCloseTimeout: '5 minutes',
-  scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
-});
+import { activities, checked, publish, publisher, servedPolicy, trainStep, type Run } from './training-steps';
 
 export const trainingProgressQuery = defineQuery<TrainingProgress>(trainingProgressQueryName);
-
-/** What the run's phases share: its input, the state carried between iterations and the progress it reports. */
-interface Run {
-  input: TrainingRunInput;
-  runId: string;
-  progress: TrainingProgress;
-  state: TrainingRunState;
-  /** prefixes the episodes' workflow ids; a resumed run's carries its epoch, so re-run episodes get fresh ids */
-  prefix: string;
-  trainer: TrainerActivities;
-}
 
 export interface TrainingRunResult {
   runId: string;
@@ -64,6 +39,9 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
     episodesDone: 0, episodesTotal: 0, step: input.state?.policy.step ?? 0, policyVersion: input.state?.policy.version ?? null, last: input.state?.last ?? null,
   };
   setHandler(trainingProgressQuery, () => progress);
+  // an asynchronous run's episodes report here by signal, whichever run of the chain is current
+  const events: EpisodeEvent[] = [];
+  setHandler(episodeEventSignal, (event) => void events.push(event));
   const trainer = proxyActivities<TrainerActivities>({
     // the Python worker's queue derives from this run's: a second deployment never meets this trainer
     taskQueue: trainingQueue(workflowInfo().taskQueue),
@@ -79,6 +57,10 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
 
   if (!state.warmStarted && input.warmStart.episodes > 0 && state.policy.step === 0) await warmStart(run);
 
+  if (input.mode === 'async') {
+    if ((await runAsync(run, events)) === 'continue') return continueAsNew<typeof trainingRun>({ ...input, runId, state });
+    return finish(run);
+  }
   const outOfTime = input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
   if (outOfTime) log.info('time budget spent: no further iterations', { runId, iteration: state.iteration });
   if (state.iteration < input.iterations && !outOfTime) {
@@ -101,7 +83,9 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
   const setup = await activities.setupRun({ runId, tasks: input.tasks, evalTasks: input.evalTasks, evalLimit: input.evalLimit, config: { ...config, runId } });
   let state: TrainingRunState;
   if (setup.saved) {
-    state = { ...setup.saved, epoch: setup.saved.epoch + 1, startedAtMs: Date.now() };
+    // an asynchronous run's episodes of before were let go when it stopped: a resumed run starts a fresh pool
+    const { pool: _pool, ...saved } = setup.saved;
+    state = { ...saved, epoch: saved.epoch + 1, startedAtMs: Date.now() };
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
     await publisher.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
   } else {
@@ -197,40 +181,6 @@ async function runIteration(run: Run): Promise<void> {
   await activities.saveRunState({ state });
 }
 
-/** One trainer step on a batch, idempotent by its step id. */
-async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number): Promise<TrainOnBatchResult> {
-  const { input, state } = run;
-  const step = state.policy.step + 1;
-  run.progress.phase = 'training';
-  const request = checked(TrainOnBatchInput, {
-    runDir: state.runDir, stepId: `${run.runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, modelConfig: { ...input.model },
-    optimizer: { lr: input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
-    epochs, minibatches: input.minibatches, objective,
-    // the KL anchor is the warm-started step
-    ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep ? { klCoef: input.klCoef, referenceStep: state.referenceStep } : {}),
-  }, 'trainOnBatch input');
-  return checked(TrainOnBatchResult, await run.trainer.trainOnBatch(request), 'trainOnBatch result');
-}
-
-/** Publishes a step's weights to the policy server; later episodes sample them. */
-async function publish(run: Run, result: { step: number; onnxPath: string }): Promise<void> {
-  run.progress.phase = 'publishing';
-  const version = await publisher.publishPolicy({ url: run.input.policyServer, onnxPath: result.onnxPath });
-  run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
-  run.state.versions[version] = result.step;
-  run.progress.step = result.step;
-  run.progress.policyVersion = version;
-}
-
-/**
- * The policy the run samples with, pinned to the version it published: weights another run
- * publishes to the same server fail the episodes (environment failures, never trained on)
- * instead of being sampled.
- */
-function servedPolicy(run: Run): string {
-  return formatPolicySpec({ kind: 'completions', url: run.input.policyServer, version: run.state.policy.version });
-}
-
 /** The current policy on the evaluation tasks (never trained on); null without evaluation tasks. */
 async function evaluate(run: Run, label: string): Promise<EpisodeSetMetrics | null> {
   const { input, state } = run;
@@ -259,9 +209,3 @@ async function finish(run: Run): Promise<TrainingRunResult> {
   return { runId: run.runId, runDir: state.runDir, steps: state.policy.step, policyVersion: state.policy.version, reportPath };
 }
 
-/** A value checked against its contract; a mismatch fails the run instead of retrying a workflow task forever. */
-function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw ApplicationFailure.nonRetryable(describeIssues(what, parsed.error), ErrorTypes.invalidInput);
-}

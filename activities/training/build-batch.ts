@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../../shared/batch';
+import { summariseStaleness, tokenStaleness, type StalenessSummary } from '../../shared/off-policy';
 import type { AgentInterfaceName } from '../../shared/agent-interface';
 import type { StopRecord } from '../../shared/episode';
 import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
@@ -33,6 +34,8 @@ export interface BuildBatchInput {
   stopCredit?: number;
   /** the agent interface the episodes were sampled with @default 'compact-actions' */
   agentInterface?: AgentInterfaceName;
+  /** the step whose weights the trainer step on this batch starts from: the trained tokens' staleness is measured against it */
+  baseStep?: number;
 }
 
 export interface BuiltBatch {
@@ -42,6 +45,9 @@ export interface BuiltBatch {
   generatedTokens: number;
   counts: BatchCounts & { imitationExcluded?: number };
   inferenceMs: number;
+  /** with baseStep: the staleness of the trained tokens, and the rows whose trained tokens come from more than one version */
+  staleness?: StalenessSummary;
+  spanningVersions?: number;
 }
 
 /** The batch activity: recorded episodes in, one safetensors batch in the run folder out. */
@@ -105,6 +111,9 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       if (rows.length) {
         await writeBatch(batchPath, rows, { counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: agent.tokenizer.specialIds['<pad>']!, allowed });
       }
+      const staleness = input.baseStep === undefined ? undefined
+        : summariseStaleness(rows.flatMap((row) => tokenStaleness(row.policyVersions, row.lossMask, input.baseStep!)));
+      const spanningVersions = rows.filter((row) => new Set(row.policyVersions.filter((version, index) => row.lossMask[index] === 1 && version >= 0)).size > 1).length;
       return {
         batchPath,
         rows: rows.length,
@@ -112,6 +121,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
         generatedTokens: rows.reduce((sum, row) => sum + row.lossMask.reduce((a, b) => a + b, 0), 0),
         counts,
         inferenceMs,
+        ...(staleness ? { staleness, spanningVersions } : {}),
       };
     },
   };

@@ -55,6 +55,12 @@ const defaults = (hostId: string): StubActivities => ({
     return { reward: 0 };
   },
   async releaseSandbox() {},
+  async parkSandbox() {
+    return { ref: `sha256:${'3'.repeat(64)}`, digest: 'stub', entries: 1, bytes: 1, root: { mode: 0o755, uid: 1000, gid: 1000 } };
+  },
+  async currentPolicyVersion(input) {
+    return input.policy.version;
+  },
 });
 
 /**

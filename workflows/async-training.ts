@@ -1,0 +1,403 @@
+import {
+  CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, condition, getExternalWorkflowHandle, isCancellation, log, startChild, workflowInfo,
+} from '@temporalio/workflow';
+import type { BuiltBatch } from '../activities';
+import { episodeSignalNames, type EpisodeEvent, type EpisodeResult } from '../shared/episode';
+import { environmentFailures, Outcomes } from '../shared/outcomes';
+import { seededSample } from '../shared/random';
+import {
+  defaultMaxParked, defaultMaxStaleness, summariseEpisodes, type AsyncPool, type AsyncStepMetrics, type IterationMetrics, type PoolEpisode,
+} from '../shared/training-run';
+import type { TrainOnBatchResult } from '../shared/trainer-contract';
+import { rolloutEpisode } from './rollout-episode';
+import { batchEpisode, episodeInput, maxResamples, taskName } from './training-episodes';
+import { activities, publish, servedPolicy, trainStep, type Run } from './training-steps';
+
+/** How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their containers. */
+const stopWaitMs = 10 * 60_000;
+
+/** The settings of an asynchronous run, with their defaults. */
+function settings(run: Run) {
+  const { input } = run;
+  return {
+    groupsPerStep: input.groupsPerStep ?? input.tasksPerIteration,
+    maxStaleness: input.maxStaleness ?? defaultMaxStaleness,
+    versionSwitch: input.versionSwitch ?? 'turn',
+    maxParked: input.maxParked ?? defaultMaxParked,
+  };
+}
+
+/** A fresh pool: its group numbering continues from the steps already done (a resumed run draws the tasks the next steps would). */
+function emptyPool(run: Run): AsyncPool {
+  const admitted = run.state.iteration * settings(run).groupsPerStep;
+  return {
+    admitted, dropped: 0, queue: [], running: {}, parked: {}, groups: {}, ready: [], evaluation: null, evaluated: null,
+    window: { startedAtMs: Date.now(), parked: 0, resumed: 0, abandoned: 0, finished: 0, trainerBusyMs: 0, samplerIdleMs: 0, lastTickMs: Date.now() },
+  };
+}
+
+/**
+ * The asynchronous run: sampling never waits for training. Episodes are children that report to
+ * this run by signal (so they survive its continue-as-new); the pool keeps `concurrency` of them
+ * acting, admits whole groups while the sampler is at most η steps ahead of the trainer, cuts a
+ * batch as soon as `groupsPerStep` groups are complete (dropping groups with a token staler than η),
+ * and trains it while sampling goes on; each published version reaches the episodes in flight
+ * (`versionSwitch: "turn"`) and resumes the parked ones. Returns 'continue' after a step (the caller
+ * continues as new), or 'done' once `iterations` steps are done and every episode has let go.
+ */
+export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'continue' | 'done'> {
+  const { input, state, progress } = run;
+  const pool = (state.pool ??= emptyPool(run));
+  const config = settings(run);
+  let training: Promise<void> | null = null;
+  let stepped = false;
+  let wake = false;
+  const outOfTime = () => input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
+  const finished = () => state.iteration >= input.iterations || outOfTime();
+  if (state.iteration === 0 && pool.admitted === 0 && input.evalEvery > 0 && !pool.evaluation) queueEvaluation(run, pool, `eval-0`);
+  try {
+    for (;;) {
+      tick(pool);
+      drainEvents(run, pool, events);
+      if (!training && stepped) return 'continue';
+      if (!training && finished()) break;
+      if (!training && pool.ready.length >= config.groupsPerStep) {
+        const groups = pool.ready.splice(0, config.groupsPerStep);
+        training = trainNext(run, pool, groups).then(() => {
+          training = null;
+          stepped = true;
+          wake = true;
+        });
+      }
+      await startEpisodes(run, pool, finished());
+      await resumeParked(run, pool, training !== null);
+      progress.phase = training ? 'training' : 'sampling';
+      progress.pool = { inFlight: Object.keys(pool.running).length, parked: Object.keys(pool.parked).length, ready: pool.ready.length, training: training !== null };
+      await condition(() => events.length > 0 || wake);
+      wake = false;
+    }
+  } catch (error) {
+    if (isCancellation(error)) {
+      // a cancelled run lets every episode go (each releases its container; the parked hold none) before it ends
+      await CancellationScope.nonCancellable(() => stopAll(pool, events, 'the run was cancelled'));
+    }
+    throw error;
+  }
+  await stopAll(pool, events, 'the run ended');
+  state.pool = undefined;
+  return 'done';
+}
+
+/** Accounts the time since the last tick: no episode acting is the sampler's idle time. */
+function tick(pool: AsyncPool): void {
+  const now = Date.now();
+  if (activeCount(pool) === 0) pool.window.samplerIdleMs += now - pool.window.lastTickMs;
+  pool.window.lastTickMs = now;
+}
+
+const activeCount = (pool: AsyncPool) => Object.keys(pool.running).length - Object.keys(pool.parked).length;
+
+/** What the episodes reported: parks, resumes and results (an environment failure is sampled again; a complete group is ready). */
+function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
+  for (const event of events.splice(0)) {
+    const entry = pool.running[event.workflowId];
+    // an episode this run no longer waits for (one it let go of, or a duplicate report)
+    if (!entry) continue;
+    if (event.kind === 'parked') {
+      pool.parked[event.workflowId] = { sinceMs: Date.now(), resumeSent: false };
+      pool.window.parked++;
+      continue;
+    }
+    if (event.kind === 'resumed') {
+      delete pool.parked[event.workflowId];
+      pool.window.resumed++;
+      continue;
+    }
+    delete pool.running[event.workflowId];
+    delete pool.parked[event.workflowId];
+    acceptResult(run, pool, entry, event.result);
+  }
+  // the cap: beyond it, the longest parked resume at once
+  const parked = Object.entries(pool.parked).filter(([, park]) => !park.resumeSent).sort((a, b) => a[1].sinceMs - b[1].sinceMs);
+  const over = Object.keys(pool.parked).length - settings(run).maxParked;
+  for (const [id] of parked.slice(0, Math.max(0, over))) sendResume(run, pool, id);
+}
+
+function acceptResult(run: Run, pool: AsyncPool, entry: PoolEpisode, result: EpisodeResult): void {
+  pool.window.finished++;
+  if (result.outcome === Outcomes.abandoned) pool.window.abandoned++;
+  // an environment failure says nothing of the policy: the episode runs again, so that its group stays whole
+  if (environmentFailures.includes(result.outcome) && entry.attempt < maxResamples) {
+    log.warn('episode ended in an environment failure; sampling it again', { workflowId: result.workflowId, outcome: result.outcome });
+    run.progress.resampled = (run.progress.resampled ?? 0) + 1;
+    const original = entry.attempt === 0 ? entry.id : entry.id.replace(/\.again-\d+$/, '');
+    pool.queue.unshift({ ...entry, id: `${original}.again-${entry.attempt + 1}`, attempt: entry.attempt + 1 });
+    return;
+  }
+  if (entry.group === null) {
+    const evaluation = pool.evaluation;
+    if (!evaluation) return;
+    evaluation.results.push(result);
+    if (evaluation.results.length === evaluation.total) {
+      pool.evaluated = { version: evaluation.version, metrics: summariseEpisodes(evaluation.results) };
+      pool.evaluation = null;
+    }
+    return;
+  }
+  const group = pool.groups[entry.group];
+  if (!group) return;
+  group.results[entry.member] = result;
+  run.progress.episodesDone++;
+  if (Object.keys(group.results).length === run.input.groupSize) pool.ready.push(entry.group);
+}
+
+/** Starts admitted episodes while fewer than `concurrency` act, admitting whole groups within the staleness bound. */
+async function startEpisodes(run: Run, pool: AsyncPool, stopping: boolean): Promise<void> {
+  const { input, state } = run;
+  const config = settings(run);
+  for (;;) {
+    if (activeCount(pool) >= input.concurrency) return;
+    if (pool.queue.length === 0) {
+      // AReaL's rule: admitted groups (those dropped as stale aside) stay within η steps of the trainer
+      const live = pool.admitted - pool.dropped;
+      const needed = input.iterations * config.groupsPerStep;
+      if (stopping || live >= needed || live >= (state.iteration + config.maxStaleness + 1) * config.groupsPerStep) return;
+      admitGroup(run, pool);
+    }
+    const next = pool.queue.shift()!;
+    await startEpisode(run, pool, next);
+  }
+}
+
+/**
+ * Admits the next group: the tasks of draw d = ⌊i / k⌋ are those the synchronous run's iteration d
+ * draws (k = groupsPerStep, at most the task count), and the group takes the (i mod k)-th of them.
+ */
+function admitGroup(run: Run, pool: AsyncPool): void {
+  const { input, state } = run;
+  const index = pool.admitted++;
+  const perDraw = Math.min(settings(run).groupsPerStep, state.trainTasks.length);
+  const draw = Math.floor(index / perDraw);
+  const task = seededSample(state.trainTasks, perDraw, input.seed * 7919 + draw)[index % perDraw]!;
+  pool.groups[index] = { task, results: {} };
+  run.progress.episodesTotal += input.groupSize;
+  for (let member = 0; member < input.groupSize; member++) {
+    pool.queue.push({ id: `${run.prefix}.g${index}.${taskName(task)}.${member}`, task, policy: servedPolicy(run), sample: draw * 10_000 + member, group: index, member, attempt: 0 });
+  }
+}
+
+/** Starts one episode as a child that reports to this run and outlives its continue-as-new. */
+async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Promise<void> {
+  const { input } = run;
+  const training = entry.group !== null;
+  const args = episodeInput(input, run.runId, { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) }, training && input.stopCredit > 0, {
+    reportTo: workflowInfo().workflowId,
+    ...(training && input.segment ? { segment: input.segment } : {}),
+  });
+  pool.running[entry.id] = entry;
+  try {
+    await startChild(rolloutEpisode, {
+      workflowId: entry.id,
+      args: [args],
+      // the run continues as new while its episodes act: they must outlive each run of its chain, and
+      // the run itself cancels (or releases) them when it ends or is cancelled
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    delete pool.running[entry.id];
+    log.warn('episode could not be started; counted as an environment failure', { workflowId: entry.id, error: String(error) });
+    acceptResult(run, pool, entry, failedStart(run, entry, String(error)));
+  }
+}
+
+/** Resumes parked episodes when nothing else can run (none acting, none to start, no step coming), with the newest version. */
+async function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): Promise<void> {
+  const waiting = Object.entries(pool.parked).filter(([, park]) => !park.resumeSent);
+  if (waiting.length === 0 || activeCount(pool) > 0 || pool.queue.length > 0 || trainingBusy || pool.ready.length >= settings(run).groupsPerStep) return;
+  for (const [id] of waiting.sort((a, b) => a[1].sinceMs - b[1].sinceMs).slice(0, run.input.concurrency)) sendResume(run, pool, id);
+}
+
+function sendResume(run: Run, pool: AsyncPool, id: string): void {
+  pool.parked[id]!.resumeSent = true;
+  const version = settings(run).versionSwitch === 'turn' ? { policyVersion: run.state.policy.version } : {};
+  void signalEpisode(id, episodeSignalNames.resume, version);
+}
+
+/** Signals an episode; one that has just ended is no error. */
+async function signalEpisode(id: string, name: string, payload: unknown): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(id).signal(name, payload);
+  } catch (error) {
+    log.info('episode did not take the signal (it has ended)', { workflowId: id, signal: name, error: String(error) });
+  }
+}
+
+/** Evaluation episodes of the version now published: first in the queue, never trained on, never parked. */
+function queueEvaluation(run: Run, pool: AsyncPool, label: string): void {
+  const { input, state } = run;
+  if (state.evalTasks.length === 0) return;
+  const policy = servedPolicy(run);
+  const specs = state.evalTasks.flatMap((task) => Array.from({ length: input.evalSamples }, (_, sample): PoolEpisode => ({
+    id: `${run.prefix}.${label}.${taskName(task)}.${sample}`, task, policy, sample, group: null, member: sample, attempt: 0,
+  })));
+  pool.evaluation = { label, version: state.policy.version, total: specs.length, results: [] };
+  pool.queue.unshift(...specs);
+}
+
+/**
+ * One step: the batch of `groups` (those with a token staler than η dropped), the trainer step, the
+ * new version published to the episodes in flight and the parked ones, and the step's metrics line.
+ */
+async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<void> {
+  const { input, state, progress } = run;
+  const config = settings(run);
+  const started = Date.now();
+  const base = state.policy.step;
+  const sampledWith = state.policy.version;
+  const kept: number[] = [];
+  let stale = 0;
+  for (const index of groups) {
+    const results = Object.values(pool.groups[index]?.results ?? {});
+    if (groupStaleness(run, results) > config.maxStaleness) stale++;
+    else kept.push(index);
+  }
+  pool.dropped += stale;
+  if (stale) log.info('groups dropped as stale', { stale, base, maxStaleness: config.maxStaleness });
+  const results = kept.flatMap((index) => Object.values(pool.groups[index]!.results).map((result) => ({ ...result, group: `g${index}:${pool.groups[index]!.task}` })));
+  for (const index of groups) delete pool.groups[index];
+  const batch: BuiltBatch = await activities.buildBatch({
+    runDir: state.runDir, name: `step-${String(state.iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient',
+    estimator: input.estimator, truncation: input.truncation, versions: state.versions, vocabSize: input.model.vocabSize, stopCredit: input.stopCredit, baseStep: base,
+  });
+  let training: TrainOnBatchResult | null = null;
+  if (batch.rows > 0) {
+    training = await trainStep(run, batch, 'policy_gradient', input.epochs, config.maxStaleness);
+    const version = await publish(run, training);
+    await announce(run, pool, version);
+  }
+  pool.window.trainerBusyMs += Date.now() - started;
+  const now = Date.now();
+  const wallMs = Math.max(1, now - pool.window.startedAtMs);
+  const evaluated = pool.evaluated;
+  pool.evaluated = null;
+  const asyncMetrics: AsyncStepMetrics = {
+    parked: pool.window.parked, resumed: pool.window.resumed, abandoned: pool.window.abandoned,
+    spanningVersions: batch.spanningVersions ?? 0, stale,
+    staleness: { max: batch.staleness?.max ?? 0, mean: batch.staleness?.mean ?? 0, histogram: batch.staleness?.histogram ?? [] },
+    importanceWeight: training?.metrics.importanceWeight ?? null,
+    trainerIdleShare: Math.max(0, 1 - pool.window.trainerBusyMs / wallMs),
+    samplerIdleShare: Math.min(1, pool.window.samplerIdleMs / wallMs),
+    episodesFinished: pool.window.finished,
+    inFlight: Object.keys(pool.running).length,
+    parkedNow: Object.keys(pool.parked).length,
+  };
+  const metrics: IterationMetrics = {
+    iteration: state.iteration,
+    step: state.policy.step,
+    policyVersion: sampledWith,
+    train: summariseEpisodes(results),
+    eval: evaluated?.metrics ?? null,
+    ...(evaluated ? { evalPolicyVersion: evaluated.version } : {}),
+    batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
+    training: training ? {
+      loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3,
+      klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped,
+      ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
+    } : null,
+    time: {
+      sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
+      testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
+      probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
+      inferenceS: batch.inferenceMs / 1000,
+      trainingS: (training?.durationMs ?? 0) / 1000,
+      wallS: wallMs / 1000,
+    },
+    async: asyncMetrics,
+  };
+  pool.window = { startedAtMs: now, parked: 0, resumed: 0, abandoned: 0, finished: 0, trainerBusyMs: 0, samplerIdleMs: 0, lastTickMs: now };
+  progress.last = metrics;
+  state.last = metrics;
+  await activities.recordIteration({ runDir: state.runDir, metrics });
+  state.iteration++;
+  progress.iteration = state.iteration;
+  if (input.evalEvery > 0 && state.iteration % input.evalEvery === 0 && state.iteration < input.iterations && !pool.evaluation) {
+    queueEvaluation(run, pool, `eval-${state.iteration}`);
+  }
+  const { pool: _pool, ...saved } = state;
+  await activities.saveRunState({ state: saved });
+}
+
+/** The staleness of a group against the weights the next step starts from: its oldest turn's version. */
+function groupStaleness(run: Run, results: readonly EpisodeResult[]): number {
+  const base = run.state.policy.step;
+  let oldest = base;
+  for (const result of results) {
+    for (const version of result.policyVersions ?? [result.policyVersion]) {
+      const step = run.state.versions[version];
+      if (step !== undefined && step < oldest) oldest = step;
+    }
+  }
+  return base - oldest;
+}
+
+/** A new version: the training episodes in flight sample it from their next turn (`turn`), and the parked ones resume. */
+async function announce(run: Run, pool: AsyncPool, version: string): Promise<void> {
+  const switching = settings(run).versionSwitch === 'turn';
+  const sends: Promise<void>[] = [];
+  for (const [id, entry] of Object.entries(pool.running)) {
+    if (entry.group === null) continue;
+    if (pool.parked[id]) {
+      if (!pool.parked[id].resumeSent) {
+        pool.parked[id].resumeSent = true;
+        sends.push(signalEpisode(id, episodeSignalNames.resume, switching ? { policyVersion: version } : {}));
+      }
+    } else if (switching) {
+      sends.push(signalEpisode(id, episodeSignalNames.usePolicyVersion, { version }));
+    }
+  }
+  await Promise.all(sends);
+}
+
+/**
+ * Lets every episode go: the parked are released (they end as `abandoned`), the others cancelled
+ * (each releases its container); then waits for their reports, so that no container outlives the run.
+ */
+async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string): Promise<void> {
+  const ids = Object.keys(pool.running);
+  if (ids.length === 0) return;
+  log.info('letting the episodes in flight go', { episodes: ids.length, parked: Object.keys(pool.parked).length, reason });
+  pool.queue = [];
+  await Promise.all(ids.map(async (id) => {
+    try {
+      if (pool.parked[id]) await getExternalWorkflowHandle(id).signal(episodeSignalNames.release, { reason });
+      else await getExternalWorkflowHandle(id).cancel();
+    } catch (error) {
+      // it ended meanwhile: its report comes, or it came
+      log.info('episode did not take the stop', { workflowId: id, error: String(error) });
+    }
+  }));
+  const deadline = Date.now() + stopWaitMs;
+  while (Object.keys(pool.running).length > 0 && Date.now() < deadline) {
+    await condition(() => events.length > 0, Math.max(1, deadline - Date.now()));
+    for (const event of events.splice(0)) {
+      if (event.kind !== 'finished' || !pool.running[event.workflowId]) continue;
+      delete pool.running[event.workflowId];
+      delete pool.parked[event.workflowId];
+      pool.window.abandoned++;
+    }
+  }
+  if (Object.keys(pool.running).length) log.warn('episodes did not report their end in time; the reaper removes what they left', { episodes: Object.keys(pool.running) });
+}
+
+/** The result of an episode that could not be started: an environment failure. */
+function failedStart(run: Run, entry: PoolEpisode, error: string): EpisodeResult {
+  return {
+    workflowId: entry.id, episodeId: `${entry.id}@failed`, runId: run.runId, taskId: taskName(entry.task), policyVersion: '', checker: run.input.checker,
+    outcome: Outcomes.sandboxCrash, reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
+    counters: { turns: 0, toolCalls: 0, toolErrors: 0, truncatedOutputs: 0, toolTimeouts: 0, tokens: 0, turnLimitHits: 0, tokenLimitHits: 0, deadlineHits: 0 },
+    trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
+  };
+}
+

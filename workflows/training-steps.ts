@@ -1,0 +1,81 @@
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { z } from 'zod';
+import type { BuiltBatch, EpisodeActivities } from '../activities';
+import { ErrorTypes } from '../shared/errors';
+import { formatPolicySpec } from '../shared/policy-spec';
+import { describeIssues } from '../shared/task-spec';
+import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
+import type { TrainingProgress, TrainingRunInput, TrainingRunState } from '../shared/training-run';
+
+// What a training run's phases share, synchronous or not: the run's record, its activities, one
+// trainer step and its publication.
+
+export const activities = proxyActivities<EpisodeActivities>({
+  // file-system work and one HTTP call; a batch of a few hundred episodes takes seconds
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
+});
+
+/**
+ * Publishing waits for the policy server as long as it takes (a supervisor restarts a dead one):
+ * capped backoff, no attempt limit, bounded by an hour. Loading the same weights twice is harmless.
+ */
+export const publisher = proxyActivities<EpisodeActivities>({
+  startToCloseTimeout: '5 minutes',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
+});
+
+/** What the run's phases share: its input, the state carried between iterations and the progress it reports. */
+export interface Run {
+  input: TrainingRunInput;
+  runId: string;
+  progress: TrainingProgress;
+  state: TrainingRunState;
+  /** prefixes the episodes' workflow ids; a resumed run's carries its epoch, so re-run episodes get fresh ids */
+  prefix: string;
+  trainer: TrainerActivities;
+}
+
+/** One trainer step on a batch, idempotent by its step id. */
+export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number, maxStaleness?: number): Promise<TrainOnBatchResult> {
+  const { input, state } = run;
+  const step = state.policy.step + 1;
+  run.progress.phase = 'training';
+  const request = checked(TrainOnBatchInput, {
+    runDir: state.runDir, stepId: `${run.runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, modelConfig: { ...input.model },
+    optimizer: { lr: input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
+    epochs, minibatches: input.minibatches, objective,
+    // the KL anchor is the warm-started step
+    ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep ? { klCoef: input.klCoef, referenceStep: state.referenceStep } : {}),
+    ...(objective === 'policy_gradient' ? { offPolicy: input.offPolicy, isCap: input.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) } : {}),
+  }, 'trainOnBatch input');
+  return checked(TrainOnBatchResult, await run.trainer.trainOnBatch(request), 'trainOnBatch result');
+}
+
+/** Publishes a step's weights to the policy server; later episodes sample them. */
+export async function publish(run: Run, result: { step: number; onnxPath: string }): Promise<string> {
+  run.progress.phase = 'publishing';
+  const version = await publisher.publishPolicy({ url: run.input.policyServer, onnxPath: result.onnxPath });
+  run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
+  run.state.versions[version] = result.step;
+  run.progress.step = result.step;
+  run.progress.policyVersion = version;
+  return version;
+}
+
+/**
+ * The policy the run samples with, pinned to the version it published: every request names it, so
+ * weights another run publishes to the same server are never sampled in its place (a server that
+ * no longer serves it fails the episode as a policy_error, never trained on).
+ */
+export function servedPolicy(run: Run): string {
+  return formatPolicySpec({ kind: 'completions', url: run.input.policyServer, version: run.state.policy.version });
+}
+
+/** A value checked against its contract; a mismatch fails the run instead of retrying a workflow task forever. */
+export function checked<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw ApplicationFailure.nonRetryable(describeIssues(what, parsed.error), ErrorTypes.invalidInput);
+}
