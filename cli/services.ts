@@ -5,7 +5,10 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { atomicWrite } from '../activities/store/artifact-store';
-import { searchAttributeServerArgs } from '../shared/search-attributes';
+import { Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { searchAttributeServerArgs, SearchAttributes } from '../shared/search-attributes';
 import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
 import { projectRoot, type LoadedConfig } from '../workers/config';
@@ -192,8 +195,12 @@ export interface DevServerStatus {
 export async function startDevServer(config: LoadedConfig, log: (line: string) => void = () => undefined): Promise<DevServerStatus> {
   const [host, port] = splitAddress(config.temporal.address);
   const uiUrl = `http://127.0.0.1:${config.temporal.uiPort}`;
-  // a server that answers is used as it is: the Temporal CLI is needed only to start one
-  if (await isListening(config.temporal.address)) return devServerStatus(config);
+  // a server that answers is used as it is (the Temporal CLI is needed only to start one), once it knows
+  // every search attribute of this code: a server started by older code may lack a newer one
+  if (await isListening(config.temporal.address)) {
+    await ensureSearchAttributes(config, log);
+    return devServerStatus(config);
+  }
   if (!['127.0.0.1', 'localhost', '0.0.0.0'].includes(host)) {
     throw new Error(`no Temporal server answers at ${config.temporal.address}, and only a local address can be started here`);
   }
@@ -213,6 +220,27 @@ export async function startDevServer(config: LoadedConfig, log: (line: string) =
     startTimeoutMs: 60_000,
   }, (line) => log(line.replace(`starting ${devServerName}`, `starting the Temporal dev server at ${config.temporal.address} (UI ${uiUrl})`)));
   return { running: true, pid: record.pid || null, address: config.temporal.address, uiUrl };
+}
+
+/** Registers the project's search attributes that a running server lacks (a failure is logged: episodes then fail to tag themselves). */
+export async function ensureSearchAttributes(config: LoadedConfig, log: (line: string) => void): Promise<void> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+    const missing = Object.values(SearchAttributes).filter((key) => !(key.name in (customAttributes ?? {})));
+    if (missing.length === 0) return;
+    const { IndexedValueType } = temporal.api.enums.v1;
+    await connection.operatorService.addSearchAttributes({
+      namespace: config.temporal.namespace,
+      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, key.type === SearchAttributeType.DOUBLE ? IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    });
+    log(`registered search attribute(s) ${missing.map((key) => key.name).join(', ')} on ${config.temporal.address}`);
+  } catch (error) {
+    log(`could not check the search attributes of ${config.temporal.address}: ${(error as Error).message}`);
+  } finally {
+    await connection?.close();
+  }
 }
 
 /** Whether a server answers, and whether this project started it. */

@@ -121,6 +121,11 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
 
 /** `[#####-----] iteration 2/10 sampling 12/32 episodes, step 3` */
 export function progressLine(progress: TrainingProgress): string {
+  if (progress.pool) {
+    // an asynchronous run samples and trains at once: its pool, not a bar per iteration
+    const { inFlight, parked, ready, training } = progress.pool;
+    return `step ${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations}: ${inFlight} episode(s) in flight (${parked} parked), ${ready} group(s) ready, trainer ${training ? 'training' : 'idle'}; ${progress.episodesDone} training episodes done, policy step ${progress.step}`;
+  }
   const width = 20;
   const fraction = progress.episodesTotal ? progress.episodesDone / progress.episodesTotal : 0;
   const filled = Math.round(fraction * width);

@@ -2,36 +2,22 @@
 // strict checker, batches, the Python PyTorch trainer on its own queue, weights published to the
 // policy server; then a cancelled run resumed from its last completed step.
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { createEpisodeRecords } from '../activities/store/episode-records';
 import { createPolicyServer } from '../serving/policy-server';
 import { stopDecisions } from '../shared/compact-actions/context';
-import { trainingQueue } from '../shared/task-queues';
 import { policyTokenizer } from '../shared/tokenizer';
-import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
+import { trainingProgressQueryName, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
-import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
+import { startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
+import { python, readMetrics, runContainers, startTrainer, taskSet } from './helpers/training';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-
-const python = join(projectRoot, '.venv', 'bin', 'python');
-const suite = join(projectRoot, 'tasks', 'suite');
-
-/** A task folder holding copies of some suite tasks (a run's task set is a folder of task folders). */
-function taskSet(names: readonly string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentrl-tasks-'));
-  for (const name of names) {
-    const split = ['train', 'validation', 'heldout'].find((candidate) => existsSync(join(suite, candidate, name)))!;
-    cpSync(join(suite, split, name), join(dir, name), { recursive: true });
-  }
-  return dir;
-}
 
 let env: TestWorkflowEnvironment;
 let worker: RunningWorker;
@@ -39,20 +25,10 @@ let trainer: ChildProcess;
 let policyServer = '';
 let closeServer: () => Promise<void> = async () => undefined;
 
-/** The Python training worker on the test worker's training queue, once it polls. */
-async function startTrainer(): Promise<ChildProcess> {
-  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address, '--task-queue', trainingQueue(worker.taskQueue)], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
-  return child;
-}
-
 before(async () => {
   env = await startTestServer();
   worker = await startWorker(env);
-  trainer = await startTrainer();
+  trainer = await startTrainer(env, worker.taskQueue);
   const { server } = await createPolicyServer();
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -66,8 +42,6 @@ after(async () => {
   await env?.teardown();
 });
 
-const readMetrics = (runDir: string) => readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as IterationMetrics);
-
 /** Starts a small run without warm start or evaluation and waits until its progress satisfies `until`. */
 async function startRunUntil(runId: string, tasks: string[], seed: number, what: string, until: (progress: TrainingProgress) => boolean) {
   const input = {
@@ -80,11 +54,6 @@ async function startRunUntil(runId: string, tasks: string[], seed: number, what:
     return progress !== null && until(progress);
   }, 300_000);
   return { handle, input };
-}
-
-async function runContainers(runId: string): Promise<number> {
-  const containers = await docker.listContainers({ all: true });
-  return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
 }
 
 describe('trainingRun', () => {
@@ -165,7 +134,7 @@ describe('trainingRun', () => {
     const { handle } = await startRunUntil(runId, ['ari-avg-06', 'obo-head-03'], 7, 'the first training step', (progress) => progress.phase === 'training');
     trainer.kill('SIGKILL');
     await new Promise((resolveExit) => trainer.once('exit', resolveExit));
-    trainer = await startTrainer();
+    trainer = await startTrainer(env, worker.taskQueue);
     const result = (await handle.result()) as { runDir: string; steps: number };
     assert.equal(result.steps, 2);
     assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`]);

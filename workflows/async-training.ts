@@ -50,6 +50,7 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   const pool = (state.pool ??= emptyPool(run));
   const config = settings(run);
   let training: Promise<void> | null = null;
+  let trainingError: unknown = null;
   let stepped = false;
   let wake = false;
   const outOfTime = () => input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
@@ -67,6 +68,9 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
           training = null;
           stepped = true;
           wake = true;
+        }, (error: unknown) => {
+          trainingError = error;
+          wake = true;
         });
       }
       await startEpisodes(run, pool, finished());
@@ -75,6 +79,8 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
       progress.pool = { inFlight: Object.keys(pool.running).length, parked: Object.keys(pool.parked).length, ready: pool.ready.length, training: training !== null };
       await condition(() => events.length > 0 || wake);
       wake = false;
+      // a step that failed fails the run, as in a synchronous run
+      if (trainingError) throw trainingError;
     }
   } catch (error) {
     if (isCancellation(error)) {
@@ -196,14 +202,16 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
   });
   pool.running[entry.id] = entry;
   try {
-    await startChild(rolloutEpisode, {
+    // not cancellable: a cancellation between the start's request and its answer would leave an episode
+    // this run does not know of; it takes effect at the next wait, which lets every episode go
+    await CancellationScope.nonCancellable(() => startChild(rolloutEpisode, {
       workflowId: entry.id,
       args: [args],
       // the run continues as new while its episodes act: they must outlive each run of its chain, and
       // the run itself cancels (or releases) them when it ends or is cancelled
       parentClosePolicy: ParentClosePolicy.ABANDON,
       cancellationType: ChildWorkflowCancellationType.ABANDON,
-    });
+    }));
   } catch (error) {
     if (isCancellation(error)) throw error;
     delete pool.running[entry.id];
@@ -365,6 +373,18 @@ async function announce(run: Run, pool: AsyncPool, version: string): Promise<voi
  * (each releases its container); then waits for their reports, so that no container outlives the run.
  */
 async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string): Promise<void> {
+  // what the episodes reported meanwhile: which of them are parked, which have ended
+  const stopped = (event: EpisodeEvent) => {
+    if (!pool.running[event.workflowId]) return;
+    if (event.kind === 'parked') pool.parked[event.workflowId] = { sinceMs: Date.now(), resumeSent: false };
+    else if (event.kind === 'resumed') delete pool.parked[event.workflowId];
+    else {
+      delete pool.running[event.workflowId];
+      delete pool.parked[event.workflowId];
+      pool.window.abandoned++;
+    }
+  };
+  for (const event of events.splice(0)) stopped(event);
   const ids = Object.keys(pool.running);
   if (ids.length === 0) return;
   log.info('letting the episodes in flight go', { episodes: ids.length, parked: Object.keys(pool.parked).length, reason });
@@ -382,10 +402,9 @@ async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string):
   while (Object.keys(pool.running).length > 0 && Date.now() < deadline) {
     await condition(() => events.length > 0, Math.max(1, deadline - Date.now()));
     for (const event of events.splice(0)) {
-      if (event.kind !== 'finished' || !pool.running[event.workflowId]) continue;
-      delete pool.running[event.workflowId];
-      delete pool.parked[event.workflowId];
-      pool.window.abandoned++;
+      // one that parked after it was cancelled is released too
+      if (event.kind === 'parked' && pool.running[event.workflowId]) void signalEpisode(event.workflowId, episodeSignalNames.release, { reason });
+      stopped(event);
     }
   }
   if (Object.keys(pool.running).length) log.warn('episodes did not report their end in time; the reaper removes what they left', { episodes: Object.keys(pool.running) });

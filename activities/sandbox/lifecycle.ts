@@ -63,18 +63,24 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       name, deployment, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
       ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
     });
-    await container.start();
-    // files go in after start: the tmpfs volumes keep their content only while mounted
-    await container.putArchive(await spoolTar(), { path: spoolPath });
-    if (input.restore) {
-      // the tree as it was parked, checked against the snapshot's digest once it is in place
-      await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
-    } else {
-      const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
-      const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
-      await container.putArchive(repoTar, { path: repoPath });
+    try {
+      await container.start();
+      // files go in after start: the tmpfs volumes keep their content only while mounted
+      await container.putArchive(await spoolTar(), { path: spoolPath });
+      if (input.restore) {
+        // the tree as it was parked, checked against the snapshot's digest once it is in place
+        await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
+      } else {
+        const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
+        const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+        await container.putArchive(repoTar, { path: repoPath });
+      }
+      await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+    } catch (error) {
+      // a sandbox that could not be made whole is not left behind (a retry starts over)
+      await removeSandbox(docker, name, volumes).catch(() => undefined);
+      throw error;
     }
-    await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
     const info = await container.inspect();
     return { hostId, containerId: info.Id, containerName: name, volumes };
   }

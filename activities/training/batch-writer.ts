@@ -46,7 +46,7 @@ export function allowedPatterns(rows: readonly { episodeId: string; lossMask: re
 export async function writeBatch(
   path: string,
   rows: readonly BatchRow[],
-  info: { counts: BatchCounts; estimator: string; truncation: string; padId: number; allowed?: AllowedPatterns },
+  info: { counts: BatchCounts; estimator: string; truncation: string; padId: number; allowed?: AllowedPatterns; baseStep?: number },
 ): Promise<void> {
   const padded = padRows(rows, info.padId);
   const shape = [rows.length, padded.length];
@@ -74,6 +74,8 @@ export async function writeBatch(
       counts: JSON.stringify(info.counts),
       estimator: JSON.stringify(info.estimator),
       truncation: JSON.stringify(info.truncation),
+      // the step whose weights the trainer starts from: policy_versions are measured against it
+      ...(info.baseStep !== undefined ? { baseStep: JSON.stringify(info.baseStep) } : {}),
     },
   );
 }

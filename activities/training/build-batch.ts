@@ -109,7 +109,10 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
       const allowed = allowedPatterns(rows, allowedByEpisode, length, input.vocabSize);
       if (rows.length) {
-        await writeBatch(batchPath, rows, { counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: agent.tokenizer.specialIds['<pad>']!, allowed });
+        await writeBatch(batchPath, rows, {
+          counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: agent.tokenizer.specialIds['<pad>']!, allowed,
+          ...(input.baseStep !== undefined ? { baseStep: input.baseStep } : {}),
+        });
       }
       const staleness = input.baseStep === undefined ? undefined
         : summariseStaleness(rows.flatMap((row) => tokenStaleness(row.policyVersions, row.lossMask, input.baseStep!)));

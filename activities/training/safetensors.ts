@@ -46,3 +46,31 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
 export async function writeSafetensors(path: string, tensors: Record<string, Tensor>, metadata: Record<string, string> = {}): Promise<void> {
   await atomicWrite(path, encodeSafetensors(tensors, metadata));
 }
+
+/** A decoded tensor: its dtype, shape and row-major values as numbers (I64 within the safe integer range). */
+export interface DecodedTensor {
+  dtype: SafetensorsDtype;
+  shape: number[];
+  values: number[];
+}
+
+/** Reads what encodeSafetensors writes (the dtypes it knows): the tensors by name and the metadata. */
+export function decodeSafetensors(file: Buffer): { tensors: Record<string, DecodedTensor>; metadata: Record<string, string> } {
+  if (file.length < 8) throw new Error('safetensors: shorter than its 8-byte header length');
+  const headerLength = Number(file.readBigUInt64LE(0));
+  if (8 + headerLength > file.length) throw new Error(`safetensors: a header of ${headerLength} bytes does not fit in ${file.length}`);
+  const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8')) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }> & { __metadata__?: Record<string, string> };
+  const data = file.subarray(8 + headerLength);
+  const tensors: Record<string, DecodedTensor> = {};
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const { dtype, shape, data_offsets: [start, end] } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
+    if (!(dtype in dtypes)) throw new Error(`safetensors: tensor ${name} has dtype ${dtype}, which this reader does not know`);
+    const size = dtypes[dtype as SafetensorsDtype];
+    const bytes = data.subarray(start, end);
+    const values = Array.from({ length: bytes.length / size }, (_, index) =>
+      dtype === 'F32' ? bytes.readFloatLE(index * 4) : dtype === 'I64' ? Number(bytes.readBigInt64LE(index * 8)) : bytes.readUInt8(index));
+    tensors[name] = { dtype: dtype as SafetensorsDtype, shape, values };
+  }
+  return { tensors, metadata: header.__metadata__ ?? {} };
+}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CheckerKinds } from '../../shared/episode';
 import { ObservationModes } from '../../shared/model-context';
+import { OffPolicyModes } from '../../shared/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
 import { defaultPolicyPort, runTraining } from '../training';
@@ -28,6 +29,10 @@ export const train: Command = {
     '  --observations full|blank [sampling.observations]   default full',
     '  --warm-start N            [warmStart.episodes]      default 16 format demonstrations',
     '  --seed N                  [seed]                    default 0',
+    '  --mode sync|async         [mode]                    default sync (async: sampling never waits for training)',
+    '  --max-staleness N         [maxStaleness] async only default 2',
+    '  --off-policy MODE         [offPolicy] none, tis or decoupled      default none',
+    '  --segment-turns N         [segment.maxTurns] async: park episodes every N turns   default none',
     '  --run-id ID               [runId]                   default train-<time>',
     '  --resume ID               continue run ID (its manifest\'s input) from its last completed step',
     `  --policy-port N           port of the embedded policy server   default ${defaultPolicyPort}`,
@@ -36,7 +41,7 @@ export const train: Command = {
   options: {
     input: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
     'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
-    'warm-start': { type: 'string' }, seed: { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
+    'warm-start': { type: 'string' }, seed: { type: 'string' }, mode: { type: 'string' }, 'max-staleness': { type: 'string' }, 'off-policy': { type: 'string' }, 'segment-turns': { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
     const config = loadConfig();
@@ -63,6 +68,10 @@ export const train: Command = {
     if (values.observations !== undefined) input.sampling = { ...(input.sampling as object | undefined), observations: oneOf('--observations', values.observations as string, ObservationModes) };
     if (values['warm-start'] !== undefined) input.warmStart = { ...(input.warmStart as object | undefined), episodes: count('warm-start', true) };
     if (values.seed !== undefined) input.seed = count('seed', true);
+    if (values.mode !== undefined) input.mode = oneOf('--mode', values.mode as string, ['sync', 'async'] as const);
+    if (values['max-staleness'] !== undefined) input.maxStaleness = count('max-staleness', true);
+    if (values['off-policy'] !== undefined) input.offPolicy = oneOf('--off-policy', values['off-policy'] as string, OffPolicyModes);
+    if (values['segment-turns'] !== undefined) input.segment = { ...(input.segment as object | undefined), maxTurns: count('segment-turns') };
     if (values['run-id'] !== undefined) input.runId = values['run-id'];
     const policyPort = values['policy-port'] === undefined ? defaultPolicyPort : positiveInt('--policy-port', values['policy-port'] as string);
     const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, json: Boolean(values.json), log });

@@ -1,0 +1,43 @@
+// What the end-to-end training tests share: task sets copied from the suite, the Python training
+// worker on a test worker's training queue, a run's metrics and its containers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { trainingQueue } from '../../shared/task-queues';
+import type { IterationMetrics } from '../../shared/training-run';
+import { projectRoot } from '../../workers/config';
+import { docker, waitFor } from './temporal';
+
+export const python = join(projectRoot, '.venv', 'bin', 'python');
+const suite = join(projectRoot, 'tasks', 'suite');
+
+/** A task folder holding copies of some suite tasks (a run's task set is a folder of task folders). */
+export function taskSet(names: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agentrl-tasks-'));
+  for (const name of names) {
+    const split = ['train', 'validation', 'heldout'].find((candidate) => existsSync(join(suite, candidate, name)))!;
+    cpSync(join(suite, split, name), join(dir, name), { recursive: true });
+  }
+  return dir;
+}
+
+/** The Python training worker on the test worker's training queue, once it polls. */
+export async function startTrainer(env: TestWorkflowEnvironment, taskQueue: string): Promise<ChildProcess> {
+  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address, '--task-queue', trainingQueue(taskQueue)], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
+  return child;
+}
+
+/** The lines of a run's metrics.jsonl. */
+export const readMetrics = (runDir: string): IterationMetrics[] => readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as IterationMetrics);
+
+/** Containers left by the run's episodes (their labels carry ids that start with the run's). */
+export async function runContainers(runId: string): Promise<number> {
+  const containers = await docker.listContainers({ all: true });
+  return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
+}
