@@ -6,14 +6,17 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
-import { startStubbedWorkers } from '../tests/helpers/stubs';
-import { policy, scriptedPolicy, startTestServer, startWorker, task } from '../tests/helpers/temporal';
+import { episodeSignalNames, progressQueryName, type EpisodeProgress } from '../shared/episode';
+import { startStubbedWorkers, turnSummary } from '../tests/helpers/stubs';
+import { policy, scriptedPolicy, startTestServer, startWorker, task, waitFor } from '../tests/helpers/temporal';
 import { trainingStubs } from '../tests/helpers/training-stubs';
 import { projectRoot } from '../workers/config';
 
 const episodeCases: Record<string, Record<string, unknown>> = {
   'fix-strict': { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') },
   'malformed-then-turn-limit': { task: task('off-by-one-range'), policy: scriptedPolicy(['not json', { tool: 'bash', command: 'echo hi' }, { tool: 'bash', command: 'echo again' }]), budgets: { maxTurns: 3 } },
+  // parks after two turns; the recorder resumes it once it is parked
+  'parked-then-resumed': { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix'), segment: { maxTurns: 2 } },
 };
 
 /** A two-iteration run with a warm start, evaluations and stop credit: its first execution and the one it continued as. */
@@ -35,6 +38,10 @@ async function recordEpisodes(env: TestWorkflowEnvironment, names: string[]): Pr
   try {
     for (const name of names) {
       const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId: `history-${name}`, args: [episodeCases[name]] });
+      if (episodeCases[name]!.segment) {
+        await waitFor('the episode to park', async () => (await handle.query<EpisodeProgress>(progressQueryName).catch(() => null))?.phase === 'parked', 120_000);
+        await handle.signal(episodeSignalNames.resume, { segment: null });
+      }
       await handle.result();
       await save(name, handle);
     }
@@ -56,6 +63,26 @@ async function recordTrainingRun(env: TestWorkflowEnvironment): Promise<void> {
   }
 }
 
+/** An asynchronous run of three steps with parked episodes, continuing as new with episodes in flight. */
+const asyncInput = {
+  runId: 'history-async-run', tasks: '/stub/tasks', evalTasks: '/stub/eval', iterations: 2, tasksPerIteration: 2, groupSize: 2, evalSamples: 1, evalEvery: 1,
+  warmStart: { episodes: 0, epochs: 1 }, policyServer: 'http://stub.invalid:1', seed: 0, stopCredit: 0, mode: 'async', maxStaleness: 1, segment: { maxTurns: 1 },
+};
+
+async function recordAsyncRun(env: TestWorkflowEnvironment): Promise<void> {
+  const { stubs } = trainingStubs((_, seed) => (seed % 2 === 0 ? 'reward-1' : 'reward-0'));
+  // two turns each, so that every training episode parks once
+  const workers = await startStubbedWorkers(env, { ...stubs, takeTurn: async (turn) => (turn.turn === 0 ? turnSummary(0, 'ok') : stubs.takeTurn!(turn)) });
+  try {
+    const handle = await env.client.workflow.start('trainingRun', { taskQueue: workers.taskQueue, workflowId: asyncInput.runId, args: [asyncInput] });
+    await handle.result();
+    await save('async-run-first', env.client.workflow.getHandle(asyncInput.runId, handle.firstExecutionRunId));
+    await save('async-run-last', env.client.workflow.getHandle(asyncInput.runId));
+  } finally {
+    await workers.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
   const wanted = (name: string) => names.length === 0 || names.includes(name);
@@ -64,6 +91,7 @@ async function main(): Promise<void> {
     const episodes = Object.keys(episodeCases).filter(wanted);
     if (episodes.length) await recordEpisodes(env, episodes);
     if (wanted('training-run')) await recordTrainingRun(env);
+    if (wanted('async-run')) await recordAsyncRun(env);
   } finally {
     await env.teardown();
   }
