@@ -3,46 +3,22 @@
 // versions; the staleness bound read back from the batch files; the behaviour log-probs of an episode
 // that spans two versions recomputed under each token's own version; cancellation and resumption.
 import assert from 'node:assert/strict';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, test } from 'node:test';
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { decodeSafetensors } from '../activities/training/safetensors';
 import { createBuildBatchActivities } from '../activities/training/build-batch';
-import { createPolicyServer } from '../serving/policy-server';
 import { episodeSignalNames, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import type { TrainingRunState } from '../shared/training-run';
 import { projectRoot } from '../workers/config';
-import { startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
-import { python, readMetrics, runContainers, startTrainer, taskSet } from './helpers/training';
+import { waitFor } from './helpers/temporal';
+import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from './helpers/training';
 
-let env: TestWorkflowEnvironment;
-let worker: RunningWorker;
-let trainer: ChildProcess;
-let policyServer = '';
-let closeServer: () => Promise<void> = async () => undefined;
-
-before(async () => {
-  env = await startTestServer();
-  worker = await startWorker(env);
-  trainer = await startTrainer(env, worker.taskQueue);
-  const { server } = await createPolicyServer();
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
-});
-
-after(async () => {
-  trainer?.kill('SIGTERM');
-  await closeServer();
-  await worker?.stop();
-  await env?.teardown();
-});
+const suite = useTrainingEnvironment();
 
 /** policy_versions and loss_mask of a batch file, row by row. */
 function batchVersions(path: string): { versions: number[][]; mask: number[][] } {
@@ -62,7 +38,7 @@ function batchStaleness(path: string, base: number): number {
 }
 
 const small = (runId: string, fields: Record<string, unknown>) => ({
-  runId, evalTasks: '', tasksPerIteration: 2, groupSize: 2, concurrency: 4, stopCredit: 0, policyServer, seed: 4, mode: 'async', budgets: { maxTurns: 6 }, ...fields,
+  runId, evalTasks: '', tasksPerIteration: 2, groupSize: 2, concurrency: 4, stopCredit: 0, policyServer: suite.policyServer, seed: 4, mode: 'async', budgets: { maxTurns: 6 }, ...fields,
 });
 
 describe('asynchronous trainingRun', () => {
@@ -74,7 +50,7 @@ describe('asynchronous trainingRun', () => {
       tasks: taskSet(['ari-avg-06', 'cmp-covers-01']), iterations: 3, groupsPerStep: 1, maxStaleness: 1, segment: { maxTurns: 2 },
       warmStart: { episodes: 4, epochs: 2 }, offPolicy: 'decoupled',
     });
-    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
+    const result = (await suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
     spanRunDir = result.runDir;
     assert.equal(result.steps, 4, 'the warm start and three policy-gradient steps');
     const lines = readMetrics(result.runDir).filter((line) => line.async);
@@ -102,13 +78,13 @@ describe('asynchronous trainingRun', () => {
   test('an episode parked under v1 resumes after v2 is published: its turns record v1 then v2, its batch row both, and every behaviour log-prob is the trainer\'s under its own version', async () => {
     // the run above published its warm start (step 1) and its steps; serve step 1, then publish step 2 while the episode is parked
     const onnx = (step: number) => join(spanRunDir, 'policies', `v${step}`, 'policy.onnx');
-    const load = async (step: number) => ((await (await fetch(`${policyServer}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnx(step) }) })).json()) as { model: string }).model;
+    const load = async (step: number) => ((await (await fetch(`${suite.policyServer}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnx(step) }) })).json()) as { model: string }).model;
     const v1 = await load(1);
     const tasks = taskSet(['swp-min-max-08']);
     const workflowId = `ci-span-${Date.now()}`;
-    const handle = await env.client.workflow.start('rolloutEpisode', {
-      taskQueue: worker.taskQueue, workflowId,
-      args: [{ task: join(tasks, 'swp-min-max-08'), policy: formatPolicySpec({ kind: 'completions', url: policyServer, version: v1 }), segment: { maxTurns: 2 }, budgets: { maxTurns: 5 }, runId: 'ci-span' }],
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+      taskQueue: suite.worker.taskQueue, workflowId,
+      args: [{ task: join(tasks, 'swp-min-max-08'), policy: formatPolicySpec({ kind: 'completions', url: suite.policyServer, version: v1 }), segment: { maxTurns: 2 }, budgets: { maxTurns: 5 }, runId: 'ci-span' }],
     });
     await waitFor('the episode to park', async () => (await handle.query<EpisodeProgress>('progress').catch(() => null))?.phase === 'parked', 180_000);
     const v2 = await load(2);
@@ -120,7 +96,7 @@ describe('asynchronous trainingRun', () => {
     assert.deepEqual(turns.slice(0, 2).map((turn) => turn.policyVersion), [v1, v1]);
     assert.ok(turns.length > 2 && turns.slice(2).every((turn) => turn.policyVersion === v2), JSON.stringify(turns));
 
-    const batches = createBuildBatchActivities({ store: createArtifactStore(worker.config.artifactsDir) });
+    const batches = createBuildBatchActivities({ store: createArtifactStore(suite.worker.config.artifactsDir) });
     const built = await batches.buildBatch({
       runDir: spanRunDir, name: `span-${Date.now()}`, objective: 'policy_gradient', estimator: 'grpo', truncation: 'zero', versions: { [v1]: 1, [v2]: 2 }, vocabSize: 404, baseStep: 2,
       // a group of the episode with itself, so that it keeps its row
@@ -138,7 +114,7 @@ describe('asynchronous trainingRun', () => {
     const runId = 'ci-async-eta0';
     const names = ['ari-avg-06', 'cmp-covers-01', 'obo-head-03'];
     const input = small(runId, { tasks: taskSet(names), iterations: 2, maxStaleness: 0, warmStart: { episodes: 0, epochs: 1 } });
-    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
+    const result = (await suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
     assert.equal(result.steps, 2);
     const state = JSON.parse(readFileSync(join(result.runDir, 'state.json'), 'utf8')) as TrainingRunState;
     for (const step of [0, 1]) {
@@ -157,23 +133,23 @@ describe('asynchronous trainingRun', () => {
   test('cancelling an asynchronous run releases every container, parked episodes included, and --resume continues it', async () => {
     const runId = 'ci-async-cancel';
     const input = small(runId, { tasks: taskSet(['obo-head-03', 'swp-min-max-08']), iterations: 2, groupsPerStep: 2, maxStaleness: 1, segment: { maxTurns: 1 }, warmStart: { episodes: 0, epochs: 1 } });
-    const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
+    const handle = await suite.env.client.workflow.start('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] });
     await waitFor('an episode of the run to park', async () => {
-      for await (const execution of env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND AgentrlPhase = "parked" AND ExecutionStatus = "Running"` })) return execution;
+      for await (const execution of suite.env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND AgentrlPhase = "parked" AND ExecutionStatus = "Running"` })) return execution;
       return null;
     }, 180_000);
     await handle.cancel();
     await assert.rejects(handle.result());
     await waitFor('every episode of the run to end', async () => {
-      for await (const execution of env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Running"` })) return !execution;
+      for await (const execution of suite.env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Running"` })) return !execution;
       return true;
     }, 120_000);
     await waitFor('the cancelled run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
-    const runDir = join(worker.config.artifactsDir, 'runs', runId);
+    const runDir = join(suite.worker.config.artifactsDir, 'runs', runId);
     const saved = JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as TrainingRunState;
     assert.equal(saved.pool, undefined, 'the pool of episodes is not part of the saved state');
     // started again with the same input: it continues from its last completed step
-    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { steps: number };
+    const result = (await suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] })) as { steps: number };
     assert.equal(result.steps, 2);
     assert.deepEqual(readMetrics(runDir).filter((line) => line.async).map((line) => line.iteration), [0, 1]);
     await waitFor('the resumed run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);

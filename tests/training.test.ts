@@ -2,53 +2,29 @@
 // strict checker, batches, the Python PyTorch trainer on its own queue, weights published to the
 // policy server; then a cancelled run resumed from its last completed step.
 import assert from 'node:assert/strict';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { createEpisodeRecords } from '../activities/store/episode-records';
-import { createPolicyServer } from '../serving/policy-server';
 import { stopDecisions } from '../shared/compact-actions/context';
 import { policyTokenizer } from '../shared/tokenizer';
 import { trainingProgressQueryName, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
-import { startTestServer, startWorker, waitFor, type RunningWorker } from './helpers/temporal';
-import { python, readMetrics, runContainers, startTrainer, taskSet } from './helpers/training';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { waitFor } from './helpers/temporal';
+import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from './helpers/training';
 
-let env: TestWorkflowEnvironment;
-let worker: RunningWorker;
-let trainer: ChildProcess;
-let policyServer = '';
-let closeServer: () => Promise<void> = async () => undefined;
-
-before(async () => {
-  env = await startTestServer();
-  worker = await startWorker(env);
-  trainer = await startTrainer(env, worker.taskQueue);
-  const { server } = await createPolicyServer();
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
-});
-
-after(async () => {
-  trainer?.kill('SIGTERM');
-  await closeServer();
-  await worker?.stop();
-  await env?.teardown();
-});
+const suite = useTrainingEnvironment();
 
 /** Starts a small run without warm start or evaluation and waits until its progress satisfies `until`. */
 async function startRunUntil(runId: string, tasks: string[], seed: number, what: string, until: (progress: TrainingProgress) => boolean) {
   const input = {
     runId, tasks: taskSet(tasks), evalTasks: '', iterations: 2, tasksPerIteration: 2, groupSize: 2,
-    concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer, seed,
+    concurrency: 2, warmStart: { episodes: 0, epochs: 1 }, policyServer: suite.policyServer, seed,
   };
-  const handle = await env.client.workflow.start('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] });
+  const handle = await suite.env.client.workflow.start('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] });
   await waitFor(what, async () => {
     const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
     return progress !== null && until(progress);
@@ -61,14 +37,14 @@ describe('trainingRun', () => {
     const runId = 'ci-two-iterations';
     const input = {
       runId, tasks: taskSet(['ari-avg-06', 'cmp-covers-01']), evalTasks: taskSet(['swp-min-max-08']), evalSamples: 2, evalEvery: 1,
-      iterations: 2, tasksPerIteration: 2, groupSize: 2, concurrency: 3, warmStart: { episodes: 4, epochs: 2 }, policyServer, seed: 3,
+      iterations: 2, tasksPerIteration: 2, groupSize: 2, concurrency: 3, warmStart: { episodes: 4, epochs: 2 }, policyServer: suite.policyServer, seed: 3,
     };
-    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number; policyVersion: string; reportPath: string };
+    const result = (await suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number; policyVersion: string; reportPath: string };
     const { runDir } = result;
 
     // warm start + one step per iteration; the server now serves the last step's weights
     assert.equal(result.steps, 3);
-    const served = (await (await fetch(`${policyServer}/v1/models`)).json()) as { data: { id: string }[] };
+    const served = (await (await fetch(`${suite.policyServer}/v1/models`)).json()) as { data: { id: string }[] };
     assert.equal(served.data[0]!.id, result.policyVersion);
     assert.deepEqual(readdirSync(join(runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`, `${runId}-step-3.json`]);
 
@@ -85,14 +61,14 @@ describe('trainingRun', () => {
       assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
     }
     // training episodes grade every passed stop point (stopCredit's default); their counts add up in the metrics
-    const children = await Promise.all(['ari-avg-06', 'cmp-covers-01'].flatMap((name) => [0, 1].map((sample) => env.client.workflow.getHandle(`${runId}.it0.${name}.${sample}`).result() as Promise<EpisodeResult>)));
+    const children = await Promise.all(['ari-avg-06', 'cmp-covers-01'].flatMap((name) => [0, 1].map((sample) => suite.env.client.workflow.getHandle(`${runId}.it0.${name}.${sample}`).result() as Promise<EpisodeResult>)));
     const stops = children.flatMap((child) => child.stops ?? []);
     assert.ok(stops.every((stop) => (stop.passed ? stop.probe === 0 || stop.probe === 1 : stop.probe === null)), JSON.stringify(stops));
     const counted = metrics[0]!.train!.stops!;
     assert.deepEqual([counted.afterPass + counted.afterFail, counted.probed], [stops.length, stops.filter((stop) => stop.passed).length]);
     assert.equal(counted.submittedAfterPass + counted.submittedAfterFail, stops.filter((stop) => stop.submitted).length);
     // each stop point followed by an action is credited at that action's first token, which is `submit` exactly when it submitted
-    const records = createEpisodeRecords(createArtifactStore(worker.config.artifactsDir));
+    const records = createEpisodeRecords(createArtifactStore(suite.worker.config.artifactsDir));
     let decided = 0;
     for (const child of children) {
       const { context } = (await records.lastContext(child.episodeId))!;
@@ -132,9 +108,9 @@ describe('trainingRun', () => {
   test('a trainer killed mid-step: the step is retried on a new trainer and applied once', async () => {
     const runId = 'ci-trainer-kill';
     const { handle } = await startRunUntil(runId, ['ari-avg-06', 'obo-head-03'], 7, 'the first training step', (progress) => progress.phase === 'training');
-    trainer.kill('SIGKILL');
-    await new Promise((resolveExit) => trainer.once('exit', resolveExit));
-    trainer = await startTrainer(env, worker.taskQueue);
+    suite.trainer.kill('SIGKILL');
+    await new Promise((resolveExit) => suite.trainer.once('exit', resolveExit));
+    await suite.restartTrainer();
     const result = (await handle.result()) as { runDir: string; steps: number };
     assert.equal(result.steps, 2);
     assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`]);
@@ -151,13 +127,13 @@ describe('trainingRun', () => {
     await handle.cancel();
     await assert.rejects(handle.result());
     await waitFor('the cancelled run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
-    const runDir = join(worker.config.artifactsDir, 'runs', runId);
+    const runDir = join(suite.worker.config.artifactsDir, 'runs', runId);
     const saved = JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')) as TrainingRunState;
     assert.equal(saved.iteration, 1);
     assert.equal(saved.policy.step, 1);
 
     // another config is refused with the differing field named, and nothing of the run is touched
-    await assert.rejects(env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: `${runId}-other`, args: [{ ...input, lr: 3e-3 }] }),
+    await assert.rejects(suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: `${runId}-other`, args: [{ ...input, lr: 3e-3 }] }),
       (error: Error) => {
         const messages: string[] = [];
         for (let cause: Error | undefined = error; cause; cause = cause.cause as Error | undefined) messages.push(cause.message);
@@ -170,7 +146,7 @@ describe('trainingRun', () => {
     delete manifest.config.stopCredit;
     writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 
-    const result = (await env.client.workflow.execute('trainingRun', { taskQueue: worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
+    const result = (await suite.env.client.workflow.execute('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] })) as { runDir: string; steps: number };
     assert.equal(result.steps, 2);
     const metrics = readMetrics(runDir);
     // each iteration recorded once, each step applied once

@@ -11,7 +11,7 @@ import {
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { batchEpisode, episodeInput, maxResamples, taskName } from './training-episodes';
-import { activities, publish, servedPolicy, trainStep, type Run } from './training-steps';
+import { activities, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
 
 /** How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their containers. */
 const stopWaitMs = 10 * 60_000;
@@ -308,20 +308,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     train: summariseEpisodes(results),
     eval: evaluated?.metrics ?? null,
     ...(evaluated ? { evalPolicyVersion: evaluated.version } : {}),
-    batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
-    training: training ? {
-      loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3,
-      klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped,
-      ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
-    } : null,
-    time: {
-      sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
-      testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
-      probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
-      inferenceS: batch.inferenceMs / 1000,
-      trainingS: (training?.durationMs ?? 0) / 1000,
-      wallS: wallMs / 1000,
-    },
+    ...stepFigures(results, batch, training, wallMs),
     async: asyncMetrics,
   };
   pool.window = { startedAtMs: now, parked: 0, resumed: 0, abandoned: 0, finished: 0, trainerBusyMs: 0, samplerIdleMs: 0, lastTickMs: now };

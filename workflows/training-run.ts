@@ -12,7 +12,7 @@ import {
 import { runAsync } from './async-training';
 import { episodeEventSignal } from './rollout-episode';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
-import { activities, checked, publish, publisher, servedPolicy, trainStep, type Run } from './training-steps';
+import { activities, checked, publish, publisher, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
 
 export const trainingProgressQuery = defineQuery<TrainingProgress>(trainingProgressQueryName);
 
@@ -156,16 +156,7 @@ async function runIteration(run: Run): Promise<void> {
     policyVersion: sampledWith.version,
     train: summariseEpisodes(results),
     eval: evalMetrics,
-    batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
-    training: training ? { loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3, klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped } : null,
-    time: {
-      sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
-      testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
-      probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
-      inferenceS: batch.inferenceMs / 1000,
-      trainingS: (training?.durationMs ?? 0) / 1000,
-      wallS: (Date.now() - started) / 1000,
-    },
+    ...stepFigures(results, batch, training, Date.now() - started),
   };
   progress.last = metrics;
   state.last = metrics;

@@ -5,7 +5,8 @@ import { ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { describeIssues } from '../shared/task-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
-import type { TrainingProgress, TrainingRunInput, TrainingRunState } from '../shared/training-run';
+import type { EpisodeResult } from '../shared/episode';
+import type { IterationMetrics, TrainingProgress, TrainingRunInput, TrainingRunState } from '../shared/training-run';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.
@@ -78,4 +79,24 @@ export function checked<S extends z.ZodType>(schema: S, value: unknown, what: st
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw ApplicationFailure.nonRetryable(describeIssues(what, parsed.error), ErrorTypes.invalidInput);
+}
+
+/** The batch, training and time figures of one metrics line, from its episodes, its batch and its step (null: no step). */
+export function stepFigures(results: readonly EpisodeResult[], batch: BuiltBatch, training: TrainOnBatchResult | null, wallMs: number): Pick<IterationMetrics, 'batch' | 'training' | 'time'> {
+  return {
+    batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
+    training: training ? {
+      loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3,
+      klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped,
+      ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
+    } : null,
+    time: {
+      sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
+      testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
+      probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
+      inferenceS: batch.inferenceMs / 1000,
+      trainingS: (training?.durationMs ?? 0) / 1000,
+      wallS: wallMs / 1000,
+    },
+  };
 }

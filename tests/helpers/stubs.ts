@@ -106,3 +106,13 @@ export async function untilCancelled(): Promise<never> {
     await Promise.race([Context.current().cancelled, new Promise((resolveSleep) => setTimeout(resolveSleep, 100))]);
   }
 }
+
+/** Runs `body` with stubbed workers on `env`, stopped whatever happens. */
+export async function withStubbedWorkers(env: TestWorkflowEnvironment, stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>): Promise<void> {
+  const workers = await startStubbedWorkers(env, stubs);
+  try {
+    await body(workers);
+  } finally {
+    await workers.stop();
+  }
+}

@@ -1,14 +1,17 @@
 // What the end-to-end training tests share: task sets copied from the suite, the Python training
 // worker on a test worker's training queue, a run's metrics and its containers.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createPolicyServer } from '../../serving/policy-server';
 import { trainingQueue } from '../../shared/task-queues';
 import type { IterationMetrics } from '../../shared/training-run';
 import { projectRoot } from '../../workers/config';
-import { docker, waitFor } from './temporal';
+import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './temporal';
 
 export const python = join(projectRoot, '.venv', 'bin', 'python');
 const suite = join(projectRoot, 'tasks', 'suite');
@@ -40,4 +43,39 @@ export const readMetrics = (runDir: string): IterationMetrics[] => readFileSync(
 export async function runContainers(runId: string): Promise<number> {
   const containers = await docker.listContainers({ all: true });
   return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
+}
+
+/** What a training test file runs against: a dev server, a worker, the Python trainer and an embedded policy server. */
+export interface TrainingEnvironment {
+  env: TestWorkflowEnvironment;
+  worker: RunningWorker;
+  /** the trainer process (a test that kills it starts another with restartTrainer) */
+  trainer: ChildProcess;
+  policyServer: string;
+  restartTrainer(): Promise<void>;
+}
+
+/** Starts the training environment before the file's tests and stops it after them. */
+export function useTrainingEnvironment(): TrainingEnvironment {
+  const suite = {} as TrainingEnvironment;
+  let closeServer: () => Promise<void> = async () => undefined;
+  before(async () => {
+    suite.env = await startTestServer();
+    suite.worker = await startWorker(suite.env);
+    suite.trainer = await startTrainer(suite.env, suite.worker.taskQueue);
+    suite.restartTrainer = async () => {
+      suite.trainer = await startTrainer(suite.env, suite.worker.taskQueue);
+    };
+    const { server } = await createPolicyServer();
+    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+    suite.policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
+  });
+  after(async () => {
+    suite.trainer?.kill('SIGTERM');
+    await closeServer();
+    await suite.worker?.stop();
+    await suite.env?.teardown();
+  });
+  return suite;
 }

@@ -11,7 +11,7 @@ import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import type { EpisodeResult } from '../../shared/episode';
 import { seededSample } from '../../shared/random';
 import type { AsyncStepMetrics } from '../../shared/training-run';
-import { startStubbedWorkers, turnSummary, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
+import { withStubbedWorkers, turnSummary, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
 import { startTestServer, waitFor } from '../helpers/temporal';
 import { stubTrainTasks, trainingStubs, type EpisodePlan } from '../helpers/training-stubs';
 
@@ -30,14 +30,7 @@ const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   warmStart: { episodes: 0, epochs: 1 }, policyServer: 'http://stub.invalid:1', seed: 0, stopCredit: 0, mode: 'async', ...fields,
 });
 
-async function withWorkers(stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>): Promise<void> {
-  const workers = await startStubbedWorkers(env, stubs);
-  try {
-    await body(workers);
-  } finally {
-    await workers.stop();
-  }
-}
+const withWorkers = (stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>) => withStubbedWorkers(env, stubs, body);
 
 /** The task of a stubbed episode, from the prompt reference the stubs give it. */
 const taskOfTurn = (turn: TakeTurnInput) => turn.promptRef!.split(':')[1]!;

@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { seededSample } from '../../shared/random';
 import type { TrainingRunResult } from '../../workflows/training-run';
-import { startStubbedWorkers, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
+import { withStubbedWorkers, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
 import { startTestServer } from '../helpers/temporal';
 import { stubTrainTasks, trainingStubs, type EpisodePlan } from '../helpers/training-stubs';
 
@@ -32,15 +32,7 @@ const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   warmStart: { episodes: 2, epochs: 3 }, policyServer: 'http://stub.invalid:1', seed: 0, stopCredit: 0, ...fields,
 });
 
-/** Runs `body` with stubbed workers, stopped whatever happens. */
-async function withWorkers(stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>): Promise<void> {
-  const workers = await startStubbedWorkers(env, stubs);
-  try {
-    await body(workers);
-  } finally {
-    await workers.stop();
-  }
-}
+const withWorkers = (stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>) => withStubbedWorkers(env, stubs, body);
 
 describe('trainingRun orchestration (stubbed activities)', () => {
   test('episodes, outcomes, batches and steps are accounted for; iterations sample the published policy, pinned', async () => {

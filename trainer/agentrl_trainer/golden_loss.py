@@ -38,6 +38,11 @@ def reference_loss(case: dict) -> dict:
             ratios.append(ratio)
             kls.append(ratio - 1 - log_ratio)
         sequences.append(losses)
+    return aggregated(sequences, ratios, kls, clipped)
+
+
+def aggregated(sequences: list[list[float]], ratios: list[float], kls: list[float], clipped: int) -> dict:
+    """The loss in every aggregation mode from per-sequence lists of per-token losses, and the ratio metrics."""
     nonempty = [s for s in sequences if s]
     tokens = sum(len(s) for s in sequences)
     return {
@@ -114,11 +119,16 @@ def golden() -> dict:
     }
 
 
-def main(argv: list[str]) -> int:
-    path = Path(argv[0]) if argv else GOLDEN_PATH
-    path.write_text(json.dumps(golden(), indent=1) + "\n")
+def write_golden(data: dict, default_path: Path, argv: list[str]) -> int:
+    """Writes a golden file to argv[0], else to its place in shared/golden/."""
+    path = Path(argv[0]) if argv else default_path
+    path.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {path}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return write_golden(golden(), GOLDEN_PATH, argv)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,13 @@ Regenerate with `.venv/bin/python -m agentrl_trainer.golden_off_policy` from tra
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
 
+from .golden_loss import AGGREGATION_NAMES, TOLERANCE, aggregated, write_golden
+
 GOLDEN_PATH = Path(__file__).resolve().parents[2] / "shared" / "golden" / "off-policy.json"
-TOLERANCE = 1e-9
-AGGREGATION_NAMES = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum")
 MODES = ("none", "tis", "decoupled")
 
 
@@ -56,20 +55,9 @@ def reference_loss(case: dict) -> dict:
             weights.append(w)
             over += w > cap
         sequences.append(losses)
-    nonempty = [s for s in sequences if s]
     tokens = sum(len(s) for s in sequences)
     return {
-        "loss": {
-            "token_mean": sum(sum(s) for s in sequences) / tokens if tokens else 0.0,
-            "seq_mean_token_mean": sum(sum(s) / len(s) for s in nonempty) / len(nonempty) if nonempty else 0.0,
-            "seq_mean_token_sum": sum(sum(s) for s in nonempty) / len(nonempty) if nonempty else 0.0,
-        },
-        "metrics": {
-            "mean_ratio": sum(ratios) / tokens if tokens else 1.0,
-            "clip_fraction": clipped / tokens if tokens else 0.0,
-            "kl_k3": sum(kls) / tokens if tokens else 0.0,
-            "masked_tokens": tokens,
-        },
+        **aggregated(sequences, ratios, kls, clipped),
         "importance": {
             "mean": sum(weights) / tokens if tokens else 1.0,
             "max": max(weights) if weights else 1.0,
@@ -174,10 +162,7 @@ def golden() -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0]) if argv else GOLDEN_PATH
-    path.write_text(json.dumps(golden(), indent=1) + "\n")
-    print(f"wrote {path}")
-    return 0
+    return write_golden(golden(), GOLDEN_PATH, argv)
 
 
 if __name__ == "__main__":
