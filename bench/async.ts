@@ -2,14 +2,14 @@
 //
 //   node --import tsx bench/async.ts [--parts throughput,learning,staleness] [--throughput-minutes 10]
 //     [--learning-minutes 15] [--seeds 0,1] [--staleness-minutes 10] [--etas 1,4,8] [--off-policy none,decoupled]
-//     [--slow-seconds 20] [--concurrency 4] [--policy-port 8100] [--json FILE]
+//     [--slow-seconds 45] [--slow-share 0.1] [--concurrency 4] [--policy-port 8100] [--json FILE]
 //
 // throughput: both modes on the same heavy-tailed task set at equal trainer capacity (one trainer worker,
 //   the same tasks and group sizes per step, the same concurrency): training episodes per hour, the trainer's
-//   and the sampler's idle shares and the machine's CPU utilisation. The set is 20 training tasks of the
-//   suite; in 2 of them (a tenth) every import of the visible test module sleeps --slow-seconds, so every
-//   check (`run`, `locate`) and every grading of those tasks' episodes waits that long: their episodes take
-//   ten times the median or more (the measured quantiles are printed).
+//   and the sampler's idle shares (no episode acting; `slots idle`: the share of the concurrency unused)
+//   and the machine's CPU utilisation. The set (heavyTailedTasks) is the suite's training tasks with a draw in
+//   their test module: a tenth of the episodes' containers wait --slow-seconds at every test run, so those
+//   episodes take many times the median (the measured quantiles are printed).
 // learning: both modes on the bundled suite for --learning-minutes each, per seed: held-out true success
 //   at equal wall-clock.
 // staleness: asynchronous runs with η in --etas × --off-policy, --staleness-minutes each, on the
@@ -41,7 +41,8 @@ const { values } = parseArgs({
     'staleness-minutes': { type: 'string', default: '10' },
     etas: { type: 'string', default: '1,4,8' },
     'off-policy': { type: 'string', default: 'none,decoupled' },
-    'slow-seconds': { type: 'string', default: '20' },
+    'slow-seconds': { type: 'string', default: '45' },
+    'slow-share': { type: 'string', default: '0.1' },
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     json: { type: 'string' },
@@ -52,21 +53,34 @@ const log = (line: string) => console.error(`bench:async: ${line}`);
 const fixed = (value: number | null | undefined, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
 
-/** The heavy-tailed task set: 20 training tasks, a tenth of them with a test module that sleeps at every import. */
-function heavyTailedTasks(slowSeconds: number): { dir: string; slow: string[] } {
+/**
+ * The heavy-tailed task set: the suite's training tasks, whose visible test module, at its first import in
+ * a container, draws once whether that container is slow (with probability `slowShare`, kept in /tmp); in a
+ * slow container every import of the tests sleeps `slowSeconds`. An episode's checks all run in its own
+ * container, so about a tenth of the episodes wait at every check (and a grading is slow as often): the
+ * slowest tenth take many times the median, and within a group one episode may be slow while the others
+ * are not.
+ */
+function heavyTailedTasks(slowSeconds: number, slowShare: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-heavy-tail-'));
-  const names = readdirSync(join(projectRoot, 'tasks', 'suite', 'train')).sort().slice(0, 20);
-  const slow = [names[3]!, names[13]!];
-  for (const name of names) {
-    cpSync(join(projectRoot, 'tasks', 'suite', 'train', name), join(dir, name), { recursive: true });
-    if (!slow.includes(name)) continue;
+  const train = join(projectRoot, 'tasks', 'suite', 'train');
+  const preamble = [
+    'import os as _bench_os, random as _bench_random, time as _bench_time',
+    "_bench_draw = '/tmp/.agentrl-bench-draw'",
+    'if not _bench_os.path.exists(_bench_draw):',
+    `    open(_bench_draw, 'w').write('slow' if _bench_random.random() < ${slowShare} else 'fast')`,
+    "if open(_bench_draw).read() == 'slow':",
+    `    _bench_time.sleep(${slowSeconds})`,
+    '',
+  ].join('\n');
+  for (const name of readdirSync(train).sort()) {
+    cpSync(join(train, name), join(dir, name), { recursive: true });
     const tests = join(dir, name, 'repo', 'tests');
     for (const file of readdirSync(tests).filter((entry) => entry.startsWith('test_') && entry.endsWith('.py'))) {
-      const path = join(tests, file);
-      writeFileSync(path, `import time as _bench_time\n_bench_time.sleep(${slowSeconds})\n${readFileSync(path, 'utf8')}`);
+      writeFileSync(join(tests, file), `${preamble}${readFileSync(join(tests, file), 'utf8')}`);
     }
   }
-  return { dir, slow };
+  return dir;
 }
 
 /** Busy and total jiffies of all CPUs. */
@@ -84,6 +98,7 @@ interface Measured {
   wallS: number;
   trainerBusyShare: number;
   samplerIdleShare: number;
+  slotIdleShare: number;
   cpu: number;
   episodes: EpisodeResult[];
 }
@@ -96,7 +111,9 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
   let polls = 0;
   let trainerBusy = 0;
   let samplerIdle = 0;
+  let slotsIdle = 0;
   let measuring = false;
+  const concurrency = input.concurrency as number;
   let cpuStart = cpuTimes();
   let startedAt = Date.now();
   const poll = setInterval(() => {
@@ -109,13 +126,13 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
       }
       if (!measuring || progress.phase === 'evaluating' || progress.phase === 'reporting' || progress.phase === 'done') return;
       polls++;
-      if (progress.pool) {
-        if (progress.pool.training) trainerBusy++;
-        if (progress.pool.inFlight - progress.pool.parked === 0) samplerIdle++;
-      } else {
-        if (progress.phase === 'training' || progress.phase === 'publishing') trainerBusy++;
-        if (progress.phase !== 'sampling' || progress.episodesDone === progress.episodesTotal) samplerIdle++;
-      }
+      // acting episodes: the pool's in flight less the parked; a synchronous iteration's lanes stay busy until its last episodes
+      const acting = progress.pool ? progress.pool.inFlight - progress.pool.parked
+        : progress.phase === 'sampling' ? Math.min(concurrency, progress.episodesTotal - progress.episodesDone) : 0;
+      const training = progress.pool ? progress.pool.training : progress.phase === 'training' || progress.phase === 'publishing';
+      if (training) trainerBusy++;
+      if (acting === 0) samplerIdle++;
+      slotsIdle += 1 - Math.min(1, acting / concurrency);
     }).catch(() => undefined);
   }, 500);
   let result: TrainingRunResult;
@@ -135,6 +152,7 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
     wallS: (Date.now() - startedAt) / 1000,
     trainerBusyShare: polls ? trainerBusy / polls : 0,
     samplerIdleShare: polls ? samplerIdle / polls : 0,
+    slotIdleShare: polls ? slotsIdle / polls : 0,
     cpu: (cpuEnd.busy - cpuStart.busy) / Math.max(1, cpuEnd.total - cpuStart.total),
   };
 }
@@ -162,8 +180,8 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const report: Record<string, unknown> = {};
   try {
-    const heavy = heavyTailedTasks(Number(values['slow-seconds']));
-    log(`heavy-tailed set ${heavy.dir}: slow tasks ${heavy.slow.join(', ')} (${values['slow-seconds']} s per import of their tests)`);
+    const heavy = { dir: heavyTailedTasks(Number(values['slow-seconds']), Number(values['slow-share'])) };
+    log(`heavy-tailed set ${heavy.dir}: ${values['slow-share']} of the containers wait ${values['slow-seconds']} s at every import of the tests`);
     if (parts.includes('throughput')) {
       const minutes = Number(values['throughput-minutes']);
       const runs: Measured[] = [];
@@ -176,14 +194,14 @@ async function main(): Promise<void> {
       const durations = runs.flatMap((run) => run.episodes.map(durationS)).sort((a, b) => a - b);
       const slowest = durations.slice(Math.floor(durations.length * 0.9));
       console.log(`\nthroughput on the heavy-tailed set (${durations.length} training episodes: median ${fixed(quantile(durations, 0.5), 1)} s, p90 ${fixed(quantile(durations, 0.9), 1)} s, slowest tenth from ${fixed(slowest[0], 1)} s = ${fixed((slowest[0] ?? NaN) / quantile(durations, 0.5), 1)}x the median)`);
-      console.log('mode    steps  episodes  minutes  episodes/h  trainer idle  sampler idle  CPU    vs sync');
+      console.log('mode    steps  episodes  minutes  episodes/h  trainer idle  sampler idle  slots idle  CPU    vs sync');
       const base = perHour(runs[0]!);
       for (const run of runs) {
         const steps = run.metrics.filter((line) => line.training).length;
         const episodes = run.metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
-        console.log(`${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ${String(episodes).padStart(8)}  ${(run.wallS / 60).toFixed(1).padStart(7)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`);
+        console.log(`${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ${String(episodes).padStart(8)}  ${(run.wallS / 60).toFixed(1).padStart(7)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.slotIdleShare, 2).padStart(10)}  ${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`);
       }
-      report.throughput = runs.map((run) => ({ runId: run.runId, perHour: perHour(run), trainerIdle: 1 - run.trainerBusyShare, samplerIdle: run.samplerIdleShare, cpu: run.cpu, wallS: run.wallS, medianS: quantile(durations, 0.5) }));
+      report.throughput = runs.map((run) => ({ runId: run.runId, perHour: perHour(run), trainerIdle: 1 - run.trainerBusyShare, samplerIdle: run.samplerIdleShare, slotsIdle: run.slotIdleShare, cpu: run.cpu, wallS: run.wallS, medianS: quantile(durations, 0.5) }));
     }
     if (parts.includes('learning')) {
       const minutes = Number(values['learning-minutes']);
