@@ -124,7 +124,7 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
         cpuStart = cpuTimes();
         startedAt = Date.now();
       }
-      if (!measuring || progress.phase === 'evaluating' || progress.phase === 'reporting' || progress.phase === 'done') return;
+      if (!measuring || ['evaluating', 'stopping', 'reporting', 'done'].includes(progress.phase)) return;
       polls++;
       // acting episodes: the pool's in flight less the parked; a synchronous iteration's lanes stay busy until its last episodes
       const acting = progress.pool ? progress.pool.inFlight - progress.pool.parked
@@ -157,8 +157,13 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
   };
 }
 
-/** Training episodes finished per hour of the measured time. */
-const perHour = (run: Measured) => run.metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0) / (run.wallS / 3600);
+/**
+ * Trained episodes per hour: the episodes of the steps' batches over the time from the first
+ * policy-gradient iteration's start to the last step's line (the lines' wall times add up to it in both
+ * modes; the end of an asynchronous run, which lets its episodes in flight go, is not counted).
+ */
+const stepLines = (run: Measured) => run.metrics.filter((line) => line.train);
+const perHour = (run: Measured) => stepLines(run).reduce((sum, line) => sum + line.train!.episodes, 0) / (stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 3600);
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 const durationS = (episode: EpisodeResult) => (episode.timings.acquireMs + episode.timings.turnsMs + episode.timings.scoringMs) / 1000;
 const finalHeldOut = (run: Measured) => run.metrics.filter((line) => line.eval).at(-1)?.eval?.trueSuccess ?? null;
@@ -199,7 +204,8 @@ async function main(): Promise<void> {
       for (const run of runs) {
         const steps = run.metrics.filter((line) => line.training).length;
         const episodes = run.metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
-        console.log(`${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ${String(episodes).padStart(8)}  ${(run.wallS / 60).toFixed(1).padStart(7)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.slotIdleShare, 2).padStart(10)}  ${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`);
+        const minutes = stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 60;
+        console.log(`${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ${String(episodes).padStart(8)}  ${minutes.toFixed(1).padStart(7)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.slotIdleShare, 2).padStart(10)}  ${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`);
       }
       report.throughput = runs.map((run) => ({ runId: run.runId, perHour: perHour(run), trainerIdle: 1 - run.trainerBusyShare, samplerIdle: run.samplerIdleShare, slotsIdle: run.slotIdleShare, cpu: run.cpu, wallS: run.wallS, medianS: quantile(durations, 0.5) }));
     }

@@ -318,4 +318,7 @@ export interface EpisodeProgress {
   phase: 'preparing' | 'acquiring' | 'running' | 'parking' | 'parked' | 'resuming' | 'scoring' | 'releasing';
   taskId: string | null;
   counters: EpisodeCounters;
+  /** whether a segment budget is in force (without one the episode never parks), and how often it parked */
+  segmented?: boolean;
+  parks?: number;
 }

@@ -315,7 +315,8 @@ export const trainingProgressQueryName = 'trainingProgress';
 
 export interface TrainingProgress {
   runId: string;
-  phase: 'setting-up' | 'warm-start' | 'sampling' | 'training' | 'publishing' | 'evaluating' | 'reporting' | 'done';
+  /** `stopping`: an asynchronous run letting its episodes go (at its end, or cancelled) */
+  phase: 'setting-up' | 'warm-start' | 'sampling' | 'training' | 'publishing' | 'stopping' | 'evaluating' | 'reporting' | 'done';
   iteration: number;
   iterations: number;
   episodesDone: number;

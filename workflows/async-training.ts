@@ -85,10 +85,13 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   } catch (error) {
     if (isCancellation(error)) {
       // a cancelled run lets every episode go (each releases its container; the parked hold none) before it ends
+      progress.phase = 'stopping';
       await CancellationScope.nonCancellable(() => stopAll(pool, events, 'the run was cancelled'));
     }
     throw error;
   }
+  progress.phase = 'stopping';
+  progress.pool = { inFlight: Object.keys(pool.running).length, parked: Object.keys(pool.parked).length, ready: pool.ready.length, training: false };
   await stopAll(pool, events, 'the run ended');
   state.pool = undefined;
   return 'done';

@@ -66,7 +66,8 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
   // the run that started this episode learns how it ended, whatever happened (a failure becomes an environment failure it can sample again)
   try {
     const result = await runEpisode(input, progress, control);
-    await report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result });
+    // not cancellable: a cancellation that comes as the episode ends must not cost its run the report
+    await CancellationScope.nonCancellable(() => report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }));
     return result;
   } catch (error) {
     if (error instanceof ContinueAsNew) throw error;
@@ -104,7 +105,7 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
   }
   const episode = state;
   episode.timings ??= { acquireMs: 0, turnsMs: 0, scoringMs: 0 };
-  Object.assign(progress, { phase: episode.parked ? 'parked' : 'running', counters: episode.counters, taskId: episode.task.id });
+  Object.assign(progress, { phase: episode.parked ? 'parked' : 'running', counters: episode.counters, taskId: episode.task.id, segmented: Boolean(episode.segment), parks: episode.parks ?? 0 });
   let host = hostActivities(input, episode.sandbox);
   let continuing = false;
   try {
@@ -176,6 +177,7 @@ async function parkSandbox(input: EpisodeInput, episode: EpisodeState, host: Hos
   // the snapshot is in the store: from here on the container may go, even on cancellation
   episode.parked = { snapshot, actingLeftMs: Math.max(0, episode.deadlineAtMs - Date.now()), atMs: Date.now() };
   episode.parks = (episode.parks ?? 0) + 1;
+  progress.parks = episode.parks;
   await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
     log.warn('sandbox release after parking failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
   );
@@ -205,6 +207,7 @@ async function resumeParked(input: EpisodeInput, episode: EpisodeState, progress
   if (request.segment !== undefined) {
     const ttl = episode.segment?.parkTtlMs;
     episode.segment = request.segment === null ? null : { ...(ttl === undefined ? {} : { parkTtlMs: ttl }), ...request.segment };
+    progress.segmented = Boolean(episode.segment);
   }
   const version = request.policyVersion ?? (request.newest ? await records.currentPolicyVersion({ policy: episode.policy }) : null);
   if (version && episode.policy.kind === 'completions') {

@@ -45,11 +45,13 @@ export const episodeResume: Command = {
       if (description.status.name !== 'RUNNING') throw new Error(`episode ${workflowId} has already ended (${description.status.name.toLowerCase()})`);
       await handle.signal(episodeSignalNames.resume, request);
       // a query needs a worker; without one (all stopped) the resume still waits in the workflow's history
-      const phase = await Promise.race([
-        handle.query<EpisodeProgress>(progressQueryName).then((progress) => progress.phase).catch(() => null),
+      const progress = await Promise.race([
+        handle.query<EpisodeProgress>(progressQueryName).catch(() => null),
         new Promise<null>((resolveLater) => setTimeout(() => resolveLater(null), 3000).unref()),
       ]);
-      console.log(phase === 'parked' ? `${workflowId}: resume accepted; it resumes now` : `${workflowId}: resume accepted; it is ${phase ?? 'not answering queries'}, and resumes when it parks`);
+      if (progress?.phase === 'parked') console.log(`${workflowId}: resume accepted; it resumes now`);
+      else if (progress && progress.segmented === false) console.log(`${workflowId}: resume accepted; it is ${progress.phase} without a segment budget, so it does not park and the resume changes nothing`);
+      else console.log(`${workflowId}: resume accepted; it is ${progress?.phase ?? 'not answering queries'}, and resumes when it parks`);
       return 0;
     } finally {
       await connection.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ZodError } from 'zod';
 import { loadTaskFolder, maxTaskFileBytes } from '../../activities/tasks/task-loader';
-import { EpisodeInput } from '../../shared/episode';
+import { EpisodeInput, ResumeRequest } from '../../shared/episode';
 import { describeIssues } from '../../shared/task-spec';
 import { TrainingRunInput } from '../../shared/training-run';
 import { loadConfig, projectRoot } from '../../workers/config';
@@ -82,5 +82,27 @@ describe('bad inputs from the UI', () => {
     assert.match(issues(TrainingRunInput, { iterations: 'three' }, 'training input'), /^training input: iterations: Invalid input: expected number, received string/m);
     assert.match(issues(TrainingRunInput, { groupSize: -4 }, 'training input'), /^training input: groupSize: Too small: expected number to be >=2/m);
     assert.match(issues(TrainingRunInput, { itertions: 3 }, 'training input'), /^training input: \(root\): Unrecognized key: "itertions"/m);
+  });
+  test('asynchronous settings: refused in a synchronous run, segments refused with η = 0, bad values named', () => {
+    assert.match(issues(TrainingRunInput, { maxStaleness: 2 }, 'training input'), /^training input: maxStaleness: maxStaleness: only for mode "async"/m);
+    assert.match(issues(TrainingRunInput, { groupsPerStep: 2, segment: { maxTurns: 3 } }, 'training input'), /groupsPerStep, segment: only for mode "async"/);
+    assert.match(issues(TrainingRunInput, { mode: 'async', maxStaleness: 0, segment: { maxTurns: 3 } }, 'training input'), /^training input: segment: segments with maxStaleness 0 are refused/m);
+    assert.match(issues(TrainingRunInput, { mode: 'async', segment: {} }, 'training input'), /^training input: segment: a segment needs maxTurns or maxMs/m);
+    assert.match(issues(TrainingRunInput, { mode: 'async', maxStaleness: -1 }, 'training input'), /^training input: maxStaleness: Too small/m);
+    assert.match(issues(TrainingRunInput, { mode: 'later' }, 'training input'), /^training input: mode: Invalid option: expected one of "sync"\|"async"/m);
+    assert.match(issues(TrainingRunInput, { offPolicy: 'ppo' }, 'training input'), /^training input: offPolicy: Invalid option: expected one of "none"\|"tis"\|"decoupled"/m);
+    assert.match(issues(TrainingRunInput, { mode: 'async', versionSwitch: 'step' }, 'training input'), /^training input: versionSwitch: Invalid option/m);
+    // the defaults: a synchronous run without correction; η 2 once asynchronous
+    assert.deepEqual(TrainingRunInput.parse({}).mode, 'sync');
+    assert.deepEqual([TrainingRunInput.parse({ mode: 'async' }).offPolicy, TrainingRunInput.parse({ mode: 'async' }).isCap], ['none', 2]);
+  });
+  test('an episode segment and a resume request', () => {
+    assert.match(issues(EpisodeInput, { segment: { maxTurns: 0 } }, 'episode input'), /^episode input: segment\.maxTurns: Too small/m);
+    assert.match(issues(EpisodeInput, { segment: { maxMs: 'soon' } }, 'episode input'), /^episode input: segment\.maxMs: expected a duration/m);
+    assert.match(issues(EpisodeInput, { segment: { maxTurns: 2, parkTTL: '1h' } }, 'episode input'), /Unrecognized key: "parkTTL"/);
+    assert.equal(EpisodeInput.parse({ segment: { maxMs: '90s' } }).segment!.maxMs, 90_000);
+    assert.match(issues(ResumeRequest, { policyVersion: '' }, 'resume'), /^resume: policyVersion: Too small/m);
+    assert.match(issues(ResumeRequest, { version: 'v2' }, 'resume'), /Unrecognized key: "version"/);
+    assert.deepEqual(ResumeRequest.parse({ segment: null }), { newest: false, segment: null });
   });
 });
