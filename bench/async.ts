@@ -1,15 +1,15 @@
 // Synchronous against asynchronous training (a benchmark, not a test), in one invocation on this machine:
 //
-//   node --import tsx bench/async.ts [--parts throughput,learning,staleness] [--throughput-minutes 10]
+//   node --import tsx bench/async.ts [--parts throughput,learning,staleness] [--throughput-minutes 15]
 //     [--learning-minutes 15] [--seeds 0,1] [--staleness-minutes 10] [--etas 1,4,8] [--off-policy none,decoupled]
-//     [--slow-seconds 45] [--slow-share 0.1] [--concurrency 4] [--policy-port 8100] [--json FILE]
+//     [--slow-seconds 10] [--slow-share 0.12] [--slow-cap 10] [--concurrency 4] [--policy-port 8100] [--json FILE]
 //
 // throughput: both modes on the same heavy-tailed task set at equal trainer capacity (one trainer worker,
-//   the same tasks and group sizes per step, the same concurrency): training episodes per hour, the trainer's
+//   the same tasks and group sizes per step, the same concurrency): trained episodes per hour, the trainer's
 //   and the sampler's idle shares (no episode acting; `slots idle`: the share of the concurrency unused)
 //   and the machine's CPU utilisation. The set (heavyTailedTasks) is the suite's training tasks with a draw in
-//   their test module: a tenth of the episodes' containers wait --slow-seconds at every test run, so those
-//   episodes take many times the median (the measured quantiles are printed).
+//   their test module: an eighth of the episodes' containers wait 10 to 100 s (a Pareto tail) at every test
+//   run, so those episodes take many times the median (the measured quantiles are printed).
 // learning: both modes on the bundled suite for --learning-minutes each, per seed: held-out true success
 //   at equal wall-clock.
 // staleness: asynchronous runs with η in --etas × --off-policy, --staleness-minutes each, on the
@@ -35,14 +35,15 @@ import { loadConfig, projectRoot } from '../workers/config';
 const { values } = parseArgs({
   options: {
     parts: { type: 'string', default: 'throughput,learning,staleness' },
-    'throughput-minutes': { type: 'string', default: '10' },
+    'throughput-minutes': { type: 'string', default: '15' },
     'learning-minutes': { type: 'string', default: '15' },
     seeds: { type: 'string', default: '0,1' },
     'staleness-minutes': { type: 'string', default: '10' },
     etas: { type: 'string', default: '1,4,8' },
     'off-policy': { type: 'string', default: 'none,decoupled' },
-    'slow-seconds': { type: 'string', default: '45' },
-    'slow-share': { type: 'string', default: '0.1' },
+    'slow-seconds': { type: 'string', default: '10' },
+    'slow-share': { type: 'string', default: '0.12' },
+    'slow-cap': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '4' },
     'policy-port': { type: 'string', default: '8100' },
     json: { type: 'string' },
@@ -55,22 +56,23 @@ const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
 
 /**
  * The heavy-tailed task set: the suite's training tasks, whose visible test module, at its first import in
- * a container, draws once whether that container is slow (with probability `slowShare`, kept in /tmp); in a
- * slow container every import of the tests sleeps `slowSeconds`. An episode's checks all run in its own
- * container, so about a tenth of the episodes wait at every check (and a grading is slow as often): the
- * slowest tenth take many times the median, and within a group one episode may be slow while the others
- * are not.
+ * a container, draws once how long that container waits at every import of the tests (kept in /tmp): with
+ * probability `share` it is slow, and then waits `seconds` × min(cap, share / u) for a uniform u < share (a
+ * Pareto tail from `seconds` to `cap` × `seconds`), else not at all. An episode's checks all run in its own
+ * container, so about an eighth of the episodes wait at every check (and a grading is slow as often):
+ * the slowest tenth take many times the median, and within a group one episode may be slow while the
+ * others are not.
  */
-function heavyTailedTasks(slowSeconds: number, slowShare: number): string {
+function heavyTailedTasks(seconds: number, share: number, cap: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-heavy-tail-'));
   const train = join(projectRoot, 'tasks', 'suite', 'train');
   const preamble = [
     'import os as _bench_os, random as _bench_random, time as _bench_time',
     "_bench_draw = '/tmp/.agentrl-bench-draw'",
     'if not _bench_os.path.exists(_bench_draw):',
-    `    open(_bench_draw, 'w').write('slow' if _bench_random.random() < ${slowShare} else 'fast')`,
-    "if open(_bench_draw).read() == 'slow':",
-    `    _bench_time.sleep(${slowSeconds})`,
+    '    _bench_u = _bench_random.random()',
+    `    open(_bench_draw, 'w').write(str(${seconds} * min(${cap}, ${share} / max(_bench_u, 1e-9)) if _bench_u < ${share} else 0))`,
+    '_bench_time.sleep(float(open(_bench_draw).read()))',
     '',
   ].join('\n');
   for (const name of readdirSync(train).sort()) {
@@ -185,15 +187,16 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const report: Record<string, unknown> = {};
   try {
-    const heavy = { dir: heavyTailedTasks(Number(values['slow-seconds']), Number(values['slow-share'])) };
-    log(`heavy-tailed set ${heavy.dir}: ${values['slow-share']} of the containers wait ${values['slow-seconds']} s at every import of the tests`);
+    const heavy = { dir: heavyTailedTasks(Number(values['slow-seconds']), Number(values['slow-share']), Number(values['slow-cap'])) };
+    log(`heavy-tailed set ${heavy.dir}: ${values['slow-share']} of the containers wait ${values['slow-seconds']} to ${Number(values['slow-seconds']) * Number(values['slow-cap'])} s at every import of the tests`);
     if (parts.includes('throughput')) {
       const minutes = Number(values['throughput-minutes']);
       const runs: Measured[] = [];
       for (const mode of ['sync', 'async'] as const) {
         runs.push(await measure(client, {
           runId: `bench-${mode}-${stamp}`, mode, tasks: heavy.dir, evalTasks: '', timeBudgetMinutes: minutes, policyServer: url, seed: 0, ...common(concurrency),
-          ...(mode === 'async' ? { maxStaleness: 2 } : {}),
+          // η 4: a slow episode's group still makes a batch a few steps later (AReaL's usual range is 2 to 8)
+          ...(mode === 'async' ? { maxStaleness: 4 } : {}),
         }));
       }
       const durations = runs.flatMap((run) => run.episodes.map(durationS)).sort((a, b) => a - b);
