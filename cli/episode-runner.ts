@@ -31,7 +31,7 @@ export async function runEpisode(
   client: Client,
   input: Record<string, unknown>,
   workflowId = `episode-${Date.now()}-${randomBytes(3).toString('hex')}`,
-  onProgress?: (progress: EpisodeProgress) => void,
+  onProgress?: (progress: EpisodeProgress, workflowId: string) => void,
 ): Promise<EpisodeResult> {
   const handle = await client.workflow.start('rolloutEpisode', { taskQueue: defaultTaskQueue, workflowId, args: [input] });
   if (!onProgress) return withCause(handle.result() as Promise<EpisodeResult>);
@@ -41,7 +41,7 @@ export async function runEpisode(
       .query<EpisodeProgress>(progressQueryName)
       .then((progress) => {
         const line = `${progress.phase} ${progress.counters.turns}`;
-        if (line !== last) onProgress(progress);
+        if (line !== last) onProgress(progress, workflowId);
         last = line;
       })
       // a query can fail while the workflow moves between workers; the next poll asks again

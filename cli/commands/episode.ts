@@ -20,13 +20,15 @@ export const episode: Command = {
     '  --checker KIND        strict (fresh container, hidden tests) or weak           default: strict (temporal.yaml may set another)',
     '  --max-turns N         turn budget                                              default: the task\'s, else 50',
     '  --max-tokens N        token budget                                             default: the task\'s, else 262144',
-    '  --timeout DURATION    wall-clock deadline with its unit: 90s, 10m, 1h          default: 10m',
+    '  --timeout DURATION    acting-time deadline with its unit: 90s, 10m, 1h         default: 10m',
+    '  --segment-turns N     park after every N turns until resumed                   default: never park',
+    '                        (npx agentrl episode resume WORKFLOW_ID, from another terminal)',
     '  --workflow-id ID      workflow id                                              default: episode-<time>-<random>',
     '  --json                print the result as one JSON object',
   ].join('\n'),
   options: {
     task: { type: 'string' }, policy: { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
-    'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
+    'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'segment-turns': { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
     const config = loadConfig();
@@ -38,11 +40,15 @@ export const episode: Command = {
     const task = values.task === undefined ? undefined : resolve(values.task as string);
     if (task !== undefined && !existsSync(task)) throw new Error(`--task: ${task} does not exist`);
     const policy = values.policy === undefined ? undefined : await policyFlag(config, values.policy as string, log);
-    const input = withConfigDefaults(config, { ...(task ? { task } : {}), ...(policy ? { policy } : {}), ...(checker ? { checker } : {}), budgets });
+    const segment = values['segment-turns'] === undefined ? undefined : { maxTurns: positiveInt('--segment-turns', values['segment-turns'] as string) };
+    const input = withConfigDefaults(config, { ...(task ? { task } : {}), ...(policy ? { policy } : {}), ...(checker ? { checker } : {}), ...(segment ? { segment } : {}), budgets });
     const { client, close } = await connectWithWorker(config, log);
     try {
-      const result = await runEpisode(client, input, values['workflow-id'] as string | undefined, (progress) =>
-        log(`${progress.taskId ?? 'episode'}: ${progress.phase}, ${progress.counters.turns} turn(s), ${progress.counters.tokens} tokens`),
+      const workflowId = values['workflow-id'] as string | undefined;
+      const result = await runEpisode(client, input, workflowId, (progress, id) =>
+        log(progress.phase === 'parked'
+          ? `${progress.taskId ?? 'episode'}: parked after ${progress.counters.turns} turn(s), holding no container; resume it with npx agentrl episode resume ${id}`
+          : `${progress.taskId ?? 'episode'}: ${progress.phase}, ${progress.counters.turns} turn(s), ${progress.counters.tokens} tokens`),
       );
       if (values.json) console.log(JSON.stringify(result, null, 2));
       else {
