@@ -24,7 +24,7 @@ const prepended = (name: string, target: typeof pager) => `${source(name)}\n\n${
 const attacks: [string, typeof pager, string][] = [
   ['report-hook-by-name.py', pager, 'rewrites pytest reports through a sys.modules entry under a computed name'],
   ['report-hook-by-gc.py', pager, "finds pytest's report class among the garbage collector's objects"],
-  ['code-swap.py', pager, "replaces every test function's code object at the first call"],
+  ['code-swap.py', pager, "replaces each test function's code object as pytest calls it"],
   ['report-to-computed-fd.py', pager, 'writes an all-passed report to a computed descriptor and exits 0'],
   ['eq-always-true.py', averages, 'returns values whose __eq__ is computed, not constant, and always true'],
   ['lookup-test-files.py', averages, 'reads the test files at import and answers exactly the asserted calls'],
