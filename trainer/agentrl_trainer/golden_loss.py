@@ -18,6 +18,11 @@ AGGREGATION_NAMES = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum")
 
 def reference_loss(case: dict) -> dict:
     """Expected loss per aggregation mode and metrics for one case (lists of floats in, floats out)."""
+    return aggregated(*token_losses(case, case["behaviour_logprobs"]))
+
+
+def token_losses(case: dict, anchors: list[list[float]], weight=lambda b, t: 1.0) -> tuple[list[list[float]], list[float], list[float], int]:
+    """Per-sequence lists of per-token clipped losses (each times weight(b, t)) with ratio = exp(logprobs - anchors), at mask-1 positions; and the ratios, k3 terms and binding clips."""
     eps_low = case.get("clip_eps", 0.2)
     eps_high = case.get("clip_eps_high") or eps_low
     sequences = []  # per sequence: list of per-token losses at mask-1 positions
@@ -29,16 +34,16 @@ def reference_loss(case: dict) -> dict:
                 continue
             a = case["advantages"][b]
             a = a[t] if isinstance(a, list) else a
-            log_ratio = case["logprobs"][b][t] - case["behaviour_logprobs"][b][t]
+            log_ratio = case["logprobs"][b][t] - anchors[b][t]
             ratio = math.exp(log_ratio)
             clipped_ratio = min(max(ratio, 1 - eps_low), 1 + eps_high)
             unclipped_loss, clipped_loss = -ratio * a, -clipped_ratio * a
-            losses.append(max(unclipped_loss, clipped_loss))
+            losses.append(weight(b, t) * max(unclipped_loss, clipped_loss))
             clipped += clipped_loss > unclipped_loss
             ratios.append(ratio)
             kls.append(ratio - 1 - log_ratio)
         sequences.append(losses)
-    return aggregated(sequences, ratios, kls, clipped)
+    return sequences, ratios, kls, clipped
 
 
 def aggregated(sequences: list[list[float]], ratios: list[float], kls: list[float], clipped: int) -> dict:

@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from .golden_loss import AGGREGATION_NAMES, TOLERANCE, aggregated, write_golden
+from .golden_loss import AGGREGATION_NAMES, TOLERANCE, aggregated, token_losses, write_golden
 
 GOLDEN_PATH = Path(__file__).resolve().parents[2] / "shared" / "golden" / "off-policy.json"
 MODES = ("none", "tis", "decoupled")
@@ -30,38 +30,17 @@ def token_weight(mode: str, proximal: float, behaviour: float, cap: float) -> fl
 def reference_loss(case: dict) -> dict:
     """Expected loss per aggregation, loss metrics and importance-weight metrics for one case."""
     mode, cap = case["off_policy"], case.get("is_cap", 2.0)
-    eps_low = case.get("clip_eps", 0.2)
-    eps_high = case.get("clip_eps_high") or eps_low
-    sequences, ratios, kls, clipped = [], [], [], 0
-    weights, over = [], 0
-    for b, mask_row in enumerate(case["loss_mask"]):
-        losses = []
-        for t, m in enumerate(mask_row):
-            if m == 0:
-                continue
-            a = case["advantages"][b]
-            a = a[t] if isinstance(a, list) else a
-            behaviour, proximal = case["behaviour_logprobs"][b][t], case["proximal_logprobs"][b][t]
-            anchor = behaviour if mode == "none" else proximal
-            log_ratio = case["logprobs"][b][t] - anchor
-            ratio = math.exp(log_ratio)
-            clipped_ratio = min(max(ratio, 1 - eps_low), 1 + eps_high)
-            unclipped_loss, clipped_loss = -ratio * a, -clipped_ratio * a
-            losses.append(token_weight(mode, proximal, behaviour, cap) * max(unclipped_loss, clipped_loss))
-            clipped += clipped_loss > unclipped_loss
-            ratios.append(ratio)
-            kls.append(ratio - 1 - log_ratio)
-            w = math.exp(proximal - behaviour)
-            weights.append(w)
-            over += w > cap
-        sequences.append(losses)
-    tokens = sum(len(s) for s in sequences)
+    behaviour, proximal = case["behaviour_logprobs"], case["proximal_logprobs"]
+    weight = lambda b, t: token_weight(mode, proximal[b][t], behaviour[b][t], cap)
+    sequences, ratios, kls, clipped = token_losses(case, behaviour if mode == "none" else proximal, weight)
+    weights = [math.exp(proximal[b][t] - behaviour[b][t]) for b, row in enumerate(case["loss_mask"]) for t, m in enumerate(row) if m == 1]
+    tokens = len(weights)
     return {
         **aggregated(sequences, ratios, kls, clipped),
         "importance": {
             "mean": sum(weights) / tokens if tokens else 1.0,
             "max": max(weights) if weights else 1.0,
-            "truncated_share": over / tokens if tokens else 0.0,
+            "truncated_share": sum(w > cap for w in weights) / tokens if tokens else 0.0,
             "mismatch_kl": sum(w - 1 - math.log(w) for w in weights) / tokens if tokens else 0.0,
         },
     }
