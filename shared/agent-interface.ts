@@ -6,10 +6,12 @@ import type { ParsedToolCall } from './tool-call';
 
 /**
  * The agent interfaces: how a policy and the sandbox talk. `compact-actions` is the compact action
- * language of the embedded toy model (shared/compact-actions/); interfaces for chat models (their own
- * tokenizer, chat template and tool-call format) come next.
+ * language of the embedded toy model (shared/compact-actions/); `chat-tools` is a chat model's own
+ * tokenizer, chat template and native tool calls (shared/chat/, activities/policies/chat/). The
+ * policy chooses: completions:, demo: and random: speak the compact language; vllm:, sglang: and
+ * tokens: speak chat-tools.
  */
-export const AgentInterfaceNames = ['compact-actions'] as const;
+export const AgentInterfaceNames = ['compact-actions', 'chat-tools'] as const;
 export type AgentInterfaceName = (typeof AgentInterfaceNames)[number];
 
 /**
@@ -20,15 +22,19 @@ export type AgentInterfaceName = (typeof AgentInterfaceNames)[number];
  */
 export interface AgentInterface {
   readonly name: AgentInterfaceName;
+  /** the policy's text as a tool call; a malformed action is an error the agent reads, never a crash; `cutByLength`: generation stopped at the turn's token budget */
+  toToolCall(text: string, options?: { cutByLength?: boolean }): ParsedToolCall;
+  /** `change` (it changes the repository), `check` (it runs the tests) or null; a check after a change is a stop point */
+  actionKind(text: string): 'change' | 'check' | null;
+}
+
+/** The compact language's token layout, which the embedded toy model's policies and batches use. */
+export interface CompactInterface extends AgentInterface {
   readonly tokenizer: WordTokenizer;
   /** the ids that start a context: the task's prompt, at most `maxPromptTokens` of it */
   promptIds(prompt: string, options: { maxPromptTokens: number }): number[];
   /** the ids of one observation, cut to `maxTokens` with a stated cut, or blanked */
   observationIds(observation: string, options: { mode: ObservationMode; maxTokens: number }): number[];
-  /** the policy's text as a tool call; a malformed action is an error the agent reads, never a crash */
-  toToolCall(text: string): ParsedToolCall;
-  /** `change` (it changes the repository), `check` (it runs the tests) or null; a check after a change is a stop point */
-  actionKind(text: string): 'change' | 'check' | null;
   /** the loss mask a demonstration is imitated with (what it may not teach is masked out) */
   imitationMask(context: Pick<ModelContext, 'ids' | 'mask'>): number[];
   /** the tokens that chose between `submit` and going on at the episode's stop points */

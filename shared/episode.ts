@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultChatSystemPrompt } from './chat/tool-format';
 import { durationMs } from './duration';
 import { ObservationModes } from './model-context';
 import type { Outcome } from './outcomes';
@@ -41,6 +42,20 @@ export const EpisodeTimeouts = z.object({
   acquireMs: durationMs.default(120_000),
 });
 
+/** How a chat policy talks: the chat agent interface (shared/chat/tool-format.ts, activities/policies/chat/). */
+export const ChatOptions = z
+  .object({
+    /** a family of shared/chat/families.json (smollm2-135m-instruct, qwen3) or a directory with tokenizer.json and tokenizer_config.json */
+    tokenizer: z.string().min(1).default('smollm2-135m-instruct'),
+    /** the most tokens one turn may generate; a turn cut there is a tool error that says so */
+    maxActionTokens: z.number().int().min(1).default(512),
+    systemPrompt: z.string().default(defaultChatSystemPrompt),
+    /** tokens: policies: the context window; @default the tokenizer's model_max_length (a served model states its own) */
+    window: z.number().int().min(16).optional(),
+  })
+  .strict();
+export type ChatOptions = z.infer<typeof ChatOptions>;
+
 /** How a token-level policy (completions:, demo:, random:) samples and what it reads; scripted policies ignore it. */
 export const SamplingOptions = z.object({
   /** vLLM's temperature; the behaviour log-probs are those of the tempered distribution */
@@ -60,6 +75,8 @@ export const SamplingOptions = z.object({
   maxPromptTokens: z.number().int().min(8).default(48),
   /** context window of in-process policies (demo:, random:); a served model states its own */
   window: z.number().int().min(16).default(512),
+  /** chat policies (tokens:, vllm:, sglang:): the model family's tokenizer and template, and the turn budget */
+  chat: ChatOptions.prefault({}),
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 
@@ -188,6 +205,8 @@ export interface EpisodeCounters {
   turnLimitHits: number;
   tokenLimitHits: number;
   deadlineHits: number;
+  /** chat policies: training samples started anew where the chat template broke the exact-prefix property (absent in older results) */
+  contextSplits?: number;
 }
 
 export const emptyCounters = (): EpisodeCounters => ({
@@ -200,6 +219,7 @@ export const emptyCounters = (): EpisodeCounters => ({
   turnLimitHits: 0,
   tokenLimitHits: 0,
   deadlineHits: 0,
+  contextSplits: 0,
 });
 
 /** A finding of the tamper detector (kinds in shared/tamper-kinds.json). */
@@ -223,6 +243,8 @@ export const TurnSummary = z.object({
   detail: z.string().nullable(),
   /** whether the action changed the repository or ran the tests (the agent interface's actionKind) */
   actionKind: z.enum(['change', 'check']).optional(),
+  /** chat policies: the chat template broke the exact-prefix property here, and a new training sample started */
+  contextSplit: z.boolean().optional(),
 });
 export type TurnSummary = z.infer<typeof TurnSummary>;
 

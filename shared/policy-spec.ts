@@ -4,6 +4,9 @@
  *
  *   scripted:FILE.jsonl         replays one action per line
  *   completions:URL[#VERSION]   samples from a vLLM-compatible server; #VERSION pins the model it must serve
+ *   vllm:URL[#VERSION]          a chat model served by vLLM (token ids in and out, its weight version checked)
+ *   sglang:URL[#VERSION]        a chat model served by SGLang (/generate with input_ids)
+ *   tokens:FILE.jsonl           a chat test policy: fixed token ids per turn, one JSON array (or {ids, logprobs}) a line
  *   demo:format                 the format demonstrator over the constrained action space
  *   random:                     uniform over the constrained action space
  *   FILE.onnx                   an exported policy version, served by an embedded policy server (the CLI's eval)
@@ -11,6 +14,9 @@
 export type PolicySpec =
   | { kind: 'scripted'; file: string }
   | { kind: 'completions'; url: string; version?: string }
+  | { kind: 'vllm'; url: string; version?: string }
+  | { kind: 'sglang'; url: string; version?: string }
+  | { kind: 'tokens'; file: string }
   | { kind: 'demo'; name: 'format' }
   | { kind: 'random' }
   | { kind: 'onnx'; file: string };
@@ -18,7 +24,10 @@ export type PolicySpec =
 export type PolicySpecKind = PolicySpec['kind'];
 
 /** The forms a spec may take, for error messages. */
-export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random:, FILE.onnx';
+export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, random:, FILE.onnx';
+
+/** The kinds that speak a chat model's tokens (the chat-tools agent interface); the others use the compact action language. */
+export const chatPolicyKinds = ['vllm', 'sglang', 'tokens'] as const;
 
 export type ParsedPolicySpec = { ok: true; spec: PolicySpec } | { ok: false; error: string };
 
@@ -31,13 +40,17 @@ export function parsePolicySpec(text: string): ParsedPolicySpec {
   switch (kind) {
     case 'scripted':
       return target ? { ok: true, spec: { kind: 'scripted', file: target } } : fail('scripted: needs a file');
+    case 'tokens':
+      return target ? { ok: true, spec: { kind: 'tokens', file: target } } : fail('tokens: needs a file');
+    case 'vllm':
+    case 'sglang':
     case 'completions': {
       const hash = target.indexOf('#');
       const address = (hash < 0 ? target : target.slice(0, hash)).replace(/\/+$/, '');
       const version = hash < 0 ? '' : target.slice(hash + 1);
-      if (!/^https?:\/\/[^\s/]+/.test(address)) return fail(`completions: needs an http(s) URL, got ${JSON.stringify(target)}`);
-      if (hash >= 0 && !version) return fail('completions: the version after # must not be empty');
-      return { ok: true, spec: { kind: 'completions', url: address, ...(version ? { version } : {}) } };
+      if (!/^https?:\/\/[^\s/]+/.test(address)) return fail(`${kind}: needs an http(s) URL, got ${JSON.stringify(target)}`);
+      if (hash >= 0 && !version) return fail(`${kind}: the version after # must not be empty`);
+      return { ok: true, spec: { kind, url: address, ...(version ? { version } : {}) } };
     }
     case 'demo':
       return target === 'format' ? { ok: true, spec: { kind: 'demo', name: 'format' } } : fail(`demo: knows only demo:format, got ${JSON.stringify(text)}`);
@@ -55,7 +68,11 @@ export function formatPolicySpec(spec: PolicySpec): string {
     case 'scripted':
       return `scripted:${spec.file}`;
     case 'completions':
-      return `completions:${spec.url}${spec.version ? `#${spec.version}` : ''}`;
+    case 'vllm':
+    case 'sglang':
+      return `${spec.kind}:${spec.url}${spec.version ? `#${spec.version}` : ''}`;
+    case 'tokens':
+      return `tokens:${spec.file}`;
     case 'demo':
       return `demo:${spec.name}`;
     case 'random':

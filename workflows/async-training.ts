@@ -405,7 +405,7 @@ function failedStart(run: Run, entry: PoolEpisode, error: string): EpisodeResult
   return {
     workflowId: entry.id, episodeId: `${entry.id}@failed`, runId: run.runId, taskId: taskName(entry.task), policyVersion: '', checker: run.input.checker,
     outcome: Outcomes.sandboxCrash, reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
-    counters: { turns: 0, toolCalls: 0, toolErrors: 0, truncatedOutputs: 0, toolTimeouts: 0, tokens: 0, turnLimitHits: 0, tokenLimitHits: 0, deadlineHits: 0 },
+    counters: { turns: 0, toolCalls: 0, toolErrors: 0, truncatedOutputs: 0, toolTimeouts: 0, tokens: 0, turnLimitHits: 0, tokenLimitHits: 0, deadlineHits: 0, contextSplits: 0 },
     trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
   };
 }

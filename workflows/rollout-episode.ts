@@ -367,6 +367,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, episodeId, turn);
     }
     if (summary.status === 'tool_error') counters.toolErrors++;
+    if (summary.contextSplit) counters.contextSplits = (counters.contextSplits ?? 0) + 1;
     if (summary.truncated) counters.truncatedOutputs++;
     if (summary.timedOut) counters.toolTimeouts++;
     switch (summary.status) {

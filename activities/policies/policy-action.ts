@@ -8,6 +8,10 @@ export const PolicyAction = z.object({
   version: z.string(),
   /** token-level policies: the model context after this action (artifact reference) */
   contextRef: z.string().optional(),
+  /** chat policies: the conversation after this action (artifact reference) */
+  messagesRef: z.string().optional(),
+  /** chat policies: why generation ended (`length`: cut by the action's token budget) */
+  finishReason: z.enum(['stop', 'length']).optional(),
 });
 export type PolicyAction = z.infer<typeof PolicyAction>;
 

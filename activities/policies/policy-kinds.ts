@@ -8,10 +8,12 @@ import { ErrorTypes } from '../../shared/errors';
 import { parsePolicySpec } from '../../shared/policy-spec';
 import { byteTokenizer } from '../../shared/tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
-import { agentInterface } from './agent-interfaces';
 import { describeServer } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
-import { TokenPolicySnapshot } from './token-policy';
+import { FixedTurn, TokenPolicySnapshot } from './token-policy';
+import { loadChatTokenizer } from './chat/chat-tokenizer';
+import { describeSglang, describeVllm } from './chat/generation-clients';
+import { compactActions } from '../../shared/compact-actions';
 
 /** A scripted policy's snapshot: its actions in order, each the text the policy outputs at that turn. */
 export const ScriptedSnapshot = z.object({ kind: z.literal('scripted'), actions: z.array(z.string()) });
@@ -64,7 +66,12 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
   const parsed = SamplingOptions.safeParse(rawSampling ?? {});
   if (!parsed.success) throw invalid(`sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const sampling = parsed.data;
-  const tokenizer = agentInterface('compact-actions').tokenizer;
+  if (spec.kind === 'tokens' || spec.kind === 'vllm' || spec.kind === 'sglang') {
+    const snapshot = await prepareChatPolicy(spec, sampling, baseDir, invalid);
+    const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
+    return { spec: specText, kind: snapshot.kind, ref, version: snapshot.model! };
+  }
+  const tokenizer = compactActions.tokenizer;
   let snapshot: TokenPolicySnapshot;
   let version: string;
   if (spec.kind === 'demo') {
@@ -90,6 +97,55 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
   }
   const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
   return { spec: specText, kind: snapshot.kind, ref, version };
+}
+
+/**
+ * A chat policy's snapshot (the chat-tools interface): the family's tokenizer is loaded here, so a
+ * missing or unknown one fails at preparation; a served model's window, vocabulary and weight
+ * version are read from its server; a tokens: file is read and checked against the vocabulary.
+ */
+async function prepareChatPolicy(
+  spec: { kind: 'tokens'; file: string } | { kind: 'vllm' | 'sglang'; url: string; version?: string },
+  sampling: SamplingOptions,
+  baseDir: string,
+  invalid: (message: string) => Error,
+): Promise<TokenPolicySnapshot> {
+  let tokenizer;
+  try {
+    tokenizer = loadChatTokenizer(sampling.chat.tokenizer);
+  } catch (error) {
+    throw invalid(`sampling.chat.tokenizer: ${(error as Error).message}`);
+  }
+  const base = { sampling, interface: 'chat-tools' as const };
+  if (spec.kind === 'tokens') {
+    const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
+    if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);
+    const content = readFileSync(path);
+    const fixedTurns: FixedTurn[] = [];
+    content.toString('utf8').split('\n').forEach((line, index) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw invalid(`${path}:${index + 1}: not JSON; write each turn as a JSON array of token ids or {"ids": [...], "logprobs": [...]}`);
+      }
+      const parsed = FixedTurn.safeParse(Array.isArray(value) ? { ids: value } : value);
+      if (!parsed.success) throw invalid(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'turn'}: ${issue.message}`).join('; ')}`);
+      const outside = parsed.data.ids.find((id) => id >= tokenizer.vocabSize);
+      if (outside !== undefined) throw invalid(`${path}:${index + 1}: token ${outside} is outside the vocabulary of ${tokenizer.vocabSize} (${tokenizer.name})`);
+      if (parsed.data.logprobs && parsed.data.logprobs.length !== parsed.data.ids.length) throw invalid(`${path}:${index + 1}: ${parsed.data.logprobs.length} log-probs for ${parsed.data.ids.length} ids`);
+      fixedTurns.push(parsed.data);
+    });
+    const window = sampling.chat.window ?? tokenizer.window;
+    if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
+    return { ...base, kind: 'tokens', url: null, window, fixedTurns, model: `tokens-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
+  }
+  const described = spec.kind === 'vllm' ? await describeVllm(spec.url) : { ...(await describeSglang(spec.url)), servedModel: undefined };
+  if (spec.version && described.version !== spec.version) {
+    throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves weight version ${described.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
+  }
+  return { ...base, kind: spec.kind, url: spec.url, window: described.window, model: described.version, ...(described.servedModel ? { servedModel: described.servedModel } : {}) };
 }
 
 /** A scripted policy's action for a turn; every token has probability 1. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentInterfaceNames } from '../../shared/agent-interface';
 import {
-  actId, ActionTrie, allowedActions, demoAction, emptyMemory, endActId, longestAction, rememberTurn, type PolicyMemory,
+  actId, ActionTrie, compactActions, allowedActions, demoAction, emptyMemory, endActId, longestAction, rememberTurn, type PolicyMemory,
 } from '../../shared/compact-actions';
 import { SamplingOptions } from '../../shared/episode';
 import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/model-context';
@@ -10,13 +10,16 @@ import { seededRandom } from '../../shared/random';
 import { policyTokenizer } from '../../shared/tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords, type ModelRecord } from '../store/episode-records';
-import { agentInterface } from './agent-interfaces';
 import { complete } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
 
+/** One turn of a `tokens:` policy: the ids it generates (the end-of-turn id included or not) and their log-probs. */
+export const FixedTurn = z.object({ ids: z.array(z.number().int().min(0)).min(1), logprobs: z.array(z.number().max(0)).optional() });
+export type FixedTurn = z.infer<typeof FixedTurn>;
+
 /** The snapshot of a token-level policy, stored in the artifact store at preparation. */
 export const TokenPolicySnapshot = z.object({
-  kind: z.enum(['completions', 'demo', 'random']),
+  kind: z.enum(['completions', 'demo', 'random', 'vllm', 'sglang', 'tokens']),
   /** the server's base URL (completions only) */
   url: z.string().nullable(),
   /** the model's context window in tokens */
@@ -24,6 +27,10 @@ export const TokenPolicySnapshot = z.object({
   /** completions: the model (version) every request names; the server refuses another (absent in older snapshots) */
   model: z.string().optional(),
   sampling: SamplingOptions,
+  /** vllm: the served model name every request carries (the weight version is checked apart from it) */
+  servedModel: z.string().optional(),
+  /** tokens: the ids of each turn */
+  fixedTurns: z.array(FixedTurn).optional(),
   /** how the policy and the sandbox talk (shared/agent-interface.ts) */
   interface: z.enum(AgentInterfaceNames).default('compact-actions'),
 });
@@ -137,7 +144,7 @@ export function createTokenPolicy(store: ArtifactStore) {
 
     /** The next action, or the token limit when the window cannot hold it. */
     async act(turn: TokenTurn, snapshot: TokenPolicySnapshot, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
-      const agent = agentInterface(snapshot.interface);
+      const agent = compactActions;
       let context: ModelContext;
       if (previous) {
         context = await records.readContext(previous.contextRef);
@@ -164,7 +171,7 @@ export function createTokenPolicy(store: ArtifactStore) {
      * memory updated with `output` (the observation without its exit-status footer).
      */
     async observe(snapshot: TokenPolicySnapshot, previous: ModelRecord | null, action: PolicyAction & { contextRef: string }, observation: string, output: string, exitCode: number | null, inferenceMs: number): Promise<{ model: ModelRecord; observationTokens: number }> {
-      const agent = agentInterface(snapshot.interface);
+      const agent = compactActions;
       const context = await records.readContext(action.contextRef);
       const seen = agent.observationIds(observation, { mode: snapshot.sampling.observations, maxTokens: snapshot.sampling.maxObservationTokens });
       appendGiven(context, seen);

@@ -34,6 +34,12 @@ export const ModelRecord = z.object({
   tokens: z.number().int(),
   /** time spent sampling the action (0 when a retry found it in the journal) */
   inferenceMs: z.number(),
+  /**
+   * chat policies: the conversation so far, and the training samples closed where the chat
+   * template broke the exact-prefix property (each a ModelContext reference; the current sample
+   * is `contextRef`)
+   */
+  chat: z.object({ messagesRef: z.string(), samples: z.array(z.string()) }).optional(),
 });
 export type ModelRecord = z.infer<typeof ModelRecord>;
 

@@ -8,6 +8,7 @@ import { PolicyUnavailable } from '../policies/completions-client';
 import { PolicyError, type PolicyAction } from '../policies/policy-action';
 import { scriptedAction } from '../policies/policy-kinds';
 import { createTokenPolicy } from '../policies/token-policy';
+import { createChatPolicy } from '../policies/chat/chat-policy';
 import { createSandboxRunner } from '../sandbox/runner';
 import { sweepAgentProcesses } from '../sandbox/sweep';
 import type { ArtifactStore } from '../store/artifact-store';
@@ -72,6 +73,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
   const journal = createJournal(deps.journalDir);
   const records = createEpisodeRecords(store);
   const tokenPolicy = createTokenPolicy(store);
+  const chatPolicy = createChatPolicy(store);
 
   return {
     /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
@@ -103,7 +105,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         try {
           if (snapshot) {
             const inferenceStart = Date.now();
-            const sampled = await waitingForPolicy(() => tokenPolicy.act({ ...input, version: input.policy.version }, snapshot, previous));
+            const turn = { ...input, version: input.policy.version };
+            const sampled = await waitingForPolicy(() => (snapshot.interface === 'chat-tools' ? chatPolicy.act(turn, snapshot, previous) : tokenPolicy.act(turn, snapshot, previous)));
             inferenceMs = Date.now() - inferenceStart;
             if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
             action = sampled;
@@ -116,7 +119,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         }
       }
       const agent = agentInterface(snapshot?.interface ?? 'compact-actions');
-      const parsed = agent.toToolCall(action.text);
+      const parsed = agent.toToolCall(action.text, { cutByLength: action.finishReason === 'length' });
       let observation: string;
       let summary: TurnSummary;
       let usedNonce: string | undefined;
@@ -147,7 +150,12 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       summary.actionTokens = action.tokenIds.length;
       summary.observationTokens = countByteTokens(observation);
       let model: ModelRecord | undefined;
-      if (snapshot && action.contextRef) {
+      if (snapshot && action.contextRef && snapshot.interface === 'chat-tools') {
+        const observed = await chatPolicy.observe(snapshot, previous, { ...action, contextRef: action.contextRef }, observation, inferenceMs);
+        model = observed.model;
+        summary.observationTokens = observed.observationTokens;
+        if (observed.split) summary.contextSplit = true;
+      } else if (snapshot && action.contextRef) {
         const observed = await tokenPolicy.observe(snapshot, previous, { ...action, contextRef: action.contextRef }, observation, withoutFooter(observation), summary.exitCode, inferenceMs);
         model = observed.model;
         summary.observationTokens = observed.observationTokens;

@@ -1,3 +1,5 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ErrorTypes } from '../../shared/errors';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../../shared/batch';
@@ -5,7 +7,7 @@ import { summariseStaleness, tokenStaleness, type StalenessSummary } from '../..
 import type { AgentInterfaceName } from '../../shared/agent-interface';
 import type { StopRecord } from '../../shared/episode';
 import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
-import { agentInterface } from '../policies/agent-interfaces';
+import { compactActions } from '../../shared/compact-actions';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import { allowedPatterns, writeBatch } from './batch-writer';
@@ -61,7 +63,12 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
      * of the loss (the agent interface's imitationMask: the compact language masks the arguments of edits).
      */
     async buildBatch(input: BuildBatchInput): Promise<BuiltBatch> {
-      const agent = agentInterface(input.agentInterface ?? 'compact-actions');
+      // the batch layout (pad id, imitation mask, stop decisions) is the compact language's; chat-model
+      // contexts (their samples split where a template broke the prefix) need the chat model trainer
+      if ((input.agentInterface ?? 'compact-actions') !== 'compact-actions') {
+        throw ApplicationFailure.nonRetryable(`buildBatch: batches of ${input.agentInterface} episodes are not built by the toy model's batch writer`, ErrorTypes.invalidInput);
+      }
+      const agent = compactActions;
       const tokens: EpisodeTokens[] = [];
       const allowedByEpisode = new Map<string, (number[] | null)[]>();
       let inferenceMs = 0;

@@ -1,4 +1,4 @@
-import type { AgentInterface } from '../agent-interface';
+import type { CompactInterface } from '../agent-interface';
 import { policyTokenizer } from '../tokenizer';
 import { looksLikeJson, parseJsonToolCall } from '../tool-call';
 import { formatOnlyMask, observationIds, promptIds, stopDecisions } from './context';
@@ -10,7 +10,7 @@ import { actionKind, translateAction } from './language';
  * action space the sampler walks (action-space.ts). JSON tool calls are accepted as well, so a
  * scripted policy may mix both.
  */
-export const compactActions: AgentInterface = {
+export const compactActions: CompactInterface = {
   name: 'compact-actions',
   tokenizer: policyTokenizer,
   promptIds: (prompt, options) => promptIds(prompt, policyTokenizer, options.maxPromptTokens),

@@ -1,0 +1,141 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Template } from '@huggingface/jinja';
+import { Tokenizer } from '@huggingface/tokenizers';
+import families from '../../../shared/chat/families.json';
+import type { ChatMessage, ChatTool } from '../../../shared/chat/tool-format';
+
+/**
+ * A chat model family's tokenizer and chat template, loaded in process from a Hugging Face
+ * `tokenizer.json` and `tokenizer_config.json` (@huggingface/tokenizers, @huggingface/jinja). The
+ * same contract as trainer/agentrl_trainer/chat_tokenizers.py, checked by both suites against
+ * shared/golden/chat-tokenizers.json:
+ *
+ * - text (a message's content, a tool's output) never produces a special token, even where it
+ *   spells one (as `split_special_tokens`); template markup does;
+ * - a rendered conversation is tokenized piece by piece: the template rendered with every content
+ *   replaced by a sentinel, the markup between sentinels encoded as markup, each content as text.
+ */
+
+export const chatFamilyNames = Object.keys(families.families);
+export type ToolFormat = 'template' | 'hermes-system';
+
+export interface ChatTokenizer {
+  /** the family name, or the directory it was loaded from */
+  readonly name: string;
+  readonly toolFormat: ToolFormat;
+  readonly vocabSize: number;
+  /** the ids that end an assistant turn (the template's end of message, the eos token) */
+  readonly stopIds: readonly number[];
+  /** the text of the end-of-turn token the template writes after each message */
+  readonly endOfTurn: string;
+  /** the model's window as the tokenizer states it (model_max_length), null when it states none */
+  readonly window: number | null;
+  encodeText(text: string): number[];
+  encodeMarkup(text: string): number[];
+  /** every id's text, special tokens included */
+  decode(ids: readonly number[]): string;
+  /** a text as the tokenizer's normalizer reads it (Qwen3 folds to NFC; SmolLM2 keeps it) */
+  normalize(text: string): string;
+  render(messages: readonly ChatMessage[], options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean }): string;
+  renderIds(messages: readonly ChatMessage[], options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean }): number[];
+}
+
+/** The model cache: AGENTRL_MODEL_CACHE, else .cache/models in the repository. */
+export function modelCacheDir(): string {
+  return process.env.AGENTRL_MODEL_CACHE || resolve(__dirname, '..', '..', '..', '.cache', 'models');
+}
+
+interface AddedTokenJson { id: number; content: string; special?: boolean }
+
+const loaded = new Map<string, ChatTokenizer>();
+
+/**
+ * A family's tokenizer by name (shared/chat/families.json, read from the model cache) or from a
+ * directory holding tokenizer.json and tokenizer_config.json. Missing files throw with what to run.
+ */
+export function loadChatTokenizer(nameOrDir: string): ChatTokenizer {
+  const cached = loaded.get(nameOrDir);
+  if (cached) return cached;
+  const known = (families.families as Record<string, { toolFormat: string } | undefined>)[nameOrDir];
+  const isDir = !known && (isAbsolute(nameOrDir) || nameOrDir.startsWith('.'));
+  if (!known && !isDir) throw new Error(`unknown chat tokenizer ${JSON.stringify(nameOrDir)}; known: ${chatFamilyNames.join(', ')}, or a directory with tokenizer.json and tokenizer_config.json`);
+  const dir = known ? join(modelCacheDir(), nameOrDir) : resolve(nameOrDir);
+  for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+    if (!existsSync(join(dir, file))) {
+      throw new Error(`${join(dir, file)} is missing${known ? ' (run bash scripts/setup.sh, or .venv/bin/python -m agentrl_trainer.chat_tokenizers prepare from trainer/)' : ''}`);
+    }
+  }
+  const definition = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')) as { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } };
+  const config = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+  const tokenizer = createChatTokenizer(nameOrDir, definition, config, (known?.toolFormat as ToolFormat | undefined) ?? (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'));
+  loaded.set(nameOrDir, tokenizer);
+  return tokenizer;
+}
+
+function tokenText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') return (value as { content: string }).content;
+  return null;
+}
+
+function createChatTokenizer(name: string, definition: { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } }, config: Record<string, unknown>, toolFormat: ToolFormat): ChatTokenizer {
+  const template = typeof config.chat_template === 'string' ? config.chat_template : null;
+  if (!template) throw new Error(`chat tokenizer ${name}: tokenizer_config.json has no chat_template`);
+  const tokenizerConfig = { ...config, clean_up_tokenization_spaces: false };
+  const markup = new Tokenizer(definition, tokenizerConfig);
+  // the text encoder: the same definition without the special added tokens, so spelled specials stay text
+  const text = new Tokenizer({ ...definition, added_tokens: (definition.added_tokens ?? []).filter((token) => !token.special) }, tokenizerConfig);
+  const compiled = new Template(template);
+  const specialTokens = Object.fromEntries(['bos_token', 'eos_token', 'pad_token', 'unk_token'].map((key) => [key, tokenText(config[key])]).filter(([, value]) => value !== null));
+  const eos = tokenText(config.eos_token);
+  const endOfTurn = '<|im_end|>';
+  const stopIds = [...new Set([endOfTurn, eos].filter((token): token is string => token !== null).map((token) => markup.token_to_id(token)).filter((id): id is number => id !== undefined))];
+  if (stopIds.length === 0) throw new Error(`chat tokenizer ${name}: neither ${endOfTurn} nor an eos token is in its vocabulary`);
+  const vocabSize = Math.max(
+    Array.isArray(definition.model.vocab) ? definition.model.vocab.length : Object.values(definition.model.vocab).reduce((a, b) => Math.max(a, b + 1), 0),
+    ...(definition.added_tokens ?? []).map((token) => token.id + 1),
+  );
+  const maxLength = typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
+  const encodeText = (value: string) => (value === '' ? [] : text.encode(value, { add_special_tokens: false }).ids);
+  const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
+  const render: ChatTokenizer['render'] = (messages, options = {}) =>
+    compiled.render({
+      ...specialTokens,
+      messages: messages.map((message) => ({ ...message })),
+      ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
+      add_generation_prompt: options.addGenerationPrompt ?? false,
+    });
+  return {
+    name,
+    toolFormat,
+    vocabSize,
+    stopIds,
+    endOfTurn,
+    window: maxLength,
+    encodeText,
+    encodeMarkup,
+    decode: (ids) => (ids.length === 0 ? '' : markup.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false })),
+    normalize: (value) => (markup.normalizer ? markup.normalizer.normalize(value) : value),
+    render,
+    renderIds(messages, options = {}) {
+      const contents = messages.map((message) => message.content ?? '');
+      const sentinel = contentSentinel(contents);
+      const rendered = render(messages.map((message, index) => ({ ...message, content: `${sentinel}${index}${sentinel}` })), options);
+      const ids: number[] = [];
+      rendered.split(sentinel).forEach((part, position) => {
+        ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!)));
+      });
+      return ids;
+    },
+  };
+}
+
+/** A marker no content holds (the same choice as the Python side). */
+export function contentSentinel(contents: readonly string[]): string {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const sentinel = `\u0000agentrl-content-${attempt}\u0000`;
+    if (!contents.some((content) => content.includes(sentinel))) return sentinel;
+  }
+  throw new Error('no sentinel free of the contents');
+}
