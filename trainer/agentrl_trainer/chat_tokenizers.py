@@ -169,16 +169,24 @@ class ChatTokenizer:
         contents = [message.get("content") or "" for message in messages]
         sentinel = _sentinel(contents)
         marked = [{**message, "content": f"{sentinel}{index}{sentinel}"} for index, message in enumerate(messages)]
-        rendered = self.render(marked, tools, add_generation_prompt)
-        ids: list[int] = []
-        parts = rendered.split(sentinel)
         # parts alternate: markup, index, markup, index, ..., markup
-        for position, part in enumerate(parts):
-            if position % 2 == 0:
-                ids += self.encode_markup(part)
-            else:
-                ids += self.encode_text(contents[int(part)])
-        return ids
+        parts = self.render(marked, tools, add_generation_prompt).split(sentinel)
+        rendered = self.render(messages, tools, add_generation_prompt)
+        ids: list[int] = []
+        if "".join(part if position % 2 == 0 else contents[int(part)] for position, part in enumerate(parts)) == rendered:
+            for position, part in enumerate(parts):
+                ids += self.encode_markup(part) if position % 2 == 0 else self.encode_text(contents[int(part)])
+            return ids
+        # the template looks into contents (Qwen3 reformats reasoning): each content found in order in
+        # the real rendering is text, the rest markup
+        cursor = 0
+        for content in contents:
+            at = rendered.find(content, cursor) if content else -1
+            if at < 0:
+                continue
+            ids += self.encode_markup(rendered[cursor:at]) + self.encode_text(content)
+            cursor = at + len(content)
+        return ids + self.encode_markup(rendered[cursor:])
 
 
 def _sentinel(contents: list[str]) -> str:
@@ -254,6 +262,17 @@ GOLDEN_CONVERSATIONS = [
         True,
     ),
     ("with-tools", [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix it."}], True, True),
+    (
+        "reasoning-reformatted",
+        [
+            {"role": "system", "content": "You fix bugs."},
+            {"role": "user", "content": "Fix it."},
+            {"role": "assistant", "content": "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>"},
+            {"role": "tool", "content": "submitted"},
+        ],
+        False,
+        True,
+    ),
 ]
 
 

@@ -121,11 +121,23 @@ function createChatTokenizer(name: string, definition: { added_tokens?: AddedTok
     renderIds(messages, options = {}) {
       const contents = messages.map((message) => message.content ?? '');
       const sentinel = contentSentinel(contents);
-      const rendered = render(messages.map((message, index) => ({ ...message, content: `${sentinel}${index}${sentinel}` })), options);
+      const parts = render(messages.map((message, index) => ({ ...message, content: `${sentinel}${index}${sentinel}` })), options).split(sentinel);
+      const rendered = render(messages, options);
       const ids: number[] = [];
-      rendered.split(sentinel).forEach((part, position) => {
-        ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!)));
-      });
+      if (parts.map((part, position) => (position % 2 === 0 ? part : contents[Number(part)]!)).join('') === rendered) {
+        parts.forEach((part, position) => ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!))));
+        return ids;
+      }
+      // the template looks into contents (Qwen3 reformats reasoning): each content found in order in
+      // the real rendering is text, the rest markup
+      let cursor = 0;
+      for (const content of contents) {
+        const at = content === '' ? -1 : rendered.indexOf(content, cursor);
+        if (at < 0) continue;
+        ids.push(...encodeMarkup(rendered.slice(cursor, at)), ...encodeText(content));
+        cursor = at + content.length;
+      }
+      ids.push(...encodeMarkup(rendered.slice(cursor)));
       return ids;
     },
   };

@@ -1,0 +1,99 @@
+// A chat model's episode in a real container, through native tool calls: a test policy emits fixed
+// token ids (tokens:FILE), the trajectory keeps them verbatim, every turn's context is an exact
+// prefix of the next, malformed calls are tool errors the agent reads, and re-encoding the
+// conversation would have changed the ids.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { z } from 'zod';
+import { isPrefixContext, templateTools } from '../activities/policies/chat/chat-context';
+import { loadChatTokenizer, type ChatTokenizer } from '../activities/policies/chat/chat-tokenizer';
+import { createArtifactStore } from '../activities/store/artifact-store';
+import { createEpisodeRecords } from '../activities/store/episode-records';
+import type { ChatMessage } from '../shared/chat/tool-format';
+import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisodeServer } from './helpers/temporal';
+
+const suite = useEpisodeServer();
+
+/** Ids of a text written one character at a time: the text the tokenizer would encode otherwise. */
+const characterIds = (tokenizer: ChatTokenizer, text: string) => [...text].flatMap((char) => tokenizer.encodeText(char));
+const toolCall = (name: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+
+describe('chat episode with native tool calls', () => {
+  test('fixed token ids through a real container: verbatim ids, exact prefixes, clear tool errors, a real fix graded', async () => {
+    const tokenizer = loadChatTokenizer('smollm2-135m-instruct');
+    const end = tokenizer.stopIds[0]!;
+    const fix = (JSON.parse(readFileSync(join(policiesDir, 'wrong-comparison', 'fix.jsonl'), 'utf8').split('\n')[2]!) as { content: string }).content;
+    const maxActionTokens = 400;
+    const turns: number[][] = [
+      // the tokenizer's own ids and a character-by-character spelling of the same call
+      [...tokenizer.encodeText('I will run the tests first.\n'), ...characterIds(tokenizer, toolCall('bash', { command: 'python3 -m pytest -q' })), end],
+      [...tokenizer.encodeText('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>'), end],
+      [...tokenizer.encodeText(toolCall('python', { code: 'print(1)' })), end],
+      [...tokenizer.encodeText(toolCall('write_file', { path: 'intervals/__init__.py', content: 42 })), end],
+      // longer than the turn budget: cut by the length limit inside the call
+      [...tokenizer.encodeText(toolCall('write_file', { path: 'notes.txt', content: 'x '.repeat(900) }))],
+      [...tokenizer.encodeText(toolCall('write_file', { path: 'intervals/__init__.py', content: fix })), end],
+      [...tokenizer.encodeText(toolCall('bash', { command: 'python3 -m pytest -q' })), end],
+      [...tokenizer.encodeText(toolCall('submit', {})), end],
+    ];
+    assert.ok(turns[4]!.length > maxActionTokens && turns[5]!.length <= maxActionTokens, `${turns[4]!.length} / ${turns[5]!.length}`);
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-tokens-'));
+    writeFileSync(join(dir, 'turns.jsonl'), turns.map((ids, index) => JSON.stringify(index === 0 ? { ids, logprobs: ids.map(() => -0.125) } : ids)).join('\n') + '\n');
+
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: task('wrong-comparison'),
+      policy: `tokens:${join(dir, 'turns.jsonl')}`,
+      sampling: { chat: { tokenizer: 'smollm2-135m-instruct', maxActionTokens } },
+    });
+    assert.equal(result.outcome, 'submitted', JSON.stringify(result));
+    assert.equal(result.reward, 1);
+    assert.equal(result.trueSuccess, true);
+    assert.equal(result.counters.turns, turns.length);
+    assert.equal(result.counters.toolErrors, 4, 'malformed JSON, unknown tool, wrong type, cut by length');
+    assert.equal(result.counters.contextSplits, 0);
+    assert.deepEqual(await containersOf(result.workflowId), []);
+
+    const trajectory = readTrajectory(result.trajectoryUri);
+    assert.deepEqual(trajectory.map((line) => line.status), ['ok', 'tool_error', 'tool_error', 'tool_error', 'tool_error', 'ok', 'ok', 'submitted']);
+    assert.match(trajectory[0]!.observation, /failed/);
+    assert.match(trajectory[1]!.observation, /^error: the tool call is not valid JSON/);
+    assert.match(trajectory[2]!.observation, /^error: unknown tool "python"; known tools: bash, write_file, submit/);
+    assert.match(trajectory[3]!.observation, /^error: write_file: argument "content" must be a string, got a number/);
+    assert.match(trajectory[4]!.observation, /^error: the tool call was cut by the length limit/);
+    assert.match(trajectory[6]!.observation, /passed/);
+
+    const records = createEpisodeRecords(createArtifactStore(suite.worker.config.artifactsDir));
+    const recorded = await records.readTurns(result.episodeId);
+    assert.equal(recorded.length, turns.length);
+    const store = createArtifactStore(suite.worker.config.artifactsDir);
+    const contexts = await Promise.all(recorded.map((turn) => records.readContext(turn.model!.contextRef)));
+    let previousEnd = 0;
+    for (const [index, turn] of recorded.entries()) {
+      const expected = turns[index]!.slice(0, maxActionTokens);
+      assert.deepEqual(await store.getJson(turn.action.tokenIdsRef, z.array(z.number())), expected, `turn ${index}: the generated ids verbatim`);
+      assert.equal(turn.policyVersion, result.policyVersion);
+      const context = contexts[index]!;
+      // the generated ids sit in the context verbatim, mask 1, with their log-probs and version
+      // turn k generates right after the context turn k - 1 left (the first turn, after the prompt)
+      const start = index === 0 ? context.mask.indexOf(1) : contexts[index - 1]!.ids.length;
+      assert.ok(start > 0 && context.mask.slice(0, start).every((bit, position) => index > 0 || bit === 0) && start >= previousEnd);
+      assert.deepEqual(context.ids.slice(start, start + expected.length), expected);
+      assert.ok(context.mask.slice(start, start + expected.length).every((bit) => bit === 1));
+      assert.ok(context.versions.slice(start, start + expected.length).every((version) => version === result.policyVersion));
+      if (index === 0) assert.ok(context.logprobs.slice(start, start + expected.length).every((value) => value === -0.125));
+      if (index > 0) assert.ok(isPrefixContext(contexts[index - 1]!, context), `turn ${index - 1}'s context is an exact prefix of turn ${index}'s`);
+      previousEnd = start + expected.length;
+    }
+    // the cut turn was closed by a given end-of-turn, as the template closes the message
+    const final = contexts.at(-1)!;
+    const messages = JSON.parse((await store.getBlob(recorded.at(-1)!.model!.chat!.messagesRef)).toString('utf8')) as ChatMessage[];
+    assert.equal(tokenizer.decode(final.ids), tokenizer.render(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true }));
+    // decoding the conversation and encoding it again gives other ids: the trajectory keeps the generated ones
+    const reencoded = tokenizer.renderIds(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true });
+    assert.notDeepEqual(reencoded, final.ids);
+    assert.ok(!isPrefixContext(contexts[0]!, { ...final, ids: reencoded }), 'even the first turn would have changed');
+  });
+});

@@ -1,0 +1,60 @@
+// Native tool calls of chat models (shared/chat/tool-format.ts): a well-formed call becomes the tool
+// call; every malformed one is a tool error whose message says what was wrong.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chatActionKind, chatTools, hermesToolPrompt, parseChatToolCall } from '../../shared/chat/tool-format';
+
+const call = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
+const error = (text: string, options = {}) => {
+  const parsed = parseChatToolCall(text, options);
+  assert.equal(parsed.ok, false, `expected a tool error for ${JSON.stringify(text)}`);
+  return (parsed as { error: string }).error;
+};
+
+describe('chat tool calls', () => {
+  test('well-formed calls of each tool, reasoning before the call allowed, arguments as a JSON string too', () => {
+    assert.deepEqual(parseChatToolCall(`Let me look.\n${call('{"name": "bash", "arguments": {"command": "ls -la"}}')}`), { ok: true, call: { tool: 'bash', command: 'ls -la' } });
+    assert.deepEqual(parseChatToolCall(call('{"name": "write_file", "arguments": {"path": "src/a.py", "content": "x = 1\\n"}}')), { ok: true, call: { tool: 'write_file', path: 'src/a.py', content: 'x = 1\n' } });
+    assert.deepEqual(parseChatToolCall(call('{"name": "submit", "arguments": {}}')), { ok: true, call: { tool: 'submit' } });
+    assert.deepEqual(parseChatToolCall(call('{"name": "submit"}')), { ok: true, call: { tool: 'submit' } });
+    assert.deepEqual(parseChatToolCall(call('{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}')), { ok: true, call: { tool: 'bash', command: 'pwd' } });
+  });
+  test('malformed JSON says so and quotes the call', () => {
+    assert.match(error(call('{"name": "bash", "arguments": {"command": "ls"')), /not valid JSON .*"\{\\"name\\": \\"bash\\"/);
+    assert.match(error(call('["bash"]')), /must be a JSON object/);
+  });
+  test('no call at all, an unclosed call, two calls', () => {
+    assert.match(error('I will fix it now.'), /no tool call: write one as <tool_call>/);
+    assert.match(error('<tool_call>\n{"name": "submit"}'), /not closed with <\/tool_call>/);
+    assert.match(error(`${call('{"name": "submit"}')}${call('{"name": "submit"}')}`), /more than one tool call/);
+  });
+  test('an unknown tool lists the known ones', () => {
+    assert.match(error(call('{"name": "python", "arguments": {"code": "1"}}')), /unknown tool "python"; known tools: bash, write_file, submit/);
+    assert.match(error(call('{"arguments": {}}')), /"name" must be a string naming a tool/);
+  });
+  test('arguments of the wrong type, missing or unknown name the field', () => {
+    assert.match(error(call('{"name": "bash", "arguments": {"command": 42}}')), /bash: argument "command" must be a string, got a number/);
+    assert.match(error(call('{"name": "write_file", "arguments": {"path": ["a"], "content": ""}}')), /write_file: argument "path" must be a string, got an array/);
+    assert.match(error(call('{"name": "write_file", "arguments": {"path": "a.py"}}')), /write_file: missing argument "content"/);
+    assert.match(error(call('{"name": "bash", "arguments": {"command": "ls", "cwd": "/"}}')), /bash: unknown argument "cwd"; it takes command/);
+    assert.match(error(call('{"name": "bash", "arguments": [1]}')), /"arguments" must be a JSON object/);
+    assert.match(error(call('{"name": "bash", "arguments": {"command": ""}}')), /bash: command: command must not be empty/);
+    assert.match(error(call('{"name": "write_file", "arguments": {"path": "../x", "content": ""}}')), /write_file: path: must not contain "\.\."/);
+  });
+  test('a call split by the length limit says the limit cut it', () => {
+    assert.match(error('<tool_call>\n{"name": "write_file", "arguments": {"path": "a.py", "content": "def f(', { cutByLength: true }), /cut by the length limit before <\/tool_call>/);
+    assert.match(error('Thinking about the bug and', { cutByLength: true }), /cut by the length limit before any tool call/);
+    // a complete call before the cut still runs
+    assert.equal(parseChatToolCall(`${call('{"name": "submit"}')} and then`, { cutByLength: true }).ok, true);
+  });
+  test('stop points: write_file changes, pytest through bash checks', () => {
+    assert.equal(chatActionKind(call('{"name": "write_file", "arguments": {"path": "a.py", "content": ""}}')), 'change');
+    assert.equal(chatActionKind(call('{"name": "bash", "arguments": {"command": "python -m pytest -q"}}')), 'check');
+    assert.equal(chatActionKind(call('{"name": "bash", "arguments": {"command": "ls"}}')), null);
+  });
+  test('the Hermes prompt offers every tool with its schema and the call format', () => {
+    const prompt = hermesToolPrompt();
+    for (const tool of chatTools) assert.ok(prompt.includes(JSON.stringify(tool.function)), tool.function.name);
+    assert.match(prompt, /<tool_call>\n\{"name": "<tool name>", "arguments": \{<arguments as a JSON object>\}\}\n<\/tool_call>/);
+  });
+});
