@@ -21,6 +21,11 @@ export async function policyFlag(config: LoadedConfig, value: string, log: (line
     if (!existsSync(file)) throw new Error(`--policy: ${file} does not exist`);
     return formatPolicySpec({ kind: 'scripted', file });
   }
+  if (spec.kind === 'tokens') {
+    const file = resolve(spec.file);
+    if (!existsSync(file)) throw new Error(`--policy: ${file} does not exist`);
+    return formatPolicySpec({ kind: 'tokens', file });
+  }
   if (spec.kind === 'onnx') {
     const model = resolve(spec.file);
     if (!existsSync(model)) throw new Error(`--policy: ${model} does not exist`);

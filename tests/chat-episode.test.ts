@@ -7,12 +7,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { WorkflowFailedError } from '@temporalio/client';
+import { parse } from 'yaml';
 import { z } from 'zod';
-import { isPrefixContext, templateTools } from '../activities/policies/chat/chat-context';
+import { initialChatContext, isPrefixContext, templateTools } from '../activities/policies/chat/chat-context';
 import { loadChatTokenizer, type ChatTokenizer } from '../activities/policies/chat/chat-tokenizer';
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { createEpisodeRecords } from '../activities/store/episode-records';
-import type { ChatMessage } from '../shared/chat/tool-format';
+import { defaultChatSystemPrompt, type ChatMessage } from '../shared/chat/tool-format';
 import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisodeServer } from './helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -95,5 +97,30 @@ describe('chat episode with native tool calls', () => {
     const reencoded = tokenizer.renderIds(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true });
     assert.notDeepEqual(reencoded, final.ids);
     assert.ok(!isPrefixContext(contexts[0]!, { ...final, ids: reencoded }), 'even the first turn would have changed');
+  });
+
+  test('a context longer than the window is the token_limit outcome; ids outside the vocabulary are refused before any container', async () => {
+    const tokenizer = loadChatTokenizer('smollm2-135m-instruct');
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-tokens-'));
+    const listing = [...tokenizer.encodeText(toolCall('bash', { command: 'ls -R' })), tokenizer.stopIds[0]!];
+    writeFileSync(join(dir, 'turns.jsonl'), `${JSON.stringify(listing)}\n${JSON.stringify(listing)}\n`);
+    // a window with room for the prompt and the first action, not for its observation and a second action
+    const prompt = (parse(readFileSync(join(task('wrong-comparison'), 'task.yaml'), 'utf8')) as { prompt: string }).prompt;
+    const window = initialChatContext(tokenizer, defaultChatSystemPrompt, prompt).context.ids.length + listing.length + 2;
+    const limited = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'turns.jsonl')}`, sampling: { chat: { window } } });
+    assert.equal(limited.outcome, 'token_limit', JSON.stringify(limited));
+    assert.equal(limited.counters.tokenLimitHits, 1);
+    assert.equal(limited.counters.turns, 1, 'the first turn ran; the second found no room in the window');
+    assert.deepEqual(readTrajectory(limited.trajectoryUri).map((line) => line.status), ['ok']);
+
+    writeFileSync(join(dir, 'bad.jsonl'), `${JSON.stringify([1, 2, 49152])}\n`);
+    const workflowId = `chat-bad-ids-${Date.now()}`;
+    await assert.rejects(runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'bad.jsonl')}` }, workflowId), (error: unknown) => {
+      assert.ok(error instanceof WorkflowFailedError);
+      const failure = error.cause as Error & { cause?: Error };
+      assert.match(failure.cause?.message ?? failure.message, /bad\.jsonl:1: token 49152 is outside the vocabulary of 49152 \(smollm2-135m-instruct\)/);
+      return true;
+    });
+    assert.deepEqual(await containersOf(workflowId), []);
   });
 });

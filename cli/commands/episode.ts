@@ -5,6 +5,7 @@ import { loadConfig } from '../../workers/config';
 import { durationFlag, log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-runner';
 import { policyFlag } from '../policy-flag';
+import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 
 export const episode: Command = {
   summary: 'run one episode and print its outcome, reward and true success',
@@ -15,8 +16,12 @@ export const episode: Command = {
     '',
     'Options:',
     '  --task DIR            task folder (task.yaml, repo/, hidden/, ...)            default: tasks/wrong-comparison',
-    '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx',
+    '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx;',
+    '                        chat models: vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl',
     '                                                                                 default: the example task\'s scripted fix',
+    '  --tokenizer NAME|DIR  chat policies: smollm2-135m-instruct, qwen3, or a folder with tokenizer.json',
+    '                        and tokenizer_config.json                                default: smollm2-135m-instruct',
+    '  --max-action-tokens N chat policies: the most tokens one turn may generate     default: 512',
     '  --checker KIND        strict (fresh container, hidden tests) or weak           default: strict (temporal.yaml may set another)',
     '  --max-turns N         turn budget                                              default: the task\'s, else 50',
     '  --max-tokens N        token budget                                             default: the task\'s, else 262144',
@@ -27,7 +32,7 @@ export const episode: Command = {
     '  --json                print the result as one JSON object',
   ].join('\n'),
   options: {
-    task: { type: 'string' }, policy: { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
+    task: { type: 'string' }, policy: { type: 'string' }, tokenizer: { type: 'string' }, 'max-action-tokens': { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
     'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'segment-turns': { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
@@ -41,7 +46,16 @@ export const episode: Command = {
     if (task !== undefined && !existsSync(task)) throw new Error(`--task: ${task} does not exist`);
     const policy = values.policy === undefined ? undefined : await policyFlag(config, values.policy as string, log);
     const segment = values['segment-turns'] === undefined ? undefined : { maxTurns: positiveInt('--segment-turns', values['segment-turns'] as string) };
-    const input = withConfigDefaults(config, { ...(task ? { task } : {}), ...(policy ? { policy } : {}), ...(checker ? { checker } : {}), ...(segment ? { segment } : {}), budgets });
+    const chat: Record<string, unknown> = {};
+    if (values.tokenizer !== undefined) {
+      const name = values.tokenizer as string;
+      // a folder is made absolute (the worker's directory is not the caller's); a family name is checked here
+      chat.tokenizer = existsSync(name) ? resolve(name) : name;
+      loadChatTokenizer(chat.tokenizer as string);
+    }
+    if (values['max-action-tokens'] !== undefined) chat.maxActionTokens = positiveInt('--max-action-tokens', values['max-action-tokens'] as string);
+    const sampling = Object.keys(chat).length > 0 ? { sampling: { chat } } : {};
+    const input = withConfigDefaults(config, { ...(task ? { task } : {}), ...(policy ? { policy } : {}), ...(checker ? { checker } : {}), ...(segment ? { segment } : {}), ...sampling, budgets });
     const { client, close } = await connectWithWorker(config, log);
     try {
       const workflowId = values['workflow-id'] as string | undefined;
