@@ -26,8 +26,8 @@ export type PolicySpecKind = PolicySpec['kind'];
 /** The forms a spec may take, for error messages. */
 export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, random:, FILE.onnx';
 
-/** The kinds that speak a chat model's tokens (the chat-tools agent interface); the others use the compact action language. */
-export const chatPolicyKinds = ['vllm', 'sglang', 'tokens'] as const;
+/** The kinds whose server serves versions by name: an episode may switch between them (a resume, an asynchronous run). */
+export const servedPolicyKinds: readonly string[] = ['completions', 'vllm', 'sglang'];
 
 export type ParsedPolicySpec = { ok: true; spec: PolicySpec } | { ok: false; error: string };
 

@@ -1,3 +1,4 @@
+import { servedPolicyKinds } from '../shared/policy-spec';
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
   ContinueAsNew, condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, isCancellation, log, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
@@ -210,7 +211,7 @@ async function resumeParked(input: EpisodeInput, episode: EpisodeState, progress
     progress.segmented = Boolean(episode.segment);
   }
   const version = request.policyVersion ?? (request.newest ? await records.currentPolicyVersion({ policy: episode.policy }) : null);
-  if (version && episode.policy.kind === 'completions') {
+  if (version && servedPolicyKinds.includes(episode.policy.kind)) {
     episode.policy = { ...episode.policy, version };
     control.version = version;
   }
@@ -328,7 +329,7 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       return { park: true };
     }
     // a version the run published since the last turn: the whole turn samples it (a turn never mixes versions)
-    if (control.version && episode.policy.kind === 'completions' && control.version !== episode.policy.version) episode.policy = { ...episode.policy, version: control.version };
+    if (control.version && servedPolicyKinds.includes(episode.policy.kind) && control.version !== episode.policy.version) episode.policy = { ...episode.policy, version: control.version };
     if (episode.versions?.at(-1) !== episode.policy.version) (episode.versions ??= []).push(episode.policy.version);
     const turn = counters.turns;
     let summary: TurnSummary;

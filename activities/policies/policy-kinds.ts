@@ -8,7 +8,7 @@ import { ErrorTypes } from '../../shared/errors';
 import { parsePolicySpec } from '../../shared/policy-spec';
 import { byteTokenizer } from '../../shared/tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
-import { describeServer } from './completions-client';
+import { describeServer, PolicyUnavailable } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
 import { FixedTurn, TokenPolicySnapshot } from './token-policy';
 import { loadChatTokenizer } from './chat/chat-tokenizer';
@@ -141,7 +141,14 @@ async function prepareChatPolicy(
     if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
     return { ...base, kind: 'tokens', url: null, window, fixedTurns, model: `tokens-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
   }
-  const described = spec.kind === 'vllm' ? await describeVllm(spec.url) : { ...(await describeSglang(spec.url)), servedModel: undefined };
+  let described: { servedModel?: string; window: number; version: string };
+  try {
+    described = spec.kind === 'vllm' ? await describeVllm(spec.url) : await describeSglang(spec.url);
+  } catch (error) {
+    // an unreachable server is retried; one that answers without what a chat policy needs is refused
+    if (error instanceof PolicyUnavailable && !error.transient) throw invalid(error.message);
+    throw error;
+  }
   if (spec.version && described.version !== spec.version) {
     throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves weight version ${described.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
   }

@@ -1,3 +1,5 @@
+import { describeSglang, describeVllm } from '../policies/chat/generation-clients';
+import { servedPolicyKinds } from '../../shared/policy-spec';
 import { isAbsolute, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { PolicySummary, TaskSummary } from '../../shared/episode';
@@ -51,12 +53,15 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
     },
 
     /**
-     * The version a prepared policy would sample now: for a completions policy the one its server
-     * serves first (the last published), else the prepared version (a resume with `newest`).
+     * The version a prepared policy would sample now: for a served policy the one its server serves
+     * (completions: the first listed, the last published; vllm: and sglang: their weight version),
+     * else the prepared version (a resume with `newest`).
      */
     async currentPolicyVersion(input: { policy: PolicySummary }): Promise<string> {
-      if (input.policy.kind !== 'completions') return input.policy.version;
+      if (!servedPolicyKinds.includes(input.policy.kind)) return input.policy.version;
       const snapshot = await store.getJson(input.policy.ref, TokenPolicySnapshot);
+      if (snapshot.kind === 'vllm') return (await describeVllm(snapshot.url ?? '')).version;
+      if (snapshot.kind === 'sglang') return (await describeSglang(snapshot.url ?? '')).version;
       return (await describeServer(snapshot.url ?? '')).version;
     },
   };

@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { PolicyError } from '../../activities/policies/policy-action';
 import { preparePolicy, readScript } from '../../activities/policies/policy-kinds';
 import { createArtifactStore } from '../../activities/store/artifact-store';
+import { TokenPolicySnapshot } from '../../activities/policies/token-policy';
 import { formatPolicySpec, parsePolicySpec, type PolicySpec } from '../../shared/policy-spec';
 
 describe('policy specs', () => {
@@ -20,6 +21,10 @@ describe('policy specs', () => {
       ['completions:https://host/v#run-step-3', { kind: 'completions', url: 'https://host/v', version: 'run-step-3' }],
       ['demo:format', { kind: 'demo', name: 'format' }],
       ['random:', { kind: 'random' }],
+      ['vllm:http://gpu-1:8000', { kind: 'vllm', url: 'http://gpu-1:8000' }],
+      ['vllm:http://gpu-1:8000#run-step-2', { kind: 'vllm', url: 'http://gpu-1:8000', version: 'run-step-2' }],
+      ['sglang:http://gpu-2:30000#policy-v4', { kind: 'sglang', url: 'http://gpu-2:30000', version: 'policy-v4' }],
+      ['tokens:/tmp/turns.jsonl', { kind: 'tokens', file: '/tmp/turns.jsonl' }],
       ['runs/r/policies/v3/policy.onnx', { kind: 'onnx', file: 'runs/r/policies/v3/policy.onnx' }],
     ];
     for (const [text, spec] of specs) {
@@ -30,14 +35,17 @@ describe('policy specs', () => {
   });
 
   test('a bad spec says what is wrong and lists the known forms', () => {
-    const known = 'known: scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random:, FILE.onnx';
+    const known = 'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, random:, FILE.onnx';
     for (const [text, reason] of [
       ['scripted:', 'scripted: needs a file'],
       ['completions:localhost:8000', 'completions: needs an http(s) URL'],
       ['completions:http://h:1#', 'the version after # must not be empty'],
       ['demo:fix', 'demo: knows only demo:format'],
       ['random:x', 'random: takes nothing after the colon'],
-      ['vllm:http://h', 'unknown policy "vllm:http://h"'],
+      ['vllm:localhost:8000', 'vllm: needs an http(s) URL'],
+      ['sglang:http://h:1#', 'sglang: the version after # must not be empty'],
+      ['tokens:', 'tokens: needs a file'],
+      ['openai:http://h', 'unknown policy "openai:http://h"'],
       ['policy.jsonl', 'unknown policy "policy.jsonl"'],
     ] as const) {
       const parsed = parsePolicySpec(text);
@@ -83,6 +91,33 @@ describe('served policies', () => {
       await assert.rejects(preparePolicy(`completions:${url}#v6`, store, dir), nonRetryable('PolicyError', /serves v7, not v6/));
       const prepared = await preparePolicy(`completions:${url}#v7`, store, dir);
       assert.deepEqual([prepared.kind, prepared.version], ['completions', 'v7']);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('chat policies: a vLLM server\'s served name, window and weight version are read; a pinned other version, an unknown tokenizer, a dev-mode-less server are refused', async () => {
+    let weightVersion: string | null = 'run-step-2';
+    const server = createServer((request, response) => {
+      response.writeHead(request.url === '/weight_info' && weightVersion === null ? 404 : 200, { 'content-type': 'application/json' });
+      if (request.url === '/v1/models') response.end(JSON.stringify({ object: 'list', data: [{ id: 'smollm2', object: 'model', max_model_len: 8192, root: '/ckpt/v0' }] }));
+      else if (request.url === '/weight_info') response.end(JSON.stringify(weightVersion === null ? { detail: 'Not Found' } : { weight_version: weightVersion }));
+      else response.end('{}');
+    });
+    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-chat-'));
+    const store = createArtifactStore(dir);
+    try {
+      const prepared = await preparePolicy(`vllm:${url}`, store, dir, { chat: { tokenizer: 'qwen3' } });
+      assert.deepEqual([prepared.kind, prepared.version], ['vllm', 'run-step-2']);
+      const snapshot = await store.getJson(prepared.ref, TokenPolicySnapshot);
+      assert.deepEqual([snapshot.interface, snapshot.servedModel, snapshot.window, snapshot.sampling.chat.tokenizer], ['chat-tools', 'smollm2', 8192, 'qwen3']);
+      await assert.rejects(preparePolicy(`vllm:${url}#run-step-1`, store, dir), (error: Error & { type?: string }) => error.type === 'PolicyError' && /serves weight version run-step-2, not run-step-1/.test(error.message));
+      await assert.rejects(preparePolicy(`vllm:${url}`, store, dir, { chat: { tokenizer: 'gpt-9' } }), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /sampling\.chat\.tokenizer: unknown chat tokenizer "gpt-9"; known: smollm2-135m-instruct, qwen3/.test(error.message));
+      await assert.rejects(preparePolicy(`vllm:${url}`, store, dir, { chat: { maxActionTokens: 0 } }), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /chat\.maxActionTokens/.test(error.message));
+      weightVersion = null;
+      await assert.rejects(preparePolicy(`vllm:${url}`, store, dir), (error: Error & { type?: string; nonRetryable?: boolean }) => error.type === 'InvalidPolicy' && error.nonRetryable === true && /VLLM_SERVER_DEV_MODE=1/.test(error.message));
     } finally {
       server.close();
     }
