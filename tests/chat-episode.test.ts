@@ -15,12 +15,18 @@ import { loadChatTokenizer, type ChatTokenizer } from '../activities/policies/ch
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { createEpisodeRecords } from '../activities/store/episode-records';
 import { defaultChatSystemPrompt, type ChatMessage } from '../shared/chat/tool-format';
+import { projectRoot } from '../workers/config';
 import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisodeServer } from './helpers/temporal';
 
 const suite = useEpisodeServer();
 
 /** Ids of a text written one character at a time: the text the tokenizer would encode otherwise. */
 const characterIds = (tokenizer: ChatTokenizer, text: string) => [...text].flatMap((char) => tokenizer.encodeText(char));
+/** A corpus case of ids a model may generate whose re-encoding differs (shared/golden/chat-tokenizers.json). */
+const generatedCase = (family: string, name: string) => {
+  const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as { families: Record<string, { generated: { name: string; text: string; ids: number[]; reencoded: number[] }[] }> };
+  return golden.families[family]!.generated.find((entry) => entry.name === name)!;
+};
 const toolCall = (name: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 
 describe('chat episode with native tool calls', () => {
@@ -29,9 +35,10 @@ describe('chat episode with native tool calls', () => {
     const end = tokenizer.stopIds[0]!;
     const fix = (JSON.parse(readFileSync(join(policiesDir, 'wrong-comparison', 'fix.jsonl'), 'utf8').split('\n')[2]!) as { content: string }).content;
     const maxActionTokens = 400;
+    const cjk = generatedCase('smollm2-135m-instruct', 'cjk');
     const turns: number[][] = [
-      // the tokenizer's own ids and a character-by-character spelling of the same call
-      [...tokenizer.encodeText('I will run the tests first.\n'), ...characterIds(tokenizer, toolCall('bash', { command: 'python3 -m pytest -q' })), end],
+      // the tokenizer's own ids, a character-by-character spelling of a call, and the corpus's generated CJK ids in it
+      [...tokenizer.encodeText('I will run the tests first.\n'), ...characterIds(tokenizer, '<tool_call>\n{"name": "bash", "arguments": {"command": "python3 -m pytest -q; echo '), ...cjk.ids, ...tokenizer.encodeText('"}}\n</tool_call>'), end],
       [...tokenizer.encodeText('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>'), end],
       [...tokenizer.encodeText(toolCall('python', { code: 'print(1)' })), end],
       [...tokenizer.encodeText(toolCall('write_file', { path: 'intervals/__init__.py', content: 42 })), end],
@@ -61,6 +68,7 @@ describe('chat episode with native tool calls', () => {
     const trajectory = readTrajectory(result.trajectoryUri);
     assert.deepEqual(trajectory.map((line) => line.status), ['ok', 'tool_error', 'tool_error', 'tool_error', 'tool_error', 'ok', 'ok', 'submitted']);
     assert.match(trajectory[0]!.observation, /failed/);
+    assert.ok(trajectory[0]!.observation.includes(cjk.text), 'the generated CJK ids reached the shell as their text');
     assert.match(trajectory[1]!.observation, /^error: the tool call is not valid JSON/);
     assert.match(trajectory[2]!.observation, /^error: unknown tool "python"; known tools: bash, write_file, submit/);
     assert.match(trajectory[3]!.observation, /^error: write_file: argument "content" must be a string, got a number/);
@@ -97,6 +105,11 @@ describe('chat episode with native tool calls', () => {
     const reencoded = tokenizer.renderIds(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true });
     assert.notDeepEqual(reencoded, final.ids);
     assert.ok(!isPrefixContext(contexts[0]!, { ...final, ids: reencoded }), 'even the first turn would have changed');
+    // the corpus case: its generated ids are in the trajectory, its re-encoding is what a re-encoded history would hold
+    // (the echo's output holds the text too, tokenized as an observation: once in the trajectory, twice re-encoded)
+    const count = (haystack: number[], needle: number[]) => haystack.filter((_, index) => needle.every((id, offset) => haystack[index + offset] === id)).length;
+    assert.deepEqual([count(final.ids, cjk.ids), count(final.ids, cjk.reencoded)], [1, 1]);
+    assert.deepEqual([count(reencoded, cjk.ids), count(reencoded, cjk.reencoded)], [0, 2]);
   });
 
   test('a context longer than the window is the token_limit outcome; ids outside the vocabulary are refused before any container', async () => {
@@ -122,5 +135,34 @@ describe('chat episode with native tool calls', () => {
       return true;
     });
     assert.deepEqual(await containersOf(workflowId), []);
+  });
+
+  test('Qwen3 through its template\'s tools: reasoning the template re-renders starts a new sample, counted', async () => {
+    const tokenizer = loadChatTokenizer('qwen3');
+    const end = tokenizer.stopIds[0]!;
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-tokens-'));
+    const turns = [
+      [...tokenizer.encodeText('<think>the tests tell where</think>\n'), ...tokenizer.encodeMarkup('<tool_call>'), ...tokenizer.encodeText(`\n${JSON.stringify({ name: 'bash', arguments: { command: 'python3 -m pytest -q' } })}\n`), ...tokenizer.encodeMarkup('</tool_call>'), end],
+      [...tokenizer.encodeMarkup('<tool_call>'), ...tokenizer.encodeText(`\n${JSON.stringify({ name: 'submit', arguments: {} })}\n`), ...tokenizer.encodeMarkup('</tool_call>'), end],
+    ];
+    writeFileSync(join(dir, 'turns.jsonl'), turns.map((ids) => JSON.stringify(ids)).join('\n') + '\n');
+    const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'turns.jsonl')}`, sampling: { chat: { tokenizer: 'qwen3' } } });
+    assert.equal(result.outcome, 'submitted', JSON.stringify(result));
+    assert.equal(result.counters.toolErrors, 0);
+    assert.equal(result.counters.contextSplits, 1, 'the template rewrote the first turn\'s reasoning');
+    const store = createArtifactStore(suite.worker.config.artifactsDir);
+    const records = createEpisodeRecords(store);
+    const recorded = await records.readTurns(result.episodeId);
+    const first = await records.readContext(recorded[0]!.model!.contextRef);
+    // the tools were offered by the template itself, in its system message
+    assert.match(tokenizer.decode(first.ids), /^<\|im_start\|>system\n[^]*# Tools[^]*"name": "bash"[^]*"name": "write_file"[^]*"name": "submit"/);
+    // the first turn's sample was closed as generated; the next sample starts all given, from the template
+    assert.deepEqual(recorded[0]!.model!.chat!.samples.length, 1);
+    const closed = await records.readContext(recorded[0]!.model!.chat!.samples[0]!);
+    assert.ok(first.mask.every((bit) => bit === 0) && closed.ids.length > 0);
+    assert.deepEqual(closed.ids.slice(closed.ids.length - turns[0]!.length), turns[0]);
+    const final = await records.readContext(recorded[1]!.model!.contextRef);
+    assert.ok(isPrefixContext(first, final), 'within the new sample, contexts extend again');
+    assert.deepEqual(final.ids.slice(first.ids.length, first.ids.length + turns[1]!.length), turns[1]);
   });
 });

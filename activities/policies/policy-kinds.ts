@@ -11,6 +11,7 @@ import type { ArtifactStore } from '../store/artifact-store';
 import { describeServer, PolicyUnavailable } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
 import { FixedTurn, TokenPolicySnapshot } from './token-policy';
+import { observationDelta } from './chat/chat-context';
 import { loadChatTokenizer } from './chat/chat-tokenizer';
 import { describeSglang, describeVllm } from './chat/generation-clients';
 import { compactActions } from '../../shared/compact-actions';
@@ -113,6 +114,8 @@ async function prepareChatPolicy(
   let tokenizer;
   try {
     tokenizer = loadChatTokenizer(sampling.chat.tokenizer);
+    // a template whose observations cannot be cut as deltas is refused here, before any container starts
+    observationDelta(tokenizer, 'probe');
   } catch (error) {
     throw invalid(`sampling.chat.tokenizer: ${(error as Error).message}`);
   }

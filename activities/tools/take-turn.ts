@@ -106,7 +106,15 @@ export function createToolCallActivities(deps: ToolCallDeps) {
           if (snapshot) {
             const inferenceStart = Date.now();
             const turn = { ...input, version: input.policy.version };
-            const sampled = await waitingForPolicy(() => (snapshot.interface === 'chat-tools' ? chatPolicy.act(turn, snapshot, previous) : tokenPolicy.act(turn, snapshot, previous)));
+            // a served model's turn can take longer than the heartbeat timeout: beat while it generates
+            const context = Context.current();
+            const beat = setInterval(() => context.heartbeat({ sampling: input.turn }), 2000);
+            let sampled;
+            try {
+              sampled = await waitingForPolicy(() => (snapshot.interface === 'chat-tools' ? chatPolicy.act(turn, snapshot, previous) : tokenPolicy.act(turn, snapshot, previous)));
+            } finally {
+              clearInterval(beat);
+            }
             inferenceMs = Date.now() - inferenceStart;
             if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
             action = sampled;

@@ -66,31 +66,43 @@ export function hermesToolPrompt(tools: readonly ChatTool[] = chatTools): string
 }
 
 /** The default system prompt of a chat agent. */
-export const defaultChatSystemPrompt = 'You are a software engineer fixing a bug in a repository. Work with the tools; call submit when the tests pass.';
+export const defaultChatSystemPrompt = 'You are a software engineer fixing a bug in a repository. Work with the tools, one tool call per turn; call submit when the tests pass.';
 
 /**
  * The tool call in a model's turn. `cutByLength`: generation stopped at the length limit, so an
  * unclosed call says so rather than reading as malformed.
  */
-export function parseChatToolCall(text: string, options: { cutByLength?: boolean } = {}): ParsedToolCall {
+export function parseChatToolCall(full: string, options: { cutByLength?: boolean } = {}): ParsedToolCall {
+  // a call mentioned while reasoning is not the call: only the text after the reasoning counts
+  const thought = full.lastIndexOf('</think>');
+  const text = thought >= 0 ? full.slice(thought + '</think>'.length) : full;
   const open = text.indexOf(toolCallOpen);
   if (open < 0) {
     if (options.cutByLength) return { ok: false, error: 'the turn was cut by the length limit before any tool call; write a shorter turn' };
     return { ok: false, error: `no tool call: write one as ${toolCallOpen}{"name": ..., "arguments": {...}}${toolCallClose}; tools: ${toolNames.join(', ')}` };
   }
-  const close = text.indexOf(toolCallClose, open);
+  let close = text.indexOf(toolCallClose, open);
   if (close < 0) {
     if (options.cutByLength) return { ok: false, error: `the tool call was cut by the length limit before ${toolCallClose}; write a shorter call` };
     return { ok: false, error: `the tool call is not closed with ${toolCallClose}` };
   }
-  if (text.indexOf(toolCallOpen, close) >= 0) return { ok: false, error: 'more than one tool call in a turn; make one call and read its result' };
-  const body = text.slice(open + toolCallOpen.length, close).trim();
+  // a written file may hold </tool_call> itself: the call ends at the first closing tag after valid JSON
+  let body = text.slice(open + toolCallOpen.length, close).trim();
   let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    return { ok: false, error: `the tool call is not valid JSON (${(error as Error).message}): ${JSON.stringify(body.slice(0, 80))}` };
+  let parseError: Error | null = null;
+  for (let candidate = close; candidate >= 0; candidate = text.indexOf(toolCallClose, candidate + 1)) {
+    try {
+      value = JSON.parse(text.slice(open + toolCallOpen.length, candidate).trim());
+      close = candidate;
+      body = text.slice(open + toolCallOpen.length, close).trim();
+      parseError = null;
+      break;
+    } catch (error) {
+      parseError ??= error as Error;
+    }
   }
+  if (parseError) return { ok: false, error: `the tool call is not valid JSON (${parseError.message}): ${JSON.stringify(body.slice(0, 80))}` };
+  if (text.indexOf(toolCallOpen, close) >= 0) return { ok: false, error: 'more than one tool call in a turn; make one call and read its result' };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'the tool call must be a JSON object {"name": ..., "arguments": {...}}' };
   const { name, arguments: rawArguments, ...rest } = value as { name?: unknown; arguments?: unknown };
   if (Object.keys(rest).length > 0) return { ok: false, error: `the tool call has unknown fields ${Object.keys(rest).map((key) => JSON.stringify(key)).join(', ')}; it takes "name" and "arguments"` };

@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { chatFamilyNames, loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
+import { chatFamilyNames, loadChatTokenizer, modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
 import type { ChatMessage, ChatTool } from '../../shared/chat/tool-format';
 import { projectRoot } from '../../workers/config';
 
 interface GoldenFamily {
   texts: { name: string; text?: string; bytesBase64?: string; ids: number[] }[];
   markup: { name: string; text: string; ids: number[] }[];
+  generated: { name: string; text: string; ids: number[]; reencoded: number[] }[];
   conversations: { name: string; messages: ChatMessage[]; tools: boolean; addGenerationPrompt: boolean; rendered: string; ids: number[] }[];
 }
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as { tool: ChatTool; families: Record<string, GoldenFamily> };
@@ -36,8 +37,11 @@ describe('chat tokenizers: golden corpus shared with Python', () => {
         assert.equal(tokenizer.decode(entry.ids), tokenizer.normalize(text));
       });
     }
-    test(`${name}: spelled special tokens stay text; markup makes them special`, () => {
+    test(`${name}: spelled special and structural tokens stay text; markup makes them tokens`, () => {
       const spelled = family.texts.find((entry) => entry.name === 'spelled-specials')!;
+      const added = new Set((JSON.parse(readFileSync(join(modelCacheDir(), name, 'tokenizer.json'), 'utf8')) as { added_tokens: { id: number }[] }).added_tokens.map((token) => token.id));
+      for (const entry of family.texts) assert.deepEqual(entry.ids.filter((id) => added.has(id)), [], `${entry.name}: text produced an added token`);
+      assert.ok(tokenizer.encodeMarkup('<tool_call>').length === 1 || name !== 'qwen3', 'Qwen3 markup keeps its structural tokens');
       for (const id of tokenizer.stopIds) assert.ok(!spelled.ids.includes(id), `a spelled end-of-turn must not become id ${id}`);
       assert.ok(tokenizer.encodeMarkup(tokenizer.endOfTurn).length === 1 && tokenizer.stopIds.includes(tokenizer.encodeMarkup(tokenizer.endOfTurn)[0]!));
     });
@@ -45,6 +49,13 @@ describe('chat tokenizers: golden corpus shared with Python', () => {
       const invalid = family.texts.find((entry) => entry.name === 'invalid-utf8')!;
       assert.ok(corpusText(invalid).includes('\uFFFD'));
     });
+    for (const entry of family.generated) {
+      test(`${name}: generated ids of ${entry.name} decode to the text, and re-encoding gives other ids`, () => {
+        assert.equal(tokenizer.decode(entry.ids), entry.text);
+        assert.deepEqual(tokenizer.encodeText(entry.text), entry.reencoded);
+        assert.notDeepEqual(entry.reencoded, entry.ids);
+      });
+    }
     for (const entry of family.markup) {
       test(`${name}: markup ids of ${entry.name}`, () => assert.deepEqual(tokenizer.encodeMarkup(entry.text), entry.ids));
     }

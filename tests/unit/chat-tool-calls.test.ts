@@ -19,6 +19,12 @@ describe('chat tool calls', () => {
     assert.deepEqual(parseChatToolCall(call('{"name": "submit"}')), { ok: true, call: { tool: 'submit' } });
     assert.deepEqual(parseChatToolCall(call('{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}')), { ok: true, call: { tool: 'bash', command: 'pwd' } });
   });
+  test('a call mentioned while reasoning is not the call; a written file may hold </tool_call>', () => {
+    assert.deepEqual(parseChatToolCall(`<think>maybe ${call('{"name": "submit"}')} later</think>\n${call('{"name": "bash", "arguments": {"command": "ls"}}')}`), { ok: true, call: { tool: 'bash', command: 'ls' } });
+    assert.match(error('<think>I could <tool_call>{"name": "submit"}</tool_call></think>\nNo call now.'), /no tool call/);
+    assert.deepEqual(parseChatToolCall(call('{"name": "write_file", "arguments": {"path": "doc.md", "content": "end with </tool_call> here"}}')), { ok: true, call: { tool: 'write_file', path: 'doc.md', content: 'end with </tool_call> here' } });
+  });
+
   test('malformed JSON says so and quotes the call', () => {
     assert.match(error(call('{"name": "bash", "arguments": {"command": "ls"')), /not valid JSON .*"\{\\"name\\": \\"bash\\"/);
     assert.match(error(call('["bash"]')), /must be a JSON object/);

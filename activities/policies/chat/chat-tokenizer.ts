@@ -11,8 +11,9 @@ import type { ChatMessage, ChatTool } from '../../../shared/chat/tool-format';
  * same contract as trainer/agentrl_trainer/chat_tokenizers.py, checked by both suites against
  * shared/golden/chat-tokenizers.json:
  *
- * - text (a message's content, a tool's output) never produces a special token, even where it
- *   spells one (as `split_special_tokens`); template markup does;
+ * - text (a message's content, a tool's output) never produces an added token (a special one such
+ *   as <|im_end|>, or a structural one such as Qwen3's </tool_response>), even where it spells one;
+ *   template markup does;
  * - a rendered conversation is tokenized piece by piece: the template rendered with every content
  *   replaced by a sentinel, the markup between sentinels encoded as markup, each content as text.
  */
@@ -84,21 +85,12 @@ function createChatTokenizer(name: string, definition: { added_tokens?: AddedTok
   if (!template) throw new Error(`chat tokenizer ${name}: tokenizer_config.json has no chat_template`);
   const tokenizerConfig = { ...config, clean_up_tokenization_spaces: false };
   const markup = new Tokenizer(definition, tokenizerConfig);
-  // the text encoder: the same definition without the special added tokens, so spelled specials stay text
-  const text = new Tokenizer({ ...definition, added_tokens: (definition.added_tokens ?? []).filter((token) => !token.special) }, tokenizerConfig);
+  // the text encoder: the same definition without its added tokens, so text that spells one (a special
+  // token, or a structural one such as Qwen3's </tool_response>) stays text
+  const text = new Tokenizer({ ...definition, added_tokens: [] }, tokenizerConfig);
   const compiled = new Template(template);
   const specialTokens = Object.fromEntries(['bos_token', 'eos_token', 'pad_token', 'unk_token'].map((key) => [key, tokenText(config[key])]).filter(([, value]) => value !== null));
   const eos = tokenText(config.eos_token);
-  const endOfTurn = '<|im_end|>';
-  const stopIds = [...new Set([endOfTurn, eos].filter((token): token is string => token !== null).map((token) => markup.token_to_id(token)).filter((id): id is number => id !== undefined))];
-  if (stopIds.length === 0) throw new Error(`chat tokenizer ${name}: neither ${endOfTurn} nor an eos token is in its vocabulary`);
-  const vocabSize = Math.max(
-    Array.isArray(definition.model.vocab) ? definition.model.vocab.length : Object.values(definition.model.vocab).reduce((a, b) => Math.max(a, b + 1), 0),
-    ...(definition.added_tokens ?? []).map((token) => token.id + 1),
-  );
-  const maxLength = typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
-  const encodeText = (value: string) => (value === '' ? [] : text.encode(value, { add_special_tokens: false }).ids);
-  const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
   const render: ChatTokenizer['render'] = (messages, options = {}) =>
     compiled.render({
       ...specialTokens,
@@ -106,6 +98,20 @@ function createChatTokenizer(name: string, definition: { added_tokens?: AddedTok
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
       add_generation_prompt: options.addGenerationPrompt ?? false,
     });
+  // the end-of-turn token is the one the template writes right after a message's content (ChatML's <|im_end|>)
+  const probe = 'agentrl-probe';
+  const probed = render([{ role: 'system', content: probe }, { role: 'user', content: probe }]);
+  const after = probed.slice(probed.lastIndexOf(probe) + probe.length);
+  const endOfTurn = (definition.added_tokens ?? []).map((token) => token.content).filter((content) => after.startsWith(content)).sort((a, b) => b.length - a.length)[0];
+  if (!endOfTurn) throw new Error(`chat tokenizer ${name}: its template writes no added token after a message (${JSON.stringify(after.slice(0, 20))}); the end of a turn must be a token`);
+  const stopIds = [...new Set([endOfTurn, eos].filter((token): token is string => token !== null).map((token) => markup.token_to_id(token)).filter((id): id is number => id !== undefined))];
+  const vocabSize = Math.max(
+    Array.isArray(definition.model.vocab) ? definition.model.vocab.length : Object.values(definition.model.vocab).reduce((a, b) => Math.max(a, b + 1), 0),
+    ...(definition.added_tokens ?? []).map((token) => token.id + 1),
+  );
+  const maxLength = typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
+  const encodeText = (value: string) => (value === '' ? [] : text.encode(value, { add_special_tokens: false }).ids);
+  const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
   return {
     name,
     toolFormat,
@@ -121,15 +127,18 @@ function createChatTokenizer(name: string, definition: { added_tokens?: AddedTok
     renderIds(messages, options = {}) {
       const contents = messages.map((message) => message.content ?? '');
       const sentinel = contentSentinel(contents);
-      const parts = render(messages.map((message, index) => ({ ...message, content: `${sentinel}${index}${sentinel}` })), options).split(sentinel);
       const rendered = render(messages, options);
-      const ids: number[] = [];
-      if (parts.map((part, position) => (position % 2 === 0 ? part : contents[Number(part)]!)).join('') === rendered) {
+      // every content as a sentinel; else, where the template looks into what the model wrote (Qwen3
+      // reformats reasoning), every content but the assistant's, whose rendering is then markup
+      for (const replaced of [() => true, (message: ChatMessage) => message.role !== 'assistant']) {
+        const parts = render(messages.map((message, index) => (replaced(message) ? { ...message, content: `${sentinel}${index}${sentinel}` } : message)), options).split(sentinel);
+        if (parts.map((part, position) => (position % 2 === 0 ? part : contents[Number(part)]!)).join('') !== rendered) continue;
+        const ids: number[] = [];
         parts.forEach((part, position) => ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!))));
         return ids;
       }
-      // the template looks into contents (Qwen3 reformats reasoning): each content found in order in
-      // the real rendering is text, the rest markup
+      // a template that looks into every content: each content found in order in the rendering is text, the rest markup
+      const ids: number[] = [];
       let cursor = 0;
       for (const content of contents) {
         const at = content === '' ? -1 : rendered.indexOf(content, cursor);

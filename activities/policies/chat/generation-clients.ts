@@ -20,9 +20,12 @@ import { PolicyUnavailable } from '../completions-client';
  *   `meta_info.weight_version`; publishing is `/update_weights_from_disk` with the new
  *   `weight_version`.
  *
- * Every request names the version it expects; an answer from another version is refused (the turn
- * is a policy error, never trained on). Aborted requests (a pause for a weight update) and a
- * paused or failing server are transient: the turn waits and asks again.
+ * Every turn states the weight version it expects, and the client checks the versions the server
+ * says generated the tokens (neither server takes an expected version in the request): an answer
+ * from another version is refused (the turn is a policy error, never trained on). Aborted requests
+ * and a paused or failing server are transient: the turn waits and asks again (if the server came
+ * back with other weights, that answer is refused in turn). A server that read fewer prompt tokens
+ * than were sent (a truncating server) is refused too.
  */
 
 export interface GenerateRequest {
@@ -49,6 +52,10 @@ export type ServerKind = 'vllm' | 'sglang';
 
 interface Answer { status: number; body: unknown }
 
+/**
+ * One POST; a connection that fails is tried again briefly, a request that timed out is not (the
+ * server may still be working on it: a weight reload must not be sent twice).
+ */
 async function post(url: string, path: string, body: unknown, timeoutMs = 300_000): Promise<Answer> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -57,6 +64,7 @@ async function post(url: string, path: string, body: unknown, timeoutMs = 300_00
       return { status: response.status, body: await response.json().catch(() => null) };
     } catch (error) {
       lastError = error;
+      if ((error as Error).name === 'TimeoutError') throw new PolicyUnavailable(`${url}${path} did not answer within ${timeoutMs / 1000} s`, true);
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
     }
   }
@@ -98,6 +106,11 @@ export function vllmCompletionBody(servedModel: string, request: GenerateRequest
     temperature: request.temperature,
     top_p: 1,
     top_k: -1,
+    // pinned: a server's --generation-config would otherwise bring the checkpoint's own defaults
+    min_p: 0,
+    repetition_penalty: 1,
+    presence_penalty: 0,
+    frequency_penalty: 0,
     seed: request.seed,
     logprobs: 0,
     return_token_ids: true,
@@ -108,8 +121,16 @@ export function vllmCompletionBody(servedModel: string, request: GenerateRequest
   };
 }
 
+/** A server that read another prompt than the one sent (it truncated it) breaks token-in/token-out. */
+function checkPromptLength(server: string, counted: unknown, request: GenerateRequest): void {
+  if (typeof counted === 'number' && counted !== request.promptIds.length) {
+    throw new PolicyUnavailable(`${server} read ${counted} prompt tokens of the ${request.promptIds.length} sent (does it truncate prompts?)`);
+  }
+}
+
 interface VllmChoice {
   token_ids?: number[] | null;
+  prompt_token_ids?: number[] | null;
   finish_reason?: string | null;
   logprobs?: { tokens?: string[]; token_logprobs?: (number | null)[] } | null;
   weight_versions?: { version: string; start: number; end: number }[] | null;
@@ -118,8 +139,10 @@ interface VllmChoice {
 /** Reads a vLLM completion answer for `request`; throws PolicyUnavailable for what cannot be used. */
 export function readVllmCompletion(server: string, answer: Answer, request: GenerateRequest): Generated {
   if (answer.status < 200 || answer.status >= 300) throw refusal(server, answer);
-  const choice = (answer.body as { choices?: VllmChoice[] } | null)?.choices?.[0];
+  const body = answer.body as { choices?: VllmChoice[]; usage?: { prompt_tokens?: number } } | null;
+  const choice = body?.choices?.[0];
   if (!choice || !Array.isArray(choice.token_ids)) throw new PolicyUnavailable(`${server} returned no token_ids (is it vLLM with return_token_ids?)`);
+  checkPromptLength(server, Array.isArray(choice.prompt_token_ids) ? choice.prompt_token_ids.length : body?.usage?.prompt_tokens, request);
   const ids = choice.token_ids;
   if (choice.finish_reason === 'abort') throw new PolicyUnavailable(`${server} aborted the request after ${ids.length} tokens (a pause for new weights?); the turn asks again`, true);
   if (choice.finish_reason !== 'stop' && choice.finish_reason !== 'length' && choice.finish_reason !== 'repetition') {
@@ -171,8 +194,8 @@ export async function publishToVllm(url: string, weightsPath: string, version: s
     const answer = await post(url, path, body);
     if (answer.status !== 200 || !check(answer)) throw new Error(`${server}: ${path} answered ${answer.status}: ${errorMessage(answer)}`);
   };
-  await step('/pause?mode=wait', undefined, (answer) => (answer.body as { status?: string } | null)?.status === 'paused');
   try {
+    await step('/pause?mode=wait', undefined, (answer) => (answer.body as { status?: string } | null)?.status === 'paused');
     await step('/collective_rpc', { method: 'reload_weights', kwargs: { weights_path: weightsPath } }, (answer) => Array.isArray((answer.body as { results?: unknown } | null)?.results));
     await step('/update_weight_version', { new_version: version }, (answer) => (answer.body as { success?: boolean } | null)?.success === true);
   } finally {
@@ -192,6 +215,10 @@ export function sglangGenerateBody(request: GenerateRequest): Record<string, unk
       temperature: request.temperature,
       top_p: 1,
       top_k: -1,
+      min_p: 0,
+      repetition_penalty: 1,
+      presence_penalty: 0,
+      frequency_penalty: 0,
       stop_token_ids: [...request.stopIds],
       skip_special_tokens: false,
       no_stop_trim: false,
@@ -210,6 +237,7 @@ interface SglangAnswer {
   output_ids?: number[];
   meta_info?: {
     finish_reason?: { type?: string; message?: string } | null;
+    prompt_tokens?: number;
     output_token_logprobs?: [number, number, unknown][];
     weight_version?: string;
     weight_versions?: { version: string; start: number; end: number }[];
@@ -228,6 +256,7 @@ export function readSglangGenerate(server: string, answer: Answer, request: Gene
   if (!meta) throw new PolicyUnavailable(`${server} returned no meta_info`);
   const finish = meta.finish_reason?.type;
   const pairs = meta.output_token_logprobs;
+  checkPromptLength(server, meta.prompt_tokens, request);
   if (finish === 'abort') throw new PolicyUnavailable(`${server} aborted the request (${meta.finish_reason?.message ?? 'no reason given'}); the turn asks again`, true);
   if (finish !== 'stop' && finish !== 'length') throw new PolicyUnavailable(`${server} ended generation with finish_reason ${JSON.stringify(meta.finish_reason ?? null)}`);
   if (!Array.isArray(pairs)) throw new PolicyUnavailable(`${server} returned no meta_info.output_token_logprobs (send return_logprob: true)`);
@@ -259,9 +288,11 @@ export async function describeSglang(url: string): Promise<{ window: number; ver
   const info = await get(url, '/model_info');
   const version = (info.body as { weight_version?: string } | null)?.weight_version;
   if (info.status !== 200 || !version) throw new PolicyUnavailable(`SGLang ${url}: GET /model_info answered ${info.status} without a weight_version`);
-  let window = ((await get(url, '/v1/models')).body as { data?: { max_model_len?: number }[] } | null)?.data?.[0]?.max_model_len;
-  if (!window) window = ((await get(url, '/server_info')).body as { max_req_input_len?: number } | null)?.max_req_input_len;
-  if (!window) throw new PolicyUnavailable(`SGLang ${url} states no context length; the context window must be known`);
+  // the window is what a request may hold: /v1/models' max_model_len, at most /server_info's max_req_input_len + 1
+  const modelLength = ((await get(url, '/v1/models')).body as { data?: { max_model_len?: number }[] } | null)?.data?.[0]?.max_model_len;
+  const inputLength = ((await get(url, '/server_info')).body as { max_req_input_len?: number } | null)?.max_req_input_len;
+  const window = Math.min(modelLength ?? Infinity, inputLength === undefined ? Infinity : inputLength + 1);
+  if (!Number.isFinite(window) || window < 1) throw new PolicyUnavailable(`SGLang ${url} states no context length; the context window must be known`);
   return { window, version };
 }
 
