@@ -13,7 +13,7 @@ import { PolicyError, type PolicyAction } from './policy-action';
 import { FixedTurn, TokenPolicySnapshot } from './token-policy';
 import { observationDelta } from './chat/chat-context';
 import { loadChatTokenizer } from './chat/chat-tokenizer';
-import { describeSglang, describeVllm } from './chat/generation-clients';
+import { describeSglang, describeVllm, vllmTokenizesAs } from './chat/generation-clients';
 import { compactActions } from '../../shared/compact-actions';
 
 /** A scripted policy's snapshot: its actions in order, each the text the policy outputs at that turn. */
@@ -119,7 +119,7 @@ async function prepareChatPolicy(
   } catch (error) {
     throw invalid(`sampling.chat.tokenizer: ${(error as Error).message}`);
   }
-  const base = { sampling, interface: 'chat-tools' as const };
+  const base = { sampling, interface: 'chat-tools' as const, tokenizerFingerprint: tokenizer.fingerprint };
   if (spec.kind === 'tokens') {
     const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
     if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);
@@ -151,6 +151,12 @@ async function prepareChatPolicy(
     // an unreachable server is retried; one that answers without what a chat policy needs is refused
     if (error instanceof PolicyUnavailable && !error.transient) throw invalid(error.message);
     throw error;
+  }
+  if (spec.kind === 'vllm') {
+    const checked = await vllmTokenizesAs(spec.url, described.servedModel!, tokenizer);
+    if (checked && !checked.same) {
+      throw invalid(`vllm: ${spec.url} tokenizes differently from the tokenizer ${tokenizer.name} (its ids ${JSON.stringify(checked.served.slice(0, 8))}…, ours ${JSON.stringify(checked.ours.slice(0, 8))}…): set sampling.chat.tokenizer (--tokenizer) to the served model's`);
+    }
   }
   if (spec.version && described.version !== spec.version) {
     throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves weight version ${described.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);

@@ -31,6 +31,8 @@ export const TokenPolicySnapshot = z.object({
   servedModel: z.string().optional(),
   /** tokens: the ids of each turn */
   fixedTurns: z.array(FixedTurn).optional(),
+  /** chat policies: the fingerprint of the tokenizer the policy was prepared with (every host must load the same) */
+  tokenizerFingerprint: z.string().optional(),
   /** how the policy and the sandbox talk (shared/agent-interface.ts) */
   interface: z.enum(AgentInterfaceNames).default('compact-actions'),
 });

@@ -1,6 +1,6 @@
 // The policy spec: one parser and formatter for every place a policy is named.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { preparePolicy, readScript } from '../../activities/policies/policy-kind
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { TokenPolicySnapshot } from '../../activities/policies/token-policy';
 import { formatPolicySpec, parsePolicySpec, type PolicySpec } from '../../shared/policy-spec';
+import { projectRoot } from '../../workers/config';
 
 describe('policy specs', () => {
   test('every form reads back to what formats it', () => {
@@ -98,10 +99,13 @@ describe('served policies', () => {
 
   test('chat policies: a vLLM server\'s served name, window and weight version are read; a pinned other version, an unknown tokenizer, a dev-mode-less server are refused', async () => {
     let weightVersion: string | null = 'run-step-2';
+    let tokenizeAnswer: unknown = null;
     const server = createServer((request, response) => {
       response.writeHead(request.url === '/weight_info' && weightVersion === null ? 404 : 200, { 'content-type': 'application/json' });
       if (request.url === '/v1/models') response.end(JSON.stringify({ object: 'list', data: [{ id: 'smollm2', object: 'model', max_model_len: 8192, root: '/ckpt/v0' }] }));
       else if (request.url === '/weight_info') response.end(JSON.stringify(weightVersion === null ? { detail: 'Not Found' } : { weight_version: weightVersion }));
+      // the served model's tokenizer (vLLM's /tokenize fixture: SmolLM2's ids of the probe), once it is asked for
+      else if (request.url === '/tokenize' && tokenizeAnswer) response.end(JSON.stringify(tokenizeAnswer));
       else response.end('{}');
     });
     await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -116,6 +120,9 @@ describe('served policies', () => {
       await assert.rejects(preparePolicy(`vllm:${url}#run-step-1`, store, dir), (error: Error & { type?: string }) => error.type === 'PolicyError' && /serves weight version run-step-2, not run-step-1/.test(error.message));
       await assert.rejects(preparePolicy(`vllm:${url}`, store, dir, { chat: { tokenizer: 'gpt-9' } }), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /sampling\.chat\.tokenizer: unknown chat tokenizer "gpt-9"; known: smollm2-135m-instruct, qwen3/.test(error.message));
       await assert.rejects(preparePolicy(`vllm:${url}`, store, dir, { chat: { maxActionTokens: 0 } }), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /chat\.maxActionTokens/.test(error.message));
+      tokenizeAnswer = (JSON.parse(readFileSync(join(projectRoot, 'tests', 'fixtures', 'serving', 'vllm', 'tokenize.json'), 'utf8')) as { response: { body: unknown } }).response.body;
+      await assert.rejects(preparePolicy(`vllm:${url}`, store, dir, { chat: { tokenizer: 'qwen3' } }), (error: Error & { type?: string }) => error.type === 'InvalidPolicy' && /tokenizes differently from the tokenizer qwen3 .*set sampling\.chat\.tokenizer/.test(error.message));
+      assert.equal((await preparePolicy(`vllm:${url}`, store, dir, { chat: { tokenizer: 'smollm2-135m-instruct' } })).kind, 'vllm');
       weightVersion = null;
       await assert.rejects(preparePolicy(`vllm:${url}`, store, dir), (error: Error & { type?: string; nonRetryable?: boolean }) => error.type === 'InvalidPolicy' && error.nonRetryable === true && /VLLM_SERVER_DEV_MODE=1/.test(error.message));
     } finally {

@@ -123,8 +123,13 @@ def prepare(name: str, force: bool = False) -> Path:
     PREPARERS[name](staging)
     source = json.loads((staging / "source.json").read_text())
     (staging / "source.json").write_text(json.dumps({**source, "preparerRevision": PREPARER_REVISION}, indent=2))
-    shutil.rmtree(target, ignore_errors=True)
+    # the old folder is moved aside, not deleted, before the new one takes its name
+    retired = target.with_name(f".{name}.retired")
+    shutil.rmtree(retired, ignore_errors=True)
+    if target.exists():
+        target.rename(retired)
     staging.rename(target)
+    shutil.rmtree(retired, ignore_errors=True)
     return target
 
 

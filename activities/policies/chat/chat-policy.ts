@@ -25,7 +25,7 @@ export function createChatPolicy(store: ArtifactStore) {
   return {
     /** The next turn's action, or the token limit when the window has no room for one more token. */
     async act(turn: TokenTurn, snapshot: TokenPolicySnapshot, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
-      const tokenizer = loadChatTokenizer(snapshot.sampling.chat.tokenizer);
+      const tokenizer = chatTokenizerOf(snapshot);
       let context;
       let messages: ChatMessage[];
       if (previous) {
@@ -64,7 +64,7 @@ export function createChatPolicy(store: ArtifactStore) {
 
     /** The model's state after the observation; `split`: the template broke the prefix and a new sample started. */
     async observe(snapshot: TokenPolicySnapshot, previous: ModelRecord | null, action: PolicyAction & { contextRef: string }, observation: string, inferenceMs: number): Promise<{ model: ModelRecord; observationTokens: number; split: boolean }> {
-      const tokenizer = loadChatTokenizer(snapshot.sampling.chat.tokenizer);
+      const tokenizer = chatTokenizerOf(snapshot);
       if (!action.messagesRef) throw new PolicyError('a chat action holds no conversation');
       const context = await records.readContext(action.contextRef);
       const messages = await store.getJson(action.messagesRef, Messages);
@@ -80,6 +80,15 @@ export function createChatPolicy(store: ArtifactStore) {
       };
     },
   };
+}
+
+/** The snapshot's tokenizer, as this host loads it: one that differs from the prepared one is a policy error. */
+function chatTokenizerOf(snapshot: TokenPolicySnapshot) {
+  const tokenizer = loadChatTokenizer(snapshot.sampling.chat.tokenizer);
+  if (snapshot.tokenizerFingerprint && snapshot.tokenizerFingerprint !== tokenizer.fingerprint) {
+    throw new PolicyError(`the tokenizer ${tokenizer.name} on this host (${tokenizer.fingerprint}) is not the one the policy was prepared with (${snapshot.tokenizerFingerprint}); prepare the model cache alike on every host`);
+  }
+  return tokenizer;
 }
 
 /** The tool call of a chat turn: a turn cut by the length limit says so. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Template } from '@huggingface/jinja';
@@ -24,6 +25,8 @@ export type ToolFormat = 'template' | 'hermes-system';
 export interface ChatTokenizer {
   /** the family name, or the directory it was loaded from */
   readonly name: string;
+  /** sha256 (16 hex) of tokenizer.json and tokenizer_config.json: a policy is prepared with it, and every host must load the same */
+  readonly fingerprint: string;
   readonly toolFormat: ToolFormat;
   readonly vocabSize: number;
   /** the ids that end an assistant turn (the template's end of message, the eos token) */
@@ -67,9 +70,11 @@ export function loadChatTokenizer(nameOrDir: string): ChatTokenizer {
       throw new Error(`${join(dir, file)} is missing${known ? ' (run bash scripts/setup.sh, or .venv/bin/python -m agentrl_trainer.chat_tokenizers prepare from trainer/)' : ''}`);
     }
   }
-  const definition = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')) as { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } };
-  const config = JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
-  const tokenizer = createChatTokenizer(nameOrDir, definition, config, (known?.toolFormat as ToolFormat | undefined) ?? (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'));
+  const files = ['tokenizer.json', 'tokenizer_config.json'].map((file) => readFileSync(join(dir, file)));
+  const fingerprint = createHash('sha256').update(files[0]!).update('\0').update(files[1]!).digest('hex').slice(0, 16);
+  const definition = JSON.parse(files[0]!.toString('utf8')) as { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } };
+  const config = JSON.parse(files[1]!.toString('utf8')) as Record<string, unknown>;
+  const tokenizer = createChatTokenizer(nameOrDir, fingerprint, definition, config, (known?.toolFormat as ToolFormat | undefined) ?? (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'));
   loaded.set(nameOrDir, tokenizer);
   return tokenizer;
 }
@@ -80,7 +85,7 @@ function tokenText(value: unknown): string | null {
   return null;
 }
 
-function createChatTokenizer(name: string, definition: { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } }, config: Record<string, unknown>, toolFormat: ToolFormat): ChatTokenizer {
+function createChatTokenizer(name: string, fingerprint: string, definition: { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } }, config: Record<string, unknown>, toolFormat: ToolFormat): ChatTokenizer {
   const template = typeof config.chat_template === 'string' ? config.chat_template : null;
   if (!template) throw new Error(`chat tokenizer ${name}: tokenizer_config.json has no chat_template`);
   const tokenizerConfig = { ...config, clean_up_tokenization_spaces: false };
@@ -114,6 +119,7 @@ function createChatTokenizer(name: string, definition: { added_tokens?: AddedTok
   const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
   return {
     name,
+    fingerprint,
     toolFormat,
     vocabSize,
     stopIds,

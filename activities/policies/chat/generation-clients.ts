@@ -1,4 +1,5 @@
 import { PolicyUnavailable } from '../completions-client';
+import type { ChatTokenizer } from './chat-tokenizer';
 
 /**
  * Clients of chat-model servers, token ids in and out, by URL kind:
@@ -181,6 +182,24 @@ export async function describeVllm(url: string): Promise<{ servedModel: string; 
   const version = (info.body as { weight_version?: string } | null)?.weight_version;
   if (info.status !== 200 || !version) throw new PolicyUnavailable(`vLLM ${url}: GET /weight_info answered ${info.status}; start vLLM with VLLM_SERVER_DEV_MODE=1 so weight versions are known`);
   return { servedModel: card.id, window: card.max_model_len, version };
+}
+
+/** A text whose ids tell tokenizers apart: an end-of-turn token, digits, CJK and an emoji. */
+export function tokenizerProbe(tokenizer: Pick<ChatTokenizer, 'endOfTurn'>): string {
+  return `${tokenizer.endOfTurn}\nagentrl probe 12345 修复 ✅`;
+}
+
+/**
+ * Whether a vLLM server tokenizes as `tokenizer` does (`POST /tokenize`): a policy whose tokenizer
+ * is not the served model's would send it ids it reads as other text. Null: the server could not say.
+ */
+export async function vllmTokenizesAs(url: string, servedModel: string, tokenizer: Pick<ChatTokenizer, 'endOfTurn' | 'encodeMarkup'>): Promise<{ same: boolean; served: number[]; ours: number[] } | null> {
+  const probe = tokenizerProbe(tokenizer);
+  const answer = await post(url, '/tokenize', { model: servedModel, prompt: probe, add_special_tokens: false }, 10_000);
+  const served = (answer.body as { tokens?: unknown } | null)?.tokens;
+  if (answer.status !== 200 || !Array.isArray(served)) return null;
+  const ours = tokenizer.encodeMarkup(probe);
+  return { same: JSON.stringify(served) === JSON.stringify(ours), served: served as number[], ours };
 }
 
 /**
