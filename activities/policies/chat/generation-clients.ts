@@ -98,6 +98,12 @@ function versionMismatch(server: string, served: string, expected: string): Poli
 
 // ---- vLLM ----------------------------------------------------------------------------------------
 
+/**
+ * The whole tempered distribution, named alike by both servers: pinned, so that a server's defaults
+ * (vLLM's --generation-config, a checkpoint's generation_config.json) never change what is sampled.
+ */
+const pinnedSampling = { top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+
 /** The body of a vLLM token-in/token-out completion. */
 export function vllmCompletionBody(servedModel: string, request: GenerateRequest): Record<string, unknown> {
   return {
@@ -105,13 +111,7 @@ export function vllmCompletionBody(servedModel: string, request: GenerateRequest
     prompt: [...request.promptIds],
     max_tokens: request.maxTokens,
     temperature: request.temperature,
-    top_p: 1,
-    top_k: -1,
-    // pinned: a server's --generation-config would otherwise bring the checkpoint's own defaults
-    min_p: 0,
-    repetition_penalty: 1,
-    presence_penalty: 0,
-    frequency_penalty: 0,
+    ...pinnedSampling,
     seed: request.seed,
     logprobs: 0,
     return_token_ids: true,
@@ -232,12 +232,7 @@ export function sglangGenerateBody(request: GenerateRequest): Record<string, unk
     sampling_params: {
       max_new_tokens: request.maxTokens,
       temperature: request.temperature,
-      top_p: 1,
-      top_k: -1,
-      min_p: 0,
-      repetition_penalty: 1,
-      presence_penalty: 0,
-      frequency_penalty: 0,
+      ...pinnedSampling,
       stop_token_ids: [...request.stopIds],
       skip_special_tokens: false,
       no_stop_trim: false,
