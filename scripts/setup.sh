@@ -64,6 +64,12 @@ fi
 # 3b. chat model families' tokenizers and templates in the model cache (shared/chat/families.json)
 (cd trainer && ../.venv/bin/python -m agentrl_trainer.chat_tokenizers prepare) || { say "preparing the chat tokenizers failed"; exit 1; }
 
+# 3c. Hugging Face causal LMs of shared/models.json: weights and the ONNX graph, once (about 2 minutes, 1.1 GB)
+if ! (cd trainer && ../.venv/bin/python -c 'import sys; from agentrl_trainer import hf_models as m; sys.exit(0 if all(m._revision(d(n)) == m.PREPARER_REVISION for n, e in m.MODELS.items() if e["kind"] == "hf-causal-lm" for d in (m.weights_dir, m.onnx_dir)) else 1)'); then
+  say "preparing the real models (SmolLM2-135M-Instruct: float32 weights and its ONNX graph)"
+  (cd trainer && ../.venv/bin/python -m agentrl_trainer.hf_models prepare >&2) || { say "preparing the real models failed"; exit 1; }
+fi
+
 # 4. the base sandbox image, rebuilt only when its recipe changes
 bash scripts/build-base-image.sh >/dev/null
 say "ready: docker $(docker version -f '{{.Server.Version}}'), $(.venv/bin/temporal --version | head -1), image agentrl-base:latest"

@@ -1,0 +1,218 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
+import { seededRandom } from '../shared/random';
+import { logSoftmax, sampleToken, type Generation } from './onnx-policy';
+
+/**
+ * A Hugging Face causal LM served with onnxruntime-node from the graph that
+ * trainer/agentrl_trainer/hf_models.py exports (hf_step.LlamaStep): a key/value cache per request,
+ * and concurrent requests decoded together in one forward pass (continuous batching: a request
+ * joins at the next step and leaves when it stops).
+ *
+ * A batched step pads the shorter caches on the left and masks the padding out (`past_mask`), so
+ * every row's next token sits in the last column; positions are each row's own.
+ */
+
+const GraphInfo = z.object({
+  model: z.string(),
+  layers: z.number().int().min(1),
+  kvHeads: z.number().int().min(1),
+  headDim: z.number().int().min(1),
+  vocabSize: z.number().int().min(1),
+  window: z.number().int().min(1),
+});
+
+export interface CausalLm {
+  session: ort.InferenceSession;
+  dir: string;
+  version: string;
+  layers: number;
+  kvHeads: number;
+  headDim: number;
+  vocabSize: number;
+  window: number;
+}
+
+/** Loads a graph folder (model.onnx, model.onnx.data, agentrl.json) as the version `version`. */
+export async function loadCausalLm(dir: string, version: string): Promise<CausalLm> {
+  for (const file of ['model.onnx', 'model.onnx.data', 'agentrl.json']) {
+    if (!existsSync(join(dir, file))) throw new Error(`${join(dir, file)} does not exist (python -m agentrl_trainer.hf_models prepare writes it)`);
+  }
+  const info = GraphInfo.parse(JSON.parse(readFileSync(join(dir, 'agentrl.json'), 'utf8')));
+  const threads = Math.max(1, availableParallelism());
+  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  return { session, dir, version, layers: info.layers, kvHeads: info.kvHeads, headDim: info.headDim, vocabSize: info.vocabSize, window: info.window };
+}
+
+/** One sequence's key/value cache: per layer a key and a value of (kvHeads, length, headDim). */
+interface Cache {
+  length: number;
+  tensors: Float32Array[];
+}
+
+const emptyCache = (model: CausalLm): Cache => ({ length: 0, tensors: Array.from({ length: 2 * model.layers }, () => new Float32Array(0)) });
+
+/**
+ * One forward pass over rows that each add `tokens[row]` (all rows the same count) after their
+ * cache: the logits of each row's last new position, and each row's cache extended.
+ */
+async function step(model: CausalLm, caches: readonly Cache[], tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; caches: Cache[] }> {
+  const rows = caches.length;
+  const added = tokens[0]!.length;
+  const longest = Math.max(...caches.map((cache) => cache.length));
+  const slab = model.kvHeads * model.headDim; // floats per position and layer tensor, per row, across heads
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens.flat().map((id) => BigInt(id))), [rows, added]),
+    position_ids: new ort.Tensor('int64', BigInt64Array.from(caches.flatMap((cache) => Array.from({ length: added }, (_, offset) => BigInt(cache.length + offset)))), [rows, added]),
+    past_mask: new ort.Tensor('int64', BigInt64Array.from(caches.flatMap((cache) => Array.from({ length: longest }, (_, column) => (column >= longest - cache.length ? 1n : 0n)))), [rows, longest]),
+  };
+  for (let index = 0; index < 2 * model.layers; index++) {
+    const name = `past_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`;
+    const data = new Float32Array(rows * slab * longest);
+    caches.forEach((cache, row) => {
+      const source = cache.tensors[index]!;
+      for (let head = 0; head < model.kvHeads; head++) {
+        // (head, position, dim): the row's positions end at the last column
+        const from = head * cache.length * model.headDim;
+        const to = (row * model.kvHeads + head) * longest * model.headDim + (longest - cache.length) * model.headDim;
+        data.set(source.subarray(from, from + cache.length * model.headDim), to);
+      }
+    });
+    feeds[name] = new ort.Tensor('float32', data, [rows, model.kvHeads, longest, model.headDim]);
+  }
+  const output = await model.session.run(feeds);
+  const logits = output.logits!.data as Float32Array;
+  const total = longest + added;
+  const next = caches.map((cache, row) => {
+    const length = cache.length + added;
+    const tensors = Array.from({ length: 2 * model.layers }, (_, index) => {
+      const present = output[`present_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`]!.data as Float32Array;
+      const kept = new Float32Array(model.kvHeads * length * model.headDim);
+      for (let head = 0; head < model.kvHeads; head++) {
+        const from = (row * model.kvHeads + head) * total * model.headDim + (total - length) * model.headDim;
+        kept.set(present.subarray(from, from + length * model.headDim), head * length * model.headDim);
+      }
+      return kept;
+    });
+    return { length, tensors };
+  });
+  return { logits: caches.map((_, row) => logits.slice(row * model.vocabSize, (row + 1) * model.vocabSize)), caches: next };
+}
+
+export interface GenerateRequest {
+  prompt: readonly number[];
+  maxTokens: number;
+  temperature: number;
+  seed: number;
+  stopTokenIds?: readonly number[];
+}
+
+/** The tempered log-probs of the prompt's continuation `ids` (no sampling): what the server would record for them. */
+export async function scoreContinuation(model: CausalLm, prompt: readonly number[], ids: readonly number[], temperature: number): Promise<number[]> {
+  let { logits, caches } = await step(model, [emptyCache(model)], [prompt]);
+  const scores: number[] = [];
+  for (const id of ids) {
+    scores.push(logSoftmax(logits[0]!, temperature)[id]!);
+    ({ logits, caches } = await step(model, caches, [[id]]));
+  }
+  return scores;
+}
+
+function argmax(values: Float32Array): number {
+  let best = 0;
+  for (let index = 1; index < values.length; index++) if (values[index]! > values[best]!) best = index;
+  return best;
+}
+
+interface Active {
+  request: GenerateRequest;
+  random: () => number;
+  cache: Cache;
+  logits: Float32Array;
+  generation: Generation;
+  resolve: (generation: Generation) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Generation with continuous batching: `submit` queues a request; one loop prefills each new
+ * request alone (prompts differ in length) and decodes every active request in one batched pass
+ * per token. Log-probs are those of the distribution sampled (logits / temperature).
+ */
+export class BatchingGenerator {
+  private pending: Omit<Active, 'cache' | 'logits'>[] = [];
+  private running = false;
+  /** rows of each decode pass, for the benchmark and the tests */
+  readonly batchSizes: number[] = [];
+
+  constructor(private model: CausalLm, private maxBatch = 16) {}
+
+  submit(request: GenerateRequest): Promise<Generation> {
+    if (request.prompt.length === 0) return Promise.reject(new Error('the prompt must hold at least one token'));
+    if (request.prompt.length >= this.model.window) return Promise.reject(new Error(`the prompt holds ${request.prompt.length} tokens, the window is ${this.model.window}`));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ request, random: seededRandom(request.seed), generation: { tokenIds: [], logprobs: [], finishReason: 'length' }, resolve, reject });
+      if (!this.running) void this.loop();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    const active: Active[] = [];
+    try {
+      while (active.length > 0 || this.pending.length > 0) {
+        while (this.pending.length > 0 && active.length < this.maxBatch) {
+          const entry = this.pending.shift()!;
+          try {
+            const { logits, caches } = await step(this.model, [emptyCache(this.model)], [entry.request.prompt]);
+            active.push({ ...entry, cache: caches[0]!, logits: logits[0]! });
+          } catch (error) {
+            entry.reject(error as Error);
+          }
+        }
+        // sample each row's next token from its last logits; finished rows leave
+        const survivors: Active[] = [];
+        const chosen: number[] = [];
+        for (const entry of active) {
+          const { request, generation } = entry;
+          let token: number;
+          let logprob: number;
+          if (request.temperature === 0) {
+            token = argmax(entry.logits);
+            logprob = 0;
+          } else {
+            const logprobs = logSoftmax(entry.logits, request.temperature);
+            token = sampleToken(logprobs, entry.random);
+            logprob = logprobs[token]!;
+          }
+          generation.tokenIds.push(token);
+          generation.logprobs.push(logprob);
+          const stopped = (request.stopTokenIds ?? []).includes(token);
+          if (stopped) generation.finishReason = 'stop';
+          if (stopped || generation.tokenIds.length >= request.maxTokens || entry.cache.length + 1 >= this.model.window) {
+            entry.resolve(generation);
+          } else {
+            survivors.push(entry);
+            chosen.push(token);
+          }
+        }
+        active.splice(0, active.length, ...survivors);
+        if (active.length === 0) continue;
+        this.batchSizes.push(active.length);
+        const { logits, caches } = await step(this.model, active.map((entry) => entry.cache), chosen.map((token) => [token]));
+        active.forEach((entry, row) => {
+          entry.cache = caches[row]!;
+          entry.logits = logits[row]!;
+        });
+      }
+    } catch (error) {
+      for (const entry of active) entry.reject(error as Error);
+      for (const entry of this.pending.splice(0)) entry.reject(error as Error);
+    } finally {
+      this.running = false;
+    }
+  }
+}

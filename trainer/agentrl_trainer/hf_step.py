@@ -1,0 +1,86 @@
+"""One forward pass of a Hugging Face Llama-architecture causal LM with an explicit key/value cache,
+written from the model's own modules so that it exports to ONNX with the cache as plain inputs and
+outputs (the embedded server keeps a cache per request and batches requests).
+
+  inputs   input_ids (B, T) int64, position_ids (B, T) int64, past_mask (B, P) int64 (1 where a
+           past key is real: the padding of a shorter past is 0), past_key_i / past_value_i
+           (B, kv_heads, P, head_dim) float32 for every layer i
+  outputs  logits (B, V) float32 of the last position of each row, present_key_i / present_value_i
+           (B, kv_heads, P + T, head_dim)
+
+Queries attend to every real past key and to the new keys up to their own position (causal).
+Rotary embeddings use the model's own inverse frequencies (default rope only).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+class LlamaStep(nn.Module):
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        config = model.config
+        rope = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None) or {}
+        if (rope.get("rope_type") or rope.get("type") or "default") != "default":
+            raise ValueError(f"only default rotary embeddings are supported, got {rope}")
+        if getattr(config, "model_type", None) != "llama":
+            raise ValueError(f"a Llama-architecture model is needed, got {getattr(config, 'model_type', None)!r}")
+        self.model = model
+        self.heads = config.num_attention_heads
+        self.kv_heads = config.num_key_value_heads
+        self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        self.layers = config.num_hidden_layers
+        theta = float(rope.get("rope_theta", getattr(config, "rope_theta", 10000.0)))
+        inv_freq = 1.0 / (theta ** (torch.arange(0, self.head_dim, 2, dtype=torch.float32) / self.head_dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    @staticmethod
+    def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * cos + rotated * sin
+
+    def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor, past_mask: torch.Tensor, *past: torch.Tensor):
+        inner = self.model.model
+        batch, new = input_ids.shape
+        hidden = inner.embed_tokens(input_ids)
+        freqs = position_ids.to(torch.float32)[..., None] * self.inv_freq  # (B, T, D/2)
+        angles = torch.cat((freqs, freqs), dim=-1)[:, None]  # (B, 1, T, D)
+        cos, sin = angles.cos(), angles.sin()
+        past_length = past[0].shape[2]
+        total = past_length + new
+        # (B, 1, T, P + T): a real key, and a new one no later than the query
+        keys = torch.arange(total, device=input_ids.device)
+        queries = torch.arange(new, device=input_ids.device) + past_length
+        causal = keys[None, :] <= queries[:, None]  # (T, P + T)
+        real = torch.cat((past_mask.bool(), torch.ones(batch, new, dtype=torch.bool, device=input_ids.device)), dim=1)  # (B, P + T)
+        allowed = causal[None, None] & real[:, None, None, :]
+        bias = torch.where(allowed, torch.zeros((), dtype=hidden.dtype), torch.full((), torch.finfo(hidden.dtype).min, dtype=hidden.dtype))
+        presents: list[torch.Tensor] = []
+        group = self.heads // self.kv_heads
+        scale = 1.0 / math.sqrt(self.head_dim)
+        for index, layer in enumerate(inner.layers):
+            attention = layer.self_attn
+            normed = layer.input_layernorm(hidden)
+            q = attention.q_proj(normed).view(batch, new, self.heads, self.head_dim).transpose(1, 2)
+            k = attention.k_proj(normed).view(batch, new, self.kv_heads, self.head_dim).transpose(1, 2)
+            v = attention.v_proj(normed).view(batch, new, self.kv_heads, self.head_dim).transpose(1, 2)
+            q, k = self._rotate(q, cos, sin), self._rotate(k, cos, sin)
+            k = torch.cat((past[2 * index], k), dim=2)
+            v = torch.cat((past[2 * index + 1], v), dim=2)
+            presents += [k, v]
+            k_all = k.repeat_interleave(group, dim=1)
+            v_all = v.repeat_interleave(group, dim=1)
+            scores = torch.matmul(q, k_all.transpose(-1, -2)) * scale + bias
+            mixed = torch.matmul(torch.softmax(scores, dim=-1), v_all)  # (B, H, T, D)
+            mixed = mixed.transpose(1, 2).reshape(batch, new, self.heads * self.head_dim)
+            hidden = hidden + attention.o_proj(mixed)
+            hidden = hidden + layer.mlp(layer.post_attention_layernorm(hidden))
+        last = inner.norm(hidden[:, -1])
+        return (self.model.lm_head(last), *presents)
+
+    def empty_past(self, batch: int = 1) -> list[torch.Tensor]:
+        return [torch.zeros(batch, self.kv_heads, 0, self.head_dim) for _ in range(2 * self.layers)]

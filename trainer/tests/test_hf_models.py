@@ -1,0 +1,100 @@
+"""SmolLM2-135M-Instruct in the model cache: the explicit-cache forward pass (hf_step.LlamaStep) and
+its ONNX export agree with transformers' own forward pass, with a cache and batched with padding;
+new weights written in the graph's layout are what onnxruntime then computes with."""
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+from agentrl_trainer import hf_models
+from agentrl_trainer.hf_step import LlamaStep
+
+NAME = "smollm2-135m-instruct"
+IDS = [1, 9690, 198, 2683, 359, 253, 5356, 5646, 30, 2, 198, 1, 4093, 198]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return hf_models.load_model(hf_models.prepare_weights(NAME))
+
+
+@pytest.fixture(scope="module")
+def graph_dir():
+    return hf_models.export_onnx(NAME)
+
+
+def reference_logits(model, ids):
+    with torch.no_grad():
+        return model(torch.tensor([ids])).logits[0]  # (T, V)
+
+
+def feed(step_inputs, layers):
+    input_ids, position_ids, past_mask, past = step_inputs
+    named = {"input_ids": input_ids.numpy(), "position_ids": position_ids.numpy(), "past_mask": past_mask.numpy()}
+    for index in range(layers):
+        named[f"past_key_{index}"] = past[2 * index].numpy()
+        named[f"past_value_{index}"] = past[2 * index + 1].numpy()
+    return named
+
+
+def test_the_starting_model_is_the_dequantized_gguf(model):
+    assert sum(parameter.numel() for parameter in model.parameters()) == 134_515_008
+    assert model.config.vocab_size == 49152 and model.config.max_position_embeddings == 8192
+
+
+def test_explicit_cache_matches_transformers_with_a_cache_and_batched_with_padding(model):
+    step = LlamaStep(model).eval()
+    full = reference_logits(model, IDS)
+    with torch.no_grad():
+        out = step(torch.tensor([IDS[:10]]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
+        assert (out[0][0] - full[9]).abs().max() < 1e-4
+        past = list(out[1:])
+        for position in range(10, len(IDS)):
+            out = step(torch.tensor([[IDS[position]]]), torch.tensor([[position]]), torch.ones(1, position, dtype=torch.long), *past)
+            past = list(out[1:])
+            assert (out[0][0] - full[position]).abs().max() < 1e-4, position
+        # two requests in one pass: the shorter past padded on the left, its padding masked out
+        long = step(torch.tensor([IDS[:8]]), torch.arange(8)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
+        short = step(torch.tensor([IDS[:5]]), torch.arange(5)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
+        padded = [torch.cat([a, torch.cat([torch.zeros_like(a[:, :, :3]), b], 2)], 0) for a, b in zip(long[1:], short[1:])]
+        both = step(torch.tensor([[IDS[8]], [IDS[5]]]), torch.tensor([[8], [5]]), torch.tensor([[1] * 8, [0] * 3 + [1] * 5]), *padded)
+    assert (both[0][0] - full[8]).abs().max() < 1e-4 and (both[0][1] - full[5]).abs().max() < 1e-4
+
+
+def test_onnx_graph_matches_transformers(model, graph_dir):
+    step = LlamaStep(model)
+    session = ort.InferenceSession(str(graph_dir / "model.onnx"))
+    full = reference_logits(model, IDS).numpy()
+    out = session.run(None, feed((torch.tensor([IDS[:12]]), torch.arange(12)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
+    assert np.abs(out[0][0] - full[11]).max() < 1e-4
+    past = [torch.from_numpy(value) for value in out[1:]]
+    out = session.run(None, feed((torch.tensor([[IDS[12]]]), torch.tensor([[12]]), torch.ones(1, 12, dtype=torch.long), past), step.layers))
+    assert np.abs(out[0][0] - full[12]).max() < 1e-4
+
+
+def test_new_weights_in_the_graph_layout_are_what_onnxruntime_computes_with(model, graph_dir, tmp_path):
+    state = {key: value.clone() for key, value in model.state_dict().items()}
+    state["model.norm.weight"] *= 1.5
+    state["model.layers.3.mlp.down_proj.weight"] += 0.01
+    published = hf_models.write_onnx_weights(graph_dir, state, tmp_path / "v1")
+    assert (published / "model.onnx").read_bytes() == (graph_dir / "model.onnx").read_bytes(), "the graph is not exported again"
+    changed = hf_models.load_model(hf_models.weights_dir(NAME))
+    changed.load_state_dict(state)
+    expected = reference_logits(changed, IDS[:6])[-1].numpy()
+    step = LlamaStep(model)
+    out = ort.InferenceSession(str(published / "model.onnx")).run(None, feed((torch.tensor([IDS[:6]]), torch.arange(6)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
+    assert np.abs(out[0][0] - expected).max() < 1e-4
+    assert np.abs(out[0][0] - reference_logits(model, IDS[:6])[-1].numpy()).max() > 1e-2, "the new weights changed the logits"
+    with pytest.raises(ValueError, match="shape"):
+        hf_models.write_onnx_weights(graph_dir, {**state, "model.norm.weight": torch.ones(3)}, tmp_path / "bad")
+
+
+def test_unknown_model_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown model 'gpt-9'; known: toy, smollm2-135m-instruct"):
+        hf_models.weights_dir("gpt-9")
+
+
+def test_golden_logprobs_are_what_the_writer_writes():
+    import json
+
+    assert json.loads(hf_models.GOLDEN_PATH.read_text()) == json.loads(json.dumps(hf_models.golden_logprobs()))
