@@ -332,6 +332,31 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
   return url;
 }
 
+/** The port the embedded server of a real model (shared/models.json) listens on. */
+export const modelServingPort = 8102;
+
+/** Starts (or finds) the embedded server of a real model; returns its base URL. */
+export async function ensureModelServer(config: LoadedConfig, model: string, log: (line: string) => void, port = modelServingPort): Promise<string> {
+  const url = `http://127.0.0.1:${port}`;
+  await ensureService(config, {
+    name: `model-server-${port}`,
+    codeVersion: codeVersion(),
+    settings: `model ${model} port ${port}`,
+    command: process.execPath,
+    args: ['--import', 'tsx', join(projectRoot, 'cli', 'model-server.ts'), '--model', model, '--port', String(port)],
+    cwd: projectRoot,
+    ready: async (text) => {
+      if (!text.includes(`served at ${url}/`)) return false;
+      try {
+        return (await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(1000) })).ok;
+      } catch {
+        return false;
+      }
+    },
+  }, log);
+  return url;
+}
+
 // ---- processes, ports and locks
 
 /** True when something accepts TCP connections at host:port. */

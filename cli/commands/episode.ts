@@ -5,6 +5,8 @@ import { loadConfig } from '../../workers/config';
 import { durationFlag, log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-runner';
 import { policyFlag } from '../policy-flag';
+import { ensureModelServer } from '../services';
+import { knownModel } from '../../shared/models';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 
 export const episode: Command = {
@@ -19,6 +21,9 @@ export const episode: Command = {
     '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx;',
     '                        chat models: vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl',
     '                                                                                 default: the example task\'s scripted fix',
+    '  --model NAME          a real model of shared/models.json (smollm2-135m-instruct), served by an',
+    '                        embedded server at port 8102 and driven through vllm:; its presets set',
+    '                        --max-turns and --max-action-tokens unless given       default: none (--policy)',
     '  --tokenizer NAME|DIR  chat policies: smollm2-135m-instruct, qwen3, or a folder with tokenizer.json',
     '                        and tokenizer_config.json                                default: smollm2-135m-instruct',
     '  --max-action-tokens N chat policies: the most tokens one turn may generate     default: 512',
@@ -32,7 +37,7 @@ export const episode: Command = {
     '  --json                print the result as one JSON object',
   ].join('\n'),
   options: {
-    task: { type: 'string' }, policy: { type: 'string' }, tokenizer: { type: 'string' }, 'max-action-tokens': { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
+    task: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, tokenizer: { type: 'string' }, 'max-action-tokens': { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
     'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'segment-turns': { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
@@ -44,9 +49,20 @@ export const episode: Command = {
     const checker = values.checker === undefined ? undefined : oneOf('--checker', values.checker as string, CheckerKinds);
     const task = values.task === undefined ? undefined : resolve(values.task as string);
     if (task !== undefined && !existsSync(task)) throw new Error(`--task: ${task} does not exist`);
-    const policy = values.policy === undefined ? undefined : await policyFlag(config, values.policy as string, log);
-    const segment = values['segment-turns'] === undefined ? undefined : { maxTurns: positiveInt('--segment-turns', values['segment-turns'] as string) };
+    let policy = values.policy === undefined ? undefined : await policyFlag(config, values.policy as string, log);
     const chat: Record<string, unknown> = {};
+    if (values.model !== undefined) {
+      const name = values.model as string;
+      const entry = knownModel(name);
+      if (entry.kind !== 'hf-causal-lm') throw new Error(`--model: ${name} is the embedded default; name its weights with --policy FILE.onnx instead`);
+      if (values.policy !== undefined) throw new Error('--model and --policy both name the policy: give one');
+      if (values.tokenizer !== undefined && values.tokenizer !== entry.tokenizer) throw new Error(`--tokenizer: ${name} uses the tokenizer ${entry.tokenizer}`);
+      policy = `vllm:${await ensureModelServer(config, name, log)}`;
+      chat.tokenizer = entry.tokenizer;
+      chat.maxActionTokens = entry.presets!.maxActionTokens;
+      if (budgets.maxTurns === undefined) budgets.maxTurns = entry.presets!.maxTurns;
+    }
+    const segment = values['segment-turns'] === undefined ? undefined : { maxTurns: positiveInt('--segment-turns', values['segment-turns'] as string) };
     if (values.tokenizer !== undefined) {
       const name = values.tokenizer as string;
       // a folder is made absolute (the worker's directory is not the caller's); a family name is checked here
