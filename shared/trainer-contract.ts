@@ -111,6 +111,11 @@ export const TrainOnBatchResult = z.object({
     importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
     /** k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine mismatch */
     mismatchKl: z.number().optional(),
+    /**
+     * the training-inference mismatch, measured before the step's first update on the tokens its
+     * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
+     */
+    mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
   }),
   device: z.string(),
   durationMs: z.number(),

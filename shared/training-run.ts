@@ -74,6 +74,8 @@ export const IterationMetrics = z.object({
     .object({
       loss: z.number(), meanRatio: z.number(), clipFraction: z.number(), klK3: z.number(), klRef: z.number().nullable().optional(), gradNorm: z.number(), skipped: z.boolean(),
       mismatchKl: z.number().optional(),
+      /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
+      mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
     })
     .nullable(),
   /** the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates while it trains) */

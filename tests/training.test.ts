@@ -58,6 +58,10 @@ describe('trainingRun', () => {
       assert.ok(line.training && Number.isFinite(line.training.loss));
       // the policy-gradient steps are anchored (klCoef's default) to the warm-started step 1
       assert.ok(line.training.skipped ? line.training.klRef === null : line.training.klRef! >= 0, JSON.stringify(line.training));
+      // every policy-gradient step measures the training-inference mismatch before its first update:
+      // the toy model on onnxruntime and on PyTorch agree closely on the tokens the step's weights generated
+      const mismatch = line.training.mismatch!;
+      assert.ok(mismatch && mismatch.meanAbsRatioDev <= mismatch.maxAbsRatioDev && mismatch.meanAbsRatioDev < 1e-2 && mismatch.kl > -1e-9, JSON.stringify(line.training));
       assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
     }
     // training episodes grade every passed stop point (stopCredit's default); their counts add up in the metrics

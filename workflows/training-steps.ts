@@ -89,6 +89,7 @@ export function stepFigures(results: readonly EpisodeResult[], batch: BuiltBatch
       loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3,
       klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped,
       ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
+      ...(training.metrics.mismatch !== undefined ? { mismatch: { ...training.metrics.mismatch } } : {}),
     } : null,
     time: {
       sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,

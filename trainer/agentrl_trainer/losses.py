@@ -88,6 +88,26 @@ def importance_metrics(proximal_logprobs: torch.Tensor, behaviour_logprobs: torc
     }
 
 
+def mismatch_metrics(recomputed_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor,
+                     versions: torch.Tensor | None = None, base_version: int | None = None) -> dict[str, float]:
+    """The training-inference mismatch: of r = pi_train / mu, the trainer's recomputed probability of
+    each generated token over the one the server recorded, mean |r - 1|, max |r - 1| and the k3
+    estimate mean(r - 1 - log r) of KL(mu || pi_train). Measured on the tokens the step's starting
+    weights generated (version == base_version), where the two engines ran the same weights; on every
+    mask-1 token when versions are unknown or none is of that version. Zeros without mask-1 tokens."""
+    mask = loss_mask.bool()
+    if versions is not None and base_version is not None:
+        same = mask & (versions == base_version)
+        if bool(same.any()):
+            mask = same
+    if not bool(mask.any()):
+        return {"mean_abs_ratio_dev": 0.0, "max_abs_ratio_dev": 0.0, "kl": 0.0}
+    log_r = (recomputed_logprobs.to(torch.float64) - behaviour_logprobs.to(torch.float64))[mask]
+    r = torch.exp(log_r)
+    deviation = (r - 1.0).abs()
+    return {"mean_abs_ratio_dev": float(deviation.mean()), "max_abs_ratio_dev": float(deviation.max()), "kl": float((r - 1.0 - log_r).mean())}
+
+
 def get_aggregation(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
     """The aggregation registered as `name`; unknown names raise ValueError with the known ones."""
     aggregation = AGGREGATIONS.get(name)

@@ -18,7 +18,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .losses import DEFAULT_IS_CAP, OBJECTIVES, OFF_POLICY_MODES, clipped_policy_loss, get_aggregation, imitation_loss, importance_metrics
+from .losses import DEFAULT_IS_CAP, OBJECTIVES, OFF_POLICY_MODES, clipped_policy_loss, get_aggregation, imitation_loss, importance_metrics, mismatch_metrics
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
 
 REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
@@ -229,7 +229,8 @@ def train_on_batch(
             check_staleness(batch, base_version, max_staleness)
         used, recomputed = proximal_logprobs(model, batch, temperature, base_version)
         importance = {**importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
-                      "mismatch_kl": importance_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap)["mismatch_kl"]}
+                      "mismatch_kl": importance_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap)["mismatch_kl"],
+                      "mismatch": mismatch_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], batch.get("policy_versions"), base_version)}
         batch = {**batch, "proximal_logprobs": used}
 
     if objective == "policy_gradient" and all_advantages_zero(batch):

@@ -138,7 +138,10 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
             **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
             **({"offPolicy": request.off_policy, "importanceWeight": {
                 "mean": metrics["importance"]["mean"], "max": metrics["importance"]["max"],
-                "truncatedShare": metrics["importance"]["truncated_share"]}, "mismatchKl": metrics["importance"]["mismatch_kl"]}
+                "truncatedShare": metrics["importance"]["truncated_share"]}, "mismatchKl": metrics["importance"]["mismatch_kl"],
+                "mismatch": {"meanAbsRatioDev": metrics["importance"]["mismatch"]["mean_abs_ratio_dev"],
+                             "maxAbsRatioDev": metrics["importance"]["mismatch"]["max_abs_ratio_dev"],
+                             "kl": metrics["importance"]["mismatch"]["kl"]}}
                if metrics.get("importance") else {}),
         },
         "device": device.type,

@@ -160,3 +160,26 @@ def test_a_token_beyond_the_staleness_bound_is_refused_before_any_update():
         train_on_batch(model, optimizer, make_batch(model, versions_table(fresh_only=False)), temperature=TEMPERATURE,
                        off_policy="decoupled", base_version=3, max_staleness=1)
     assert all(torch.equal(before[name], value) for name, value in model.state_dict().items())
+
+
+def test_mismatch_is_measured_on_the_base_versions_tokens_before_the_first_update():
+    from agentrl_trainer.losses import mismatch_metrics
+
+    mask = torch.tensor([[0, 1, 1, 1, 1]])
+    behaviour = torch.log(torch.tensor([[1.0, 0.5, 0.5, 0.25, 0.1]]))
+    recomputed = torch.log(torch.tensor([[1.0, 0.5, 0.55, 0.2, 0.9]]))
+    versions = torch.tensor([[-1, 3, 3, 3, 2]])  # the last token came from an older version: staleness, not mismatch
+    measured = mismatch_metrics(recomputed, behaviour, mask, versions, base_version=3)
+    ratios = torch.tensor([1.0, 1.1, 0.8], dtype=torch.float64)
+    assert abs(measured["mean_abs_ratio_dev"] - float((ratios - 1).abs().mean())) < 1e-6
+    assert abs(measured["max_abs_ratio_dev"] - 0.2) < 1e-6
+    assert abs(measured["kl"] - float((ratios - 1 - ratios.log()).mean())) < 1e-6
+    # without versions every mask-1 token counts, the stale one included
+    assert mismatch_metrics(recomputed, behaviour, mask)["max_abs_ratio_dev"] > 7
+    assert mismatch_metrics(recomputed, recomputed, mask) == {"mean_abs_ratio_dev": 0.0, "max_abs_ratio_dev": 0.0, "kl": 0.0}
+    assert mismatch_metrics(recomputed, behaviour, torch.zeros_like(mask)) == {"mean_abs_ratio_dev": 0.0, "max_abs_ratio_dev": 0.0, "kl": 0.0}
+
+
+def test_mismatch_is_reported_by_skipped_steps_too():
+    _, metrics = trained_weights("none", versions_table(fresh_only=False), is_cap=1.1)
+    assert set(metrics["importance"]["mismatch"]) == {"mean_abs_ratio_dev", "max_abs_ratio_dev", "kl"}

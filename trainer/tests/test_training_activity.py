@@ -107,7 +107,9 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     assert result["onnxPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
     metrics = result["metrics"]
     assert set(metrics) == {"loss", "meanRatio", "clipFraction", "klK3", "gradNorm", "skipped", "maskedTokens", "updates",
-                            "offPolicy", "importanceWeight", "mismatchKl"}
+                            "offPolicy", "importanceWeight", "mismatchKl", "mismatch"}
+    assert set(metrics["mismatch"]) == {"meanAbsRatioDev", "maxAbsRatioDev", "kl"}
+    assert 0 <= metrics["mismatch"]["meanAbsRatioDev"] <= metrics["mismatch"]["maxAbsRatioDev"] and metrics["mismatch"]["kl"] >= -1e-9
     assert metrics["offPolicy"] == "none" and set(metrics["importanceWeight"]) == {"mean", "max", "truncatedShare"}
     assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
     sidecar = json.loads(Path(result["onnxPath"] + ".json").read_text())
