@@ -56,50 +56,79 @@ interface Cache {
 const emptyCache = (model: CausalLm): Cache => ({ length: 0, tensors: Array.from({ length: 2 * model.layers }, () => new Float32Array(0)) });
 
 /**
- * One forward pass over rows that each add `tokens[row]` (all rows the same count) after their
- * cache: the logits of each row's last new position, and each row's cache extended.
+ * Rows decoded together: each layer's key and value as one (rows, kvHeads, longest, headDim) tensor,
+ * every row's positions ending at the last column (shorter rows padded on the left). While the rows
+ * stay the same, a pass's outputs are the next pass's inputs as they are: nothing is copied.
  */
-async function step(model: CausalLm, caches: readonly Cache[], tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; caches: Cache[] }> {
-  const rows = caches.length;
-  const added = tokens[0]!.length;
-  const longest = Math.max(...caches.map((cache) => cache.length));
-  const slab = model.kvHeads * model.headDim; // floats per position and layer tensor, per row, across heads
-  const feeds: Record<string, ort.Tensor> = {
-    input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens.flat().map((id) => BigInt(id))), [rows, added]),
-    position_ids: new ort.Tensor('int64', BigInt64Array.from(caches.flatMap((cache) => Array.from({ length: added }, (_, offset) => BigInt(cache.length + offset)))), [rows, added]),
-    past_mask: new ort.Tensor('int64', BigInt64Array.from(caches.flatMap((cache) => Array.from({ length: longest }, (_, column) => (column >= longest - cache.length ? 1n : 0n)))), [rows, longest]),
-  };
-  for (let index = 0; index < 2 * model.layers; index++) {
-    const name = `past_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`;
-    const data = new Float32Array(rows * slab * longest);
+interface Batch {
+  lengths: number[];
+  longest: number;
+  past: Float32Array[];
+}
+
+/** Pads rows' caches into a batch. */
+function batchOf(model: CausalLm, caches: readonly Cache[]): Batch {
+  const longest = Math.max(0, ...caches.map((cache) => cache.length));
+  const past = Array.from({ length: 2 * model.layers }, (_, index) => {
+    const data = new Float32Array(caches.length * model.kvHeads * longest * model.headDim);
     caches.forEach((cache, row) => {
       const source = cache.tensors[index]!;
       for (let head = 0; head < model.kvHeads; head++) {
-        // (head, position, dim): the row's positions end at the last column
         const from = head * cache.length * model.headDim;
         const to = (row * model.kvHeads + head) * longest * model.headDim + (longest - cache.length) * model.headDim;
         data.set(source.subarray(from, from + cache.length * model.headDim), to);
       }
     });
-    feeds[name] = new ort.Tensor('float32', data, [rows, model.kvHeads, longest, model.headDim]);
-  }
-  const output = await model.session.run(feeds);
-  const logits = output.logits!.data as Float32Array;
-  const total = longest + added;
-  const next = caches.map((cache, row) => {
-    const length = cache.length + added;
-    const tensors = Array.from({ length: 2 * model.layers }, (_, index) => {
-      const present = output[`present_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`]!.data as Float32Array;
+    return data;
+  });
+  return { lengths: caches.map((cache) => cache.length), longest, past };
+}
+
+/** The caches of some rows of a batch, their padding dropped. */
+function rowsOf(model: CausalLm, batch: Batch, rows: readonly number[]): Cache[] {
+  return rows.map((row) => {
+    const length = batch.lengths[row]!;
+    const tensors = batch.past.map((data) => {
       const kept = new Float32Array(model.kvHeads * length * model.headDim);
       for (let head = 0; head < model.kvHeads; head++) {
-        const from = (row * model.kvHeads + head) * total * model.headDim + (total - length) * model.headDim;
-        kept.set(present.subarray(from, from + length * model.headDim), head * length * model.headDim);
+        const from = (row * model.kvHeads + head) * batch.longest * model.headDim + (batch.longest - length) * model.headDim;
+        kept.set(data.subarray(from, from + length * model.headDim), head * length * model.headDim);
       }
       return kept;
     });
     return { length, tensors };
   });
-  return { logits: caches.map((_, row) => logits.slice(row * model.vocabSize, (row + 1) * model.vocabSize)), caches: next };
+}
+
+/**
+ * One forward pass over a batch whose rows each add `tokens[row]` (all rows the same count): the
+ * logits of each row's last new position, and the batch extended (the graph's present tensors).
+ */
+async function advance(model: CausalLm, batch: Batch, tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; batch: Batch }> {
+  const rows = batch.lengths.length;
+  const added = tokens[0]!.length;
+  const { longest, lengths } = batch;
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens.flat().map((id) => BigInt(id))), [rows, added]),
+    position_ids: new ort.Tensor('int64', BigInt64Array.from(lengths.flatMap((length) => Array.from({ length: added }, (_, offset) => BigInt(length + offset)))), [rows, added]),
+    past_mask: new ort.Tensor('int64', BigInt64Array.from(lengths.flatMap((length) => Array.from({ length: longest }, (_, column) => (column >= longest - length ? 1n : 0n)))), [rows, longest]),
+  };
+  batch.past.forEach((data, index) => {
+    feeds[`past_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`] = new ort.Tensor('float32', data, [rows, model.kvHeads, longest, model.headDim]);
+  });
+  const output = await model.session.run(feeds);
+  const logits = output.logits!.data as Float32Array;
+  const past = batch.past.map((_, index) => output[`present_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`]!.data as Float32Array);
+  return {
+    logits: lengths.map((_, row) => logits.subarray(row * model.vocabSize, (row + 1) * model.vocabSize)),
+    batch: { lengths: lengths.map((length) => length + added), longest: longest + added, past },
+  };
+}
+
+/** One forward pass over rows given as caches (a prefill, a score): their logits and extended caches. */
+async function step(model: CausalLm, caches: readonly Cache[], tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; caches: Cache[] }> {
+  const { logits, batch } = await advance(model, batchOf(model, caches), tokens);
+  return { logits, caches: rowsOf(model, batch, caches.map((_, row) => row)) };
 }
 
 export interface GenerateRequest {
@@ -162,21 +191,26 @@ export class BatchingGenerator {
   private async loop(): Promise<void> {
     this.running = true;
     const active: Active[] = [];
+    // the rows of `active` decoded together (null: to be built from their caches)
+    let batch: Batch | null = null;
     try {
       while (active.length > 0 || this.pending.length > 0) {
+        let joined = false;
         while (this.pending.length > 0 && active.length < this.maxBatch) {
           const entry = this.pending.shift()!;
           try {
             const { logits, caches } = await step(this.model, [emptyCache(this.model)], [entry.request.prompt]);
             active.push({ ...entry, cache: caches[0]!, logits: logits[0]! });
+            joined = true;
           } catch (error) {
             entry.reject(error as Error);
           }
         }
         // sample each row's next token from its last logits; finished rows leave
         const survivors: Active[] = [];
+        const kept: number[] = [];
         const chosen: number[] = [];
-        for (const entry of active) {
+        active.forEach((entry, row) => {
           const { request, generation } = entry;
           let token: number;
           let logprob: number;
@@ -192,20 +226,35 @@ export class BatchingGenerator {
           generation.logprobs.push(logprob);
           const stopped = (request.stopTokenIds ?? []).includes(token);
           if (stopped) generation.finishReason = 'stop';
-          if (stopped || generation.tokenIds.length >= request.maxTokens || entry.cache.length + 1 >= this.model.window) {
+          const length = batch && row < batch.lengths.length ? batch.lengths[row]! : entry.cache.length;
+          if (stopped || generation.tokenIds.length >= request.maxTokens || length + 1 >= this.model.window) {
             entry.resolve(generation);
           } else {
             survivors.push(entry);
+            kept.push(row);
             chosen.push(token);
           }
+        });
+        // the batch is rebuilt only when rows joined or left; otherwise the last pass's outputs feed the next
+        if (batch && (joined || survivors.length !== active.length)) {
+          const batched = batch.lengths.length;
+          const caches = rowsOf(this.model, batch, kept.filter((row) => row < batched));
+          kept.forEach((row, index) => {
+            if (row < batched) survivors[index]!.cache = caches.shift()!;
+          });
+          batch = null;
         }
         active.splice(0, active.length, ...survivors);
-        if (active.length === 0) continue;
+        if (active.length === 0) {
+          batch = null;
+          continue;
+        }
+        batch ??= batchOf(this.model, active.map((entry) => entry.cache));
         this.batchSizes.push(active.length);
-        const { logits, caches } = await step(this.model, active.map((entry) => entry.cache), chosen.map((token) => [token]));
+        const advanced = await advance(this.model, batch, chosen.map((token) => [token]));
+        batch = advanced.batch;
         active.forEach((entry, row) => {
-          entry.cache = caches[row]!;
-          entry.logits = logits[row]!;
+          entry.logits = advanced.logits[row]!;
         });
       }
     } catch (error) {

@@ -25,6 +25,12 @@ describe('SmolLM2 on onnxruntime-node with a key/value cache', () => {
     assert.ok(mean < 1e-3 && Math.max(...deviations) < 1e-2, `mean |ratio - 1| ${mean}, max ${Math.max(...deviations)}`);
   });
 
+  test('a server sampling at another temperature than the trainer\'s shows a mismatch far above that bound', async () => {
+    const scores = await scoreContinuation(model, golden.prompt, golden.continuation, golden.temperature + 0.3);
+    const mean = scores.reduce((sum, score, index) => sum + Math.abs(Math.exp(score - golden.logprobs[index]!) - 1), 0) / scores.length;
+    assert.ok(mean > 1e-1, `mean |ratio - 1| ${mean}`);
+  });
+
   test('concurrent requests are decoded together, and batching changes no token or log-prob', async () => {
     const prompts = [golden.prompt, golden.prompt.slice(0, 15), [...golden.prompt, ...golden.continuation.slice(0, 5)]];
     const alone: Generation[] = [];
