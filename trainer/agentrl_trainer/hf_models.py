@@ -20,7 +20,11 @@ import os
 import shutil
 import sys
 import time
+import types
 from pathlib import Path
+
+import torch
+from torch import nn
 
 from .chat_tokenizers import REPO, cache_root, smollm2_gguf
 
@@ -177,6 +181,27 @@ def write_onnx_weights(graph_dir: str | os.PathLike[str], state: dict, target: s
     shutil.rmtree(destination, ignore_errors=True)
     staging.rename(destination)
     return destination
+
+
+class CausalLmPolicy(nn.Module):
+    """A Hugging Face causal LM behind the interface train_step uses for the toy model
+    (`hidden_states`, `head`, `config.context`, `config.vocab_size`), so the same losses, masks,
+    aggregations and mismatch measurement train it. Rows are padded on the right: under causal
+    attention the padding changes no earlier position."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+        self.config = types.SimpleNamespace(context=inner.config.max_position_embeddings, vocab_size=inner.config.vocab_size)
+
+    def hidden_states(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.inner.model(input_ids=input_ids).last_hidden_state
+
+    def head(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.inner.lm_head(hidden)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.head(self.hidden_states(input_ids))
 
 
 GOLDEN_PATH = REPO / "shared" / "golden" / "smollm2-logprobs.json"

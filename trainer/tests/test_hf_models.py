@@ -98,3 +98,38 @@ def test_golden_logprobs_are_what_the_writer_writes():
     import json
 
     assert json.loads(hf_models.GOLDEN_PATH.read_text()) == json.loads(json.dumps(hf_models.golden_logprobs()))
+
+
+def golden_batch(golden, rows=2):
+    prompt, continuation = golden["prompt"], golden["continuation"]
+    ids = torch.tensor([prompt + continuation] * rows)
+    mask = torch.zeros_like(ids)
+    mask[:, len(prompt):] = 1
+    behaviour = torch.zeros(ids.shape, dtype=torch.float32)
+    behaviour[:, len(prompt):] = torch.tensor(golden["logprobs"], dtype=torch.float32)
+    return {"input_ids": ids, "loss_mask": mask, "behaviour_logprobs": behaviour, "advantages": torch.tensor([1.0, -1.0][:rows])}
+
+
+def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_model(model):
+    """The golden log-probs are what the embedded server records (tests/unit/causal-lm.test.ts): the
+    trainer's recomputation under the same temperature matches them, the step reports a mismatch
+    near zero, and a policy-gradient step changes the weights."""
+    import json
+
+    from agentrl_trainer.train_step import action_logprobs, train_on_batch
+
+    golden = json.loads(hf_models.GOLDEN_PATH.read_text())
+    trained = hf_models.load_model(hf_models.weights_dir(NAME))
+    policy = hf_models.CausalLmPolicy(trained)
+    batch = golden_batch(golden)
+    with torch.no_grad():
+        recomputed = action_logprobs(policy, batch["input_ids"], batch["loss_mask"], golden["temperature"])
+    mask = batch["loss_mask"].bool()
+    ratio = torch.exp(recomputed[mask].double() - batch["behaviour_logprobs"][mask].double())
+    assert float((ratio - 1).abs().mean()) < 1e-4
+    before = trained.model.layers[0].mlp.down_proj.weight.detach().clone()
+    optimizer = torch.optim.AdamW(policy.parameters(), lr=1e-5)
+    batch["advantages"] = torch.tensor([1.0, 0.5])
+    metrics = train_on_batch(policy, optimizer, batch, temperature=golden["temperature"])
+    assert metrics["skipped"] is False and metrics["importance"]["mismatch"]["mean_abs_ratio_dev"] < 1e-4
+    assert not torch.equal(before, trained.model.layers[0].mlp.down_proj.weight)
