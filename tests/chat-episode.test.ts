@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { initialChatContext, isPrefixContext, templateTools } from '../activities/policies/chat/chat-context';
 import { loadChatTokenizer, type ChatTokenizer } from '../activities/policies/chat/chat-tokenizer';
 import { createArtifactStore } from '../activities/store/artifact-store';
+import { createBuildBatchActivities } from '../activities/training/build-batch';
 import { createEpisodeRecords } from '../activities/store/episode-records';
 import { defaultChatSystemPrompt, type ChatMessage } from '../shared/chat/tool-format';
 import { projectRoot } from '../workers/config';
@@ -164,5 +165,16 @@ describe('chat episode with native tool calls', () => {
     const final = await records.readContext(recorded[1]!.model!.contextRef);
     assert.ok(isPrefixContext(first, final), 'within the new sample, contexts extend again');
     assert.deepEqual(final.ids.slice(first.ids.length, first.ids.length + turns[1]!.length), turns[1]);
+
+    // a batch of this episode holds both samples, each with the generated tokens it holds
+    const runDir = mkdtempSync(join(tmpdir(), 'agentrl-chat-batch-'));
+    const batches = createBuildBatchActivities({ store });
+    const built = await batches.buildBatch({
+      runDir, name: 'chat', episodes: [{ episodeId: result.episodeId, groupId: 'g', outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess }],
+      objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: { [result.policyVersion]: 0 }, vocabSize: tokenizer.vocabSize, agentInterface: 'chat-tools', chatTokenizer: 'qwen3',
+    });
+    assert.equal(built.rows, 2);
+    assert.equal(built.generatedTokens, turns[0]!.length + turns[1]!.length);
+    await assert.rejects(batches.buildBatch({ runDir, name: 'bad', episodes: [], objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: {}, vocabSize: 10, agentInterface: 'chat-tools' }), /need chatTokenizer/);
   });
 });

@@ -119,8 +119,11 @@ export function createEpisodeRecords(store: ArtifactStore) {
       return store.getJson(ref, ModelContext);
     },
 
-    /** The context of an episode's last turn that has one, and the inference time of all its turns; null when no turn has one. */
-    async lastContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number } | null> {
+    /**
+     * The context of an episode's last turn that has one, the inference time of all its turns, and
+     * (chat policies) the training samples closed before it; null when no turn has one.
+     */
+    async lastContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number; closedSamples: string[] } | null> {
       let last: ModelRecord | null = null;
       let inferenceMs = 0;
       for (const turn of await records.readTurns(episodeId)) {
@@ -128,7 +131,7 @@ export function createEpisodeRecords(store: ArtifactStore) {
         last = turn.model;
         inferenceMs += turn.model.inferenceMs;
       }
-      return last ? { context: await records.readContext(last.contextRef), inferenceMs } : null;
+      return last ? { context: await records.readContext(last.contextRef), inferenceMs, closedSamples: last.chat?.samples ?? [] } : null;
     },
 
     /** Writes the checker's record of a submission, or of a probe at `probeTurn`; returns its path. */

@@ -8,6 +8,7 @@ import type { AgentInterfaceName } from '../../shared/agent-interface';
 import type { StopRecord } from '../../shared/episode';
 import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
 import { compactActions } from '../../shared/compact-actions';
+import { loadChatTokenizer } from '../policies/chat/chat-tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import { allowedPatterns, writeBatch } from './batch-writer';
@@ -36,6 +37,8 @@ export interface BuildBatchInput {
   stopCredit?: number;
   /** the agent interface the episodes were sampled with @default 'compact-actions' */
   agentInterface?: AgentInterfaceName;
+  /** chat-tools: the tokenizer the episodes were sampled with (its pad id pads the rows) */
+  chatTokenizer?: string;
   /** the step whose weights the trainer step on this batch starts from: the trained tokens' staleness is measured against it */
   baseStep?: number;
 }
@@ -63,12 +66,17 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
      * of the loss (the agent interface's imitationMask: the compact language masks the arguments of edits).
      */
     async buildBatch(input: BuildBatchInput): Promise<BuiltBatch> {
-      // the batch layout (pad id, imitation mask, stop decisions) is the compact language's; chat-model
-      // contexts (their samples split where a template broke the prefix) need the chat model trainer
-      if ((input.agentInterface ?? 'compact-actions') !== 'compact-actions') {
-        throw ApplicationFailure.nonRetryable(`buildBatch: batches of ${input.agentInterface} episodes are not built by the toy model's batch writer`, ErrorTypes.invalidInput);
+      // compact-actions: the toy model's layout (its pad id, the imitation mask of edits, stop decisions);
+      // chat-tools: every generated token trains, no stop credit, and each sample a chat template
+      // closed (a break of the exact prefix) is a row of its own with its episode's advantage
+      const chat = input.agentInterface === 'chat-tools';
+      let padId = compactActions.tokenizer.specialIds['<pad>']!;
+      if (chat) {
+        if (!input.chatTokenizer) throw ApplicationFailure.nonRetryable('buildBatch: chat-tools episodes need chatTokenizer, the tokenizer they were sampled with', ErrorTypes.invalidInput);
+        padId = loadChatTokenizer(input.chatTokenizer).padId;
       }
       const agent = compactActions;
+      const closedByEpisode = new Map<string, string[]>();
       const tokens: EpisodeTokens[] = [];
       const allowedByEpisode = new Map<string, (number[] | null)[]>();
       let inferenceMs = 0;
@@ -87,6 +95,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           continue;
         }
         const { context } = loaded;
+        if (chat && loaded.closedSamples.length > 0) closedByEpisode.set(episode.episodeId, loaded.closedSamples);
         // the observation after the last action carries no loss and may reach past the window: cut it
         const end = context.mask.lastIndexOf(1) + 1;
         const cut = { ids: context.ids.slice(0, end), mask: context.mask.slice(0, end), allowed: context.allowed.slice(0, end) };
@@ -97,10 +106,10 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           outcome: episode.outcome,
           reward: input.objective === 'imitation' ? 1 : episode.reward,
           tokenIds: cut.ids,
-          lossMask: input.objective === 'imitation' ? agent.imitationMask(cut) : cut.mask,
+          lossMask: input.objective === 'imitation' && !chat ? agent.imitationMask(cut) : cut.mask,
           behaviourLogprobs: context.logprobs.slice(0, end),
           policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
-          decisions: agent.stopDecisions(cut, episode.stops ?? []),
+          decisions: chat ? [] : agent.stopDecisions(cut, episode.stops ?? []),
         });
       }
       let rows: BatchRow[];
@@ -111,13 +120,26 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       } else {
         ({ rows, counts } = buildBatchRows(tokens, { estimator: input.estimator, truncation: input.truncation, stopCredit: input.stopCredit ?? 0 }));
       }
+      // the samples closed before each episode's last: rows with the advantage its episode got
+      for (const row of [...rows]) {
+        for (const ref of closedByEpisode.get(row.episodeId) ?? []) {
+          const sample = await records.readContext(ref);
+          const end = sample.mask.lastIndexOf(1) + 1;
+          if (end === 0) continue;
+          rows.push({
+            episodeId: row.episodeId, groupId: row.groupId, reward: row.reward, advantage: row.advantage,
+            tokenIds: sample.ids.slice(0, end), lossMask: sample.mask.slice(0, end), behaviourLogprobs: sample.logprobs.slice(0, end),
+            policyVersions: sample.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+          });
+        }
+      }
       const batchPath = batchPathOf(input.runDir, input.name);
       await mkdir(dirname(batchPath), { recursive: true });
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
       const allowed = allowedPatterns(rows, allowedByEpisode, length, input.vocabSize);
       if (rows.length) {
         await writeBatch(batchPath, rows, {
-          counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId: agent.tokenizer.specialIds['<pad>']!, allowed,
+          counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId, allowed,
           ...(input.baseStep !== undefined ? { baseStep: input.baseStep } : {}),
         });
       }

@@ -29,6 +29,8 @@ export interface ChatTokenizer {
   readonly fingerprint: string;
   readonly toolFormat: ToolFormat;
   readonly vocabSize: number;
+  /** the id rows of a batch are padded with (the pad token, else the end of a turn) */
+  readonly padId: number;
   /** the ids that end an assistant turn (the template's end of message, the eos token) */
   readonly stopIds: readonly number[];
   /** the text of the end-of-turn token the template writes after each message */
@@ -117,9 +119,12 @@ function createChatTokenizer(name: string, fingerprint: string, definition: { ad
   const maxLength = typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
   const encodeText = (value: string) => (value === '' ? [] : text.encode(value, { add_special_tokens: false }).ids);
   const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
+  const pad = tokenText(config.pad_token);
+  const padId = (pad === null ? undefined : markup.token_to_id(pad)) ?? stopIds[0]!;
   return {
     name,
     fingerprint,
+    padId,
     toolFormat,
     vocabSize,
     stopIds,
