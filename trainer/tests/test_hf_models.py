@@ -1,6 +1,8 @@
 """SmolLM2-135M-Instruct in the model cache: the explicit-cache forward pass (hf_step.LlamaStep) and
 its ONNX export agree with transformers' own forward pass, with a cache and batched with padding;
 new weights written in the graph's layout are what onnxruntime then computes with."""
+from pathlib import Path
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -133,3 +135,30 @@ def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_m
     metrics = train_on_batch(policy, optimizer, batch, temperature=golden["temperature"])
     assert metrics["skipped"] is False and metrics["importance"]["mismatch"]["mean_abs_ratio_dev"] < 1e-4
     assert not torch.equal(before, trained.model.layers[0].mlp.down_proj.weight)
+
+
+def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and_publish_servable_weights(model, graph_dir, tmp_path):
+    import json
+
+    from agentrl_trainer.hf_training import train_hf_step
+    from agentrl_trainer.train_step import save_batch
+
+    golden = json.loads(hf_models.GOLDEN_PATH.read_text())
+    batch = golden_batch(golden)
+    batch["advantages"] = torch.tensor([1.0, 0.5])
+    batch_path = tmp_path / "batch.safetensors"
+    save_batch(batch_path, batch)
+    run_dir = tmp_path / "run"
+    common = dict(run_dir=str(run_dir), batch_path=str(batch_path), model_name=NAME, temperature=golden["temperature"], lr=1e-4)
+    first = train_hf_step(step=1, step_id="iteration-0001", policy_version="run-step-1", **common)
+    assert first["metrics"]["skipped"] is False and first["metrics"]["mismatch"]["meanAbsRatioDev"] < 1e-4
+    assert train_hf_step(step=1, step_id="iteration-0001", policy_version="run-step-1", **common) == first, "a retried step returns its record"
+    second = train_hf_step(step=2, step_id="iteration-0002", policy_version="run-step-2", **common)
+    # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
+    assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
+    trained = hf_models.load_model(second["checkpointPath"])
+    assert any(not torch.equal(a, b) for a, b in zip(trained.state_dict().values(), model.state_dict().values()))
+    step = LlamaStep(trained)
+    ids = golden["prompt"][:10]
+    out = ort.InferenceSession(str(Path(second["onnxPath"]) / "model.onnx")).run(None, feed((torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
+    assert np.abs(out[0][0] - reference_logits(trained, ids)[-1].numpy()).max() < 1e-4, "the published weights are the checkpoint's"

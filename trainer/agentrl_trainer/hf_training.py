@@ -1,0 +1,84 @@
+"""One training step of a Hugging Face causal LM of shared/models.json, applied exactly once per
+step id: the same losses, masks, aggregations and mismatch measurement as the toy model's
+(train_step.train_on_batch through hf_models.CausalLmPolicy).
+
+  step 1 starts from the model's prepared weights; step N from checkpoint N-1
+  checkpoints/step-N/   the weights in the Hugging Face layout (loadable by `from_pretrained`),
+                        optimizer.pt (optimizer state and RNG) beside them
+  policies/vN/          the ONNX folder the embedded server loads: the graph exported once, the
+                        weights of step N written in its layout (hf_models.write_onnx_weights)
+  steps/<stepId>.json   written last: a call whose record exists returns it without training
+
+It runs on a GPU when one is present (CUDA), else on the CPU, in float32.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import hf_models
+from .checkpoints import read_step_record, run_lock, write_step_record
+from .train_step import load_batch, train_on_batch
+
+
+def hf_checkpoint_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
+    return Path(run_dir) / "checkpoints" / f"step-{step}"
+
+
+def hf_policy_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
+    return Path(run_dir) / "policies" / f"v{step}"
+
+
+def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, model_name: str, policy_version: str,
+                  lr: float = 1e-5, weight_decay: float = 0.0, temperature: float = 1.0, objective: str = "policy_gradient",
+                  epochs: int = 1, minibatches: int = 1, clip_eps: float = 0.2, aggregation: str = "token_mean",
+                  seed: int = 0, base_version: int | None = None) -> dict[str, Any]:
+    recorded = read_step_record(run_dir, step_id)
+    if recorded is not None:
+        return recorded["result"]
+    started = time.monotonic()
+    hf_models.known_model(model_name)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    with run_lock(run_dir):
+        previous = hf_checkpoint_dir(run_dir, step - 1)
+        if step > 1 and not (previous / "model.safetensors").is_file():
+            raise ValueError(f"step {step} needs the checkpoint of step {step - 1}, but {previous} holds none")
+        inner = hf_models.load_model(previous if step > 1 else hf_models.weights_dir(model_name)).to(device)
+        policy = hf_models.CausalLmPolicy(inner)
+        optimizer = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=weight_decay)
+        if step > 1:
+            saved = torch.load(previous / "optimizer.pt", map_location=device, weights_only=False)
+            optimizer.load_state_dict(saved["optimizer"])
+            torch.set_rng_state(saved["rng"])
+        else:
+            torch.manual_seed(seed)
+        tensors, _ = load_batch(batch_path)
+        batch = {key: value.to(device) for key, value in tensors.items()}
+        metrics = train_on_batch(policy, optimizer, batch, temperature=temperature, objective=objective, epochs=epochs,
+                                 minibatches=minibatches, clip_eps=clip_eps, aggregation=aggregation, base_version=base_version)
+        checkpoint = hf_checkpoint_dir(run_dir, step)
+        staging = checkpoint.with_name(f".{checkpoint.name}.staging")
+        shutil.rmtree(staging, ignore_errors=True)
+        inner.save_pretrained(staging)
+        torch.save({"optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(), "step": step, "policyVersion": policy_version}, staging / "optimizer.pt")
+        shutil.rmtree(checkpoint, ignore_errors=True)
+        staging.rename(checkpoint)
+        exported = hf_models.write_onnx_weights(hf_models.onnx_dir(model_name), inner.state_dict(), hf_policy_dir(run_dir, step))
+        mismatch = (metrics.get("importance") or {}).get("mismatch")
+        result = {
+            "stepId": step_id, "step": step, "policyVersion": policy_version, "onnxPath": str(exported), "checkpointPath": str(checkpoint),
+            "metrics": {
+                "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"], "klK3": metrics["kl_k3"],
+                "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"], "maskedTokens": int(batch["loss_mask"].bool().sum()), "updates": metrics["steps"],
+                **({"mismatch": {"meanAbsRatioDev": mismatch["mean_abs_ratio_dev"], "maxAbsRatioDev": mismatch["max_abs_ratio_dev"], "kl": mismatch["kl"]}} if mismatch else {}),
+            },
+            "device": device.type,
+            "durationMs": round((time.monotonic() - started) * 1000),
+        }
+        write_step_record(run_dir, step_id, {"stepId": step_id, "step": step, "batchPath": str(batch_path), "result": result})
+        return result
