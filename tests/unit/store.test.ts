@@ -43,7 +43,7 @@ describe('episode records', () => {
     await records.writeTurn('run.ep@1', turn(1, { contextRef, memory: { sourceLines: [], actions: ['run', 'show'] }, tokens: 3, inferenceMs: 7 }));
     await records.writeTurn('run.ep@1', turn(0, { contextRef, memory: { sourceLines: [], actions: ['run'] }, tokens: 2, inferenceMs: 5 }));
     assert.deepEqual((await records.readTurns('run.ep@1')).map((record) => record.turn), [0, 1]);
-    assert.deepEqual(await records.lastContext('run.ep@1'), { context, inferenceMs: 12 });
+    assert.deepEqual(await records.lastContext('run.ep@1'), { context, inferenceMs: 12, closedSamples: [] });
     assert.equal(await records.lastContext('another@1'), null);
     assert.equal(await records.readTurn('run.ep@1', 5), null);
   });
