@@ -1,3 +1,4 @@
+import { models } from './models';
 import { z } from 'zod';
 import { OffPolicyModes } from './off-policy';
 
@@ -50,6 +51,8 @@ export const ModelConfig = z
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 /** Input of `trainOnBatch`: one step of a run, applied exactly once per `stepId`. */
+const hfModelNames = Object.entries(models).filter(([, entry]) => entry.kind === 'hf-causal-lm').map(([name]) => name) as [string, ...string[]];
+
 export const TrainOnBatchInput = z
   .object({
     runDir: absolutePath('runDir'),
@@ -58,8 +61,14 @@ export const TrainOnBatchInput = z
     step: z.number().int().min(1),
     batchPath: absolutePath('batchPath'),
     seed: z.number().int().min(0),
-    /** required at step 1 (the model is initialised from it and `seed`), ignored after */
+    /** the toy model: required at step 1 (the model is initialised from it and `seed`), ignored after */
     modelConfig: ModelConfig.nullable().optional(),
+    /**
+     * a Hugging Face causal LM of shared/models.json: the step trains it from its prepared weights
+     * (step 1) or checkpoint N-1, in the Hugging Face layout (trainer/agentrl_trainer/hf_training.py);
+     * `onnxPath` of the result is then the ONNX folder its embedded server loads
+     */
+    model: z.enum(hfModelNames).optional(),
     optimizer: z.object({ lr: z.number().gt(0).optional(), weightDecay: z.number().min(0).optional() }).strict().optional(),
     objective: z.enum(['policy_gradient', 'imitation']).optional(),
     /** the sampling temperature: log-probs are recomputed under the tempered distribution */

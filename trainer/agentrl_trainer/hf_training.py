@@ -13,6 +13,7 @@ It runs on a GPU when one is present (CUDA), else on the CPU, in float32.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -37,14 +38,15 @@ def hf_policy_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
 def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, model_name: str, policy_version: str,
                   lr: float = 1e-5, weight_decay: float = 0.0, temperature: float = 1.0, objective: str = "policy_gradient",
                   epochs: int = 1, minibatches: int = 1, clip_eps: float = 0.2, aggregation: str = "token_mean",
-                  seed: int = 0, base_version: int | None = None) -> dict[str, Any]:
+                  seed: int = 0, base_version: int | None = None, locked: bool = False) -> dict[str, Any]:
+    """`locked`: the caller holds the run's lock already (the trainOnBatch activity)."""
     recorded = read_step_record(run_dir, step_id)
     if recorded is not None:
         return recorded["result"]
     started = time.monotonic()
     hf_models.known_model(model_name)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    with run_lock(run_dir):
+    with contextlib.nullcontext() if locked else run_lock(run_dir):
         previous = hf_checkpoint_dir(run_dir, step - 1)
         if step > 1 and not (previous / "model.safetensors").is_file():
             raise ValueError(f"step {step} needs the checkpoint of step {step - 1}, but {previous} holds none")

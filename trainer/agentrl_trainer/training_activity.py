@@ -34,6 +34,7 @@ from .model import PolicyModel, PolicyModelConfig
 from .train_step import REQUIRED_KEYS, all_advantages_zero, check_staleness, load_batch, train_on_batch, validate_batch
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
 from .training_input import TrainOnBatchInput, parse_input
+from .hf_training import train_hf_step
 
 ACTIVITY_NAME = "trainOnBatch"
 __all__ = ["ACTIVITY_NAME", "TASK_QUEUE", "train_on_batch_activity"]
@@ -64,10 +65,29 @@ def train_on_batch_activity(input: dict) -> dict:
                 record = read_step_record(request.run_dir, request.step_id)
                 if record is not None:
                     return _recorded_result(request, record)
+                if request.model is not None:
+                    return _run_hf_step(request, keepalive)
                 _check_no_conflict(request)
                 return _run_step(request, keepalive, started)
         except RunBusyError as error:
             raise ApplicationError(str(error), type=ErrorTypes.RUN_BUSY) from error
+
+
+def _run_hf_step(request: TrainOnBatchInput, keepalive: _Keepalive) -> dict[str, Any]:
+    """A Hugging Face causal LM's step (hf_training.py), under the run lock this activity holds."""
+    keepalive.beat(phase="training", model=request.model)
+    try:
+        result = train_hf_step(
+            run_dir=str(request.run_dir), step=request.step, step_id=request.step_id, batch_path=str(request.batch_path),
+            model_name=request.model, policy_version=f"{request.run_dir.name}-step-{request.step}", lr=request.lr,
+            weight_decay=request.weight_decay, temperature=request.temperature, objective=request.objective, epochs=request.epochs,
+            minibatches=request.minibatches, clip_eps=request.clip_eps, aggregation=request.aggregation, seed=request.seed,
+            base_version=request.step - 1, locked=True,
+        )
+    except ValueError as error:
+        raise invalid_input(str(error)) from error
+    validate_result(ACTIVITY_NAME, result)
+    return result
 
 
 def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float) -> dict[str, Any]:

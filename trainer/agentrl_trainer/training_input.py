@@ -46,6 +46,7 @@ class TrainOnBatchInput:
     off_policy: str = "none"  # or "tis", "decoupled": the correction of tokens from older versions (losses.py)
     is_cap: float = 2.0
     max_staleness: int | None = None  # a trained token older than step - 1 - max_staleness is refused
+    model: str | None = None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -53,7 +54,7 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
     raw = validate_input("trainOnBatch", raw)
     step = int(raw["step"])  # JSON has one number type: 3.0 is 3
     config = model_config(raw.get("modelConfig"))
-    if step == 1 and config is None:
+    if step == 1 and config is None and raw.get("model") is None:
         raise invalid_input("modelConfig is required at step 1 (the model is initialised from it and seed)")
     kl_coef = float(raw.get("klCoef", 0.0))
     reference_step = None if raw.get("referenceStep") is None else int(raw["referenceStep"])
@@ -84,6 +85,7 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         off_policy=raw.get("offPolicy", "none"),
         is_cap=float(raw.get("isCap", 2.0)),
         max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
+        model=raw.get("model"),
     )
 
 

@@ -150,9 +150,19 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     save_batch(batch_path, batch)
     run_dir = tmp_path / "run"
     common = dict(run_dir=str(run_dir), batch_path=str(batch_path), model_name=NAME, temperature=golden["temperature"], lr=1e-4)
-    first = train_hf_step(step=1, step_id="iteration-0001", policy_version="run-step-1", **common)
+    # step 1 through the trainOnBatch activity, as a run's workflow calls it
+    from temporalio.testing import ActivityEnvironment
+
+    from agentrl_trainer.training_activity import train_on_batch_activity
+
+    payload = {"runDir": str(run_dir), "stepId": "iteration-0001", "step": 1, "batchPath": str(batch_path), "seed": 0,
+               "model": NAME, "optimizer": {"lr": 1e-4}, "temperature": golden["temperature"]}
+    first = ActivityEnvironment().run(train_on_batch_activity, payload)
+    assert first["policyVersion"] == "run-step-1" and first["device"] == "cpu"
     assert first["metrics"]["skipped"] is False and first["metrics"]["mismatch"]["meanAbsRatioDev"] < 1e-4
-    assert train_hf_step(step=1, step_id="iteration-0001", policy_version="run-step-1", **common) == first, "a retried step returns its record"
+    assert ActivityEnvironment().run(train_on_batch_activity, payload) == first, "a retried step returns its record"
+    with pytest.raises(Exception, match="model"):
+        ActivityEnvironment().run(train_on_batch_activity, {**payload, "stepId": "x", "model": "gpt-9"})
     second = train_hf_step(step=2, step_id="iteration-0002", policy_version="run-step-2", **common)
     # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
     assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
