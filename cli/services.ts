@@ -308,6 +308,18 @@ export async function ensureTrainerWorker(config: LoadedConfig, log: (line: stri
 }
 
 /** The embedded policy server on `port` (127.0.0.1; one per port), empty until weights are published; returns its URL. */
+/** A server's readiness: its own line first (another process answering on the port must not pass for it), then /v1/models. */
+function servingReady(url: string): (text: string) => Promise<boolean> {
+  return async (text) => {
+    if (!text.includes(`served at ${url}/`)) return false;
+    try {
+      return (await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(1000) })).ok;
+    } catch {
+      return false;
+    }
+  };
+}
+
 export async function ensurePolicyServer(config: LoadedConfig, port: number, log: (line: string) => void): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   await ensureService(config, {
@@ -319,15 +331,7 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
     args: ['--import', 'tsx', join(projectRoot, 'serving', 'main.ts'), '--port', String(port), '--state', join(config.stateDir, `policy-server-${port}.served`)],
     // `--import tsx` resolves from the project root
     cwd: projectRoot,
-    // its own line first: another process answering on the port must not pass for it
-    ready: async (text) => {
-      if (!text.includes(`served at ${url}/`)) return false;
-      try {
-        return (await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(1000) })).ok;
-      } catch {
-        return false;
-      }
-    },
+    ready: servingReady(url),
   }, log);
   return url;
 }
@@ -345,14 +349,7 @@ export async function ensureModelServer(config: LoadedConfig, model: string, log
     command: process.execPath,
     args: ['--import', 'tsx', join(projectRoot, 'cli', 'model-server.ts'), '--model', model, '--port', String(port)],
     cwd: projectRoot,
-    ready: async (text) => {
-      if (!text.includes(`served at ${url}/`)) return false;
-      try {
-        return (await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(1000) })).ok;
-      } catch {
-        return false;
-      }
-    },
+    ready: servingReady(url),
   }, log);
   return url;
 }
