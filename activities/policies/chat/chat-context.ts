@@ -44,14 +44,24 @@ export function initialChatContext(tokenizer: ChatTokenizer, systemPrompt: strin
   return { context, messages };
 }
 
+/** The ids of the fixed base cut after its last end-of-turn token, once per tokenizer. */
+const baseCuts = new WeakMap<ChatTokenizer, number[]>();
+function baseCutIds(tokenizer: ChatTokenizer): number[] {
+  let ids = baseCuts.get(tokenizer);
+  if (!ids) {
+    const baseText = tokenizer.render(fixedBase);
+    const cutAt = baseText.lastIndexOf(tokenizer.endOfTurn);
+    if (cutAt < 0) throw new Error(`chat template of ${tokenizer.name}: the base conversation renders no ${tokenizer.endOfTurn}`);
+    ids = tokenizer.encodeMarkup(baseText.slice(0, cutAt + tokenizer.endOfTurn.length));
+    baseCuts.set(tokenizer, ids);
+  }
+  return ids;
+}
+
 /** The ids of one observation (a `tool` message) after an assistant turn, by the fixed-base delta. */
 export function observationDelta(tokenizer: ChatTokenizer, observation: string): number[] {
-  const baseText = tokenizer.render(fixedBase);
-  const cutAt = baseText.lastIndexOf(tokenizer.endOfTurn);
-  if (cutAt < 0) throw new Error(`chat template of ${tokenizer.name}: the base conversation renders no ${tokenizer.endOfTurn}`);
-  const cut = baseText.slice(0, cutAt + tokenizer.endOfTurn.length);
+  const cutIds = baseCutIds(tokenizer);
   const full = tokenizer.renderIds([...fixedBase, { role: 'tool', content: observation }], { addGenerationPrompt: true });
-  const cutIds = tokenizer.encodeMarkup(cut);
   // the base's content is plain ASCII: its markup and text encodings agree, so the ids of the cut are a prefix
   if (!cutIds.every((id, index) => full[index] === id)) {
     throw new Error(`chat template of ${tokenizer.name}: the base conversation is not a prefix of the base with an observation`);
