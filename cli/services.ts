@@ -9,6 +9,7 @@ import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { searchAttributeServerArgs, SearchAttributes } from '../shared/search-attributes';
+import { modelServingPort } from '../shared/models';
 import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
 import { projectRoot, type LoadedConfig } from '../workers/config';
@@ -126,7 +127,7 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
     const deadline = Date.now() + (spec.startTimeoutMs ?? 180_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null || !isAlive(pid)) break;
-      if (await spec.ready(readFileSync(logFile, 'utf8').slice(offset), pid)) {
+      if (await spec.ready(readFileSync(logFile).subarray(offset).toString('utf8'), pid)) {
         // a service that records itself (the worker) keeps what it wrote
         const own = readServiceRecord(config, spec.name);
         const record: ServiceRecord = { ...(own?.pid === pid ? own : {}), pid, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: own?.pid === pid ? own.startedAt : new Date().toISOString() };
@@ -136,7 +137,7 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
       await sleep(250);
     }
     if (isAlive(pid)) await stopProcess(pid);
-    throw new Error(`${spec.name} did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(offset).split('\n').slice(-20).join('\n')}`);
+    throw new Error(`${spec.name} did not start; see ${logFile}:\n${readFileSync(logFile).subarray(offset).toString('utf8').split('\n').slice(-20).join('\n')}`);
   } finally {
     release();
   }
@@ -336,10 +337,11 @@ export async function ensurePolicyServer(config: LoadedConfig, port: number, log
   return url;
 }
 
-/** The port the embedded server of a real model (shared/models.json) listens on. */
-export const modelServingPort = 8102;
 
-/** Starts (or finds) the embedded server of a real model; returns its base URL. */
+/**
+ * Starts (or finds) the embedded server of a real model; returns its base URL. Its state file keeps
+ * the last publication, so a restarted server serves the same weights and version again.
+ */
 export async function ensureModelServer(config: LoadedConfig, model: string, log: (line: string) => void, port = modelServingPort): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   await ensureService(config, {
@@ -347,7 +349,7 @@ export async function ensureModelServer(config: LoadedConfig, model: string, log
     codeVersion: codeVersion(),
     settings: `model ${model} port ${port}`,
     command: process.execPath,
-    args: ['--import', 'tsx', join(projectRoot, 'cli', 'model-server.ts'), '--model', model, '--port', String(port)],
+    args: ['--import', 'tsx', join(projectRoot, 'cli', 'model-server.ts'), '--model', model, '--port', String(port), '--state', join(config.stateDir, `model-server-${port}.served`)],
     cwd: projectRoot,
     ready: servingReady(url),
   }, log);

@@ -9,7 +9,7 @@
  */
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
-import { devServerName, ensurePolicyServer, ensureTrainerWorker, ensureWorker, isAlive, isListening, readServiceRecord, startDevServer, workerName } from './services';
+import { devServerName, ensureModelServer, ensurePolicyServer, ensureTrainerWorker, ensureWorker, isAlive, isListening, readServiceRecord, startDevServer, workerName } from './services';
 
 export interface SupervisedService {
   name: string;
@@ -54,6 +54,16 @@ export function policyServerService(config: LoadedConfig, port: number, log: (li
     restart: async () => void (await ensurePolicyServer(config, port, log)),
   };
 }
+/** The embedded server of a real model on `port`: its process runs and `/v1/models` answers. */
+export function modelServerService(config: LoadedConfig, model: string, port: number, log: (line: string) => void): SupervisedService {
+  const name = `model-server-${port}`;
+  return {
+    name,
+    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)),
+    restart: async () => void (await ensureModelServer(config, model, log, port)),
+  };
+}
+
 const maxBackoffMs = 30_000;
 
 /** Checks the services every 2 s and starts a dead one again until stop(). */

@@ -1,12 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readManifest, runDirOf } from '../activities/training/run-records';
 import { defaultTaskQueue } from '../shared/task-queues';
-import { trainingProgressQueryName, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import { modelServingPort } from '../shared/models';
+import { hfModelOf, trainingProgressQueryName, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';
 import { connectWithWorker, withCause } from './episode-runner';
-import { ensurePolicyServer, ensureTrainerWorker, startDevServer } from './services';
-import { policyServerService, trainerService } from './supervisor';
+import { ensureModelServer, ensurePolicyServer, ensureTrainerWorker, startDevServer } from './services';
+import { modelServerService, policyServerService, trainerService, type SupervisedService } from './supervisor';
 
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
 export const defaultPolicyPort = 8100;
@@ -51,12 +52,27 @@ export async function runTraining(
   const parsed = TrainingRunInput.safeParse(runInput);
   if (!parsed.success) throw new Error(`training input: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
   const runId = parsed.data.runId ?? `train-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
-  const url = await ensurePolicyServer(config, options.policyPort, options.log);
-  if (parsed.data.policyServer !== url && !runInput.policyServer) runInput = { ...runInput, policyServer: url };
+  // the toy model publishes to the embedded policy server, a real model to its own embedded server
+  // (unless the input names another server, which is then the caller's to run)
+  const hf = hfModelOf(parsed.data);
+  const services: SupervisedService[] = [trainerService(config, options.log)];
+  if (hf) {
+    const port = modelServingPort;
+    const own = `http://127.0.0.1:${port}`;
+    if (!runInput.policyServer || parsed.data.policyServer === own) {
+      await ensureModelServer(config, hf.name, options.log, port);
+      services.push(modelServerService(config, hf.name, port, options.log));
+      if (!runInput.policyServer) runInput = { ...runInput, policyServer: own };
+    }
+  } else {
+    const url = await ensurePolicyServer(config, options.policyPort, options.log);
+    if (parsed.data.policyServer !== url && !runInput.policyServer) runInput = { ...runInput, policyServer: url };
+    services.push(policyServerService(config, options.policyPort, options.log));
+  }
   await startDevServer(config, options.log);
   await ensureTrainerWorker(config, options.log);
   // while the run goes on, a service that dies is started again (the trainer and the policy server too)
-  const { client, close } = await connectWithWorker(config, options.log, [trainerService(config, options.log), policyServerService(config, options.policyPort, options.log)]);
+  const { client, close } = await connectWithWorker(config, options.log, services);
   try {
     const handle = await startOrAttach(client, runId, { ...runInput, runId }, options.log);
     options.log(`training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`);

@@ -49,6 +49,8 @@ export interface CausalLmServerOptions {
   /** the ONNX folder served first, and its version */
   graphDir: string;
   version: string;
+  /** called once new weights are named (update_weight_version): what a restarted server should serve again */
+  onPublished?: (served: { weightsPath: string; version: string }) => void | Promise<void>;
 }
 
 export async function createCausalLmServer(options: CausalLmServerOptions): Promise<{ server: Server; version: () => string; generator: () => BatchingGenerator }> {
@@ -56,6 +58,7 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
   let model: CausalLm = await loadCausalLm(options.graphDir, options.version);
   let generator = new BatchingGenerator(model);
   let version = options.version;
+  let weightsPath = options.graphDir;
   let inFlight = 0;
   let paused = false;
   let drained: (() => void) | null = null;
@@ -146,6 +149,7 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
             if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
             model = await loadCausalLm(kwargs.weights_path, version);
             generator = new BatchingGenerator(model);
+            weightsPath = kwargs.weights_path;
             return send(response, 200, { results: [null] });
           }
           case '/update_weight_version': {
@@ -153,6 +157,7 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
             if (typeof next !== 'string' || next === '') return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
             version = next;
             model = { ...model, version };
+            await options.onPublished?.({ weightsPath, version });
             return send(response, 200, { success: true, new_version: version });
           }
           default:

@@ -10,12 +10,29 @@ export interface ModelEntry {
   /** hf-causal-lm: the chat family of shared/chat/families.json */
   tokenizer?: string;
   source?: string;
-  /** budgets a run on a 2-core CPU finishes in minutes with */
-  presets?: { maxTurns: number; maxActionTokens: number; epochs: number; minibatches: number };
+  /**
+   * defaults of a training run's input that names this model (deep-merged under what the input
+   * gives: shared/training-run.ts applyModelPresets), so that a run on a 2-core CPU finishes in
+   * minutes; `budgets.maxTurns` and `sampling.chat.maxActionTokens` are also the episode command's
+   */
+  presets?: ModelPresets;
 }
 
-export const models = registry.models as Record<string, ModelEntry>;
+/** A partial training-run input (checked by TrainingRunInput once merged). */
+export interface ModelPresets {
+  budgets?: { maxTurns?: number; maxObservationBytes?: number };
+  sampling?: { chat?: { maxActionTokens?: number } };
+  [field: string]: unknown;
+}
+
+export const models = registry.models as unknown as Record<string, ModelEntry>;
 export const modelNames = Object.keys(models);
+/** The Hugging Face causal LMs (every model but the toy one). */
+export const hfModelNames = modelNames.filter((name) => models[name]!.kind === 'hf-causal-lm') as [string, ...string[]];
+/** The port the embedded server of a real model listens on, unless told otherwise (the toy one's is 8100). */
+export const modelServingPort = 8102;
+/** The version of a model's starting weights, as its embedded server reports it before any publish. */
+export const baseVersion = (name: string) => `${name}-base`;
 
 /** The entry of a model name; an unknown name throws with the known ones. */
 export function knownModel(name: string): ModelEntry {

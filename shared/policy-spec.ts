@@ -8,6 +8,7 @@
  *   sglang:URL[#VERSION]        a chat model served by SGLang (/generate with input_ids)
  *   tokens:FILE.jsonl           a chat test policy: fixed token ids per turn, one JSON array (or {ids, logprobs}) a line
  *   demo:format                 the format demonstrator over the constrained action space
+ *   demo:tools                  the chat format demonstrator: well-formed native tool calls, then submit
  *   random:                     uniform over the constrained action space
  *   FILE.onnx                   an exported policy version, served by an embedded policy server (the CLI's eval)
  */
@@ -17,14 +18,18 @@ export type PolicySpec =
   | { kind: 'vllm'; url: string; version?: string }
   | { kind: 'sglang'; url: string; version?: string }
   | { kind: 'tokens'; file: string }
-  | { kind: 'demo'; name: 'format' }
+  | { kind: 'demo'; name: DemoName }
   | { kind: 'random' }
   | { kind: 'onnx'; file: string };
 
 export type PolicySpecKind = PolicySpec['kind'];
 
+/** The demonstrators: `format` speaks the compact action language, `tools` the chat-tools interface. */
+export const demoNames = ['format', 'tools'] as const;
+export type DemoName = (typeof demoNames)[number];
+
 /** The forms a spec may take, for error messages. */
-export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, random:, FILE.onnx';
+export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
 
 /** The kinds whose server serves versions by name: an episode may switch between them (a resume, an asynchronous run). */
 export const servedPolicyKinds: readonly string[] = ['completions', 'vllm', 'sglang'];
@@ -53,7 +58,9 @@ export function parsePolicySpec(text: string): ParsedPolicySpec {
       return { ok: true, spec: { kind, url: address, ...(version ? { version } : {}) } };
     }
     case 'demo':
-      return target === 'format' ? { ok: true, spec: { kind: 'demo', name: 'format' } } : fail(`demo: knows only demo:format, got ${JSON.stringify(text)}`);
+      return (demoNames as readonly string[]).includes(target)
+        ? { ok: true, spec: { kind: 'demo', name: target as DemoName } }
+        : fail(`demo: knows only ${demoNames.map((name) => `demo:${name}`).join(' and ')}, got ${JSON.stringify(text)}`);
     case 'random':
       return target === '' ? { ok: true, spec: { kind: 'random' } } : fail(`random: takes nothing after the colon, got ${JSON.stringify(text)}`);
     default:

@@ -1,4 +1,4 @@
-import { models } from './models';
+import { hfModelNames } from './models';
 import { z } from 'zod';
 import { OffPolicyModes } from './off-policy';
 
@@ -51,8 +51,6 @@ export const ModelConfig = z
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 /** Input of `trainOnBatch`: one step of a run, applied exactly once per `stepId`. */
-const hfModelNames = Object.entries(models).filter(([, entry]) => entry.kind === 'hf-causal-lm').map(([name]) => name) as [string, ...string[]];
-
 export const TrainOnBatchInput = z
   .object({
     runDir: absolutePath('runDir'),
@@ -131,8 +129,16 @@ export const TrainOnBatchResult = z.object({
 });
 export type TrainOnBatchResult = z.infer<typeof TrainOnBatchResult>;
 
-/** Input of `initPolicy`: the weights a run samples with before its first step (policy v0). */
-export const InitPolicyInput = z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), modelConfig: ModelConfig }).strict();
+/**
+ * Input of `initPolicy`: the weights a run samples with before its first step (policy v0): the toy
+ * model initialised from `seed` and `modelConfig`, or a Hugging Face causal LM's prepared weights
+ * (`model`; `onnxPath` of the result is then the model cache's ONNX folder, and its version the
+ * one the model's embedded server starts with).
+ */
+export const InitPolicyInput = z.union([
+  z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), modelConfig: ModelConfig }).strict(),
+  z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), model: z.enum(hfModelNames) }).strict(),
+]);
 export type InitPolicyInput = z.infer<typeof InitPolicyInput>;
 
 export const InitPolicyResult = z.object({ step: z.literal(0), policyVersion: z.string(), onnxPath: z.string() });

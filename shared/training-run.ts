@@ -3,6 +3,7 @@ import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
 import { CheckerKinds, EpisodeBudgets, SamplingOptions, SegmentBudget, type EpisodeResult, type StopRecord } from './episode';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
+import { hfModelNames, modelNames, models, modelServingPort } from './models';
 import type { Outcome } from './outcomes';
 
 /**
@@ -16,6 +17,83 @@ export const defaultMaxStaleness = 2;
 export const defaultMaxParked = 64;
 
 export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } as const;
+
+/** The embedded policy server of the toy model. */
+const toyPolicyServer = 'http://127.0.0.1:8100';
+
+/** The toy model and its size. */
+const ToyRunModel = z
+  .object({
+    name: z.literal('toy'),
+    vocabSize: z.number().int().min(1).default(defaultModelConfig.vocabSize),
+    context: z.number().int().min(16).default(defaultModelConfig.context),
+    dModel: z.number().int().min(1).default(defaultModelConfig.dModel),
+    nLayers: z.number().int().min(1).default(defaultModelConfig.nLayers),
+    nHeads: z.number().int().min(1).default(defaultModelConfig.nHeads),
+    /** ALiBi attention biases (each head favours recent tokens at its own rate) */
+    alibi: z.boolean().default(defaultModelConfig.alibi),
+  })
+  .strict();
+const toyModelFields = Object.keys(ToyRunModel.shape);
+
+/** A Hugging Face causal LM of shared/models.json: its size, tokenizer and weights are the model cache's. */
+const HfRunModel = z.object({ name: z.enum(hfModelNames) }).strict();
+
+/**
+ * A run's model. An unknown name, and a field the named model does not take, are refused with the
+ * known names and the fields it takes; no name is the toy model (runs from before the name).
+ */
+const RunModel = z.preprocess((raw, context) => {
+  if (raw === undefined) return { name: 'toy' };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const given = raw as Record<string, unknown>;
+  const name = given.name ?? 'toy';
+  if (typeof name !== 'string' || !modelNames.includes(name)) {
+    context.addIssue({ code: 'custom', path: ['name'], message: `unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}` });
+    return z.NEVER;
+  }
+  const fields = name === 'toy' ? toyModelFields : ['name'];
+  const unknown = Object.keys(given).filter((key) => !fields.includes(key));
+  if (unknown.length > 0) {
+    for (const key of unknown) {
+      context.addIssue({ code: 'custom', path: [key], message: `the model ${name} takes no field ${JSON.stringify(key)}; it takes ${fields.join(', ')}${name === 'toy' ? '' : ' (a real model\'s size is fixed by its weights)'}` });
+    }
+    return z.NEVER;
+  }
+  return { ...given, name };
+}, z.discriminatedUnion('name', [ToyRunModel, HfRunModel]));
+
+/**
+ * A run's input with its model's presets (shared/models.json) under it: every field the input
+ * leaves out takes the preset's value (objects merge field by field), the tokenizer is the
+ * model's, and the policy server defaults to the model's embedded server. Other input passes as
+ * it is (the schema then judges it).
+ */
+export function applyModelPresets(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const input = raw as Record<string, unknown>;
+  const model = input.model as { name?: unknown } | undefined;
+  const name = typeof model === 'object' && model !== null ? model.name : undefined;
+  if (typeof name !== 'string' || !hfModelNames.includes(name)) return raw;
+  const entry = models[name]!;
+  const defaults = {
+    ...(entry.presets ?? {}),
+    policyServer: `http://127.0.0.1:${modelServingPort}`,
+    sampling: { ...(entry.presets?.sampling ?? {}), chat: { ...(entry.presets?.sampling?.chat ?? {}), tokenizer: entry.tokenizer } },
+  };
+  return mergeUnder(defaults, input);
+}
+
+/** `given` over `defaults`: plain objects merge field by field, anything else given wins. */
+function mergeUnder(defaults: Record<string, unknown>, given: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const [key, value] of Object.entries(given)) {
+    const base = merged[key];
+    const isPlain = (item: unknown): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item);
+    merged[key] = isPlain(base) && isPlain(value) ? mergeUnder(base, value) : value;
+  }
+  return merged;
+}
 
 /** A published policy: the trainer's step that made it (0: the initial weights). */
 export const PublishedPolicy = z.object({ step: z.number().int().min(0), version: z.string(), onnxPath: z.string() });
@@ -186,7 +264,7 @@ export interface AsyncPool {
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
  * run on the bundled suite from the Temporal UI or `npx agentrl train`.
  */
-export const TrainingRunInput = z
+export const TrainingRunInput = z.preprocess(applyModelPresets, z
   .object({
     /** names the run's folder and its episodes; @default the workflow id */
     runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'runId: letters, digits, ".", "_" and "-" only').optional(),
@@ -220,19 +298,19 @@ export const TrainingRunInput = z
     seed: z.number().int().min(0).default(0),
     sampling: SamplingOptions.omit({ seed: true, window: true }).partial().default({}),
     budgets: EpisodeBudgets.partial().default({}),
-    /** base URL of the vLLM-compatible server the run publishes its policies to */
-    policyServer: z.string().url().default('http://127.0.0.1:8100'),
-    model: z
-      .object({
-        vocabSize: z.number().int().min(1).default(defaultModelConfig.vocabSize),
-        context: z.number().int().min(16).default(defaultModelConfig.context),
-        dModel: z.number().int().min(1).default(defaultModelConfig.dModel),
-        nLayers: z.number().int().min(1).default(defaultModelConfig.nLayers),
-        nHeads: z.number().int().min(1).default(defaultModelConfig.nHeads),
-        /** ALiBi attention biases (each head favours recent tokens at its own rate) */
-        alibi: z.boolean().default(defaultModelConfig.alibi),
-      })
-      .default(defaultModelConfig),
+    /**
+     * base URL of the server the run publishes its policies to: the embedded policy server (toy),
+     * or a vLLM-compatible server of the named model; @default http://127.0.0.1:8100, a real model's
+     * http://127.0.0.1:8102 (its embedded server)
+     */
+    policyServer: z.string().url().default(toyPolicyServer),
+    /**
+     * the policy model: the embedded toy one (`{name: "toy"}` or no name; its size), or a Hugging Face
+     * causal LM of shared/models.json by name (`{name: "smollm2-135m-instruct"}`), whose presets fill
+     * the fields the input leaves out (applyModelPresets)
+     */
+    model: RunModel,
+    /** the optimizer's learning rate (a model's presets set its own) */
     lr: z.number().positive().default(1e-3),
     clipEps: z.number().positive().lt(1).default(0.2),
     /**
@@ -274,12 +352,18 @@ export const TrainingRunInput = z
     offPolicy: z.enum(OffPolicyModes).default('none'),
     /** the importance-weight cap of `tis` and `decoupled` */
     isCap: z.number().positive().default(defaultIsCap),
-    /** format demonstrations before the first iteration: demo:format episodes, imitation on the failed ones */
+    /**
+     * format demonstrations before the first iteration: demo:format episodes (a chat model's:
+     * demo:tools), imitated whatever their outcome; `lr`: the imitation's own learning rate
+     * (@default the run's `lr`)
+     */
     warmStart: z
       .object({
         episodes: z.number().int().min(0).default(16),
         epochs: z.number().int().min(1).default(20),
+        lr: z.number().positive().optional(),
       })
+      .strict()
       .default({ episodes: 16, epochs: 20 }),
     /** internal: carried across continue-as-new and resumptions; never set by callers */
     state: TrainingRunState.optional(),
@@ -290,11 +374,34 @@ export const TrainingRunInput = z
     if (input.mode === 'sync' && asyncOnly.length) {
       context.addIssue({ code: 'custom', path: [asyncOnly[0]!], message: `${asyncOnly.join(', ')}: only for mode "async" (a synchronous iteration waits for every episode)` });
     }
+    const hf = hfModelOf(input);
+    if (hf && input.sampling.chat && input.sampling.chat.tokenizer !== hf.tokenizer) {
+      context.addIssue({ code: 'custom', path: ['sampling', 'chat', 'tokenizer'], message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${JSON.stringify(input.sampling.chat.tokenizer)}` });
+    }
+    if (input.mode === 'async' && input.model.name !== 'toy') {
+      // its embedded server (like vLLM and SGLang) serves one version: an episode pinned to one fails after a publish
+      context.addIssue({ code: 'custom', path: ['mode'], message: `mode "async" runs the toy model only; ${input.model.name} trains with mode "sync" (its server serves one weight version at a time)` });
+    }
     if (input.mode === 'async' && input.segment && (input.maxStaleness ?? defaultMaxStaleness) === 0) {
       context.addIssue({ code: 'custom', path: ['segment'], message: 'segments with maxStaleness 0 are refused: a parked episode resumes on a newer version, whose tokens would be stale' });
     }
-  });
+  }));
 export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
+export type RunModel = TrainingRunInput['model'];
+export type ToyModel = z.infer<typeof ToyRunModel>;
+
+/** The toy model's name and size when the run trains it, else null. */
+export function toyModelOf(input: Pick<TrainingRunInput, 'model'>): ToyModel | null {
+  return input.model.name === 'toy' ? (input.model as ToyModel) : null;
+}
+
+/** The model of a run when it is a Hugging Face causal LM (its name and its entry of shared/models.json), else null. */
+export function hfModelOf(input: Pick<TrainingRunInput, 'model'>): { name: string; tokenizer: string } | null {
+  if (input.model.name === 'toy') return null;
+  const entry = models[input.model.name]!;
+  return { name: input.model.name, tokenizer: entry.tokenizer! };
+}
+
 
 
 /**

@@ -11,7 +11,7 @@ import {
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { batchEpisode, episodeInput, maxResamples, taskName } from './training-episodes';
-import { activities, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
+import { activities, batchModel, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
 
 /** How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their containers. */
 const stopWaitMs = 10 * 60_000;
@@ -280,7 +280,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   for (const index of groups) delete pool.groups[index];
   const batch: BuiltBatch = await activities.buildBatch({
     runDir: state.runDir, name: `step-${String(state.iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient',
-    estimator: input.estimator, truncation: input.truncation, versions: state.versions, vocabSize: input.model.vocabSize, stopCredit: input.stopCredit, baseStep: base,
+    estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input), stopCredit: input.stopCredit, baseStep: base,
   });
   let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {

@@ -3,7 +3,7 @@ import type { BatchEpisode } from '../activities';
 import { emptyCounters, EpisodeInput, type EpisodeResult } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { environmentFailures, Outcomes } from '../shared/outcomes';
-import type { TrainingProgress, TrainingRunInput } from '../shared/training-run';
+import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';
 import { rolloutEpisode } from './rollout-episode';
 
 /** One episode a training run starts: a child workflow with a deterministic id. */
@@ -22,6 +22,7 @@ export type GroupedResult = EpisodeResult & { group: string };
 
 /** The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample (and `extra`: whom to report to, a segment budget). */
 export function episodeInput(input: TrainingRunInput, runId: string, spec: EpisodeSpec, probeStops: boolean, extra: Pick<EpisodeInput, 'reportTo' | 'segment'> = {}): EpisodeInput {
+  const toy = toyModelOf(input);
   return EpisodeInput.parse({
     task: spec.task,
     policy: spec.policy,
@@ -29,7 +30,8 @@ export function episodeInput(input: TrainingRunInput, runId: string, spec: Episo
     probeStops,
     runId,
     budgets: input.budgets,
-    sampling: { ...input.sampling, seed: input.seed * 1_000_003 + spec.sample, window: input.model.context },
+    // the toy model's window is its context; a served chat model states its own
+    sampling: { ...input.sampling, seed: input.seed * 1_000_003 + spec.sample, ...(toy ? { window: toy.context } : {}) },
     ...extra,
   });
 }

@@ -7,12 +7,12 @@ import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
 import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, type TrainerActivities, type TrainOnBatchResult } from '../shared/trainer-contract';
 import {
-  inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
+  hfModelOf, inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
 } from '../shared/training-run';
 import { runAsync } from './async-training';
 import { episodeEventSignal } from './rollout-episode';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
-import { activities, checked, publish, publisher, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
+import { activities, batchModel, checked, publish, publishWeights, servedPolicy, stepFigures, trainerModel, trainStep, type Run } from './training-steps';
 
 export const trainingProgressQuery = defineQuery<TrainingProgress>(trainingProgressQueryName);
 
@@ -87,11 +87,12 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
     const { pool: _pool, ...saved } = setup.saved;
     state = { ...saved, epoch: saved.epoch + 1, startedAtMs: Date.now() };
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
-    await publisher.publishPolicy({ url: input.policyServer, onnxPath: state.policy.onnxPath });
+    await publishWeights(input, state.policy.onnxPath, state.policy.version);
   } else {
-    const request = checked(InitPolicyInput, { runDir: setup.runDir, seed: input.seed, modelConfig: { ...input.model } }, 'initPolicy input');
+    // the toy model is initialised from the seed; a real model starts from its prepared weights
+    const request = checked(InitPolicyInput, { runDir: setup.runDir, seed: input.seed, ...trainerModel(input) }, 'initPolicy input');
     const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
-    const version = await publisher.publishPolicy({ url: input.policyServer, onnxPath: initial.onnxPath });
+    const version = await publishWeights(input, initial.onnxPath, initial.policyVersion);
     state = {
       runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath },
       versions: { [version]: 0 }, warmStarted: false, epoch: 0, startedAtMs: Date.now(), last: null,
@@ -101,18 +102,22 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
   return state;
 }
 
-/** Format demonstrations (random valid edits) before the first iteration, imitated without what they may not teach. */
+/**
+ * Format demonstrations before the first iteration, imitated without what they may not teach: the
+ * toy model's random valid edits (demo:format), a chat model's well-formed tool calls (demo:tools).
+ */
 async function warmStart(run: Run): Promise<void> {
   const { input, state } = run;
   run.progress.phase = 'warm-start';
+  const demonstrator = formatPolicySpec({ kind: 'demo', name: hfModelOf(input) ? 'tools' : 'format' });
   const specs = Array.from({ length: input.warmStart.episodes }, (_, index): EpisodeSpec => {
     const task = state.trainTasks[index % state.trainTasks.length]!;
-    return { id: `${run.prefix}.demo.${taskName(task)}.${index}`, task, policy: formatPolicySpec({ kind: 'demo', name: 'format' }), sample: index, group: task };
+    return { id: `${run.prefix}.demo.${taskName(task)}.${index}`, task, policy: demonstrator, sample: index, group: task };
   });
   const demos = await runEpisodes(input, run.runId, run.progress, specs);
-  const batch = await activities.buildBatch({ runDir: state.runDir, name: 'warm-start', episodes: demos.map(batchEpisode), objective: 'imitation', estimator: input.estimator, truncation: input.truncation, versions: state.versions, vocabSize: input.model.vocabSize });
+  const batch = await activities.buildBatch({ runDir: state.runDir, name: 'warm-start', episodes: demos.map(batchEpisode), objective: 'imitation', estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input) });
   if (batch.rows > 0) {
-    await publish(run, await trainStep(run, batch, 'imitation', input.warmStart.epochs));
+    await publish(run, await trainStep(run, batch, 'imitation', input.warmStart.epochs, undefined, input.warmStart.lr));
     state.referenceStep = state.policy.step;
   }
   state.warmStarted = true;
@@ -142,7 +147,7 @@ async function runIteration(run: Run): Promise<void> {
   const results = await runEpisodes(input, run.runId, progress, specs, input.stopCredit > 0);
   const batch = await activities.buildBatch({
     runDir: state.runDir, name: `iteration-${String(iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient',
-    estimator: input.estimator, truncation: input.truncation, versions: state.versions, vocabSize: input.model.vocabSize, stopCredit: input.stopCredit,
+    estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input), stopCredit: input.stopCredit,
   });
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;

@@ -6,7 +6,7 @@ import { formatPolicySpec } from '../shared/policy-spec';
 import { describeIssues } from '../shared/task-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import type { EpisodeResult } from '../shared/episode';
-import type { IterationMetrics, TrainingProgress, TrainingRunInput, TrainingRunState } from '../shared/training-run';
+import { hfModelOf, toyModelOf, type IterationMetrics, type TrainingProgress, type TrainingRunInput, type TrainingRunState } from '../shared/training-run';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.
@@ -38,14 +38,29 @@ export interface Run {
   trainer: TrainerActivities;
 }
 
-/** One trainer step on a batch, idempotent by its step id. */
-export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number, maxStaleness?: number): Promise<TrainOnBatchResult> {
+/** What the trainer needs to know of the run's model: the toy model's size, or a real model's name. */
+export function trainerModel(input: TrainingRunInput): { modelConfig: Record<string, unknown> } | { model: string } {
+  const hf = hfModelOf(input);
+  if (hf) return { model: hf.name };
+  const { name: _name, ...size } = toyModelOf(input)!;
+  return { modelConfig: size };
+}
+
+/** What the batch builder needs to know of the run's model: the toy vocabulary, or a chat model's interface and tokenizer. */
+export function batchModel(input: TrainingRunInput): { vocabSize: number } | { agentInterface: 'chat-tools'; chatTokenizer: string } {
+  const hf = hfModelOf(input);
+  if (hf) return { agentInterface: 'chat-tools', chatTokenizer: hf.tokenizer };
+  return { vocabSize: toyModelOf(input)!.vocabSize };
+}
+
+/** One trainer step on a batch, idempotent by its step id; `lr` replaces the run's learning rate (a warm start's). */
+export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number, maxStaleness?: number, lr?: number): Promise<TrainOnBatchResult> {
   const { input, state } = run;
   const step = state.policy.step + 1;
   run.progress.phase = 'training';
   const request = checked(TrainOnBatchInput, {
-    runDir: state.runDir, stepId: `${run.runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, modelConfig: { ...input.model },
-    optimizer: { lr: input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
+    runDir: state.runDir, stepId: `${run.runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, ...trainerModel(input),
+    optimizer: { lr: lr ?? input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
     epochs, minibatches: input.minibatches, objective,
     // the KL anchor is the warm-started step
     ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep ? { klCoef: input.klCoef, referenceStep: state.referenceStep } : {}),
@@ -54,10 +69,13 @@ export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_
   return checked(TrainOnBatchResult, await run.trainer.trainOnBatch(request), 'trainOnBatch result');
 }
 
-/** Publishes a step's weights to the policy server; later episodes sample them. */
-export async function publish(run: Run, result: { step: number; onnxPath: string }): Promise<string> {
+/**
+ * Publishes a step's weights to the policy server; later episodes sample them. A real model's
+ * server is told the version (the trainer's name for the step), the toy one's names it.
+ */
+export async function publish(run: Run, result: { step: number; onnxPath: string; policyVersion: string }): Promise<string> {
   run.progress.phase = 'publishing';
-  const version = await publisher.publishPolicy({ url: run.input.policyServer, onnxPath: result.onnxPath });
+  const version = await publishWeights(run.input, result.onnxPath, result.policyVersion);
   run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
   run.state.versions[version] = result.step;
   run.progress.step = result.step;
@@ -65,13 +83,22 @@ export async function publish(run: Run, result: { step: number; onnxPath: string
   return version;
 }
 
+/** Loads weights into the run's policy server; returns the version it serves them as. */
+export function publishWeights(input: TrainingRunInput, onnxPath: string, version: string): Promise<string> {
+  return hfModelOf(input)
+    ? publisher.publishPolicy({ url: input.policyServer, onnxPath, api: 'vllm', version })
+    : publisher.publishPolicy({ url: input.policyServer, onnxPath });
+}
+
 /**
  * The policy the run samples with, pinned to the version it published: every request names it, so
  * weights another run publishes to the same server are never sampled in its place (a server that
- * no longer serves it fails the episode as a policy_error, never trained on).
+ * no longer serves it fails the episode as a policy_error, never trained on). A real model is
+ * driven through the vLLM client (token ids in and out, native tool calls).
  */
 export function servedPolicy(run: Run): string {
-  return formatPolicySpec({ kind: 'completions', url: run.input.policyServer, version: run.state.policy.version });
+  const kind = hfModelOf(run.input) ? 'vllm' : 'completions';
+  return formatPolicySpec({ kind, url: run.input.policyServer, version: run.state.policy.version });
 }
 
 /** A value checked against its contract; a mismatch fails the run instead of retrying a workflow task forever. */

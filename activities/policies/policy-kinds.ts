@@ -67,8 +67,8 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
   const parsed = SamplingOptions.safeParse(rawSampling ?? {});
   if (!parsed.success) throw invalid(`sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const sampling = parsed.data;
-  if (spec.kind === 'tokens' || spec.kind === 'vllm' || spec.kind === 'sglang') {
-    const snapshot = await prepareChatPolicy(spec, sampling, baseDir, invalid);
+  if (spec.kind === 'tokens' || spec.kind === 'vllm' || spec.kind === 'sglang' || (spec.kind === 'demo' && spec.name === 'tools')) {
+    const snapshot = await prepareChatPolicy(spec.kind === 'demo' ? { kind: 'demo', name: 'tools' } : spec, sampling, baseDir, invalid);
     const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
     return { spec: specText, kind: snapshot.kind, ref, version: snapshot.model! };
   }
@@ -106,7 +106,7 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
  * version are read from its server; a tokens: file is read and checked against the vocabulary.
  */
 async function prepareChatPolicy(
-  spec: { kind: 'tokens'; file: string } | { kind: 'vllm' | 'sglang'; url: string; version?: string },
+  spec: { kind: 'tokens'; file: string } | { kind: 'demo'; name: 'tools' } | { kind: 'vllm' | 'sglang'; url: string; version?: string },
   sampling: SamplingOptions,
   baseDir: string,
   invalid: (message: string) => Error,
@@ -120,6 +120,11 @@ async function prepareChatPolicy(
     throw invalid(`sampling.chat.tokenizer: ${(error as Error).message}`);
   }
   const base = { sampling, interface: 'chat-tools' as const, tokenizerFingerprint: tokenizer.fingerprint };
+  if (spec.kind === 'demo') {
+    const window = sampling.chat.window ?? tokenizer.window;
+    if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
+    return { ...base, kind: 'demo', url: null, window, model: 'demo' };
+  }
   if (spec.kind === 'tokens') {
     const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
     if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);

@@ -32,7 +32,8 @@ export interface BuildBatchInput {
   estimator: string;
   truncation: TruncationPolicy;
   versions: Record<string, number>;
-  vocabSize: number;
+  /** compact-actions: the toy model's vocabulary (the width of the sampler's allowed-id masks); chat rows are unconstrained */
+  vocabSize?: number;
   /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
   stopCredit?: number;
   /** the agent interface the episodes were sampled with @default 'compact-actions' */
@@ -74,6 +75,8 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       if (chat) {
         if (!input.chatTokenizer) throw ApplicationFailure.nonRetryable('buildBatch: chat-tools episodes need chatTokenizer, the tokenizer they were sampled with', ErrorTypes.invalidInput);
         padId = loadChatTokenizer(input.chatTokenizer).padId;
+      } else if (input.vocabSize === undefined) {
+        throw ApplicationFailure.nonRetryable('buildBatch: compact-actions episodes need vocabSize, the toy model\'s vocabulary', ErrorTypes.invalidInput);
       }
       const agent = compactActions;
       const closedByEpisode = new Map<string, string[]>();
@@ -136,7 +139,8 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       const batchPath = batchPathOf(input.runDir, input.name);
       await mkdir(dirname(batchPath), { recursive: true });
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
-      const allowed = allowedPatterns(rows, allowedByEpisode, length, input.vocabSize);
+      // a chat model samples unconstrained: its rows carry no allowed-id masks (a (B,T,V) mask of a real vocabulary is large)
+      const allowed = chat ? undefined : allowedPatterns(rows, allowedByEpisode, length, input.vocabSize!);
       if (rows.length) {
         await writeBatch(batchPath, rows, {
           counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId, allowed,

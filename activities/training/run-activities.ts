@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/errors';
 import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../../shared/training-run';
+import { publishToVllm } from '../policies/chat/generation-clients';
 import { loadWeights } from '../policies/completions-client';
 import { readManifest, readMetrics, readState, runDirOf, writeManifest, writeMetrics, writeState, type RunManifest } from './run-records';
 import { writeReport } from './run-report';
@@ -77,8 +78,17 @@ export function createRunActivities(deps: RunActivityDeps) {
       await writeManifest(runDir, manifest);
     },
 
-    /** Loads new weights into the policy server (`POST /v1/load_weights`); returns the version it serves. */
-    async publishPolicy(input: { url: string; onnxPath: string }): Promise<string> {
+    /**
+     * Loads new weights into the policy server; returns the version it serves. The toy model's
+     * embedded server: `POST /v1/load_weights` (the server names the version). A real model's
+     * server (`api: "vllm"`, its embedded one or vLLM): pause, `reload_weights` from the ONNX
+     * folder (or checkpoint), `update_weight_version` to `version`, resume.
+     */
+    async publishPolicy(input: { url: string; onnxPath: string; api?: 'embedded' | 'vllm'; version?: string }): Promise<string> {
+      if (input.api === 'vllm') {
+        if (!input.version) throw ApplicationFailure.nonRetryable('publishPolicy: a vllm publication needs the version it names the weights', ErrorTypes.invalidInput);
+        return publishToVllm(input.url, input.onnxPath, input.version);
+      }
       return loadWeights(input.url, input.onnxPath);
     },
 

@@ -19,7 +19,7 @@ export const episode: Command = {
     'Options:',
     '  --task DIR            task folder (task.yaml, repo/, hidden/, ...)            default: tasks/wrong-comparison',
     '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx;',
-    '                        chat models: vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl',
+    '                        chat models: vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:tools',
     '                                                                                 default: the example task\'s scripted fix',
     '  --model NAME          a real model of shared/models.json (smollm2-135m-instruct), served by an',
     '                        embedded server at port 8102 and driven through vllm:; its presets set',
@@ -59,8 +59,10 @@ export const episode: Command = {
       if (values.tokenizer !== undefined && values.tokenizer !== entry.tokenizer) throw new Error(`--tokenizer: ${name} uses the tokenizer ${entry.tokenizer}`);
       policy = `vllm:${await ensureModelServer(config, name, log)}`;
       chat.tokenizer = entry.tokenizer;
-      chat.maxActionTokens = entry.presets!.maxActionTokens;
-      if (budgets.maxTurns === undefined) budgets.maxTurns = entry.presets!.maxTurns;
+      const presets = entry.presets ?? {};
+      if (presets.sampling?.chat?.maxActionTokens !== undefined) chat.maxActionTokens = presets.sampling.chat.maxActionTokens;
+      if (budgets.maxTurns === undefined && presets.budgets?.maxTurns !== undefined) budgets.maxTurns = presets.budgets.maxTurns;
+      if (budgets.maxObservationBytes === undefined && presets.budgets?.maxObservationBytes !== undefined) budgets.maxObservationBytes = presets.budgets.maxObservationBytes;
     }
     const segment = values['segment-turns'] === undefined ? undefined : { maxTurns: positiveInt('--segment-turns', values['segment-turns'] as string) };
     if (values.tokenizer !== undefined) {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CheckerKinds } from '../../shared/episode';
 import { ObservationModes } from '../../shared/model-context';
+import { modelNames, modelServingPort } from '../../shared/models';
 import { OffPolicyModes } from '../../shared/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
@@ -20,6 +21,10 @@ export const train: Command = {
     '',
     'Options (each sets the trainingRun input field in brackets; --input gives the whole object as JSON):',
     '  --input FILE.json         the trainingRun input; the options below override its fields',
+    `  --model NAME              [model.name] ${modelNames.join(', ')}   default toy`,
+    '                            a real model trains from its prepared weights, is served by its embedded server',
+    `                            (port ${modelServingPort}, started when none runs) and takes its presets (shared/models.json)`,
+    '                            for the fields the input leaves out',
     '  --iterations N            [iterations]              default 2',
     '  --tasks DIR               [tasks]                   default tasks/suite/train',
     '  --eval-tasks DIR          [evalTasks] (\'\' for none) default tasks/suite/heldout',
@@ -39,7 +44,7 @@ export const train: Command = {
     '  --json                    print the result as one JSON object',
   ].join('\n'),
   options: {
-    input: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
+    input: { type: 'string' }, model: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
     'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
     'warm-start': { type: 'string' }, seed: { type: 'string' }, mode: { type: 'string' }, 'max-staleness': { type: 'string' }, 'off-policy': { type: 'string' }, 'segment-turns': { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
   },
@@ -59,6 +64,11 @@ export const train: Command = {
       input = parsed as Record<string, unknown>;
     }
     const count = (flag: string, allowZero = false) => (allowZero ? nonNegativeInt : positiveInt)(`--${flag}`, values[flag] as string);
+    if (values.model !== undefined) {
+      const name = values.model as string;
+      if (!modelNames.includes(name)) throw new Error(`--model: unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}`);
+      input.model = name === 'toy' ? { ...(input.model as object | undefined), name } : { name };
+    }
     if (values.iterations !== undefined) input.iterations = count('iterations');
     if (values.tasks !== undefined) input.tasks = resolve(values.tasks as string);
     if (values['eval-tasks'] !== undefined) input.evalTasks = values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string);

@@ -2,6 +2,7 @@
 // call; every malformed one is a tool error whose message says what was wrong.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { demoToolCall, pythonFiles } from '../../activities/policies/chat/chat-demo';
 import { chatActionKind, chatTools, hermesToolPrompt, parseChatToolCall } from '../../shared/chat/tool-format';
 
 const call = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
@@ -62,5 +63,31 @@ describe('chat tool calls', () => {
     const prompt = hermesToolPrompt();
     for (const tool of chatTools) assert.ok(prompt.includes(JSON.stringify(tool.function)), tool.function.name);
     assert.match(prompt, /<tool_call>\n\{"name": "<tool name>", "arguments": \{<arguments as a JSON object>\}\}\n<\/tool_call>/);
+  });
+});
+
+describe('the chat format demonstrator (demo:tools)', () => {
+  test('every turn is a well-formed call the parser takes; it submits at the last turn and never writes a file', () => {
+    for (let seed = 0; seed < 40; seed++) {
+      const messages = [{ role: 'tool' as const, content: '.:\npkg\ntests\n\n./pkg:\n__init__.py\ncore.py\n\n./tests:\ntest_core.py\n[exit code 0]' }];
+      for (let turn = 0; turn < 4; turn++) {
+        const parsed = parseChatToolCall(demoToolCall(messages, turn, 4, seed * 10 + turn));
+        assert.equal(parsed.ok, true, `seed ${seed} turn ${turn}`);
+        const tool = (parsed as { call: { tool: string } }).call.tool;
+        assert.equal(tool, turn === 3 ? 'submit' : 'bash');
+      }
+    }
+  });
+  test('it reads only Python files an observation named, with their folders from ls -R', () => {
+    const listing = '.:\nbasiclinalg\ntests\n\n./basiclinalg:\n__init__.py\n\n./tests:\ntest_basiclinalg.py\n[exit code 0]';
+    assert.deepEqual(pythonFiles(listing), ['basiclinalg/__init__.py', 'tests/test_basiclinalg.py']);
+    assert.deepEqual(pythonFiles('  File "pkg/mod.py", line 3\nE   ./tests/test_x.py:4 /etc/passwd.py ../up/b.py'), ['pkg/mod.py', 'tests/test_x.py']);
+    const commands = new Set<string>();
+    for (let seed = 0; seed < 200; seed++) {
+      const parsed = parseChatToolCall(demoToolCall([{ role: 'tool', content: listing }], 1, 4, seed));
+      commands.add((parsed as { call: { command: string } }).call.command);
+    }
+    assert.ok(commands.has('cat basiclinalg/__init__.py') && commands.has('cat tests/test_basiclinalg.py'), [...commands].join(' | '));
+    assert.ok([...commands].every((command) => !command.startsWith('cat ') || pythonFiles(listing).includes(command.slice(4))));
   });
 });

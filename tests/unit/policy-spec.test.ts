@@ -21,6 +21,7 @@ describe('policy specs', () => {
       ['completions:http://127.0.0.1:8100', { kind: 'completions', url: 'http://127.0.0.1:8100' }],
       ['completions:https://host/v#run-step-3', { kind: 'completions', url: 'https://host/v', version: 'run-step-3' }],
       ['demo:format', { kind: 'demo', name: 'format' }],
+      ['demo:tools', { kind: 'demo', name: 'tools' }],
       ['random:', { kind: 'random' }],
       ['vllm:http://gpu-1:8000', { kind: 'vllm', url: 'http://gpu-1:8000' }],
       ['vllm:http://gpu-1:8000#run-step-2', { kind: 'vllm', url: 'http://gpu-1:8000', version: 'run-step-2' }],
@@ -36,12 +37,12 @@ describe('policy specs', () => {
   });
 
   test('a bad spec says what is wrong and lists the known forms', () => {
-    const known = 'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, random:, FILE.onnx';
+    const known = 'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
     for (const [text, reason] of [
       ['scripted:', 'scripted: needs a file'],
       ['completions:localhost:8000', 'completions: needs an http(s) URL'],
       ['completions:http://h:1#', 'the version after # must not be empty'],
-      ['demo:fix', 'demo: knows only demo:format'],
+      ['demo:fix', 'demo: knows only demo:format and demo:tools'],
       ['random:x', 'random: takes nothing after the colon'],
       ['vllm:localhost:8000', 'vllm: needs an http(s) URL'],
       ['sglang:http://h:1#', 'sglang: the version after # must not be empty'],

@@ -41,6 +41,12 @@ def known_model(name: str) -> dict:
     return entry
 
 
+def base_version(name: str) -> str:
+    """The version of a model's prepared weights, as its embedded server names them (shared/models.ts baseVersion)."""
+    known_model(name)
+    return f"{name}-base"
+
+
 def weights_dir(name: str) -> Path:
     known_model(name)
     return cache_root() / "weights" / name
@@ -101,7 +107,10 @@ def load_model(path: str | os.PathLike[str]):
     """A causal LM from a folder in the Hugging Face layout, float32, in eval mode."""
     import torch
     from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
 
+    # no progress bars: a worker's log is read line by line
+    hf_logging.disable_progress_bar()
     return AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32).eval()
 
 

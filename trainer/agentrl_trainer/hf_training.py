@@ -24,7 +24,7 @@ import torch
 
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
-from .train_step import load_batch, train_on_batch
+from .train_step import load_batch, result_metrics, train_on_batch
 
 
 def hf_checkpoint_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
@@ -38,8 +38,11 @@ def hf_policy_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
 def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, model_name: str, policy_version: str,
                   lr: float = 1e-5, weight_decay: float = 0.0, temperature: float = 1.0, objective: str = "policy_gradient",
                   epochs: int = 1, minibatches: int = 1, clip_eps: float = 0.2, aggregation: str = "token_mean",
-                  seed: int = 0, base_version: int | None = None, locked: bool = False) -> dict[str, Any]:
-    """`locked`: the caller holds the run's lock already (the trainOnBatch activity)."""
+                  seed: int = 0, base_version: int | None = None, locked: bool = False, kl_coef: float = 0.0,
+                  reference_step: int | None = None, off_policy: str = "none", is_cap: float | None = None,
+                  max_staleness: int | None = None, max_grad_norm: float = 1.0, clip_eps_high: float | None = None) -> dict[str, Any]:
+    """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
+    the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
     recorded = read_step_record(run_dir, step_id)
     if recorded is not None:
         return recorded["result"]
@@ -56,13 +59,28 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
         if step > 1:
             saved = torch.load(previous / "optimizer.pt", map_location=device, weights_only=False)
             optimizer.load_state_dict(saved["optimizer"])
+            for group in optimizer.param_groups:  # this step's settings win over the saved ones (a warm start's lr)
+                group["lr"], group["weight_decay"] = lr, weight_decay
             torch.set_rng_state(saved["rng"])
         else:
             torch.manual_seed(seed)
+        reference = None
+        if kl_coef > 0 and objective == "policy_gradient":
+            if reference_step is None:
+                raise ValueError("referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)")
+            anchor = hf_checkpoint_dir(run_dir, reference_step) if reference_step > 0 else hf_models.weights_dir(model_name)
+            if not (anchor / "model.safetensors").is_file():
+                raise ValueError(f"referenceStep: {reference_step} has no checkpoint at {anchor}")
+            reference = hf_models.CausalLmPolicy(hf_models.load_model(anchor).to(device))
+            reference.requires_grad_(False)
+            reference.eval()
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
+        extra = {} if is_cap is None else {"is_cap": is_cap}
         metrics = train_on_batch(policy, optimizer, batch, temperature=temperature, objective=objective, epochs=epochs,
-                                 minibatches=minibatches, clip_eps=clip_eps, aggregation=aggregation, base_version=base_version)
+                                 minibatches=minibatches, clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
+                                 max_grad_norm=max_grad_norm, base_version=base_version, reference=reference, kl_coef=kl_coef,
+                                 off_policy=off_policy, max_staleness=max_staleness, **extra)
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
         shutil.rmtree(staging, ignore_errors=True)
@@ -71,14 +89,9 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
         shutil.rmtree(checkpoint, ignore_errors=True)
         staging.rename(checkpoint)
         exported = hf_models.write_onnx_weights(hf_models.onnx_dir(model_name), inner.state_dict(), hf_policy_dir(run_dir, step))
-        mismatch = (metrics.get("importance") or {}).get("mismatch")
         result = {
             "stepId": step_id, "step": step, "policyVersion": policy_version, "onnxPath": str(exported), "checkpointPath": str(checkpoint),
-            "metrics": {
-                "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"], "klK3": metrics["kl_k3"],
-                "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"], "maskedTokens": int(batch["loss_mask"].bool().sum()), "updates": metrics["steps"],
-                **({"mismatch": {"meanAbsRatioDev": mismatch["mean_abs_ratio_dev"], "maxAbsRatioDev": mismatch["max_abs_ratio_dev"], "kl": mismatch["kl"]}} if mismatch else {}),
-            },
+            "metrics": result_metrics(metrics, off_policy),
             "device": device.type,
             "durationMs": round((time.monotonic() - started) * 1000),
         }

@@ -3,6 +3,9 @@
 Step 1 of `trainOnBatch` initialises the model from the same `seed` and `modelConfig`, so the
 policy exported here (`<runDir>/policies/v0/policy.onnx`) is exactly the one step 1 starts from.
 Idempotent: a v0 that is already exported is returned as it is.
+
+A Hugging Face causal LM (`model`, shared/models.json) starts from its prepared weights: v0 is the
+model cache's ONNX folder, named `<model>-base` as its embedded server names it before any publish.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from .checkpoints import export_policy, policy_path
 from .export import sidecar_path
 from .model import PolicyModel
 from .contract import validate_input, validate_result
-from .training_input import model_config
+from .training_input import invalid_input, model_config
 
 ACTIVITY_NAME = "initPolicy"
 
@@ -26,6 +29,14 @@ ACTIVITY_NAME = "initPolicy"
 def init_policy(raw: Any) -> dict[str, Any]:
     """Exports the seeded initial model as policy v0; returns {step: 0, policyVersion, onnxPath}."""
     raw = validate_input(ACTIVITY_NAME, raw)
+    if raw.get("model") is not None:
+        from . import hf_models
+
+        name = raw["model"]
+        graph = hf_models.onnx_dir(name)
+        if not (graph / "model.onnx").is_file() or not (hf_models.weights_dir(name) / "model.safetensors").is_file():
+            raise invalid_input(f"model: {name} is not prepared in the model cache ({graph}); run python -m agentrl_trainer.hf_models prepare {name} (scripts/setup.sh does)")
+        return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "onnxPath": str(graph)}))
     run_dir = Path(raw["runDir"])
     seed = int(raw["seed"])
     config = model_config(raw["modelConfig"])

@@ -293,3 +293,20 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
             raise ValueError(f"batch.allowed_index must lie in [0, {patterns.shape[0]})")
         tensors["allowed_mask"] = patterns[index.long()]  # (B, T, V)
     return tensors, {key: json.loads(value) for key, value in raw.items()}
+
+
+def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any]:
+    """The `metrics` of a trainOnBatch result (camelCase, shared/trainer-contract.ts) from train_on_batch's."""
+    importance = metrics.get("importance")
+    return {
+        "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"],
+        "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
+        "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
+        **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
+        **({"offPolicy": off_policy, "importanceWeight": {
+            "mean": importance["mean"], "max": importance["max"], "truncatedShare": importance["truncated_share"]},
+            "mismatchKl": importance["mismatch_kl"],
+            "mismatch": {"meanAbsRatioDev": importance["mismatch"]["mean_abs_ratio_dev"],
+                         "maxAbsRatioDev": importance["mismatch"]["max_abs_ratio_dev"], "kl": importance["mismatch"]["kl"]}}
+           if importance else {}),
+    }

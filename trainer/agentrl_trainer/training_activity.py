@@ -35,6 +35,7 @@ from .train_step import REQUIRED_KEYS, all_advantages_zero, check_staleness, loa
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
 from .training_input import TrainOnBatchInput, parse_input
 from .hf_training import train_hf_step
+from .train_step import result_metrics
 
 ACTIVITY_NAME = "trainOnBatch"
 __all__ = ["ACTIVITY_NAME", "TASK_QUEUE", "train_on_batch_activity"]
@@ -54,7 +55,8 @@ def train_on_batch_activity(input: dict) -> dict:
     if record is not None:
         return _recorded_result(request, record)
     previous = checkpoint_path(request.run_dir, request.step - 1)
-    if request.step > 1 and not previous.is_file():
+    # a Hugging Face model's checkpoints are folders; hf_training checks them
+    if request.model is None and request.step > 1 and not previous.is_file():
         latest = latest_checkpoint(request.run_dir)
         raise invalid_input(f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
                        f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})")
@@ -82,7 +84,9 @@ def _run_hf_step(request: TrainOnBatchInput, keepalive: _Keepalive) -> dict[str,
             model_name=request.model, policy_version=f"{request.run_dir.name}-step-{request.step}", lr=request.lr,
             weight_decay=request.weight_decay, temperature=request.temperature, objective=request.objective, epochs=request.epochs,
             minibatches=request.minibatches, clip_eps=request.clip_eps, aggregation=request.aggregation, seed=request.seed,
-            base_version=request.step - 1, locked=True,
+            base_version=request.step - 1, locked=True, kl_coef=request.kl_coef, reference_step=request.reference_step,
+            off_policy=request.off_policy, is_cap=request.is_cap, max_staleness=request.max_staleness,
+            max_grad_norm=request.max_grad_norm, clip_eps_high=request.clip_eps_high,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
@@ -151,19 +155,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         "policyVersion": policy_version,
         "onnxPath": str(onnx_path),
         "checkpointPath": str(saved),
-        "metrics": {
-            "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"],
-            "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
-            "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
-            **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
-            **({"offPolicy": request.off_policy, "importanceWeight": {
-                "mean": metrics["importance"]["mean"], "max": metrics["importance"]["max"],
-                "truncatedShare": metrics["importance"]["truncated_share"]}, "mismatchKl": metrics["importance"]["mismatch_kl"],
-                "mismatch": {"meanAbsRatioDev": metrics["importance"]["mismatch"]["mean_abs_ratio_dev"],
-                             "maxAbsRatioDev": metrics["importance"]["mismatch"]["max_abs_ratio_dev"],
-                             "kl": metrics["importance"]["mismatch"]["kl"]}}
-               if metrics.get("importance") else {}),
-        },
+        "metrics": result_metrics(metrics, request.off_policy),
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
     }

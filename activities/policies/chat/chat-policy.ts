@@ -7,12 +7,13 @@ import { createEpisodeRecords, type ModelRecord } from '../../store/episode-reco
 import { PolicyError, type PolicyAction } from '../policy-action';
 import { drawSeed, type TokenPolicySnapshot, type TokenTurn } from '../token-policy';
 import { appendTurn, initialChatContext, observeChat } from './chat-context';
+import { demoToolCall } from './chat-demo';
 import { loadChatTokenizer } from './chat-tokenizer';
 import { generateWithServer, type Generated } from './generation-clients';
 
 /**
  * The chat agent interface's policies: `tokens:` (fixed token ids per turn, a test policy),
- * `vllm:URL` and `sglang:URL`. Every turn's ids are the ids the policy generated, kept verbatim;
+ * `demo:tools` (the format demonstrator, chat-demo.ts), `vllm:URL` and `sglang:URL`. Every turn's ids are the ids the policy generated, kept verbatim;
  * contexts are built by chat-context.ts; the tool call is read from the turn's text in the family's
  * format (shared/chat/tool-format.ts).
  */
@@ -49,6 +50,12 @@ export function createChatPolicy(store: ArtifactStore) {
         const cut = fixed.ids.length > maxTokens;
         const ids = fixed.ids.slice(0, maxTokens);
         generated = { ids, logprobs: (fixed.logprobs ?? ids.map(() => 0)).slice(0, ids.length), finishReason: cut ? 'length' : 'stop', version };
+      } else if (snapshot.kind === 'demo') {
+        // the call's text encoded as the model would write it, closed by the end-of-turn token
+        const text = demoToolCall(messages, turn.turn, turn.maxTurns ?? Number.MAX_SAFE_INTEGER, drawSeed(snapshot.sampling.seed, turn.episodeId, turn.turn, 'demo'));
+        const ids = [...tokenizer.encodeText(text), tokenizer.stopIds[0]!];
+        if (ids.length > maxTokens) throw new PolicyError(`demo:tools: the call takes ${ids.length} tokens, more than the ${maxTokens} this turn may generate; raise sampling.chat.maxActionTokens or the window`);
+        generated = { ids, logprobs: ids.map(() => 0), finishReason: 'stop', version };
       } else {
         generated = await generateWithServer(snapshot, {
           promptIds: context.ids, maxTokens, temperature: snapshot.sampling.temperature, seed: drawSeed(snapshot.sampling.seed, turn.episodeId, turn.turn), stopIds: tokenizer.stopIds, version,
