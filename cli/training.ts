@@ -40,7 +40,7 @@ export const iterationHeader = '  it step  reward  true-s  ev-rew  ev-true    lo
 export async function runTraining(
   config: LoadedConfig,
   input: Record<string, unknown>,
-  options: { resume?: string; policyPort: number; json: boolean; log: (line: string) => void },
+  options: { resume?: string; policyPort: number; modelPort?: number; json: boolean; log: (line: string) => void },
 ): Promise<TrainingRunResult> {
   let runInput = input;
   if (options.resume) {
@@ -57,7 +57,7 @@ export async function runTraining(
   const hf = hfModelOf(parsed.data);
   const services: SupervisedService[] = [trainerService(config, options.log)];
   if (hf) {
-    const port = modelServingPort;
+    const port = options.modelPort ?? modelServingPort;
     const own = `http://127.0.0.1:${port}`;
     if (!runInput.policyServer || parsed.data.policyServer === own) {
       await ensureModelServer(config, hf.name, options.log, port);

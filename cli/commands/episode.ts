@@ -23,7 +23,9 @@ export const episode: Command = {
     '                                                                                 default: the example task\'s scripted fix',
     '  --model NAME          a real model of shared/models.json (smollm2-135m-instruct), served by an',
     '                        embedded server at port 8102 and driven through vllm:; its presets set',
-    '                        --max-turns and --max-action-tokens unless given       default: none (--policy)',
+    '                        --max-turns, --max-action-tokens and the observation limit unless given',
+    '                                                                                 default: none (--policy)',
+    '  --model-port N        the port of that embedded server                         default: 8102',
     '  --tokenizer NAME|DIR  chat policies: smollm2-135m-instruct, qwen3, or a folder with tokenizer.json',
     '                        and tokenizer_config.json                                default: smollm2-135m-instruct',
     '  --max-action-tokens N chat policies: the most tokens one turn may generate     default: 512',
@@ -37,7 +39,7 @@ export const episode: Command = {
     '  --json                print the result as one JSON object',
   ].join('\n'),
   options: {
-    task: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, tokenizer: { type: 'string' }, 'max-action-tokens': { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
+    task: { type: 'string' }, policy: { type: 'string' }, model: { type: 'string' }, 'model-port': { type: 'string' }, tokenizer: { type: 'string' }, 'max-action-tokens': { type: 'string' }, checker: { type: 'string' }, 'max-turns': { type: 'string' },
     'max-tokens': { type: 'string' }, timeout: { type: 'string' }, 'segment-turns': { type: 'string' }, 'workflow-id': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
@@ -57,7 +59,8 @@ export const episode: Command = {
       if (entry.kind !== 'hf-causal-lm') throw new Error(`--model: ${name} is the embedded default; name its weights with --policy FILE.onnx instead`);
       if (values.policy !== undefined) throw new Error('--model and --policy both name the policy: give one');
       if (values.tokenizer !== undefined && values.tokenizer !== entry.tokenizer) throw new Error(`--tokenizer: ${name} uses the tokenizer ${entry.tokenizer}`);
-      policy = `vllm:${await ensureModelServer(config, name, log)}`;
+      const port = values['model-port'] === undefined ? undefined : positiveInt('--model-port', values['model-port'] as string);
+      policy = `vllm:${await ensureModelServer(config, name, log, port)}`;
       chat.tokenizer = entry.tokenizer;
       const presets = entry.presets ?? {};
       if (presets.sampling?.chat?.maxActionTokens !== undefined) chat.maxActionTokens = presets.sampling.chat.maxActionTokens;

@@ -10,7 +10,7 @@ export const server: Command = {
     '',
     '  start    start the embedded Temporal dev server (SQLite file in the state folder, Web UI, search attributes',
     '           registered), or find the one that runs',
-    '  stop     stop the background episode worker, trainer worker and policy servers, then the dev server',
+    '  stop     stop the background episode worker, trainer worker, policy servers and model servers, then the dev server',
     '  status   whether a server answers at the configured address (and whether this project started it), and the',
     '           background services with their pids',
     '',
@@ -29,6 +29,7 @@ export const server: Command = {
       await stopServices(config, workerName);
       await stopServices(config, 'trainer');
       await stopServices(config, 'policy-server');
+      await stopServices(config, 'model-server');
       console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
     } else if (action === 'status') {
       const status = await devServerStatus(config);

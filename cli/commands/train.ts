@@ -41,12 +41,13 @@ export const train: Command = {
     '  --run-id ID               [runId]                   default train-<time>',
     '  --resume ID               continue run ID (its manifest\'s input) from its last completed step',
     `  --policy-port N           port of the embedded policy server   default ${defaultPolicyPort}`,
+    `  --model-port N            port of a real model's embedded server   default ${modelServingPort}`,
     '  --json                    print the result as one JSON object',
   ].join('\n'),
   options: {
     input: { type: 'string' }, model: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
     'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
-    'warm-start': { type: 'string' }, seed: { type: 'string' }, mode: { type: 'string' }, 'max-staleness': { type: 'string' }, 'off-policy': { type: 'string' }, 'segment-turns': { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, json: { type: 'boolean' },
+    'warm-start': { type: 'string' }, seed: { type: 'string' }, mode: { type: 'string' }, 'max-staleness': { type: 'string' }, 'off-policy': { type: 'string' }, 'segment-turns': { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, 'model-port': { type: 'string' }, json: { type: 'boolean' },
   },
   async run(values) {
     const config = loadConfig();
@@ -84,7 +85,8 @@ export const train: Command = {
     if (values['segment-turns'] !== undefined) input.segment = { ...(input.segment as object | undefined), maxTurns: count('segment-turns') };
     if (values['run-id'] !== undefined) input.runId = values['run-id'];
     const policyPort = values['policy-port'] === undefined ? defaultPolicyPort : positiveInt('--policy-port', values['policy-port'] as string);
-    const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, json: Boolean(values.json), log });
+    const modelPort = values['model-port'] === undefined ? modelServingPort : positiveInt('--model-port', values['model-port'] as string);
+    const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, modelPort, json: Boolean(values.json), log });
     if (values.json) console.log(JSON.stringify(result));
     else console.log(`run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`);
     return 0;

@@ -163,7 +163,14 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     assert ActivityEnvironment().run(train_on_batch_activity, payload) == first, "a retried step returns its record"
     with pytest.raises(Exception, match="model"):
         ActivityEnvironment().run(train_on_batch_activity, {**payload, "stepId": "x", "model": "gpt-9"})
-    second = train_hf_step(step=2, step_id="iteration-0002", policy_version="run-step-2", **common)
+    # the second step's own learning rate wins over the one its optimizer state was saved with, and
+    # its KL term pulls toward the first step's checkpoint
+    second = train_hf_step(step=2, step_id="iteration-0002", policy_version="run-step-2", **{**common, "lr": 3e-5}, kl_coef=0.1, reference_step=1)
+    saved = torch.load(Path(second["checkpointPath"]) / "optimizer.pt", weights_only=False)
+    assert [group["lr"] for group in saved["optimizer"]["param_groups"]] == [3e-5]
+    assert second["metrics"]["klRef"] == pytest.approx(0.0, abs=1e-6), "the policy starts at its reference"
+    with pytest.raises(ValueError, match="referenceStep: 5 has no checkpoint"):
+        train_hf_step(step=3, step_id="iteration-0003", policy_version="run-step-3", **common, kl_coef=0.1, reference_step=5)
     # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
     assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
     trained = hf_models.load_model(second["checkpointPath"])
@@ -172,3 +179,16 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     ids = golden["prompt"][:10]
     out = ort.InferenceSession(str(Path(second["onnxPath"]) / "model.onnx")).run(None, feed((torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
     assert np.abs(out[0][0] - reference_logits(trained, ids)[-1].numpy()).max() < 1e-4, "the published weights are the checkpoint's"
+
+
+def test_initial_policy_of_a_real_model_is_its_prepared_weights(graph_dir, tmp_path):
+    from agentrl_trainer.init_policy import init_policy
+
+    result = init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME})
+    assert result == {"step": 0, "policyVersion": f"{NAME}-base", "onnxPath": str(hf_models.onnx_dir(NAME))}
+    assert (Path(result["onnxPath"]) / "model.onnx").is_file()
+    # one of the two forms: the toy model's size or a real model's name, never both
+    with pytest.raises(Exception):
+        init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME, "modelConfig": {"dModel": 8}})
+    with pytest.raises(Exception):
+        init_policy({"runDir": str(tmp_path), "seed": 0, "model": "gpt-9"})
