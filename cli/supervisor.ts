@@ -54,12 +54,15 @@ export function policyServerService(config: LoadedConfig, port: number, log: (li
     restart: async () => void (await ensurePolicyServer(config, port, log)),
   };
 }
-/** The embedded server of a real model on `port`: its process runs and `/v1/models` answers. */
+/**
+ * The embedded server of a real model on `port`: its process runs and `/v1/models` answers within
+ * 15 s (loading 538 MB of new weights, or batching long contexts, keeps it busy for seconds).
+ */
 export function modelServerService(config: LoadedConfig, model: string, port: number, log: (line: string) => void): SupervisedService {
   const name = `model-server-${port}`;
   return {
     name,
-    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)),
+    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(15_000) }).then((response) => response.ok, () => false)),
     restart: async () => void (await ensureModelServer(config, model, log, port)),
   };
 }

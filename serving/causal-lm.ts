@@ -166,16 +166,34 @@ interface Active {
   reject: (error: Error) => void;
 }
 
+/** Prompts prefilled together in one pass at most (their activations grow with rows × length). */
+const prefillRows = 8;
+
+/** Items grouped by a key, in the order each key first appears. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string | number): T[][] {
+  const groups = new Map<string | number, T[]>();
+  for (const item of items) {
+    const at = key(item);
+    const group = groups.get(at);
+    if (group) group.push(item);
+    else groups.set(at, [item]);
+  }
+  return [...groups.values()];
+}
+
 /**
- * Generation with continuous batching: `submit` queues a request; one loop prefills each new
- * request alone (prompts differ in length) and decodes every active request in one batched pass
- * per token. Log-probs are those of the distribution sampled (logits / temperature).
+ * Generation with continuous batching: `submit` queues a request; one loop prefills the new
+ * requests (those of one prompt length in one pass; a prompt several requests share, as a group's
+ * first turn does, once) and decodes every active request in one batched pass per token. Rows
+ * that share a prefill share its cache, which no pass changes. Log-probs are those of the
+ * distribution sampled (logits / temperature).
  */
 export class BatchingGenerator {
   private pending: Omit<Active, 'cache' | 'logits'>[] = [];
   private running = false;
-  /** rows of each decode pass, for the benchmark and the tests */
+  /** rows of each decode pass, and of each prefill pass, for the benchmark and the tests */
   readonly batchSizes: number[] = [];
+  readonly prefillSizes: number[] = [];
 
   constructor(private model: CausalLm, private maxBatch = 16) {}
 
@@ -184,7 +202,11 @@ export class BatchingGenerator {
     if (request.prompt.length >= this.model.window) return Promise.reject(new Error(`the prompt holds ${request.prompt.length} tokens, the window is ${this.model.window}`));
     return new Promise((resolve, reject) => {
       this.pending.push({ request, random: seededRandom(request.seed), generation: { tokenIds: [], logprobs: [], finishReason: 'length' }, resolve, reject });
-      if (!this.running) void this.loop();
+      // the loop starts on the next turn of the event loop, so requests submitted together are prefilled together
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.loop());
+      }
     });
   }
 
@@ -196,14 +218,26 @@ export class BatchingGenerator {
     try {
       while (active.length > 0 || this.pending.length > 0) {
         let joined = false;
-        while (this.pending.length > 0 && active.length < this.maxBatch) {
-          const entry = this.pending.shift()!;
+        // prompts of one length are prefilled in one pass, a prompt repeated (a group's first turn) once
+        const joining = this.pending.splice(0, Math.max(0, this.maxBatch - active.length));
+        for (const group of groupBy(joining, (entry) => entry.request.prompt.length)) {
+          const unique = groupBy(group, (entry) => entry.request.prompt.join(','));
+          const prefilled = new Set<(typeof group)[number]>();
           try {
-            const { logits, caches } = await step(this.model, [emptyCache(this.model)], [entry.request.prompt]);
-            active.push({ ...entry, cache: caches[0]!, logits: logits[0]! });
-            joined = true;
+            for (let start = 0; start < unique.length; start += prefillRows) {
+              const chunk = unique.slice(start, start + prefillRows);
+              const { logits, caches } = await step(this.model, chunk.map(() => emptyCache(this.model)), chunk.map((same) => same[0]!.request.prompt));
+              chunk.forEach((same, row) => {
+                for (const entry of same) {
+                  active.push({ ...entry, cache: caches[row]!, logits: logits[row]! });
+                  prefilled.add(entry);
+                }
+              });
+              this.prefillSizes.push(chunk.length);
+              joined = true;
+            }
           } catch (error) {
-            entry.reject(error as Error);
+            for (const entry of group) if (!prefilled.has(entry)) entry.reject(error as Error);
           }
         }
         // sample each row's next token from its last logits; finished rows leave

@@ -47,6 +47,22 @@ describe('SmolLM2 on onnxruntime-node with a key/value cache', () => {
     scores.forEach((score, position) => assert.ok(Math.abs(score - together[0]!.logprobs[position]!) < 1e-4));
   });
 
+  test('prompts of one length are prefilled in one pass and a shared prompt once, with the tokens and log-probs of each alone', async () => {
+    const other = golden.prompt.map((id, index) => (index === 3 ? id + 1 : id));
+    const requests = [{ prompt: golden.prompt, seed: 1 }, { prompt: golden.prompt, seed: 2 }, { prompt: other, seed: 3 }, { prompt: golden.prompt.slice(0, 9), seed: 4 }];
+    const alone: Generation[] = [];
+    for (const { prompt, seed } of requests) alone.push(await new BatchingGenerator(model).submit({ prompt, maxTokens: 5, temperature: 1, seed }));
+    const generator = new BatchingGenerator(model);
+    const together = await Promise.all(requests.map(({ prompt, seed }) => generator.submit({ prompt, maxTokens: 5, temperature: 1, seed })));
+    // the shared prompt and its same-length neighbour in one pass of 2 rows, the shorter one apart
+    assert.deepEqual([...generator.prefillSizes].sort(), [1, 2]);
+    together.forEach((generation, index) => {
+      assert.deepEqual(generation.tokenIds, alone[index]!.tokenIds, `request ${index}`);
+      generation.logprobs.forEach((logprob, position) => assert.ok(Math.abs(logprob - alone[index]!.logprobs[position]!) < 1e-4));
+    });
+    assert.notDeepEqual(together[0]!.tokenIds, together[1]!.tokenIds, 'one prefill, each request its own draws');
+  });
+
   test('a stop token ends generation with finish reason stop; the budget with length', async () => {
     const generator = new BatchingGenerator(model);
     const greedy = await generator.submit({ prompt: golden.prompt, maxTokens: 4, temperature: 0, seed: 0 });

@@ -38,6 +38,15 @@ describe('background services', () => {
     assert.equal(readServiceRecord(config, 'toy'), null);
   });
 
+  test('a log holding multi-byte text from earlier runs does not hide the new process\'s ready line', async () => {
+    // progress bars and non-ASCII output of a previous run: byte and character offsets differ
+    const earlier = await ensureService(config, toy({ name: 'toy-wide', args: ['-e', 'console.log("██████ 100% ✓ été " + "█".repeat(300)); console.log(`ready ${process.pid}`); setInterval(() => {}, 1000)'] }), log);
+    const again = await ensureService(config, toy({ name: 'toy-wide', codeVersion: 'c2', args: ['-e', 'console.log(`ready ${process.pid}`); setInterval(() => {}, 1000)'] }), log);
+    assert.notEqual(again.pid, earlier.pid);
+    assert.ok(isAlive(again.pid));
+    await stopServices(config, 'toy-wide');
+  });
+
   test('a process that never becomes ready is stopped and its log shown', async () => {
     await assert.rejects(ensureService(config, toy({ name: 'toy-silent', ready: async () => false, startTimeoutMs: 1_500 }), log), /toy-silent did not start; see .*toy-silent\.log/);
     assert.equal(readServiceRecord(config, 'toy-silent'), null);
