@@ -30,6 +30,8 @@ from .chat_tokenizers import REPO, cache_root, smollm2_gguf
 
 MODELS = json.loads((REPO / "shared" / "models.json").read_text())["models"]
 PREPARER_REVISION = 1
+# the ONNX graph's own revision (2: grouped-query attention without copying the cache)
+GRAPH_REVISION = 2
 
 
 def known_model(name: str) -> dict:
@@ -121,7 +123,7 @@ def export_onnx(name: str, force: bool = False) -> Path:
     from .hf_step import LlamaStep
 
     target = onnx_dir(name)
-    if not force and _revision(target) == PREPARER_REVISION and (target / "model.onnx").exists():
+    if not force and _revision(target) == GRAPH_REVISION and (target / "model.onnx").exists():
         return target
     model = load_model(prepare_weights(name))
     step = LlamaStep(model).eval()
@@ -158,7 +160,7 @@ def export_onnx(name: str, force: bool = False) -> Path:
     (staging / "layout.json").write_text(json.dumps({"data": "model.onnx.data", "weights": layout}, indent=1))
     (staging / "agentrl.json").write_text(json.dumps({"model": name, "inputs": inputs, "outputs": outputs, "kvHeads": step.kv_heads,
                                                        "headDim": step.head_dim, "layers": step.layers, "vocabSize": model.config.vocab_size,
-                                                       "window": model.config.max_position_embeddings, "preparerRevision": PREPARER_REVISION}, indent=2))
+                                                       "window": model.config.max_position_embeddings, "preparerRevision": GRAPH_REVISION}, indent=2))
     _swap_in(staging, target)
     return target
 

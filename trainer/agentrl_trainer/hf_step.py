@@ -61,6 +61,7 @@ class LlamaStep(nn.Module):
         bias = torch.where(allowed, torch.zeros((), dtype=hidden.dtype), torch.full((), torch.finfo(hidden.dtype).min, dtype=hidden.dtype))
         presents: list[torch.Tensor] = []
         group = self.heads // self.kv_heads
+        grouped_bias = bias.repeat(1, 1, group, 1)  # (B, 1, group*T, P + T): the same mask for each head of a group
         scale = 1.0 / math.sqrt(self.head_dim)
         for index, layer in enumerate(inner.layers):
             attention = layer.self_attn
@@ -72,11 +73,13 @@ class LlamaStep(nn.Module):
             k = torch.cat((past[2 * index], k), dim=2)
             v = torch.cat((past[2 * index + 1], v), dim=2)
             presents += [k, v]
-            k_all = k.repeat_interleave(group, dim=1)
-            v_all = v.repeat_interleave(group, dim=1)
-            scores = torch.matmul(q, k_all.transpose(-1, -2)) * scale + bias
-            mixed = torch.matmul(torch.softmax(scores, dim=-1), v_all)  # (B, H, T, D)
-            mixed = mixed.transpose(1, 2).reshape(batch, new, self.heads * self.head_dim)
+            # grouped-query attention without copying the cache: the `group` query heads of each
+            # key/value head (heads j*group .. j*group+group-1, as repeat_interleave pairs them)
+            # are stacked along the query axis and meet that head's keys in one matmul
+            grouped = q.reshape(batch, self.kv_heads, group * new, self.head_dim)
+            scores = torch.matmul(grouped, k.transpose(-1, -2)) * scale + grouped_bias  # (B, KV, group*T, P + T)
+            mixed = torch.matmul(torch.softmax(scores, dim=-1), v)  # (B, KV, group*T, D)
+            mixed = mixed.reshape(batch, self.heads, new, self.head_dim).transpose(1, 2).reshape(batch, new, self.heads * self.head_dim)
             hidden = hidden + attention.o_proj(mixed)
             hidden = hidden + layer.mlp(layer.post_attention_layernorm(hidden))
         last = inner.norm(hidden[:, -1])
