@@ -18,6 +18,9 @@ export interface RunRecords {
   batches: BuildBatchInput[];
   steps: TrainOnBatchInput[];
   published: string[];
+  /** every publishPolicy input (the API and version a real model's publication names) */
+  publications: { url: string; onnxPath: string; api?: string; version?: string }[];
+  inits: InitPolicyInput[];
 }
 
 /** The task sets a stubbed run draws from. */
@@ -26,7 +29,7 @@ export const stubEvalTasks = ['/stub/eval/omega'];
 
 /** A training run's activities over an in-memory run folder; episodes play `plan`. */
 export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; records: RunRecords } {
-  const records: RunRecords = { states: [], metrics: [], batches: [], steps: [], published: [] };
+  const records: RunRecords = { states: [], metrics: [], batches: [], steps: [], published: [], publications: [], inits: [] };
   const taskOf = (path: string) => path.split('/').at(-1)!;
   // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
   const episodeOf = (promptRef: string) => {
@@ -42,15 +45,19 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     },
     async publishPolicy(input) {
       records.published.push(input.onnxPath);
-      return `published-${input.onnxPath.split('/').at(-2)}`;
+      records.publications.push(structuredClone(input));
+      // a real model's server serves the version it is told; the toy one names its own
+      return input.version ?? `published-${input.onnxPath.split('/').at(-2)}`;
     },
     async initPolicy(input: InitPolicyInput) {
+      records.inits.push(structuredClone(input));
+      if ('model' in input) return { step: 0 as const, policyVersion: `${input.model}-base`, onnxPath: `/cache/onnx/${input.model}` };
       return { step: 0 as const, policyVersion: 'v0', onnxPath: `${input.runDir}/policies/v0/policy.onnx` };
     },
     async trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult> {
       records.steps.push(input);
       return {
-        stepId: input.stepId, step: input.step, policyVersion: `v${input.step}`, onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
+        stepId: input.stepId, step: input.step, policyVersion: input.model ? `${input.runDir.split('/').at(-1)}-step-${input.step}` : `v${input.step}`, onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
         checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`, device: 'cpu', durationMs: 5,
         metrics: { loss: 0.5, meanRatio: 1, clipFraction: 0, klK3: 0, gradNorm: 0.1, skipped: false, maskedTokens: 10, updates: 1 },
       };

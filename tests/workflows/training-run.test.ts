@@ -88,6 +88,36 @@ describe('trainingRun orchestration (stubbed activities)', () => {
     });
   });
 
+  test('a real model by name: its prepared weights as v0, demo:tools, chat batches, vllm: episodes pinned, publications that name the version', async () => {
+    const { stubs, records } = trainingStubs(plan);
+    await withWorkers(stubs, async (workers) => {
+      const runId = 'fast-real-model';
+      const model = 'smollm2-135m-instruct';
+      const result = (await env.client.workflow.execute('trainingRun', {
+        taskQueue: workers.taskQueue, workflowId: runId, args: [input(runId, { model: { name: model }, groupSize: 2, warmStart: { episodes: 2 } })],
+      })) as TrainingRunResult;
+      assert.deepEqual(records.inits, [{ runDir: `/stub/runs/${runId}`, seed: 0, model }]);
+      assert.equal(result.policyVersion, `${runId}-step-2`);
+      // every publication goes through the vLLM sequence and names its version: the base, then each step's
+      assert.deepEqual(records.publications.map((publication) => [publication.api, publication.version, publication.onnxPath]), [
+        ['vllm', `${model}-base`, `/cache/onnx/${model}`],
+        ['vllm', `${runId}-step-1`, `/stub/runs/${runId}/policies/v1/policy.onnx`],
+        ['vllm', `${runId}-step-2`, `/stub/runs/${runId}/policies/v2/policy.onnx`],
+      ]);
+      // the trainer gets the model's name, never a toy size; the warm start its own learning rate
+      assert.deepEqual(records.steps.map((step) => [step.model, step.modelConfig, step.objective, step.optimizer?.lr]), [
+        [model, undefined, 'imitation', 1e-4], [model, undefined, 'policy_gradient', 1e-5],
+      ]);
+      assert.equal(records.steps[1]!.referenceStep, 1);
+      assert.ok(records.batches.every((batch) => batch.agentInterface === 'chat-tools' && batch.chatTokenizer === model && batch.vocabSize === undefined));
+      const calls = workers.calls.prepareEpisode as { policy: string; sampling: { chat?: { tokenizer: string; maxActionTokens: number } } }[];
+      assert.deepEqual([...new Set(calls.map((call) => call.policy))].sort(), ['demo:tools', `vllm:http://stub.invalid:1#${runId}-step-1`, `vllm:http://stub.invalid:1#${runId}-step-2`]);
+      // the presets' chat options (the served model states its own window)
+      assert.ok(calls.every((call) => call.sampling.chat?.tokenizer === model && call.sampling.chat.maxActionTokens === 96), JSON.stringify(calls[0]));
+      assert.deepEqual(records.states.at(-1)!.versions, { [`${model}-base`]: 0, [`${runId}-step-1`]: 1, [`${runId}-step-2`]: 2 });
+    });
+  });
+
   test('a resumed run continues from its saved state with fresh episode ids, and republishes its policy first', async () => {
     const { stubs, records } = trainingStubs(plan);
     await withWorkers(stubs, async (workers) => {
