@@ -45,26 +45,26 @@ export function trainerService(config: LoadedConfig, log: (line: string) => void
   return { name: 'trainer', healthy: recorded(config, 'trainer'), restart: async () => void (await ensureTrainerWorker(config, log)) };
 }
 
-/** The policy server on `port`: its process runs and `/v1/models` answers. */
-export function policyServerService(config: LoadedConfig, port: number, log: (line: string) => void): SupervisedService {
-  const name = `policy-server-${port}`;
+/** A server recorded as `name` on `port`: healthy while its process runs and `/v1/models` answers within `answerMs`. */
+function servingService(config: LoadedConfig, name: string, port: number, answerMs: number, restart: () => Promise<unknown>): SupervisedService {
   return {
     name,
-    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false)),
-    restart: async () => void (await ensurePolicyServer(config, port, log)),
+    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(answerMs) }).then((response) => response.ok, () => false)),
+    restart: async () => void (await restart()),
   };
 }
+
+/** The policy server on `port`: its process runs and `/v1/models` answers. */
+export function policyServerService(config: LoadedConfig, port: number, log: (line: string) => void): SupervisedService {
+  return servingService(config, `policy-server-${port}`, port, 2000, () => ensurePolicyServer(config, port, log));
+}
+
 /**
  * The embedded server of a real model on `port`: its process runs and `/v1/models` answers within
  * 15 s (loading 538 MB of new weights, or batching long contexts, keeps it busy for seconds).
  */
 export function modelServerService(config: LoadedConfig, model: string, port: number, log: (line: string) => void): SupervisedService {
-  const name = `model-server-${port}`;
-  return {
-    name,
-    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(15_000) }).then((response) => response.ok, () => false)),
-    restart: async () => void (await ensureModelServer(config, model, log, port)),
-  };
+  return servingService(config, `model-server-${port}`, port, 15_000, () => ensureModelServer(config, model, log, port));
 }
 
 const maxBackoffMs = 30_000;

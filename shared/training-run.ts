@@ -45,8 +45,8 @@ const HfRunModel = z.object({ name: z.enum(hfModelNames) }).strict();
  */
 const RunModel = z.preprocess((raw, context) => {
   if (raw === undefined) return { name: 'toy' };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  const given = raw as Record<string, unknown>;
+  if (!isPlainObject(raw)) return raw;
+  const given = raw;
   const name = given.name ?? 'toy';
   if (typeof name !== 'string' || !modelNames.includes(name)) {
     context.addIssue({ code: 'custom', path: ['name'], message: `unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}` });
@@ -70,10 +70,9 @@ const RunModel = z.preprocess((raw, context) => {
  * it is (the schema then judges it).
  */
 export function applyModelPresets(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  const input = raw as Record<string, unknown>;
-  const model = input.model as { name?: unknown } | undefined;
-  const name = typeof model === 'object' && model !== null ? model.name : undefined;
+  if (!isPlainObject(raw)) return raw;
+  const input = raw;
+  const name = isPlainObject(input.model) ? input.model.name : undefined;
   if (typeof name !== 'string' || !hfModelNames.includes(name)) return raw;
   const entry = models[name]!;
   const defaults = {
@@ -89,10 +88,13 @@ function mergeUnder(defaults: Record<string, unknown>, given: Record<string, unk
   const merged: Record<string, unknown> = { ...defaults };
   for (const [key, value] of Object.entries(given)) {
     const base = merged[key];
-    const isPlain = (item: unknown): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item);
-    merged[key] = isPlain(base) && isPlain(value) ? mergeUnder(base, value) : value;
+    merged[key] = isPlainObject(base) && isPlainObject(value) ? mergeUnder(base, value) : value;
   }
   return merged;
+}
+
+function isPlainObject(item: unknown): item is Record<string, unknown> {
+  return typeof item === 'object' && item !== null && !Array.isArray(item);
 }
 
 /** A published policy: the trainer's step that made it (0: the initial weights). */
@@ -378,16 +380,15 @@ export const TrainingRunInput = z.preprocess(applyModelPresets, z
     if (hf && input.sampling.chat && input.sampling.chat.tokenizer !== hf.tokenizer) {
       context.addIssue({ code: 'custom', path: ['sampling', 'chat', 'tokenizer'], message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${JSON.stringify(input.sampling.chat.tokenizer)}` });
     }
-    if (input.mode === 'async' && input.model.name !== 'toy') {
+    if (input.mode === 'async' && hf) {
       // its embedded server (like vLLM and SGLang) serves one version: an episode pinned to one fails after a publish
-      context.addIssue({ code: 'custom', path: ['mode'], message: `mode "async" runs the toy model only; ${input.model.name} trains with mode "sync" (its server serves one weight version at a time)` });
+      context.addIssue({ code: 'custom', path: ['mode'], message: `mode "async" runs the toy model only; ${hf.name} trains with mode "sync" (its server serves one weight version at a time)` });
     }
     if (input.mode === 'async' && input.segment && (input.maxStaleness ?? defaultMaxStaleness) === 0) {
       context.addIssue({ code: 'custom', path: ['segment'], message: 'segments with maxStaleness 0 are refused: a parked episode resumes on a newer version, whose tokens would be stale' });
     }
   }));
 export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
-export type RunModel = TrainingRunInput['model'];
 export type ToyModel = z.infer<typeof ToyRunModel>;
 
 /** The toy model's name and size when the run trains it, else null. */

@@ -24,6 +24,7 @@ import torch
 
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
+from .losses import DEFAULT_IS_CAP
 from .train_step import load_batch, result_metrics, train_on_batch
 
 
@@ -39,7 +40,7 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
                   lr: float = 1e-5, weight_decay: float = 0.0, temperature: float = 1.0, objective: str = "policy_gradient",
                   epochs: int = 1, minibatches: int = 1, clip_eps: float = 0.2, aggregation: str = "token_mean",
                   seed: int = 0, base_version: int | None = None, locked: bool = False, kl_coef: float = 0.0,
-                  reference_step: int | None = None, off_policy: str = "none", is_cap: float | None = None,
+                  reference_step: int | None = None, off_policy: str = "none", is_cap: float = DEFAULT_IS_CAP,
                   max_staleness: int | None = None, max_grad_norm: float = 1.0, clip_eps_high: float | None = None) -> dict[str, Any]:
     """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
     the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
@@ -76,11 +77,10 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
             reference.eval()
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
-        extra = {} if is_cap is None else {"is_cap": is_cap}
         metrics = train_on_batch(policy, optimizer, batch, temperature=temperature, objective=objective, epochs=epochs,
                                  minibatches=minibatches, clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
                                  max_grad_norm=max_grad_norm, base_version=base_version, reference=reference, kl_coef=kl_coef,
-                                 off_policy=off_policy, max_staleness=max_staleness, **extra)
+                                 off_policy=off_policy, is_cap=is_cap, max_staleness=max_staleness)
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
         shutil.rmtree(staging, ignore_errors=True)
