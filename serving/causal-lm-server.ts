@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { BatchingGenerator, loadCausalLm, type CausalLm } from './causal-lm';
+import { createJsonServer, readJsonBody, sendJson } from './http';
 
 /**
  * The embedded server of a Hugging Face causal LM (serving/causal-lm.ts) behind the subset of
@@ -63,17 +64,8 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
   let paused = false;
   let drained: (() => void) | null = null;
 
-  const send = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(body));
-  };
+  const send = sendJson;
   const fail = (response: ServerResponse, status: number, type: string, message: string, param: string | null = null) => send(response, status, { error: { message, type, param, code: status } });
-  const readBody = async (request: IncomingMessage): Promise<unknown> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    return text === '' ? {} : JSON.parse(text);
-  };
 
   const complete = async (body: unknown, response: ServerResponse) => {
     const parsed = Completion.safeParse(body);
@@ -113,60 +105,59 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
     });
   };
 
-  const server = createServer((request, response) => {
+  const server = createJsonServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    void (async () => {
-      try {
-        if (request.method === 'GET' && url.pathname === '/v1/models') {
-          return send(response, 200, { object: 'list', data: [{ id: options.name, object: 'model', created: 0, owned_by: 'agentrl', root: model.dir, parent: null, max_model_len: model.window }] });
-        }
-        if (request.method === 'GET' && url.pathname === '/weight_info') return send(response, 200, { weight_version: version });
-        if (request.method === 'GET' && url.pathname === '/is_paused') return send(response, 200, { is_paused: paused });
-        if (request.method !== 'POST') return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
-        const body = await readBody(request).catch(() => undefined);
-        if (body === undefined) return fail(response, 400, 'BadRequestError', 'the body is not JSON');
-        switch (url.pathname) {
-          case '/v1/completions':
-            return await complete(body, response);
-          case '/tokenize': {
-            const prompt = (body as { prompt?: unknown }).prompt;
-            if (typeof prompt !== 'string') return fail(response, 400, 'BadRequestError', 'prompt must be a string');
-            const tokens = tokenizer.encodeMarkup(prompt);
-            return send(response, 200, { count: tokens.length, max_model_len: model.window, tokens, token_strs: null });
-          }
-          case '/pause': {
-            paused = true;
-            if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-            drained = null;
-            return send(response, 200, { status: 'paused' });
-          }
-          case '/resume':
-            paused = false;
-            return send(response, 200, { status: 'resumed' });
-          case '/collective_rpc': {
-            const { method, kwargs } = body as { method?: unknown; kwargs?: { weights_path?: unknown } };
-            if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string') return fail(response, 400, 'BadRequestError', 'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served');
-            if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
-            model = await loadCausalLm(kwargs.weights_path, version);
-            generator = new BatchingGenerator(model);
-            weightsPath = kwargs.weights_path;
-            return send(response, 200, { results: [null] });
-          }
-          case '/update_weight_version': {
-            const next = (body as { new_version?: unknown }).new_version;
-            if (typeof next !== 'string' || next === '') return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
-            version = next;
-            model = { ...model, version };
-            await options.onPublished?.({ weightsPath, version });
-            return send(response, 200, { success: true, new_version: version });
-          }
-          default:
-            return fail(response, 404, 'NotFoundError', `no route POST ${url.pathname}`);
-        }
-      } catch (error) {
-        fail(response, 500, 'InternalServerError', (error as Error).message);
+    try {
+      if (request.method === 'GET' && url.pathname === '/v1/models') {
+        return send(response, 200, { object: 'list', data: [{ id: options.name, object: 'model', created: 0, owned_by: 'agentrl', root: model.dir, parent: null, max_model_len: model.window }] });
       }
-    })();
+      if (request.method === 'GET' && url.pathname === '/weight_info') return send(response, 200, { weight_version: version });
+      if (request.method === 'GET' && url.pathname === '/is_paused') return send(response, 200, { is_paused: paused });
+      if (request.method !== 'POST') return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
+      const read = await readJsonBody(request);
+      if (read === undefined || read === null || typeof read !== 'object' || Array.isArray(read)) return fail(response, 400, 'BadRequestError', 'the body is not a JSON object');
+      const body: object = read;
+      switch (url.pathname) {
+        case '/v1/completions':
+          return await complete(body, response);
+        case '/tokenize': {
+          const prompt = (body as { prompt?: unknown }).prompt;
+          if (typeof prompt !== 'string') return fail(response, 400, 'BadRequestError', 'prompt must be a string');
+          const tokens = tokenizer.encodeMarkup(prompt);
+          return send(response, 200, { count: tokens.length, max_model_len: model.window, tokens, token_strs: null });
+        }
+        case '/pause': {
+          paused = true;
+          if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+          drained = null;
+          return send(response, 200, { status: 'paused' });
+        }
+        case '/resume':
+          paused = false;
+          return send(response, 200, { status: 'resumed' });
+        case '/collective_rpc': {
+          const { method, kwargs } = body as { method?: unknown; kwargs?: { weights_path?: unknown } };
+          if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string') return fail(response, 400, 'BadRequestError', 'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served');
+          if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
+          model = await loadCausalLm(kwargs.weights_path, version);
+          generator = new BatchingGenerator(model);
+          weightsPath = kwargs.weights_path;
+          return send(response, 200, { results: [null] });
+        }
+        case '/update_weight_version': {
+          const next = (body as { new_version?: unknown }).new_version;
+          if (typeof next !== 'string' || next === '') return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
+          version = next;
+          model = { ...model, version };
+          await options.onPublished?.({ weightsPath, version });
+          return send(response, 200, { success: true, new_version: version });
+        }
+        default:
+          return fail(response, 404, 'NotFoundError', `no route POST ${url.pathname}`);
+      }
+    } catch (error) {
+      fail(response, 500, 'InternalServerError', (error as Error).message);
+    }
   });
   return { server, version: () => version, generator: () => generator };
 }

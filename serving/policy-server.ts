@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CompletionRequest, type CompletionChoice, type CompletionResponse } from '../shared/completions';
+import { createJsonServer, readJsonBody, sendJson as send } from './http';
 import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
 
 const LoadWeightsRequest = z.object({ model_path: z.string().min(1) });
@@ -53,8 +54,9 @@ function decodeTokens(ids: readonly number[]): string {
  * Every version published to it stays servable: a request naming an earlier version (`model`) is
  * answered by that version's weights, so a publish never fails an episode in flight that still
  * samples the version it started with. Requests without `model` get the version published last.
- * At most `maxLoaded` versions are held in memory (the least recently used is dropped and loaded
- * again from its file when asked for); a version whose file is gone answers 404, as an unknown one.
+ * At most `maxLoaded` versions are held in memory, the current one and the one asked for last always
+ * among them (the least recently used of the others is dropped and loaded again from its file when
+ * asked for); a version whose file is gone answers 404, as an unknown one.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
 export async function createPolicyServer(modelPath?: string, options: { stateFile?: string; maxLoaded?: number } = {}): Promise<{ server: Server; current: () => LoadedPolicy | null; versions: () => string[] }> {
@@ -69,7 +71,8 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
     loaded.set(policy.version, policy);
     for (const version of loaded.keys()) {
       if (loaded.size <= maxLoaded) break;
-      if (version !== currentVersion) loaded.delete(version);
+      // the current version and the one just asked for stay; the rest go least recently used first
+      if (version !== currentVersion && version !== policy.version) loaded.delete(version);
     }
     return policy;
   };
@@ -106,9 +109,7 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
     queue = next.catch(() => undefined);
     return next;
   };
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => send(response, 500, { error: { message: (error as Error).message, type: 'internal_error' } }));
-  });
+  const server = createJsonServer(handle);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method === 'GET' && request.url === '/v1/models') {
@@ -122,7 +123,7 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
     }
     if (request.method === 'POST' && request.url === '/v1/completions') {
       if (!currentVersion) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
-      const parsed = CompletionRequest.safeParse(await readJson(request));
+      const parsed = CompletionRequest.safeParse(await readJsonBody(request));
       if (!parsed.success) return badRequest(response, parsed.error);
       // as vLLM: a request naming a model this server does not serve is refused, never answered by another
       const wanted = parsed.data.model ?? currentVersion;
@@ -140,7 +141,7 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       return send(response, 200, await serial(async () => complete(parsed.data, (await sessionOf(wanted)) ?? policy)));
     }
     if (request.method === 'POST' && request.url === '/v1/load_weights') {
-      const parsed = LoadWeightsRequest.safeParse(await readJson(request));
+      const parsed = LoadWeightsRequest.safeParse(await readJsonBody(request));
       if (!parsed.success) return badRequest(response, parsed.error);
       let next: LoadedPolicy;
       try {
@@ -201,22 +202,8 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
   return { server, current, versions: () => [...published.keys()] };
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 function badRequest(response: ServerResponse, error: z.ZodError): void {
   const issue = error.issues[0];
   send(response, 400, { error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, type: 'invalid_request_error' } });
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}

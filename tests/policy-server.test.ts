@@ -1,11 +1,12 @@
 // The embedded policy server: onnxruntime-node behind vLLM's /v1/completions shape, checked against
 // the PyTorch model that was exported.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { ApplicationFailure } from '@temporalio/common';
 import { createArtifactStore } from '../activities/store/artifact-store';
@@ -18,6 +19,11 @@ const python = join(projectRoot, '.venv', 'bin', 'python');
 const fixture = join(projectRoot, 'tests', 'fixtures', 'policy_model.py');
 const dir = mkdtempSync(join(tmpdir(), 'agentrl-policy-server-'));
 const exportModel = (name: string, seed: number) => execFileSync(python, [fixture, 'export', join(dir, name), String(seed)], { encoding: 'utf8' }).trim();
+// PyTorch's log-probs for a sequence, computed without blocking this process: the servers under test
+// share its event loop, and a loop held for seconds lets a server's keep-alive timer close a socket
+// that the next request has just been written to
+const referenceLogprobs = async (name: string, temperature: string, ids: number[], promptLength: number) =>
+  JSON.parse((await promisify(execFile)(python, [fixture, 'logprobs', join(dir, name), temperature, JSON.stringify(ids), String(promptLength)], { encoding: 'utf8' })).stdout) as number[];
 
 let base = '';
 let close: () => Promise<void> = async () => undefined;
@@ -50,7 +56,7 @@ describe('policy server', () => {
     assert.equal(choice.logprobs!.token_logprobs.length, 12);
     assert.deepEqual(choice.logprobs!.tokens, choice.token_ids!.map((id) => `token_id:${id}`));
     assert.deepEqual(response.usage, { prompt_tokens: 4, completion_tokens: 12, total_tokens: 16 });
-    const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v1'), '0.7', JSON.stringify([...prompt, ...choice.token_ids!]), String(prompt.length)], { encoding: 'utf8' })) as number[];
+    const reference = await referenceLogprobs('v1', '0.7', [...prompt, ...choice.token_ids!], prompt.length);
     choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4, `token ${index}: ${value} vs ${reference[index]}`));
   });
 
@@ -82,6 +88,10 @@ describe('policy server', () => {
     assert.match(String((topP.json.error as { message: string }).message), /top_p: only top_p = 1 is supported/);
     const vocab = await post('/v1/completions', { prompt: [1, 999] });
     assert.match(String((vocab.json.error as { message: string }).message), /below the vocabulary size 300/);
+    const notJson = await fetch(`${base}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt": [1' });
+    assert.equal(notJson.status, 400);
+    // idle connections outlive a client's event loop held for seconds (see serving/http.ts)
+    assert.equal(notJson.headers.get('keep-alive'), 'timeout=65');
   });
 
   test('load_weights swaps the policy between requests', async () => {
@@ -94,7 +104,7 @@ describe('policy server', () => {
     const { json } = await post('/v1/completions', { prompt: [5, 6], max_tokens: 4, temperature: 0.9, seed: 1, logprobs: 0 });
     const choice = (json as unknown as CompletionResponse).choices[0]!;
     assert.equal((json as unknown as CompletionResponse).model, versions[1]);
-    const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, 'v2'), '0.9', JSON.stringify([5, 6, ...choice.token_ids!]), '2'], { encoding: 'utf8' })) as number[];
+    const reference = await referenceLogprobs('v2', '0.9', [5, 6, ...choice.token_ids!], 2);
     choice.logprobs!.token_logprobs.forEach((value, index) => assert.ok(Math.abs(value - reference[index]!) < 1e-4));
   });
 
@@ -117,7 +127,7 @@ describe('policy server', () => {
         assert.equal(status, 200);
         assert.equal(json.model, versions[index]);
         const ids = json.choices[0]!.token_ids!;
-        const reference = JSON.parse(execFileSync(python, [fixture, 'logprobs', join(dir, name), '0.9', JSON.stringify([5, 6, ...ids]), '2'], { encoding: 'utf8' })) as number[];
+        const reference = await referenceLogprobs(name, '0.9', [5, 6, ...ids], 2);
         json.choices[0]!.logprobs!.token_logprobs.forEach((value, token) => assert.ok(Math.abs(value - reference[token]!) < 1e-4, `${name} token ${token}`));
       }
       // a request without a model gets the version published last

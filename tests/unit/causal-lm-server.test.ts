@@ -60,5 +60,13 @@ describe('the embedded SmolLM2 server behind the vLLM client', () => {
     assert.match(((await answer.json()) as { error: { message: string } }).error.message, /top_p: only top_p = 1 is served/);
     const other = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-9', prompt: [1, 2] }) });
     assert.equal(other.status, 404);
+    for (const body of ['not json', 'null', '[1, 2]']) {
+      const malformed = await fetch(`${url}/tokenize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      assert.equal(malformed.status, 400, body);
+      assert.match(((await malformed.json()) as { error: { message: string } }).error.message, /the body is not a JSON object/);
+    }
+    // idle connections outlive a client's event loop held for seconds (an in-process pass): the
+    // client drops them first, never writing a request on a socket the server is closing
+    assert.equal(other.headers.get('keep-alive'), 'timeout=65');
   });
 });
