@@ -3,7 +3,7 @@
 // smallest run that has both phases, through `npx agentrl train` as a user runs it.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -25,7 +25,7 @@ const pidOf = (name: string): number => (JSON.parse(readFileSync(join(state, `${
 
 test('a training run whose policy server and trainer are killed mid-run completes every step, with full groups and no policy_error', { timeout: 900_000 }, async () => {
   const input = join(state, 'run.json');
-  writeFileSync(input, JSON.stringify({ iterations: 1, tasksPerIteration: 2, groupSize: 2, evalTasks: '', concurrency: 2 }));
+  writeFileSync(input, JSON.stringify({ iterations: 1, tasksPerIteration: 2, groupSize: 2, evalTasks: '', concurrency: 2, warmStart: { episodes: 4, epochs: 2 } }));
   const child = spawn(process.execPath, [cli, 'train', '--json', '--policy-port', String(policyPort), '--input', input], { env });
   let stdout = '';
   let stderr = '';
@@ -49,9 +49,11 @@ test('a training run whose policy server and trainer are killed mid-run complete
   assert.deepEqual([...killed].sort(), ['policy', 'trainer'], stderr.slice(-3000));
   assert.match(stderr, new RegExp(`policy-server-${policyPort} is down: starting it again`));
   assert.match(stderr, /trainer is down: starting it again/);
-  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runDir: string };
-  // the warm start and the iteration's step, as in a run left alone
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runDir: string; runId: string };
+  // the warm start and the iteration's step, as in a run left alone: the step the trainer was killed
+  // in was retried on the restarted trainer and recorded once
   assert.equal(result.steps, 2);
+  assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [1, 2].map((step) => `${result.runId}-step-${step}.json`));
   const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { iteration: number; train?: { episodes: number; outcomes: Record<string, number> } });
   const iteration = metrics.find((line) => line.iteration === 0)!;
   assert.equal(iteration.train!.episodes, 4, 'the groups are whole');

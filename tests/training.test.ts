@@ -109,20 +109,6 @@ describe('trainingRun', () => {
     await waitFor('the run\'s containers to be released', async () => (await runContainers(runId)) === 0, 60_000);
   });
 
-  test('a trainer killed mid-step: the step is retried on a new trainer and applied once', async () => {
-    const runId = 'ci-trainer-kill';
-    const { handle } = await startRunUntil(runId, ['ari-avg-06', 'obo-head-03'], 7, 'the first training step', (progress) => progress.phase === 'training');
-    suite.trainer.kill('SIGKILL');
-    await new Promise((resolveExit) => suite.trainer.once('exit', resolveExit));
-    await suite.restartTrainer();
-    const result = (await handle.result()) as { runDir: string; steps: number };
-    assert.equal(result.steps, 2);
-    assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [`${runId}-step-1.json`, `${runId}-step-2.json`]);
-    const metrics = readMetrics(result.runDir);
-    assert.deepEqual(metrics.map((line) => line.iteration), [0, 1]);
-    assert.deepEqual(metrics.map((line) => line.train!.episodes), [4, 4]);
-  });
-
   test('a cancelled run releases its containers and resumes from its last completed step', async () => {
     const runId = 'ci-cancel-resume';
     // cancel while the second iteration samples: iteration 0 is complete, iteration 1 is not

@@ -49,10 +49,9 @@ export async function runContainers(runId: string): Promise<number> {
 export interface TrainingEnvironment {
   env: TestWorkflowEnvironment;
   worker: RunningWorker;
-  /** the trainer process (a test that kills it starts another with restartTrainer) */
+  /** the trainer process */
   trainer: ChildProcess;
   policyServer: string;
-  restartTrainer(): Promise<void>;
 }
 
 /** Starts the training environment before the file's tests and stops it after them. */
@@ -63,9 +62,6 @@ export function useTrainingEnvironment(): TrainingEnvironment {
     suite.env = await startTestServer();
     suite.worker = await startWorker(suite.env);
     suite.trainer = await startTrainer(suite.env, suite.worker.taskQueue);
-    suite.restartTrainer = async () => {
-      suite.trainer = await startTrainer(suite.env, suite.worker.taskQueue);
-    };
     const { server } = await createPolicyServer();
     await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
     suite.policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -69,6 +69,44 @@ def test_onnx_graph_and_sidecar(exported):
     assert path.stat().st_size < weight_bytes + 100_000, (path.stat().st_size, weight_bytes)
 
 
+@pytest.mark.parametrize("alibi", [False, True], ids=["learned-positions", "alibi"])
+def test_an_export_after_new_weights_reuses_the_trace_and_equals_a_fresh_one(tmp_path, alibi):
+    from agentrl_trainer import export
+
+    model = make_model(seed=3, vocab_size=64, context=32, d_model=16, n_layers=2, n_heads=2, alibi=alibi)
+    export_onnx(model, tmp_path / "before.onnx")
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    traces = []
+    original = export._trace
+    try:
+        export._trace = lambda *args: (traces.append(args), original(*args))
+        export_onnx(model, tmp_path / "after.onnx")
+        assert traces == []  # the graph of the first export, new weights written in
+        export._traced.clear()
+        export_onnx(model, tmp_path / "fresh.onnx")
+        assert len(traces) == 1
+    finally:
+        export._trace = original
+    after, fresh = (tmp_path / "after.onnx").read_bytes(), (tmp_path / "fresh.onnx").read_bytes()
+    assert after == fresh and after != (tmp_path / "before.onnx").read_bytes()
+    assert json.loads(sidecar_path(tmp_path / "after.onnx").read_text())["sha256"] == json.loads(sidecar_path(tmp_path / "fresh.onnx").read_text())["sha256"]
+    # onnxruntime on the reused graph computes the new weights' log-probs
+    input_ids = torch.randint(0, 64, (2, 20), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        expected = token_logprobs(model(input_ids[:, :-1]), input_ids[:, 1:], TEMPERATURE).numpy()
+    session = onnxruntime.InferenceSession(str(tmp_path / "after.onnx"), providers=["CPUExecutionProvider"])
+    (logits,) = session.run(["logits"], {"input_ids": input_ids[:, :-1].numpy()})
+    assert np.abs(numpy_logprobs(logits, input_ids[:, 1:].numpy(), TEMPERATURE) - expected).max() < 1e-4
+    # another config is traced on its own, never written into this graph
+    other = make_model(seed=3, vocab_size=64, context=32, d_model=16, n_layers=1, n_heads=2, alibi=alibi)
+    export_onnx(other, tmp_path / "other.onnx")
+    (other_logits,) = onnxruntime.InferenceSession(str(tmp_path / "other.onnx"), providers=["CPUExecutionProvider"]).run(["logits"], {"input_ids": input_ids[:, :-1].numpy()})
+    with torch.no_grad():
+        assert np.abs(other_logits - other(input_ids[:, :-1]).numpy()).max() < 1e-4
+
+
 def test_export_restores_training_mode(tmp_path):
     model = make_model(vocab_size=32, context=16, d_model=16, n_layers=1, n_heads=2).train()
     export_onnx(model, tmp_path / "small.onnx", policy_version="v7")
