@@ -7,12 +7,13 @@ import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
 import { projectRoot, type LoadedConfig } from './config';
+import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface EpisodeWorkerOptions {
   config: LoadedConfig;
   taskQueue?: string;
   identity?: string;
-  /** a prebuilt workflow bundle (tests share one); else the workflows are bundled at start */
+  /** a prebuilt workflow bundle; else the checkout's, built once per code version (workers/workflow-bundle.ts) */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Serve sandbox acquisition and this host's queue (default). Off: orchestration only, e.g. a worker
@@ -48,7 +49,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     await Worker.create({
       ...common,
       taskQueue,
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      workflowBundle: options.workflowBundle ?? (await cachedWorkflowBundle(deps.codeVersion)),
       activities: createEpisodeActivities(deps),
       maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     }),

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
-import { validateTask } from '../../activities/tasks/task-validation';
+import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
-import type { Command } from '../command';
+import { positiveInt, type Command } from '../command';
+import { runMany } from '../run-many';
 import { findTaskFolders } from '../evaluation';
 
 export const taskValidate: Command = {
@@ -17,23 +18,43 @@ export const taskValidate: Command = {
     'Options:',
     '  --all      validate every task folder under tasks/ (any depth) instead of the named ones',
     '  --check    do not write; fail if expected-tests.json is missing or out of date',
+    '  --jobs N   tasks validated at once (default 1: each task runs up to 7 containers at once already)',
+    '',
+    'Reports are printed in the order of the folders; a task that cannot be validated is reported as FAIL and the',
+    'others are still validated. Exit code 1 when any task fails.',
   ].join('\n'),
-  options: { check: { type: 'boolean' }, all: { type: 'boolean' } },
+  options: { check: { type: 'boolean' }, all: { type: 'boolean' }, jobs: { type: 'string' } },
   positionals: true,
   async run(values, positionals) {
     const config = loadConfig();
     if (values.all && positionals.length) throw new Error('task validate: name task folders or give --all, not both');
     const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
     if (dirs.length === 0) throw new Error('task validate: name at least one task folder (or --all)');
+    const jobs = values.jobs === undefined ? 1 : positiveInt('--jobs', values.jobs as string);
     const docker = new Dockerode();
     let failed = 0;
-    for (const dir of dirs) {
-      const report = await validateTask(dir, { docker, sandbox: config.sandbox }, { check: Boolean(values.check) });
-      console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})`);
-      for (const check of report.checks) console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
-      if (report.expected) console.log(`  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`);
-      if (!report.ok) failed++;
-    }
+    // printed in folder order as soon as a report and every one before it are in
+    const reports: (ValidationReport | Error | undefined)[] = new Array(dirs.length);
+    let printed = 0;
+    const print = () => {
+      for (; printed < dirs.length && reports[printed] !== undefined; printed++) {
+        const report = reports[printed]!;
+        if (report instanceof Error) {
+          console.log(`FAIL ${dirs[printed]}: ${report.message}`);
+          failed++;
+          continue;
+        }
+        console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})`);
+        for (const check of report.checks) console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+        if (report.expected) console.log(`  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`);
+        if (!report.ok) failed++;
+      }
+    };
+    await runMany(dirs.length, jobs, async (index) => {
+      reports[index] = await validateTask(dirs[index]!, { docker, sandbox: config.sandbox }, { check: Boolean(values.check) })
+        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      print();
+    });
     return failed ? 1 : 0;
   },
 };

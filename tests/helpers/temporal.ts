@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundlePath } from '@temporalio/worker';
 import type { EpisodeResult } from '../../shared/episode';
 import { SearchAttributes } from '../../shared/search-attributes';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';
+import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { temporalBinary } from '../../cli/services';
 import { labels } from '../../activities/sandbox/container';
 
@@ -33,14 +34,10 @@ export async function startTestServer(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-let bundle: Promise<WorkflowBundle> | null = null;
-/** The workflow bundle, built once per test process. */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
-  return bundle;
+/** The checkout's workflow bundle, built once per code version (workers/workflow-bundle.ts). */
+export function workflowBundle(): Promise<WorkflowBundlePath> {
+  return cachedWorkflowBundle();
 }
-
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** A config for tests: the test server's address and a fresh state folder. */
 export function testConfig(address: string, stateDir = mkdtempSync(join(tmpdir(), 'agentrl-test-'))): LoadedConfig {
