@@ -1,7 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { BatchingGenerator, loadCausalLm, type CausalLm } from './causal-lm';
-import { createJsonServer, readJsonBody, sendJson } from './http';
+import { createJsonServer, readJsonBody, sendJson as send } from './http';
 
 /**
  * The embedded server of a Hugging Face causal LM (serving/causal-lm.ts) behind the subset of
@@ -64,7 +64,6 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
   let paused = false;
   let drained: (() => void) | null = null;
 
-  const send = sendJson;
   const fail = (response: ServerResponse, status: number, type: string, message: string, param: string | null = null) => send(response, status, { error: { message, type, param, code: status } });
 
   const complete = async (body: unknown, response: ServerResponse) => {

@@ -69,15 +69,15 @@ def _export(model: PolicyModel, path: Path) -> None:
     key = (type(model).__qualname__, json.dumps(asdict(model.config), sort_keys=True), torch.__version__)
     traced = _traced.get(key)
     if traced is None:
-        _trace(model, path)
-        _traced[key] = path.read_bytes()
+        _traced[key] = _trace(model, path)
         while len(_traced) > _TRACED_KEEP:
             _traced.pop(next(iter(_traced)))
         return
     path.write_bytes(_with_weights(traced, model))
 
 
-def _trace(model: PolicyModel, path: Path) -> None:
+def _trace(model: PolicyModel, path: Path) -> bytes:
+    """Traces the model into `path`; returns the file's bytes."""
     example = torch.zeros((2, 8), dtype=torch.int64)  # sizes > 1 so neither dim is specialised
     batch = torch.export.Dim("batch")
     sequence = torch.export.Dim("sequence", max=model.config.context)
@@ -106,7 +106,9 @@ def _trace(model: PolicyModel, path: Path) -> None:
     for node in proto.graph.node:
         node.ClearField("metadata_props")
         node.ClearField("doc_string")
-    path.write_bytes(proto.SerializeToString())
+    traced = proto.SerializeToString()
+    path.write_bytes(traced)
+    return traced
 
 
 def _with_weights(traced: bytes, model: PolicyModel) -> bytes:
