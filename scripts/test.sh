@@ -9,4 +9,4 @@ echo "== lint"; npx --no-install eslint .
 echo "== python tests"; .venv/bin/python -m pytest -q --durations=10 trainer/tests
 echo "== bundled tasks"; node bin/agentrl.js task validate --all --check
 [ "$#" -gt 0 ] || set -- tests/unit/*.test.ts tests/workflows/*.test.ts tests/*.test.ts
-echo "== typescript tests"; node --import tsx --test --test-timeout=900000 --test-concurrency=1 "$@"
+echo "== typescript tests"; node --import tsx --test --test-timeout=900000 --test-force-exit --test-concurrency=1 "$@"

@@ -14,8 +14,10 @@ import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { temporalBinary } from '../../cli/services';
 import { labels } from '../../activities/sandbox/container';
 
-// worker state changes are noise in test output; warnings and errors still show
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// worker state changes are noise in test output; warnings and errors still show. No shutdown signal
+// handlers: the SDK's default ones turn SIGTERM into a graceful worker shutdown, so a test file whose
+// teardown hangs would ignore the test runner's SIGTERM at its timeout and keep `npm test` alive forever.
+Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 
 export const docker = new Dockerode();
 export const tasksDir = join(projectRoot, 'tasks');
@@ -86,6 +88,15 @@ export async function startWorker(
   };
 }
 
+/** Waits for `work`, at most `ms`; a step that hangs is reported by name and the teardown goes on. */
+async function bounded(what: string, work: Promise<void> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolveExpired) => (timer = setTimeout(() => resolveExpired('expired'), ms)));
+  const outcome = await Promise.race([work, expired]);
+  clearTimeout(timer);
+  if (outcome === 'expired') console.error(`teardown: timed out after ${ms} ms waiting for ${what}`);
+}
+
 /** Runs one episode to its result. */
 export async function runEpisode(env: TestWorkflowEnvironment, worker: { taskQueue: string }, input: Record<string, unknown>, workflowId = `test-${randomBytes(6).toString('hex')}`): Promise<EpisodeResult> {
   return env.client.workflow.execute('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [input] }) as Promise<EpisodeResult>;
@@ -137,8 +148,8 @@ export function useEpisodeServer(): { env: TestWorkflowEnvironment; worker: Runn
     suite.worker = await startWorker(suite.env);
   });
   after(async () => {
-    await suite.worker?.stop();
-    await suite.env?.teardown();
+    await bounded('the suite worker to stop', suite.worker?.stop(), 60_000);
+    await bounded('the dev server to stop', suite.env?.teardown(), 60_000);
   });
   return suite;
 }
