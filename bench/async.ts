@@ -28,7 +28,8 @@ import { ensurePolicyServer, ensureTrainerWorker, startDevServer } from '../cli/
 import { policyServerService, trainerService } from '../cli/supervisor';
 import type { EpisodeResult } from '../shared/episode';
 import { defaultTaskQueue } from '../shared/task-queues';
-import { trainingProgressQueryName, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import type { IterationMetrics } from '../shared/training-run';
+import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import { loadConfig, projectRoot } from '../workers/config';
 
@@ -119,7 +120,7 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
   let cpuStart = cpuTimes();
   let startedAt = Date.now();
   const poll = setInterval(() => {
-    handle.query<TrainingProgress>(trainingProgressQueryName).then((progress) => {
+    handle.query(trainingProgressQuery).then((progress) => {
       // the set-up and the warm start are the same in both modes: measured from the first policy-gradient iteration on
       if (!measuring && (progress.phase === 'sampling' || progress.pool) && progress.phase !== 'warm-start') {
         measuring = true;

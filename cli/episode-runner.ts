@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { progressQueryName, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
+import type { EpisodeProgress, EpisodeResult } from '../shared/episode';
+import { episodeProgressQuery } from '../workflows/messages';
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
 import { ensureWorker, startDevServer } from './services';
@@ -38,7 +39,7 @@ export async function runEpisode(
   let last = '';
   const poll = setInterval(() => {
     handle
-      .query<EpisodeProgress>(progressQueryName)
+      .query(episodeProgressQuery)
       .then((progress) => {
         const line = `${progress.phase} ${progress.counters.turns}`;
         if (line !== last) onProgress(progress, workflowId);

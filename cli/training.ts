@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle 
 import { readManifest, runDirOf } from '../activities/training/run-records';
 import { defaultTaskQueue } from '../shared/task-queues';
 import { modelServingPort } from '../shared/models';
-import { hfModelOf, trainingProgressQueryName, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import { hfModelOf, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';
 import { connectWithWorker, withCause } from './episode-runner';
@@ -109,7 +110,7 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
   process.on('SIGTERM', onSignal);
   if (!options.json) console.log(iterationHeader);
   const poll = setInterval(() => {
-    handle.query<TrainingProgress>(trainingProgressQueryName).then((progress) => {
+    handle.query(trainingProgressQuery).then((progress) => {
       if (progress.last && progress.last.iteration > printedIterations) {
         printedIterations = progress.last.iteration;
         if (tty) process.stderr.write('\r\u001b[K');

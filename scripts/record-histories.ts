@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
-import { episodeSignalNames, progressQueryName, type EpisodeProgress } from '../shared/episode';
 import { startStubbedWorkers, turnSummary } from '../tests/helpers/stubs';
 import { policy, scriptedPolicy, startTestServer, startWorker, task, waitFor } from '../tests/helpers/temporal';
 import { trainingStubs } from '../tests/helpers/training-stubs';
 import { projectRoot } from '../workers/config';
+import { episodeProgressQuery, resumeSignal } from '../workflows/messages';
 
 const episodeCases: Record<string, Record<string, unknown>> = {
   'fix-strict': { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') },
@@ -39,8 +39,8 @@ async function recordEpisodes(env: TestWorkflowEnvironment, names: string[]): Pr
     for (const name of names) {
       const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId: `history-${name}`, args: [episodeCases[name]] });
       if (episodeCases[name]!.segment) {
-        await waitFor('the episode to park', async () => (await handle.query<EpisodeProgress>(progressQueryName).catch(() => null))?.phase === 'parked', 120_000);
-        await handle.signal(episodeSignalNames.resume, { segment: null });
+        await waitFor('the episode to park', async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'parked', 120_000);
+        await handle.signal(resumeSignal, { segment: null });
       }
       await handle.result();
       await save(name, handle);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defaultChatSystemPrompt } from './chat/tool-format';
 import { durationMs } from './duration';
 import { ObservationModes } from './model-context';
-import type { Outcome } from './outcomes';
+import { Outcomes, type Outcome } from './outcomes';
 import type { PolicySpecKind } from './policy-spec';
 
 /** The bundled example that `rolloutEpisode` runs when started with `{}`. */
@@ -115,24 +115,6 @@ export const ResumeRequest = z
   .strict();
 export type ResumeRequest = z.infer<typeof ResumeRequest>;
 
-/** The signals an episode takes, and the one it sends the run that started it (`reportTo`). */
-export const episodeSignalNames = {
-  /** ResumeRequest */
-  resume: 'resume',
-  /** {version}: sample this version from the next turn on (a run with versionSwitch "turn") */
-  usePolicyVersion: 'usePolicyVersion',
-  /** {reason}: a parked episode ends as `abandoned` (at once, or when it parks) */
-  release: 'release',
-  /** sent to the reporting run: EpisodeEvent */
-  episodeEvent: 'episodeEvent',
-} as const;
-
-/** What an episode tells the run that started it: that it parked, resumed or finished (with its result). */
-export type EpisodeEvent =
-  | { kind: 'parked'; workflowId: string; version: string; turns: number }
-  | { kind: 'resumed'; workflowId: string; version: string }
-  | { kind: 'finished'; workflowId: string; result: EpisodeResult };
-
 /** Input of `rolloutEpisode`: every field has a default, so `{}` runs a bundled example. */
 export const EpisodeInput = z.object({
   task: z.string().min(1).default(defaultExample.task),
@@ -155,59 +137,64 @@ export const EpisodeInput = z.object({
   /** the workflow id of a training run told when this episode parks, resumes and finishes */
   reportTo: z.string().min(1).optional(),
   /** state carried across continue-as-new; never set by callers */
-  resume: z.custom<EpisodeState>().optional(),
+  resume: z.lazy(() => EpisodeState).optional(),
 }).strict();
 export type EpisodeInput = z.infer<typeof EpisodeInput>;
 
 /** What the workflow knows of its task: ids and small fields only. */
-export interface TaskSummary {
-  id: string;
+export const TaskSummary = z.object({
+  id: z.string(),
   /** artifact reference of the task snapshot (repository, hidden and oracle files) */
-  snapshotRef: string;
-  image: string;
-  testCommand: string;
-  protectedPaths: string[];
-  hasOracle: boolean;
-  promptTokens: number;
+  snapshotRef: z.string(),
+  image: z.string(),
+  testCommand: z.string(),
+  protectedPaths: z.array(z.string()),
+  hasOracle: z.boolean(),
+  promptTokens: z.number().int().min(0),
   /** artifact reference of the prompt text */
-  promptRef: string;
-  maxTurns?: number;
-  maxTokens?: number;
-}
+  promptRef: z.string(),
+  maxTurns: z.number().int().positive().optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+export type TaskSummary = z.infer<typeof TaskSummary>;
 
 /** The kinds of policy an episode can run (shared/policy-spec.ts; an `.onnx` file is served first, as `completions:`). */
 export type PolicyKind = Exclude<PolicySpecKind, 'onnx'>;
 
 /** The policy, resolved to an immutable artifact or endpoint. */
-export interface PolicySummary {
-  spec: string;
-  kind: PolicyKind;
+export const PolicySummary = z.object({
+  spec: z.string(),
+  kind: z.custom<PolicyKind>((value) => typeof value === 'string' && value !== 'onnx', 'a policy kind'),
   /** artifact reference of the policy's snapshot: a script, or an endpoint with its sampling options */
-  ref: string;
-  version: string;
-}
+  ref: z.string(),
+  version: z.string(),
+});
+export type PolicySummary = z.infer<typeof PolicySummary>;
 
 /** A started container and the host whose queue runs every later activity on it. */
-export interface SandboxHandle {
-  hostId: string;
-  containerId: string;
-  containerName: string;
-  volumes: string[];
-}
+export const SandboxHandle = z.object({
+  hostId: z.string(),
+  containerId: z.string(),
+  containerName: z.string(),
+  volumes: z.array(z.string()),
+});
+export type SandboxHandle = z.infer<typeof SandboxHandle>;
 
-export interface EpisodeCounters {
-  turns: number;
-  toolCalls: number;
-  toolErrors: number;
-  truncatedOutputs: number;
-  toolTimeouts: number;
-  tokens: number;
-  turnLimitHits: number;
-  tokenLimitHits: number;
-  deadlineHits: number;
+/** What an episode counts as it runs. */
+export const EpisodeCounters = z.object({
+  turns: z.number().int().min(0),
+  toolCalls: z.number().int().min(0),
+  toolErrors: z.number().int().min(0),
+  truncatedOutputs: z.number().int().min(0),
+  toolTimeouts: z.number().int().min(0),
+  tokens: z.number().int().min(0),
+  turnLimitHits: z.number().int().min(0),
+  tokenLimitHits: z.number().int().min(0),
+  deadlineHits: z.number().int().min(0),
   /** chat policies: training samples started anew where the chat template broke the exact-prefix property (absent in older results) */
-  contextSplits?: number;
-}
+  contextSplits: z.number().int().min(0).optional(),
+});
+export type EpisodeCounters = z.infer<typeof EpisodeCounters>;
 
 export const emptyCounters = (): EpisodeCounters => ({
   turns: 0,
@@ -248,93 +235,142 @@ export const TurnSummary = z.object({
 });
 export type TurnSummary = z.infer<typeof TurnSummary>;
 
-/** Basis of `trueSuccess`: the oracle tests when the task has them, else the hidden tests alone. */
 /**
  * What true success rests on: the isolated oracle calls (sound by construction), the fallback pytest
  * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only.
  */
-export type TrueSuccessBasis = 'visible+hidden+oracle-calls' | 'visible+hidden+oracle-pytest' | 'visible+hidden';
+export const TrueSuccessBases = ['visible+hidden+oracle-calls', 'visible+hidden+oracle-pytest', 'visible+hidden'] as const;
+export type TrueSuccessBasis = (typeof TrueSuccessBases)[number];
 
 /** Where an episode's time went, measured by the workflow (milliseconds). */
-export interface EpisodeTimings {
+export const EpisodeTimings = z.object({
   /** container start-up */
-  acquireMs: number;
+  acquireMs: z.number().min(0),
   /** all turns: inference and tool calls */
-  turnsMs: number;
+  turnsMs: z.number().min(0),
   /** the checker's test runs */
-  scoringMs: number;
+  scoringMs: z.number().min(0),
   /** stop probes (training only): grading at passed checks, kept off the episode's deadline */
-  probeMs?: number;
-}
+  probeMs: z.number().min(0).optional(),
+});
+export type EpisodeTimings = z.infer<typeof EpisodeTimings>;
 
-export interface EpisodeResult {
-  workflowId: string;
-  /** the key of the episode's records: the workflow id with its first run id */
-  episodeId: string;
-  runId: string;
-  taskId: string;
-  policyVersion: string;
-  checker: CheckerKind;
-  outcome: Outcome;
-  /** by the chosen checker; null for environment failures */
-  reward: number | null;
-  /** solution-independent audit; null when no audit ran */
-  trueSuccess: boolean | null;
-  trueSuccessBasis: TrueSuccessBasis | null;
-  tamper: TamperFinding[];
-  counters: EpisodeCounters;
-  trajectoryUri: string;
-  scoringUri: string | null;
-  error: string | null;
-  timings: EpisodeTimings;
-  /** the episode's stop points in turn order (absent in results from before they were recorded) */
-  stops?: StopRecord[];
-  /** the policy versions its turns sampled, in order of first use (absent in results from before they were recorded) */
-  policyVersions?: string[];
-  /** how many times it parked (absent: never) */
-  parks?: number;
-}
+/** No time spent yet (an episode that never started). */
+export const emptyTimings = (): EpisodeTimings => ({ acquireMs: 0, turnsMs: 0, scoringMs: 0 });
 
 /**
  * A stop point: turn `turn` checked a repository that an earlier action of the action language had
  * changed (the agent interface's actionKind), so the next action chose between `submit` and
  * going on. For a constrained token-level policy these are the only states where it may submit.
  */
-export interface StopRecord {
-  turn: number;
+export const StopRecord = z.object({
+  turn: z.number().int().min(0),
   /** the check exited 0 */
-  passed: boolean;
+  passed: z.boolean(),
   /** the next action was `submit` */
-  submitted: boolean;
+  submitted: z.boolean(),
   /** the reward of submitting at this point: probed for passed checks when asked, else null */
-  probe: number | null;
+  probe: z.number().nullable(),
+});
+export type StopRecord = z.infer<typeof StopRecord>;
+
+/** How an episode ended: what `rolloutEpisode` returns and reports to its run. */
+export const EpisodeResult = z.object({
+  workflowId: z.string(),
+  /** the key of the episode's records: the workflow id with its first run id ({@link episodeIdOf}) */
+  episodeId: z.string(),
+  runId: z.string(),
+  taskId: z.string(),
+  policyVersion: z.string(),
+  checker: z.enum(CheckerKinds),
+  outcome: z.enum(Object.values(Outcomes) as [Outcome, ...Outcome[]]),
+  /** by the chosen checker; null for environment failures */
+  reward: z.number().nullable(),
+  /** solution-independent audit; null when no audit ran */
+  trueSuccess: z.boolean().nullable(),
+  trueSuccessBasis: z.enum(TrueSuccessBases).nullable(),
+  tamper: z.array(TamperFinding),
+  counters: EpisodeCounters,
+  trajectoryUri: z.string(),
+  scoringUri: z.string().nullable(),
+  error: z.string().nullable(),
+  timings: EpisodeTimings,
+  /** the episode's stop points in turn order (absent in results from before they were recorded) */
+  stops: z.array(StopRecord).optional(),
+  /** the policy versions its turns sampled, in order of first use (absent in results from before they were recorded) */
+  policyVersions: z.array(z.string()).optional(),
+  /** how many times it parked (absent: never) */
+  parks: z.number().int().min(0).optional(),
+});
+export type EpisodeResult = z.infer<typeof EpisodeResult>;
+
+/** The key of an episode's records: its workflow id with its first run id (stable across continue-as-new, new for a reused id). */
+export function episodeIdOf(workflowId: string, firstExecutionRunId: string): string {
+  return `${workflowId}@${firstExecutionRunId}`;
 }
 
-/** What an episode carries across continue-as-new: ids, counters and small summaries only. */
-export interface EpisodeState {
-  task: TaskSummary;
-  policy: PolicySummary;
-  sandbox: SandboxHandle;
-  counters: EpisodeCounters;
-  deadlineAtMs: number;
+/** The episode id of a workflow that failed or never started (no run of it wrote records). */
+export function failedEpisodeIdOf(workflowId: string): string {
+  return `${workflowId}@failed`;
+}
+
+/**
+ * The one result of an episode that ended as an environment failure outside its own turns: a
+ * child that failed as a workflow, one that could not be started, or the workflow's own failure
+ * reported to its run. Never trained on (no reward, no true success).
+ */
+export function failedEpisodeResult(fields: {
+  workflowId: string;
+  episodeId: string;
+  runId: string;
+  taskId: string;
+  checker: CheckerKind;
+  outcome: typeof Outcomes.policyError | typeof Outcomes.sandboxCrash;
+  error: string;
+  counters?: EpisodeCounters;
+}): EpisodeResult {
+  const { counters, ...rest } = fields;
+  return {
+    ...rest, policyVersion: '', reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
+    counters: counters ?? emptyCounters(), trajectoryUri: '', scoringUri: null, timings: emptyTimings(),
+  };
+}
+
+/** A parked episode's tree in the store (activities/sandbox/tree-snapshot.ts). */
+export const TreeSnapshotRef = z.object({
+  ref: z.string(),
+  digest: z.string(),
+  entries: z.number().int().min(0),
+  bytes: z.number().int().min(0),
+  root: z.object({ mode: z.number().int(), uid: z.number().int(), gid: z.number().int() }),
+});
+
+/**
+ * What an episode carries across continue-as-new: ids, counters and small summaries only; validated
+ * when the next run starts.
+ */
+export const EpisodeState = z.object({
+  task: TaskSummary,
+  policy: PolicySummary,
+  sandbox: SandboxHandle,
+  counters: EpisodeCounters,
+  deadlineAtMs: z.number(),
   /** absent in episodes started before timings were recorded */
-  timings?: EpisodeTimings;
-  stops?: StopRecord[];
+  timings: EpisodeTimings.optional(),
+  stops: z.array(StopRecord).optional(),
   /** an action of the action language changed the repository */
-  changed?: boolean;
+  changed: z.boolean().optional(),
   /** the policy versions its turns sampled, in order of first use */
-  versions?: string[];
+  versions: z.array(z.string()).optional(),
   /** the segment budget in force (absent: never park) */
-  segment?: SegmentBudget | null;
+  segment: z.lazy(() => SegmentBudget).nullable().optional(),
   /** the current segment: its number (0 first), and the turns and acting time spent in it */
-  segmentState?: { index: number; turns: number; actedMs: number };
-  parks?: number;
+  segmentState: z.object({ index: z.number().int().min(0), turns: z.number().int().min(0), actedMs: z.number().min(0) }).optional(),
+  parks: z.number().int().min(0).optional(),
   /** while parked: the tree's snapshot and the acting time left of the deadline */
-  parked?: { snapshot: { ref: string; digest: string; entries: number; bytes: number; root: { mode: number; uid: number; gid: number } }; actingLeftMs: number; atMs: number };
-}
-
-/** The name of the episode's progress query (the CLI's progress lines, the UI's Queries tab). */
-export const progressQueryName = 'progress';
+  parked: z.object({ snapshot: TreeSnapshotRef, actingLeftMs: z.number().min(0), atMs: z.number() }).optional(),
+});
+export type EpisodeState = z.infer<typeof EpisodeState>;
 
 export interface EpisodeProgress {
   phase: 'preparing' | 'acquiring' | 'running' | 'parking' | 'parked' | 'resuming' | 'scoring' | 'releasing';

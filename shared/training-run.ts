@@ -420,9 +420,6 @@ export function inEvalTail(input: Pick<TrainingRunInput, 'timeBudgetMinutes' | '
   return starting <= input.evalTail - 1;
 }
 
-
-export const trainingProgressQueryName = 'trainingProgress';
-
 export interface TrainingProgress {
   runId: string;
   /** `stopping`: an asynchronous run letting its episodes go (at its end, or cancelled) */

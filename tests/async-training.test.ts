@@ -10,13 +10,14 @@ import { describe, test } from 'node:test';
 import { createArtifactStore } from '../activities/store/artifact-store';
 import { decodeSafetensors } from '../activities/training/safetensors';
 import { createBuildBatchActivities } from '../activities/training/build-batch';
-import { episodeSignalNames, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
+import type { EpisodeResult } from '../shared/episode';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import type { TrainingRunState } from '../shared/training-run';
 import { projectRoot } from '../workers/config';
 import { waitFor } from './helpers/temporal';
 import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from './helpers/training';
+import { episodeProgressQuery, resumeSignal } from '../workflows/messages';
 
 const suite = useTrainingEnvironment();
 
@@ -86,9 +87,9 @@ describe('asynchronous trainingRun', () => {
       taskQueue: suite.worker.taskQueue, workflowId,
       args: [{ task: join(tasks, 'swp-min-max-08'), policy: formatPolicySpec({ kind: 'completions', url: suite.policyServer, version: v1 }), segment: { maxTurns: 2 }, budgets: { maxTurns: 5 }, runId: 'ci-span' }],
     });
-    await waitFor('the episode to park', async () => (await handle.query<EpisodeProgress>('progress').catch(() => null))?.phase === 'parked', 180_000);
+    await waitFor('the episode to park', async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'parked', 180_000);
     const v2 = await load(2);
-    await handle.signal(episodeSignalNames.resume, { policyVersion: v2, segment: null });
+    await handle.signal(resumeSignal, { policyVersion: v2, segment: null });
     const episode = (await handle.result()) as EpisodeResult;
     assert.deepEqual(episode.policyVersions, [v1, v2]);
     assert.equal(episode.parks, 1);

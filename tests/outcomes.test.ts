@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { progressQueryName, type EpisodeProgress } from '../shared/episode';
 import {
   containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer, volumesOf, waitFor,
 } from './helpers/temporal';
+import { episodeProgressQuery } from '../workflows/messages';
 
 const suite = useEpisodeServer();
 
@@ -37,7 +37,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     const handle = await suite.env.client.workflow.start('rolloutEpisode', { taskQueue: suite.worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
     await waitFor('the agent container', async () => (await containersOf(workflowId)).some((c) => c.State === 'running'));
     const progress = await waitFor('a turn in progress', async () => {
-      const answer = await handle.query<EpisodeProgress>(progressQueryName);
+      const answer = await handle.query(episodeProgressQuery);
       return answer.phase === 'running' && answer.counters.turns >= 1 ? answer : null;
     });
     assert.equal(progress.taskId, 'off-by-one-range');

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { progressQueryName, type EpisodeProgress, type EpisodeResult } from '../shared/episode';
+import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
 import { startRestartableServer, type RestartableServer } from './helpers/dev-server';
 import { containersOf, readTrajectory, scriptedPolicy, task, volumesOf, waitFor } from './helpers/temporal';
 import { killChild, spawnWorker, stopChild, waitReady } from './helpers/worker-process';
+import { episodeProgressQuery } from '../workflows/messages';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-parking-'));
 // the store every host shares (a shared mount across machines)
@@ -81,7 +82,7 @@ test('parked after 2 turns, the worker killed and the dev server restarted meanw
     for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}" AND AgentrlPhase = "parked"` })) return execution;
     return null;
   }, 180_000);
-  assert.equal((await handle.query<EpisodeProgress>(progressQueryName)).phase, 'parked');
+  assert.equal((await handle.query(episodeProgressQuery)).phase, 'parked');
   await waitFor('the parked episode\'s container and volumes to go', async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0, 30_000);
 
   // while parked: the worker killed, the dev server killed and started again
@@ -131,7 +132,7 @@ test('a resume sent before the park is kept; --segment-turns parks it again; a p
   const handle = await client.workflow.start('rolloutEpisode', {
     taskQueue, workflowId, args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 1, parkTtlMs: '4s' } }],
   });
-  await waitFor('the first turn to run', async () => (await handle.query<EpisodeProgress>(progressQueryName).catch(() => null))?.phase === 'running', 120_000);
+  await waitFor('the first turn to run', async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'running', 120_000);
   const cli = (...args: string[]) => spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'episode', 'resume', workflowId, ...args], {
     env: { ...process.env, TEMPORAL_ADDRESS: server.address, AGENTRL_STATE_DIR: join(state, 'cli') }, encoding: 'utf8', timeout: 60_000,
   });

@@ -10,7 +10,8 @@ import { createArtifactStore } from '../activities/store/artifact-store';
 import { createEpisodeRecords } from '../activities/store/episode-records';
 import { stopDecisions } from '../shared/compact-actions/context';
 import { policyTokenizer } from '../shared/tokenizer';
-import { trainingProgressQueryName, type TrainingProgress, type TrainingRunState } from '../shared/training-run';
+import type { TrainingProgress, TrainingRunState } from '../shared/training-run';
+import { trainingProgressQuery } from '../workflows/messages';
 import type { EpisodeResult } from '../shared/episode';
 import { projectRoot } from '../workers/config';
 import { waitFor } from './helpers/temporal';
@@ -26,7 +27,7 @@ async function startRunUntil(runId: string, tasks: string[], seed: number, what:
   };
   const handle = await suite.env.client.workflow.start('trainingRun', { taskQueue: suite.worker.taskQueue, workflowId: runId, args: [input] });
   await waitFor(what, async () => {
-    const progress = await handle.query<TrainingProgress>(trainingProgressQueryName).catch(() => null);
+    const progress = await handle.query(trainingProgressQuery).catch(() => null);
     return progress !== null && until(progress);
   }, 300_000);
   return { handle, input };

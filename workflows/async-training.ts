@@ -1,8 +1,8 @@
 import {
-  CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, condition, getExternalWorkflowHandle, isCancellation, log, startChild, workflowInfo,
+  CancellationScope, ChildWorkflowCancellationType, type SignalDefinition, ParentClosePolicy, condition, getExternalWorkflowHandle, isCancellation, log, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import type { BuiltBatch } from '../activities';
-import { episodeSignalNames, type EpisodeEvent, type EpisodeResult } from '../shared/episode';
+import type { EpisodeResult } from '../shared/episode';
 import { environmentFailures, Outcomes } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
 import {
@@ -10,7 +10,8 @@ import {
 } from '../shared/training-run';
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
-import { batchEpisode, episodeInput, maxResamples, taskName } from './training-episodes';
+import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent } from './messages';
+import { batchEpisode, childFailure, episodeInput, maxResamples, taskName } from './training-episodes';
 import { activities, batchModel, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
 
 /** How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their containers. */
@@ -219,7 +220,7 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
     if (isCancellation(error)) throw error;
     delete pool.running[entry.id];
     log.warn('episode could not be started; counted as an environment failure', { workflowId: entry.id, error: String(error) });
-    acceptResult(run, pool, entry, failedStart(run, entry, String(error)));
+    acceptResult(run, pool, entry, childFailure(run.input, run.runId, entry, entry.id, String(error)));
   }
 }
 
@@ -233,15 +234,15 @@ async function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): P
 function sendResume(run: Run, pool: AsyncPool, id: string): void {
   pool.parked[id]!.resumeSent = true;
   const version = settings(run).versionSwitch === 'turn' ? { policyVersion: run.state.policy.version } : {};
-  void signalEpisode(id, episodeSignalNames.resume, version);
+  void signalEpisode(id, resumeSignal, version);
 }
 
 /** Signals an episode; one that has just ended is no error. */
-async function signalEpisode(id: string, name: string, payload: unknown): Promise<void> {
+async function signalEpisode<Args extends unknown[]>(id: string, signal: SignalDefinition<Args>, ...args: Args): Promise<void> {
   try {
-    await getExternalWorkflowHandle(id).signal(name, payload);
+    await getExternalWorkflowHandle(id).signal(signal, ...args);
   } catch (error) {
-    log.info('episode did not take the signal (it has ended)', { workflowId: id, signal: name, error: String(error) });
+    log.info('episode did not take the signal (it has ended)', { workflowId: id, signal: signal.name, error: String(error) });
   }
 }
 
@@ -349,10 +350,10 @@ async function announce(run: Run, pool: AsyncPool, version: string): Promise<voi
     if (pool.parked[id]) {
       if (!pool.parked[id].resumeSent) {
         pool.parked[id].resumeSent = true;
-        sends.push(signalEpisode(id, episodeSignalNames.resume, switching ? { policyVersion: version } : {}));
+        sends.push(signalEpisode(id, resumeSignal, switching ? { policyVersion: version } : {}));
       }
     } else if (switching) {
-      sends.push(signalEpisode(id, episodeSignalNames.usePolicyVersion, { version }));
+      sends.push(signalEpisode(id, usePolicyVersionSignal, { version }));
     }
   }
   await Promise.all(sends);
@@ -381,7 +382,7 @@ async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string):
   pool.queue = [];
   await Promise.all(ids.map(async (id) => {
     try {
-      if (pool.parked[id]) await getExternalWorkflowHandle(id).signal(episodeSignalNames.release, { reason });
+      if (pool.parked[id]) await getExternalWorkflowHandle(id).signal(releaseSignal, { reason });
       else await getExternalWorkflowHandle(id).cancel();
     } catch (error) {
       // it ended meanwhile: its report comes, or it came
@@ -393,20 +394,10 @@ async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string):
     await condition(() => events.length > 0, Math.max(1, deadline - Date.now()));
     for (const event of events.splice(0)) {
       // one that parked after it was cancelled is released too
-      if (event.kind === 'parked' && pool.running[event.workflowId]) void signalEpisode(event.workflowId, episodeSignalNames.release, { reason });
+      if (event.kind === 'parked' && pool.running[event.workflowId]) void signalEpisode(event.workflowId, releaseSignal, { reason });
       stopped(event);
     }
   }
   if (Object.keys(pool.running).length) log.warn('episodes did not report their end in time; the reaper removes what they left', { episodes: Object.keys(pool.running) });
-}
-
-/** The result of an episode that could not be started: an environment failure. */
-function failedStart(run: Run, entry: PoolEpisode, error: string): EpisodeResult {
-  return {
-    workflowId: entry.id, episodeId: `${entry.id}@failed`, runId: run.runId, taskId: taskName(entry.task), policyVersion: '', checker: run.input.checker,
-    outcome: Outcomes.sandboxCrash, reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
-    counters: { turns: 0, toolCalls: 0, toolErrors: 0, truncatedOutputs: 0, toolTimeouts: 0, tokens: 0, turnLimitHits: 0, tokenLimitHits: 0, deadlineHits: 0, contextSplits: 0 },
-    trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
-  };
 }
 

@@ -1,19 +1,22 @@
 import { servedPolicyKinds } from '../shared/policy-spec';
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
-  ContinueAsNew, condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, isCancellation, log, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, log, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary } from '../activities';
 import {
-  defaultLimits, defaultParkTtlMs, emptyCounters, EpisodeInput, episodeSignalNames, progressQueryName, ResumeRequest,
-  type EpisodeEvent, type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
+  defaultLimits, defaultParkTtlMs, emptyCounters, emptyTimings, EpisodeInput, episodeIdOf, failedEpisodeResult, ResumeRequest,
+  type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
 import { SearchAttributes } from '../shared/search-attributes';
 import { describeIssues } from '../shared/task-spec';
 import { hostQueue, sandboxesQueue } from '../shared/task-queues';
+import {
+  episodeEventSignal, episodeProgressQuery, parsePayload, Release, releaseSignal, resumeSignal, UsePolicyVersion, usePolicyVersionSignal, type EpisodeEvent,
+} from './messages';
 
 // on the workflow's own task queue: any worker of this deployment can run them
 /** How long a turn may run past the episode's deadline before the episode gives up on it. */
@@ -25,18 +28,6 @@ const records = proxyActivities<EpisodeActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 12 },
 });
-
-/** Where an episode is: answered from workflow state, nothing is recorded in history. */
-export const progressQuery = defineQuery<EpisodeProgress>(progressQueryName);
-
-/** Resumes a parked episode (kept when it comes before the park); the UI sends it with a JSON ResumeRequest. */
-export const resumeSignal = defineSignal<[unknown]>(episodeSignalNames.resume);
-/** From the next turn on, a completions policy samples this version (a run's `versionSwitch: "turn"`). */
-export const usePolicyVersionSignal = defineSignal<[{ version: string }]>(episodeSignalNames.usePolicyVersion);
-/** Ends a parked episode as `abandoned` (at once, or at its next park). */
-export const releaseSignal = defineSignal<[{ reason: string }]>(episodeSignalNames.release);
-/** The signal a training run takes from its episodes. */
-export const episodeEventSignal = defineSignal<[EpisodeEvent]>(episodeSignalNames.episodeEvent);
 
 /** The marker of episodes that keep the AgentrlPhase search attribute (episodes recorded before it replay without). */
 const phasePatch = 'agentrl-phase';
@@ -51,15 +42,24 @@ interface Control {
 /** One agent episode: acquire a sandbox, take turns until an outcome (parking between segments when asked), score, release. */
 export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeResult> {
   const progress: EpisodeProgress = { phase: 'preparing', counters: emptyCounters(), taskId: null };
-  setHandler(progressQuery, () => progress);
+  setHandler(episodeProgressQuery, () => progress);
   const control: Control = { resume: null, release: null, version: null };
+  // a signal has no caller to answer: a malformed payload is logged and ignored
   setHandler(resumeSignal, (raw) => {
-    const parsed = ResumeRequest.safeParse(raw ?? {});
-    if (parsed.success) control.resume = parsed.data;
-    else log.warn('resume signal ignored: not a resume request', { error: describeIssues('resume', parsed.error) });
+    const parsed = parsePayload(ResumeRequest, raw);
+    if (parsed.ok) control.resume = parsed.value;
+    else log.warn('resume signal ignored: not a resume request', { error: parsed.error });
   });
-  setHandler(usePolicyVersionSignal, ({ version }) => void (control.version = version));
-  setHandler(releaseSignal, ({ reason }) => void (control.release = reason));
+  setHandler(usePolicyVersionSignal, (raw) => {
+    const parsed = parsePayload(UsePolicyVersion, raw);
+    if (parsed.ok) control.version = parsed.value.version;
+    else log.warn('usePolicyVersion signal ignored', { error: parsed.error });
+  });
+  setHandler(releaseSignal, (raw) => {
+    const parsed = parsePayload(Release, raw);
+    if (parsed.ok) control.release = parsed.value.reason;
+    else log.warn('release signal ignored', { error: parsed.error });
+  });
   const parsed = EpisodeInput.safeParse(rawInput ?? {});
   if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
@@ -81,7 +81,7 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
 async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, control: Control): Promise<EpisodeResult> {
   const { workflowId } = workflowInfo();
   // keys the sandbox, the journal and the records: stable across continue-as-new, new for a reused workflow id
-  const episodeId = `${workflowId}@${workflowInfo().firstExecutionRunId}`;
+  const episodeId = currentEpisodeId();
   let state = input.resume;
   if (!state) {
     const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy, sampling: input.sampling });
@@ -105,7 +105,7 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
     if (input.segment) Object.assign(state, { segment: input.segment, segmentState: { index: 0, turns: 0, actedMs: 0 } });
   }
   const episode = state;
-  episode.timings ??= { acquireMs: 0, turnsMs: 0, scoringMs: 0 };
+  episode.timings ??= emptyTimings();
   Object.assign(progress, { phase: episode.parked ? 'parked' : 'running', counters: episode.counters, taskId: episode.task.id, segmented: Boolean(episode.segment), parks: episode.parks ?? 0 });
   let host = hostActivities(input, episode.sandbox);
   let continuing = false;
@@ -252,14 +252,17 @@ async function report(input: EpisodeInput, event: EpisodeEvent): Promise<void> {
 
 /** The result reported for an episode that failed as a workflow: an environment failure (never trained on). */
 function failedResult(input: EpisodeInput, progress: EpisodeProgress, error: unknown): EpisodeResult {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
   const policyFailure = failureType(error) === ErrorTypes.policyError || failureType(error) === ErrorTypes.invalidPolicy;
-  return {
-    workflowId, episodeId: `${workflowId}@${firstExecutionRunId}`, runId: input.runId, taskId: progress.taskId ?? '', policyVersion: '', checker: input.checker,
-    outcome: policyFailure ? Outcomes.policyError : Outcomes.sandboxCrash, reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
-    counters: progress.counters, trajectoryUri: '', scoringUri: null, error: isCancellation(error) ? 'cancelled' : messageOf(error),
-    timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
-  };
+  return failedEpisodeResult({
+    workflowId: workflowInfo().workflowId, episodeId: currentEpisodeId(), runId: input.runId, taskId: progress.taskId ?? '', checker: input.checker,
+    outcome: policyFailure ? Outcomes.policyError : Outcomes.sandboxCrash, error: isCancellation(error) ? 'cancelled' : messageOf(error), counters: progress.counters,
+  });
+}
+
+/** This episode's id: its workflow id with its first run id (shared/episode.ts). */
+function currentEpisodeId(): string {
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  return episodeIdOf(workflowId, firstExecutionRunId);
 }
 
 type Host = ReturnType<typeof hostActivities>;
@@ -298,8 +301,7 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
 
 /** Runs turns until an outcome, until the segment ends (park), or until it is time to continue as new. */
 async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, control: Control, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
-  const episodeId = `${workflowId}@${firstExecutionRunId}`;
+  const episodeId = currentEpisodeId();
   const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
   const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
   const counters = episode.counters;
@@ -417,8 +419,9 @@ async function finish(
   score: ScoreSummary | null,
   error: string | null,
 ): Promise<EpisodeResult> {
-  const { workflowId, firstExecutionRunId } = workflowInfo();
-  const trajectoryUri = await records.writeTrajectory({ episodeId: `${workflowId}@${firstExecutionRunId}` });
+  const { workflowId } = workflowInfo();
+  const episodeId = currentEpisodeId();
+  const trajectoryUri = await records.writeTrajectory({ episodeId });
   // an agent crash scores 0 and stays trainable; environment failures have no reward
   const reward = score ? score.reward : outcome === Outcomes.agentCrash ? 0 : null;
   upsertSearchAttributes([
@@ -428,7 +431,7 @@ async function finish(
   ]);
   return {
     workflowId,
-    episodeId: `${workflowId}@${firstExecutionRunId}`,
+    episodeId,
     runId: input.runId,
     taskId: episode.task.id,
     policyVersion: episode.policy.version,
@@ -442,7 +445,7 @@ async function finish(
     trajectoryUri,
     scoringUri: score?.scoringUri ?? null,
     error,
-    timings: episode.timings ?? { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
+    timings: episode.timings ?? emptyTimings(),
     stops: episode.stops ?? [],
     ...(episode.versions ? { policyVersions: episode.versions } : {}),
     ...(episode.parks ? { parks: episode.parks } : {}),

@@ -1,6 +1,6 @@
 import { ApplicationFailure, ParentClosePolicy, executeChild, isCancellation, log, patched } from '@temporalio/workflow';
 import type { BatchEpisode } from '../activities';
-import { emptyCounters, EpisodeInput, type EpisodeResult } from '../shared/episode';
+import { EpisodeInput, failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { environmentFailures, Outcomes } from '../shared/outcomes';
 import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';
@@ -59,7 +59,7 @@ export async function runEpisodes(
       if (isCancellation(error)) throw error;
       log.warn('episode failed; counted as an environment failure', { workflowId, error: String(error) });
       const outcome = applicationFailureTypes(error).includes(ErrorTypes.policyError) ? Outcomes.policyError : Outcomes.sandboxCrash;
-      return failedEpisode(workflowId, spec.task, runId, String(error), outcome);
+      return childFailure(input, runId, spec, workflowId, String(error), outcome);
     }
   };
   const lane = async () => {
@@ -107,11 +107,17 @@ function applicationFailureTypes(error: unknown): string[] {
   return types;
 }
 
-/** The result of a child that failed as a workflow: an environment failure with its error. */
-function failedEpisode(workflowId: string, task: string, runId: string, error: string, outcome: typeof Outcomes.policyError | typeof Outcomes.sandboxCrash): EpisodeResult {
-  return {
-    workflowId, episodeId: `${workflowId}@failed`, runId, taskId: taskName(task), policyVersion: '', checker: 'strict', outcome, reward: null, trueSuccess: null,
-    trueSuccessBasis: null, tamper: [], counters: emptyCounters(),
-    trajectoryUri: '', scoringUri: null, error, timings: { acquireMs: 0, turnsMs: 0, scoringMs: 0 },
-  };
+/**
+ * The result of one of the run's episodes that failed as a workflow or could not be started: an
+ * environment failure with its error, under the run's checker.
+ */
+export function childFailure(
+  input: Pick<TrainingRunInput, 'checker'>,
+  runId: string,
+  spec: Pick<EpisodeSpec, 'task'>,
+  workflowId: string,
+  error: string,
+  outcome: typeof Outcomes.policyError | typeof Outcomes.sandboxCrash = Outcomes.sandboxCrash,
+): EpisodeResult {
+  return failedEpisodeResult({ workflowId, episodeId: failedEpisodeIdOf(workflowId), runId, taskId: taskName(spec.task), checker: input.checker, outcome, error });
 }

@@ -1,5 +1,4 @@
-import { ApplicationFailure, continueAsNew, defineQuery, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { EpisodeEvent } from '../shared/episode';
+import { ApplicationFailure, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
@@ -7,14 +6,12 @@ import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
 import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, type TrainerActivities, type TrainOnBatchResult } from '../shared/trainer-contract';
 import {
-  hfModelOf, inEvalTail, summariseEpisodes, TrainingRunInput, trainingProgressQueryName, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
+  hfModelOf, inEvalTail, summariseEpisodes, TrainingRunInput, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
 } from '../shared/training-run';
 import { runAsync } from './async-training';
-import { episodeEventSignal } from './rollout-episode';
+import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
 import { activities, batchModel, checked, publish, publishWeights, servedPolicy, stepFigures, trainerModel, trainStep, type Run } from './training-steps';
-
-export const trainingProgressQuery = defineQuery<TrainingProgress>(trainingProgressQueryName);
 
 export interface TrainingRunResult {
   runId: string;
@@ -41,7 +38,11 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
   setHandler(trainingProgressQuery, () => progress);
   // an asynchronous run's episodes report here by signal, whichever run of the chain is current
   const events: EpisodeEvent[] = [];
-  setHandler(episodeEventSignal, (event) => void events.push(event));
+  setHandler(episodeEventSignal, (raw) => {
+    const event = parsePayload(EpisodeEvent, raw);
+    if (event.ok) events.push(event.value);
+    else log.warn('episode event ignored: not an episode event', { error: event.error });
+  });
   const trainer = proxyActivities<TrainerActivities>({
     // the Python worker's queue derives from this run's: a second deployment never meets this trainer
     taskQueue: trainingQueue(workflowInfo().taskQueue),

@@ -1,5 +1,6 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { episodeSignalNames, progressQueryName, ResumeRequest, type EpisodeProgress } from '../../shared/episode';
+import { ResumeRequest } from '../../shared/episode';
+import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 import { loadConfig } from '../../workers/config';
 import { positiveInt, type Command } from '../command';
 
@@ -43,10 +44,10 @@ export const episodeResume: Command = {
       }
       if (description.type !== 'rolloutEpisode') throw new Error(`${workflowId} is a ${description.type} workflow, not an episode`);
       if (description.status.name !== 'RUNNING') throw new Error(`episode ${workflowId} has already ended (${description.status.name.toLowerCase()})`);
-      await handle.signal(episodeSignalNames.resume, request);
+      await handle.signal(resumeSignal, request);
       // a query needs a worker; without one (all stopped) the resume still waits in the workflow's history
       const progress = await Promise.race([
-        handle.query<EpisodeProgress>(progressQueryName).catch(() => null),
+        handle.query(episodeProgressQuery).catch(() => null),
         new Promise<null>((resolveLater) => setTimeout(() => resolveLater(null), 3000).unref()),
       ]);
       if (progress?.phase === 'parked') console.log(`${workflowId}: resume accepted; it resumes now`);

@@ -1,0 +1,52 @@
+/**
+ * Every message a workflow takes: the signals and queries of `rolloutEpisode` and `trainingRun`,
+ * each defined once with its payload schema. Senders (the CLI, the training run, tests, benches)
+ * and handlers use these objects, never a name: a name appears only here, and it is part of the
+ * workflows' history (renaming one breaks the replay of running workflows).
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { z } from 'zod';
+import { EpisodeResult, type ResumeRequest, type EpisodeProgress } from '../shared/episode';
+import type { TrainingProgress } from '../shared/training-run';
+
+/** Where an episode is: answered from workflow state (the CLI's progress lines, the UI's Queries tab). */
+export const episodeProgressQuery = defineQuery<EpisodeProgress>('progress');
+
+/**
+ * Resumes a parked episode (kept when it comes before the park); the UI sends it with a JSON
+ * {@link ResumeRequest}. Its payload is validated by the handler: a malformed one is logged and ignored.
+ */
+export const resumeSignal = defineSignal<[z.input<typeof ResumeRequest>]>('resume');
+
+/** The payload of {@link usePolicyVersionSignal}. */
+export const UsePolicyVersion = z.object({ version: z.string().min(1) }).strict();
+/** From the next turn on, a completions policy samples this version (a run's `versionSwitch: "turn"`). */
+export const usePolicyVersionSignal = defineSignal<[z.input<typeof UsePolicyVersion>]>('usePolicyVersion');
+
+/** The payload of {@link releaseSignal}. */
+export const Release = z.object({ reason: z.string() }).strict();
+/** Ends a parked episode as `abandoned` (at once, or at its next park). */
+export const releaseSignal = defineSignal<[z.input<typeof Release>]>('release');
+
+/** What an episode tells the run that started it (`reportTo`): that it parked, resumed or finished (with its result). */
+export const EpisodeEvent = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('parked'), workflowId: z.string(), version: z.string(), turns: z.number().int().min(0) }),
+  z.object({ kind: z.literal('resumed'), workflowId: z.string(), version: z.string() }),
+  z.object({ kind: z.literal('finished'), workflowId: z.string(), result: EpisodeResult }),
+]);
+export type EpisodeEvent = z.infer<typeof EpisodeEvent>;
+/** The signal a training run takes from its episodes. */
+export const episodeEventSignal = defineSignal<[EpisodeEvent]>('episodeEvent');
+
+/** Where a training run is: phase, iteration, episodes done, the last iteration's metrics. */
+export const trainingProgressQuery = defineQuery<TrainingProgress>('trainingProgress');
+
+/**
+ * Parses a signal's payload; a malformed one yields null and the reason (the handler logs it and
+ * ignores the signal, since a signal has no caller to answer).
+ */
+export function parsePayload<T extends z.ZodType>(schema: T, raw: unknown): { ok: true; value: z.infer<T> } | { ok: false; error: string } {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ') };
+}
