@@ -41,6 +41,7 @@ Only the Python 3.11 standard library is used.  Importable as a module:
 import ast
 import base64
 import binascii
+import fnmatch
 import io
 import json
 import os
@@ -116,12 +117,9 @@ EMITTED_KINDS = tuple(BUILTIN_KINDS)
 EFFECTS = ("forges_pass", "report_only")
 STATUSES = ("added", "modified", "deleted")
 
-CONFIG_FILES = frozenset({
-    "conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
-    "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py", "usercustomize.py",
-})
-STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
-TEST_DIRS = frozenset({"tests", "test"})
+# what is a test, a test configuration or a start-up file: shared/checker-paths.json, the one list
+# that shared/checker-paths.ts reads too (load_checker_paths; the input may name another file)
+CONFIG_FILES = STARTUP_FILES = STARTUP_SUFFIXES = TEST_DIRS = TEST_FILES = None
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy"})
 SHADOW_EXTRA = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig"})
 MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
@@ -284,6 +282,53 @@ def load_kinds(path=None):
 # --------------------------------------------------------------------------
 # path classification
 # --------------------------------------------------------------------------
+def default_checker_paths_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "shared", "checker-paths.json"))
+
+
+def _names(rules, field, where):
+    value = rules.get(field)
+    if not isinstance(value, list) or not all(isinstance(v, str) and v and "/" not in v for v in value):
+        raise InputError("%s: %s must be a list of file names" % (where, field))
+    return value
+
+
+def set_checker_paths(rules, where):
+    """Validates the path rules (the shape of shared/checker-paths.json) and makes them the ones in force."""
+    global CONFIG_FILES, STARTUP_FILES, STARTUP_SUFFIXES, TEST_DIRS, TEST_FILES
+    if not isinstance(rules, dict):
+        raise InputError("%s: checker paths must be an object" % where)
+    TEST_FILES = tuple(_names(rules, "testFiles", where))
+    TEST_DIRS = frozenset(_names(rules, "testDirs", where))
+    CONFIG_FILES = frozenset(_names(rules, "configFiles", where))
+    STARTUP_FILES = frozenset(_names(rules, "startupFiles", where))
+    STARTUP_SUFFIXES = tuple(_names(rules, "startupSuffixes", where))
+    return rules
+
+
+def load_checker_paths(path=None):
+    """Reads the path rules from path (default: shared/checker-paths.json beside this script's folder)."""
+    path = path or default_checker_paths_path()
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError("cannot read checker paths file %s: %s" % (path, e))
+    return set_checker_paths(data, path)
+
+
+def _require_checker_paths():
+    if TEST_FILES is None:
+        load_checker_paths(None)
+
+
+def is_startup_path(path):
+    _require_checker_paths()
+    name = _parts(path)[-1]
+    return name in STARTUP_FILES or name.endswith(STARTUP_SUFFIXES)
+
+
 def _parts(path):
     p = path.replace("\\", "/")
     while p.startswith("./"):
@@ -292,14 +337,14 @@ def _parts(path):
 
 
 def is_config_path(path):
-    name = _parts(path)[-1]
-    return name in CONFIG_FILES or name.endswith(".pth")
+    _require_checker_paths()
+    return _parts(path)[-1] in CONFIG_FILES or is_startup_path(path)
 
 
 def is_test_path(path):
+    _require_checker_paths()
     parts = _parts(path)
-    name = parts[-1]
-    if name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")):
+    if any(fnmatch.fnmatchcase(parts[-1], glob) for glob in TEST_FILES):
         return True
     return any(d in TEST_DIRS for d in parts[:-1])
 
@@ -1172,13 +1217,13 @@ def detect(changes):
             found.append((path, "symlink", 0, "symlink %s" % status))
         if protected or symlink:
             continue
-        if name in STARTUP_FILES or name.endswith(".pth"):
+        if is_startup_path(key):
             if status == "added":
                 found.append((path, "shadowing_module", 0, "added interpreter startup file %s" % name))
             else:
                 found.append((path, "config_edit", 0, "config file %s" % status))
             continue
-        if name in CONFIG_FILES:
+        if is_config_path(key):
             found.append((path, "config_edit", 0, "config file %s" % status))
             continue
         if status == "added" and not is_test_path(key):
@@ -1223,15 +1268,37 @@ def _kinds_from_input(data):
     return load_kinds(None)
 
 
+def _checker_paths_from_input(data):
+    if data.get("checkerPaths") is not None:
+        return set_checker_paths(data["checkerPaths"], "inline checkerPaths")
+    if data.get("checkerPathsFile") is not None:
+        if not isinstance(data["checkerPathsFile"], str):
+            raise InputError("checkerPathsFile must be a string")
+        return load_checker_paths(data["checkerPathsFile"])
+    return load_checker_paths(None)
+
+
+def _classify(paths):
+    """What each path (a key: shared/repo-paths.ts) is to the checker: the answer of classifyPath in shared/checker-paths.ts."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and _parts(p) for p in paths):
+        raise InputError("classify must be a list of non-empty paths")
+    out = [{"path": p, "test": is_test_path(p), "config": is_config_path(p), "startup": is_startup_path(p)} for p in paths]
+    sys.stdout.write(json.dumps({"paths": out}) + "\n")
+    return 0
+
+
 def main():
     try:
         try:
             data = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as e:
             raise InputError("input is not valid JSON: %s" % _exc_text(e))
-        if not isinstance(data, dict) or "changes" not in data:
+        if not isinstance(data, dict) or ("changes" not in data and "classify" not in data):
             raise InputError('input must be an object with a "changes" list')
         _kinds_from_input(data)
+        _checker_paths_from_input(data)
+        if data.get("classify") is not None:
+            return _classify(data["classify"])
         findings = detect(data["changes"])
     except InputError as e:
         sys.stderr.write("detect-tamper: %s\n" % e)

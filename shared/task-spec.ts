@@ -30,6 +30,11 @@ export const ExpectedTests = z.object({
   oracle: z.array(z.string()),
   /** canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the survival bound */
   twins: z.object({ count: z.number().int(), uncovered: z.array(z.string()), survival: z.number() }).strict().optional(),
+  /**
+   * the digest of what the validation depended on (activities/tasks/validation-digest.ts): while it
+   * matches, `task validate --check` need not run the task's containers again
+   */
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
 });
 export type ExpectedTests = z.infer<typeof ExpectedTests>;
 

@@ -11,6 +11,7 @@ import { GraderError } from './grading';
 export async function detectTamper(changes: readonly FileChange[]): Promise<TamperFinding[]> {
   const script = join(sandboxDir, 'detect-tamper.py');
   const kindsFile = join(sandboxDir, '..', 'shared', 'tamper-kinds.json');
+  const checkerPathsFile = join(sandboxDir, '..', 'shared', 'checker-paths.json');
   const output = await new Promise<string>((resolveRun, reject) => {
     const child = spawn('python3', ['-I', script], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -19,7 +20,7 @@ export async function detectTamper(changes: readonly FileChange[]): Promise<Tamp
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolveRun(stdout) : reject(new GraderError(`tamper detector failed (exit ${code}): ${stderr.slice(-500)}`))));
-    child.stdin.end(JSON.stringify({ changes, kindsFile }));
+    child.stdin.end(JSON.stringify({ changes, kindsFile, checkerPathsFile }));
   });
   return parseJson(z.object({ findings: z.array(TamperFinding) }), output, 'tamper detector output').findings;
 }

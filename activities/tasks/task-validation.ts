@@ -12,6 +12,7 @@ import { freshCalls, judgeTwins, planTwins } from '../checker/twins';
 import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { loadTaskFolder, readTree, TaskError } from './task-loader';
+import { validationDigest } from './validation-digest';
 
 export interface ValidationCheck {
   name: string;
@@ -27,6 +28,8 @@ export interface ValidationReport {
   expected: ExpectedTests | null;
   /** true when expected-tests.json was written or already matched */
   recorded: boolean;
+  /** true when the recorded digest matched and nothing was run (`check` without `full`) */
+  skipped?: boolean;
 }
 
 /** The seed of the twins whose coverage `task validate` records (grading uses secret seeds). */
@@ -39,11 +42,17 @@ const validationSeed = createHash('sha256').update('agentrl task validate').dige
 export async function validateTask(
   dir: string,
   deps: { docker: Dockerode; sandbox: AgentrlConfig['sandbox']; testTimeoutMs?: number },
-  options: { check?: boolean } = {},
+  options: { check?: boolean; full?: boolean } = {},
 ): Promise<ValidationReport> {
   const loaded = loadTaskFolder(dir, deps.sandbox.image, { requireExpected: false });
   const { snapshot } = loaded;
   const id = snapshot.spec.id;
+  const digest = validationDigest(loaded.dir, snapshot.spec.image);
+  if (options.check && !options.full && snapshot.expected.digest === digest) {
+    // the task, its image recipe and the grading code are what they were when it was validated
+    const check = { name: 'expected-tests.json was validated against this task, image and grader', ok: true, detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)` };
+    return { taskId: id, dir: loaded.dir, ok: true, checks: [check], expected: snapshot.expected, recorded: true, skipped: true };
+  }
   if (!loaded.solutionPatch) throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
   if (!loaded.hasOracle) throw new TaskError(`${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle)`);
   if (Object.keys(snapshot.hidden).length === 0) throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
@@ -139,12 +148,15 @@ export async function validateTask(
   if (twins) expected.twins = twins;
   const ok = checks.every((check) => check.ok);
   const expectedPath = join(loaded.dir, 'expected-tests.json');
-  const serialized = `${JSON.stringify(expected, null, 2)}\n`;
+  const serialized = `${JSON.stringify({ ...expected, digest }, null, 2)}\n`;
   const current = existsSync(expectedPath) ? readFileSync(expectedPath, 'utf8') : null;
-  let recorded = current === serialized;
+  // the ids and twin coverage decide; a stale digest only costs the next check a full run
+  const { digest: recordedDigest, ...currentIds } = current === null ? { digest: undefined } : (JSON.parse(current) as ExpectedTests);
+  let recorded = current !== null && JSON.stringify(currentIds) === JSON.stringify(expected);
   if (options.check) {
-    checks.push({ name: 'expected-tests.json matches the recorded ids', ok: recorded, detail: current === null ? 'missing' : recorded ? 'up to date' : 'differs: run task validate without --check' });
-  } else if (ok && !recorded) {
+    const stale = recorded && recordedDigest !== digest ? '; its digest is stale (run task validate without --check to record it, so that later checks skip this task)' : '';
+    checks.push({ name: 'expected-tests.json matches the recorded ids', ok: recorded, detail: current === null ? 'missing' : recorded ? `up to date${stale}` : 'differs: run task validate without --check' });
+  } else if (ok && current !== serialized) {
     writeFileSync(expectedPath, serialized);
     recorded = true;
   }

@@ -9,21 +9,24 @@ import { findTaskFolders } from '../evaluation';
 export const taskValidate: Command = {
   summary: 'prove tasks sound in real containers and record their expected test ids',
   usage: [
-    'Usage: npx agentrl task validate DIR [DIR...] [--check]',
-    '       npx agentrl task validate --all [--check]',
+    'Usage: npx agentrl task validate DIR [DIR...] [--check] [--full] [--jobs N]',
+    '       npx agentrl task validate --all [--check] [--full] [--jobs N]',
     '',
     'In real containers: the starting repository must fail, solution.patch must pass visible, hidden and oracle tests,',
-    'and wrong-fix.patch (if present) must pass the visible tests only. Writes expected-tests.json.',
+    'and wrong-fix.patch (if present) must pass the visible tests only. Writes expected-tests.json with the digest of',
+    'what the verdict depends on (the task folder, the image, the grading and twin code).',
     '',
     'Options:',
     '  --all      validate every task folder under tasks/ (any depth) instead of the named ones',
-    '  --check    do not write; fail if expected-tests.json is missing or out of date',
+    '  --check    do not write; fail if expected-tests.json is missing or out of date; a task whose recorded digest',
+    '             matches is not run again',
+    '  --full     with --check: run every task, whatever its digest (npm run validate-tasks)',
     '  --jobs N   tasks validated at once (default 1: each task runs up to 7 containers at once already)',
     '',
     'Reports are printed in the order of the folders; a task that cannot be validated is reported as FAIL and the',
     'others are still validated. Exit code 1 when any task fails.',
   ].join('\n'),
-  options: { check: { type: 'boolean' }, all: { type: 'boolean' }, jobs: { type: 'string' } },
+  options: { check: { type: 'boolean' }, full: { type: 'boolean' }, all: { type: 'boolean' }, jobs: { type: 'string' } },
   positionals: true,
   async run(values, positionals) {
     const config = loadConfig();
@@ -44,14 +47,15 @@ export const taskValidate: Command = {
           failed++;
           continue;
         }
-        console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})`);
+        console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})${report.skipped ? ' unchanged since validated' : ''}`);
+        if (report.skipped) continue;
         for (const check of report.checks) console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
         if (report.expected) console.log(`  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`);
         if (!report.ok) failed++;
       }
     };
     await runMany(dirs.length, jobs, async (index) => {
-      reports[index] = await validateTask(dirs[index]!, { docker, sandbox: config.sandbox }, { check: Boolean(values.check) })
+      reports[index] = await validateTask(dirs[index]!, { docker, sandbox: config.sandbox }, { check: Boolean(values.check), full: Boolean(values.full) })
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
       print();
     });

@@ -3,6 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { dropPathConflicts } from '../../activities/checker/changes';
 import { allExpectedPassed } from '../../activities/checker/grading';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sandboxDir } from '../../activities/sandbox/container';
+import { checkerPathRules, classifyPath, CheckerPathRules, protectedGlobsOf } from '../../shared/checker-paths';
 import { defaultProtectedPaths, protectedPathMatcher } from '../../shared/protected-paths';
 import { forgesPass, tamperKindList } from '../../shared/tamper';
 
@@ -22,6 +28,53 @@ describe('protected paths', () => {
     assert.ok(custom('poetry.lock'));
     assert.ok(!custom('src/poetry.lock'));
     assert.ok(!custom('tests/test_a.py'));
+  });
+});
+
+/** The tamper detector's classification of paths (sandbox/detect-tamper.py), under a rules file. */
+function pythonClassify(paths: string[], checkerPathsFile?: string): ReturnType<typeof classifyPath>[] {
+  const run = spawnSync('python3', ['-I', join(sandboxDir, 'detect-tamper.py')], { input: JSON.stringify({ classify: paths, ...(checkerPathsFile ? { checkerPathsFile } : {}) }), encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return (JSON.parse(run.stdout) as { paths: ({ path: string } & ReturnType<typeof classifyPath>)[] }).paths.map(({ test, config, startup }) => ({ test, config, startup }));
+}
+
+describe('one list of test and configuration paths for both languages (shared/checker-paths.json)', () => {
+  const paths = [
+    'tests/test_a.py', 'test_top.py', 'pkg/a_test.py', 'pkg/tests/helpers.py', 'test/data.json', 'conftest.py', 'sub/conftest.py', 'pytest.ini', '.pytest.ini',
+    'pytest.toml', 'sub/.pytest.toml', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'sitecustomize.py', 'lib/usercustomize.py', 'x.pth', 'Tests/Test_Upper.PY',
+    'pkg/__init__.py', 'pkg/testing.py', 'contest.py', 'pytest.py', 'README.md', 'latest/x.py', 'spec/x.py', 'checks_spec.py', 'noxfile.py',
+  ];
+
+  test('the TypeScript rules and the tamper detector classify every path alike', () => {
+    assert.deepEqual(pythonClassify(paths), paths.map((path) => classifyPath(path)));
+  });
+
+  test('every configuration file the detector knows is protected by default (pytest.toml and .pytest.ini among them)', () => {
+    const isProtected = protectedPathMatcher(defaultProtectedPaths);
+    for (const name of checkerPathRules.configFiles) assert.ok(isProtected(`sub/${name}`), name);
+    for (const name of ['.pytest.ini', 'pytest.toml', '.pytest.toml']) assert.ok(isProtected(name), name);
+  });
+
+  test('a changed rules file changes both sides', () => {
+    const rules: CheckerPathRules = { ...checkerPathRules, testFiles: [...checkerPathRules.testFiles, '*_spec.py'], testDirs: [...checkerPathRules.testDirs, 'spec'], configFiles: [...checkerPathRules.configFiles, 'noxfile.py'] };
+    const file = join(mkdtempSync(join(tmpdir(), 'agentrl-rules-')), 'checker-paths.json');
+    writeFileSync(file, JSON.stringify(rules));
+    const python = pythonClassify(paths, file);
+    assert.deepEqual(python, paths.map((path) => classifyPath(path, rules)));
+    const index = (path: string) => paths.indexOf(path);
+    assert.deepEqual([python[index('spec/x.py')]!.test, python[index('checks_spec.py')]!.test, python[index('noxfile.py')]!.config], [true, true, true]);
+    assert.deepEqual(pythonClassify(['spec/x.py', 'noxfile.py']), [{ test: false, config: false, startup: false }, { test: false, config: false, startup: false }], 'not without the change');
+    const isProtected = protectedPathMatcher(protectedGlobsOf(rules));
+    assert.ok(isProtected('spec/x.py') && isProtected('a/checks_spec.py') && isProtected('noxfile.py'));
+  });
+
+  test('a malformed rules file is refused with the field named', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'agentrl-rules-')), 'checker-paths.json');
+    writeFileSync(file, JSON.stringify({ ...checkerPathRules, testDirs: ['a/b'] }));
+    const run = spawnSync('python3', ['-I', join(sandboxDir, 'detect-tamper.py')], { input: JSON.stringify({ classify: ['x.py'], checkerPathsFile: file }), encoding: 'utf8' });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /testDirs must be a list of file names/);
+    assert.throws(() => CheckerPathRules.parse({ ...checkerPathRules, testDirs: ['a/b'] }), /testDirs/);
   });
 });
 

@@ -80,7 +80,8 @@ def test_load_kinds_default_and_explicit():
 def test_load_kinds_falls_back_to_builtin_when_copied_alone(tmp_path):
     copy = tmp_path / "detect-tamper.py"
     copy.write_text(SCRIPT.read_text())
-    payload = {"changes": [change("a/b.py", "import sys\nsys.exit(0)\n")]}
+    # the path rules have no built-in copy: they are named, as the worker names them
+    payload = {"changes": [change("a/b.py", "import sys\nsys.exit(0)\n")], "checkerPathsFile": str(ROOT / "shared" / "checker-paths.json")}
     r = subprocess.run([sys.executable, "-I", str(copy)], input=json.dumps(payload).encode(),
                        capture_output=True, timeout=60)
     assert r.returncode == 0, r.stderr
