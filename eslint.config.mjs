@@ -3,15 +3,42 @@
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = [...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`])))];
-const activitySide = ['dockerode', 'onnxruntime-node', 'tar-stream', 'yaml', '@temporalio/worker', '@temporalio/client', '@temporalio/activity', '@temporalio/testing'];
+const nodeBuiltins = [
+  ...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`]))),
+];
+const activitySide = [
+  'dockerode',
+  'onnxruntime-node',
+  'tar-stream',
+  'yaml',
+  '@temporalio/worker',
+  '@temporalio/client',
+  '@temporalio/activity',
+  '@temporalio/testing',
+];
 const sandboxMessage = 'workflows/ and shared/ run in the workflow sandbox: no Node APIs or activity-side libraries';
 const restrictedPaths = [...nodeBuiltins, ...activitySide].map((name) => ({ name, message: sandboxMessage }));
 // the layers above: a workflow or shared module never imports a composition root, the CLI or the servers
-const upperLayers = (depth) => ['workers', 'cli', 'serving', 'bench', 'scripts', 'tests'].flatMap((dir) => [`${depth}${dir}`, `${depth}${dir}/*`, `${depth}${dir}/**`]);
+const upperLayers = (depth) =>
+  ['workers', 'cli', 'serving', 'bench', 'scripts', 'tests'].flatMap((dir) => [
+    `${depth}${dir}`,
+    `${depth}${dir}/*`,
+    `${depth}${dir}/**`,
+  ]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.venv/**', '.agentrl/**', '.scratch/**', 'dist/**', 'bin/**', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.venv/**',
+      '.agentrl/**',
+      '.cache/**',
+      '.scratch/**',
+      'dist/**',
+      'bin/**',
+      'eslint.config.mjs',
+    ],
+  },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],
@@ -25,30 +52,51 @@ export default tseslint.config(
   {
     // node:test's test() and describe() return promises that the runner itself awaits
     files: ['tests/**/*.ts'],
-    rules: { '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', name: ['test', 'describe', 'it'], package: 'node:test' }] }] },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', name: ['test', 'describe', 'it'], package: 'node:test' }] },
+      ],
+    },
   },
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: restrictedPaths,
-        patterns: [
-          { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'workflows import types only from activities (import type)' },
-          { group: upperLayers('../'), message: 'workflows import only shared/ (and types from activities/)' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: restrictedPaths,
+          patterns: [
+            {
+              group: ['../activities', '../activities/*', '../activities/**'],
+              allowTypeImports: true,
+              message: 'workflows import types only from activities (import type)',
+            },
+            { group: upperLayers('../'), message: 'workflows import only shared/ (and types from activities/)' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['shared/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: restrictedPaths,
-        patterns: [
-          { group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'], message: 'shared/ imports nothing from activities/ or workflows/, not even types' },
-          { group: [...upperLayers('../'), ...upperLayers('../../')], message: 'shared/ imports only shared/ and pure libraries' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: restrictedPaths,
+          patterns: [
+            {
+              group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**'],
+              message: 'shared/ imports nothing from activities/ or workflows/, not even types',
+            },
+            {
+              group: [...upperLayers('../'), ...upperLayers('../../')],
+              message: 'shared/ imports only shared/ and pure libraries',
+            },
+          ],
+        },
+      ],
     },
   },
 );

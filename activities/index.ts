@@ -24,7 +24,8 @@ import { createRunActivities } from './training/run-activities';
 
 export interface ActivityDeps {
   docker: Dockerode;
-  config: Pick<AgentrlConfig, 'sandbox'> & Partial<Pick<AgentrlConfig, 'grading'>> & { stateDir: string; artifactsDir: string };
+  config: Pick<AgentrlConfig, 'sandbox'> &
+    Partial<Pick<AgentrlConfig, 'grading'>> & { stateDir: string; artifactsDir: string };
   hostId: string;
   projectRoot: string;
   /** see deploymentId() in sandbox/container.ts */
@@ -37,9 +38,17 @@ export interface ActivityDeps {
 export function createEpisodeActivities(deps: ActivityDeps) {
   const store = createArtifactStore(deps.config.artifactsDir);
   return {
-    ...createPrepareEpisodeActivities({ store, projectRoot: deps.projectRoot, defaultImage: deps.config.sandbox.image }),
+    ...createPrepareEpisodeActivities({
+      store,
+      projectRoot: deps.projectRoot,
+      defaultImage: deps.config.sandbox.image,
+    }),
     ...createEpisodeRecordActivities({ store }),
-    ...createRunActivities({ projectRoot: deps.projectRoot, artifactsDir: deps.config.artifactsDir, codeVersion: deps.codeVersion }),
+    ...createRunActivities({
+      projectRoot: deps.projectRoot,
+      artifactsDir: deps.config.artifactsDir,
+      codeVersion: deps.codeVersion,
+    }),
     ...createBuildBatchActivities({ store }),
   };
 }
@@ -48,10 +57,30 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 export function createHostActivities(deps: ActivityDeps) {
   const store = createArtifactStore(deps.config.artifactsDir);
   const journalDir = join(deps.config.stateDir, 'journal');
-  const lifecycle = createSandboxLifecycleActivities({ docker: deps.docker, config: deps.config, store, hostId: deps.hostId, deployment: deps.deployment, journalDir });
+  const lifecycle = createSandboxLifecycleActivities({
+    docker: deps.docker,
+    config: deps.config,
+    store,
+    hostId: deps.hostId,
+    deployment: deps.deployment,
+    journalDir,
+  });
   const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
-  const scoring = createScoringActivities({ docker: deps.docker, store, sandbox: deps.config.sandbox, deployment: deps.deployment, runInAgentSandbox: tools.runCheckCommand, cacheResults: deps.config.grading?.cacheResults ?? true, unsafeDisable: deps.config.grading?.unsafeDisable ?? [] });
-  return { ...lifecycle, takeTurn: tools.takeTurn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission };
+  const scoring = createScoringActivities({
+    docker: deps.docker,
+    store,
+    sandbox: deps.config.sandbox,
+    deployment: deps.deployment,
+    runInAgentSandbox: tools.runCheckCommand,
+    cacheResults: deps.config.grading?.cacheResults ?? true,
+    unsafeDisable: deps.config.grading?.unsafeDisable ?? [],
+  });
+  return {
+    ...lifecycle,
+    takeTurn: tools.takeTurn,
+    scoreSubmission: scoring.scoreSubmission,
+    probeSubmission: scoring.probeSubmission,
+  };
 }
 
 export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;

@@ -52,7 +52,8 @@ const { values } = parseArgs({
 });
 
 const log = (line: string) => console.error(`bench:async: ${line}`);
-const fixed = (value: number | null | undefined, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
+const fixed = (value: number | null | undefined, digits = 3) =>
+  value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
 
 /**
@@ -72,7 +73,8 @@ function heavyTailedTasks(seconds: number, share: number, cap: number): string {
     "_bench_draw = '/tmp/.agentrl-bench-draw'",
     'if not _bench_os.path.exists(_bench_draw):',
     '    _bench_u = _bench_random.random()',
-    `    open(_bench_draw, 'w').write(str(${seconds} * min(${cap}, ${share} / max(_bench_u, 1e-9)) if _bench_u < ${share} else 0))`,
+    `    open(_bench_draw, 'w').write(str(${seconds} * min(${cap}, ${share} / max(_bench_u, 1e-9)) if _bench_u ` +
+      `< ${share} else 0))`,
     '_bench_time.sleep(float(open(_bench_draw).read()))',
     '',
   ].join('\n');
@@ -110,7 +112,11 @@ interface Measured {
 async function measure(client: Client, input: Record<string, unknown>): Promise<Measured> {
   const runId = input.runId as string;
   log(`${runId}: ${input.mode} run, ${input.timeBudgetMinutes} min budget`);
-  const handle = await client.workflow.start('trainingRun', { taskQueue: defaultTaskQueue, workflowId: runId, args: [input] });
+  const handle = await client.workflow.start('trainingRun', {
+    taskQueue: defaultTaskQueue,
+    workflowId: runId,
+    args: [input],
+  });
   let polls = 0;
   let trainerBusy = 0;
   let samplerIdle = 0;
@@ -120,23 +126,33 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
   let cpuStart = cpuTimes();
   let startedAt = Date.now();
   const poll = setInterval(() => {
-    handle.query(trainingProgressQuery).then((progress) => {
-      // the set-up and the warm start are the same in both modes: measured from the first policy-gradient iteration on
-      if (!measuring && (progress.phase === 'sampling' || progress.pool) && progress.phase !== 'warm-start') {
-        measuring = true;
-        cpuStart = cpuTimes();
-        startedAt = Date.now();
-      }
-      if (!measuring || ['evaluating', 'stopping', 'reporting', 'done'].includes(progress.phase)) return;
-      polls++;
-      // acting episodes: the pool's in flight less the parked; a synchronous iteration's lanes stay busy until its last episodes
-      const acting = progress.pool ? progress.pool.inFlight - progress.pool.parked
-        : progress.phase === 'sampling' ? Math.min(concurrency, progress.episodesTotal - progress.episodesDone) : 0;
-      const training = progress.pool ? progress.pool.training : progress.phase === 'training' || progress.phase === 'publishing';
-      if (training) trainerBusy++;
-      if (acting === 0) samplerIdle++;
-      slotsIdle += 1 - Math.min(1, acting / concurrency);
-    }).catch(() => undefined);
+    handle
+      .query(trainingProgressQuery)
+      .then((progress) => {
+        // the set-up and the warm start are the same in both modes: measured from the first policy-gradient iteration
+        // on
+        if (!measuring && (progress.phase === 'sampling' || progress.pool) && progress.phase !== 'warm-start') {
+          measuring = true;
+          cpuStart = cpuTimes();
+          startedAt = Date.now();
+        }
+        if (!measuring || ['evaluating', 'stopping', 'reporting', 'done'].includes(progress.phase)) return;
+        polls++;
+        // acting episodes: the pool's in flight less the parked; a synchronous iteration's lanes stay busy until its
+        // last episodes
+        const acting = progress.pool
+          ? progress.pool.inFlight - progress.pool.parked
+          : progress.phase === 'sampling'
+            ? Math.min(concurrency, progress.episodesTotal - progress.episodesDone)
+            : 0;
+        const training = progress.pool
+          ? progress.pool.training
+          : progress.phase === 'training' || progress.phase === 'publishing';
+        if (training) trainerBusy++;
+        if (acting === 0) samplerIdle++;
+        slotsIdle += 1 - Math.min(1, acting / concurrency);
+      })
+      .catch(() => undefined);
   }, 500);
   let result: TrainingRunResult;
   try {
@@ -145,13 +161,22 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
     clearInterval(poll);
   }
   const cpuEnd = cpuTimes();
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as IterationMetrics);
+  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as IterationMetrics);
   const episodes: EpisodeResult[] = [];
-  for await (const execution of client.workflow.list({ query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Completed"` })) {
-    if (/\.(it\d+|g\d+)\./.test(execution.workflowId)) episodes.push((await client.workflow.getHandle(execution.workflowId).result()) as EpisodeResult);
+  for await (const execution of client.workflow.list({
+    query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Completed"`,
+  })) {
+    if (/\.(it\d+|g\d+)\./.test(execution.workflowId))
+      episodes.push((await client.workflow.getHandle(execution.workflowId).result()) as EpisodeResult);
   }
   return {
-    runId, result, metrics, episodes,
+    runId,
+    result,
+    metrics,
+    episodes,
     wallS: (Date.now() - startedAt) / 1000,
     trainerBusyShare: polls ? trainerBusy / polls : 0,
     samplerIdleShare: polls ? samplerIdle / polls : 0,
@@ -166,13 +191,22 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
  * modes; the end of an asynchronous run, which lets its episodes in flight go, is not counted).
  */
 const stepLines = (run: Measured) => run.metrics.filter((line) => line.train);
-const perHour = (run: Measured) => stepLines(run).reduce((sum, line) => sum + line.train!.episodes, 0) / (stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 3600);
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-const durationS = (episode: EpisodeResult) => (episode.timings.acquireMs + episode.timings.turnsMs + episode.timings.scoringMs) / 1000;
+const perHour = (run: Measured) =>
+  stepLines(run).reduce((sum, line) => sum + line.train!.episodes, 0) /
+  (stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 3600);
+const quantile = (sorted: readonly number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const durationS = (episode: EpisodeResult) =>
+  (episode.timings.acquireMs + episode.timings.turnsMs + episode.timings.scoringMs) / 1000;
 const finalHeldOut = (run: Measured) => run.metrics.filter((line) => line.eval).at(-1)?.eval?.trueSuccess ?? null;
 
 const common = (concurrency: number) => ({
-  tasksPerIteration: 4, groupSize: 4, concurrency, iterations: 10_000, stopCredit: 5, warmStart: { episodes: 16, epochs: 20 },
+  tasksPerIteration: 4,
+  groupSize: 4,
+  concurrency,
+  iterations: 10_000,
+  stopCredit: 5,
+  warmStart: { episodes: 16, epochs: 20 },
 });
 
 async function main(): Promise<void> {
@@ -183,35 +217,73 @@ async function main(): Promise<void> {
   const url = await ensurePolicyServer(config, policyPort, log);
   await startDevServer(config, log);
   await ensureTrainerWorker(config, log);
-  const { close } = await connectWithWorker(config, log, [trainerService(config, log), policyServerService(config, policyPort, log)]);
+  const { close } = await connectWithWorker(config, log, [
+    trainerService(config, log),
+    policyServerService(config, policyPort, log),
+  ]);
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const report: Record<string, unknown> = {};
   try {
-    const heavy = { dir: heavyTailedTasks(Number(values['slow-seconds']), Number(values['slow-share']), Number(values['slow-cap'])) };
-    log(`heavy-tailed set ${heavy.dir}: ${values['slow-share']} of the containers wait ${values['slow-seconds']} to ${Number(values['slow-seconds']) * Number(values['slow-cap'])} s at every import of the tests`);
+    const heavy = {
+      dir: heavyTailedTasks(Number(values['slow-seconds']), Number(values['slow-share']), Number(values['slow-cap'])),
+    };
+    log(
+      `heavy-tailed set ${heavy.dir}: ${values['slow-share']} of the containers wait ${values['slow-seconds']} ` +
+        `to ${Number(values['slow-seconds']) * Number(values['slow-cap'])} s at every import of the tests`,
+    );
     if (parts.includes('throughput')) {
       const minutes = Number(values['throughput-minutes']);
       const runs: Measured[] = [];
       for (const mode of ['sync', 'async'] as const) {
-        runs.push(await measure(client, {
-          runId: `bench-${mode}-${stamp}`, mode, tasks: heavy.dir, evalTasks: '', timeBudgetMinutes: minutes, policyServer: url, seed: 0, ...common(concurrency),
-          // η 4: a slow episode's group still makes a batch a few steps later (AReaL's usual range is 2 to 8)
-          ...(mode === 'async' ? { maxStaleness: 4 } : {}),
-        }));
+        runs.push(
+          await measure(client, {
+            runId: `bench-${mode}-${stamp}`,
+            mode,
+            tasks: heavy.dir,
+            evalTasks: '',
+            timeBudgetMinutes: minutes,
+            policyServer: url,
+            seed: 0,
+            ...common(concurrency),
+            // η 4: a slow episode's group still makes a batch a few steps later (AReaL's usual range is 2 to 8)
+            ...(mode === 'async' ? { maxStaleness: 4 } : {}),
+          }),
+        );
       }
       const durations = runs.flatMap((run) => run.episodes.map(durationS)).sort((a, b) => a - b);
       const slowest = durations.slice(Math.floor(durations.length * 0.9));
-      console.log(`\nthroughput on the heavy-tailed set (${durations.length} training episodes: median ${fixed(quantile(durations, 0.5), 1)} s, p90 ${fixed(quantile(durations, 0.9), 1)} s, slowest tenth from ${fixed(slowest[0], 1)} s = ${fixed((slowest[0] ?? NaN) / quantile(durations, 0.5), 1)}x the median)`);
-      console.log('mode    steps  episodes  minutes  episodes/h  trainer idle  sampler idle  slots idle  CPU    vs sync');
+      console.log(
+        `\nthroughput on the heavy-tailed set (${durations.length} training episodes: median ` +
+          (`${fixed(quantile(durations, 0.5), 1)} s, p90 ${fixed(quantile(durations, 0.9), 1)} s, slowest tenth ` +
+            `from ${fixed(slowest[0], 1)} s = ${fixed((slowest[0] ?? NaN) / quantile(durations, 0.5), 1)}x the median)`),
+      );
+      console.log(
+        'mode    steps  episodes  minutes  episodes/h  trainer idle  sampler idle  slots idle  CPU    vs sync',
+      );
       const base = perHour(runs[0]!);
       for (const run of runs) {
         const steps = run.metrics.filter((line) => line.training).length;
         const episodes = run.metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
         const minutes = stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 60;
-        console.log(`${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ${String(episodes).padStart(8)}  ${minutes.toFixed(1).padStart(7)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.slotIdleShare, 2).padStart(10)}  ${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`);
+        console.log(
+          `${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ` +
+            (`${String(episodes).padStart(8)}  ${minutes.toFixed(1).padStart(7)}  ` +
+              (`${perHour(run).toFixed(0).padStart(10)}  ${fixed(1 - run.trainerBusyShare, 2).padStart(12)}  ` +
+                (`${fixed(run.samplerIdleShare, 2).padStart(12)}  ${fixed(run.slotIdleShare, 2).padStart(10)}  ` +
+                  `${fixed(run.cpu, 2)}  ${fixed(perHour(run) / base, 2)}x`))),
+        );
       }
-      report.throughput = runs.map((run) => ({ runId: run.runId, perHour: perHour(run), trainerIdle: 1 - run.trainerBusyShare, samplerIdle: run.samplerIdleShare, slotsIdle: run.slotIdleShare, cpu: run.cpu, wallS: run.wallS, medianS: quantile(durations, 0.5) }));
+      report.throughput = runs.map((run) => ({
+        runId: run.runId,
+        perHour: perHour(run),
+        trainerIdle: 1 - run.trainerBusyShare,
+        samplerIdle: run.samplerIdleShare,
+        slotsIdle: run.slotIdleShare,
+        cpu: run.cpu,
+        wallS: run.wallS,
+        medianS: quantile(durations, 0.5),
+      }));
     }
     if (parts.includes('learning')) {
       const minutes = Number(values['learning-minutes']);
@@ -220,15 +292,38 @@ async function main(): Promise<void> {
       for (const seed of values.seeds!.split(',').map(Number)) {
         for (const mode of ['sync', 'async'] as const) {
           const run = await measure(client, {
-            runId: `bench-learn-${mode}-s${seed}-${stamp}`, mode, tasks: 'tasks/suite/train', evalTasks: 'tasks/suite/heldout', evalLimit: 0, evalSamples: 2,
-            timeBudgetMinutes: minutes, policyServer: url, seed, ...common(concurrency), ...(mode === 'async' ? { maxStaleness: 2 } : {}),
+            runId: `bench-learn-${mode}-s${seed}-${stamp}`,
+            mode,
+            tasks: 'tasks/suite/train',
+            evalTasks: 'tasks/suite/heldout',
+            evalLimit: 0,
+            evalSamples: 2,
+            timeBudgetMinutes: minutes,
+            policyServer: url,
+            seed,
+            ...common(concurrency),
+            ...(mode === 'async' ? { maxStaleness: 2 } : {}),
           });
           const evals = run.metrics.filter((line) => line.eval);
-          rows.push(`${mode.padEnd(5)}  ${String(seed).padStart(4)}  ${String(run.metrics.filter((line) => line.training).length).padStart(5)}  ${perHour(run).toFixed(0).padStart(10)}  ${fixed(evals[0]?.eval?.trueSuccess).padStart(13)}  ${fixed(finalHeldOut(run)).padStart(13)}`);
-          learning.push({ runId: run.runId, mode, seed, heldOutStart: evals[0]?.eval?.trueSuccess ?? null, heldOutFinal: finalHeldOut(run), perHour: perHour(run) });
+          rows.push(
+            `${mode.padEnd(5)}  ${String(seed).padStart(4)}  ` +
+              (`${String(run.metrics.filter((line) => line.training).length).padStart(5)}  ` +
+                (`${perHour(run).toFixed(0).padStart(10)}  ${fixed(evals[0]?.eval?.trueSuccess).padStart(13)}  ` +
+                  `${fixed(finalHeldOut(run)).padStart(13)}`)),
+          );
+          learning.push({
+            runId: run.runId,
+            mode,
+            seed,
+            heldOutStart: evals[0]?.eval?.trueSuccess ?? null,
+            heldOutFinal: finalHeldOut(run),
+            perHour: perHour(run),
+          });
         }
       }
-      console.log(`\nlearning at equal wall-clock (${minutes} min per run, bundled suite, held-out: all tasks x 2 samples)`);
+      console.log(
+        `\nlearning at equal wall-clock (${minutes} min per run, bundled suite, held-out: all tasks x 2 samples)`,
+      );
       console.log('mode   seed  steps  episodes/h  heldout-start  heldout-final');
       for (const row of rows) console.log(row);
       report.learning = learning;
@@ -240,21 +335,56 @@ async function main(): Promise<void> {
       for (const eta of values.etas!.split(',').map(Number)) {
         for (const offPolicy of values['off-policy']!.split(',')) {
           const run = await measure(client, {
-            runId: `bench-eta${eta}-${offPolicy}-${stamp}`, mode: 'async', maxStaleness: eta, offPolicy, groupsPerStep: 1, tasks: heavy.dir,
-            evalTasks: 'tasks/suite/heldout', evalLimit: 8, evalSamples: 2, timeBudgetMinutes: minutes, policyServer: url, seed: 0, ...common(Math.max(concurrency, 8)),
+            runId: `bench-eta${eta}-${offPolicy}-${stamp}`,
+            mode: 'async',
+            maxStaleness: eta,
+            offPolicy,
+            groupsPerStep: 1,
+            tasks: heavy.dir,
+            evalTasks: 'tasks/suite/heldout',
+            evalLimit: 8,
+            evalSamples: 2,
+            timeBudgetMinutes: minutes,
+            policyServer: url,
+            seed: 0,
+            ...common(Math.max(concurrency, 8)),
           });
           const lines = run.metrics.filter((line) => line.async);
-          const histogram = lines.reduce<number[]>((sum, line) => line.async!.staleness.histogram.map((count, index) => count + (sum[index] ?? 0)).concat(sum.slice(line.async!.staleness.histogram.length)), []);
+          const histogram = lines.reduce<number[]>(
+            (sum, line) =>
+              line
+                .async!.staleness.histogram.map((count, index) => count + (sum[index] ?? 0))
+                .concat(sum.slice(line.async!.staleness.histogram.length)),
+            [],
+          );
           const tokens = histogram.reduce((a, b) => a + b, 0);
           const weights = lines.flatMap((line) => (line.async!.importanceWeight ? [line.async!.importanceWeight] : []));
           const stale = lines.reduce((sum, line) => sum + line.async!.stale, 0);
           const maxSeen = histogram.length - 1;
-          rows.push(`${String(eta).padStart(3)}  ${offPolicy.padEnd(9)}  ${String(lines.length).padStart(5)}  ${perHour(run).toFixed(0).padStart(10)}  ${String(maxSeen).padStart(8)}  ${fixed(histogram.reduce((sum, count, s) => sum + count * s, 0) / Math.max(1, tokens), 2).padStart(6)}  ${String(stale).padStart(5)}  ${fixed(Math.max(...weights.map((w) => w.max)), 2).padStart(6)}  ${fixed(weights.reduce((sum, w) => sum + w.truncatedShare, 0) / Math.max(1, weights.length), 3).padStart(8)}  ${fixed(finalHeldOut(run)).padStart(8)}  ${histogram.map((count) => (count / Math.max(1, tokens)).toFixed(2)).join(' ')}`);
-          cells.push({ runId: run.runId, eta, offPolicy, steps: lines.length, histogram, stale, heldOut: finalHeldOut(run) });
+          rows.push(
+            `${String(eta).padStart(3)}  ${offPolicy.padEnd(9)}  ${String(lines.length).padStart(5)}  ` +
+              (`${perHour(run).toFixed(0).padStart(10)}  ${String(maxSeen).padStart(8)}  ` +
+                `${fixed(histogram.reduce((sum, count, s) => sum + count * s, 0) / Math.max(1, tokens), 2).padStart(6)}  ${String(stale).padStart(5)}  ${fixed(Math.max(...weights.map((w) => w.max)), 2).padStart(6)}  ${fixed(weights.reduce((sum, w) => sum + w.truncatedShare, 0) / Math.max(1, weights.length), 3).padStart(8)}  ${fixed(finalHeldOut(run)).padStart(8)}  ${histogram.map((count) => (count / Math.max(1, tokens)).toFixed(2)).join(' ')}`),
+          );
+          cells.push({
+            runId: run.runId,
+            eta,
+            offPolicy,
+            steps: lines.length,
+            histogram,
+            stale,
+            heldOut: finalHeldOut(run),
+          });
         }
       }
-      console.log(`\nstaleness (${minutes} min per cell, heavy-tailed set, one group per step, concurrency ${Math.max(concurrency, 8)})`);
-      console.log('  η  offPolicy  steps  episodes/h  max seen  mean s  stale  w max  w > cap  heldout  staleness histogram (share of trained tokens at 0, 1, 2, ...)');
+      console.log(
+        `\nstaleness (${minutes} min per cell, heavy-tailed set, one group per step, concurrency ` +
+          `${Math.max(concurrency, 8)})`,
+      );
+      console.log(
+        '  η  offPolicy  steps  episodes/h  max seen  mean s  stale  w max  w > cap  heldout  staleness ' +
+          'histogram (share of trained tokens at 0, 1, 2, ...)',
+      );
       for (const row of rows) console.log(row);
       report.staleness = cells;
     }
@@ -265,8 +395,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error(`bench:async: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
-});
-
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`bench:async: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

@@ -8,21 +8,41 @@
 // and are sampled again), and the artifact store's disk (a small tmpfs filled until writes fail,
 // then freed). Needs root (dockerd, mount). `--only NAME[,NAME]` picks faults; `--seed N`.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { episodeKey } from '../activities/store/episode-records';
 import { projectRoot } from '../workers/config';
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } },
+});
 let seed = Number(values.seed ?? Date.now() % 100_000);
 const random = () => {
   seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
   return seed / 2 ** 31;
 };
 const cli = join(projectRoot, 'bin', 'agentrl.js');
-const run = { iterations: 1, tasksPerIteration: 2, groupSize: 2, evalTasks: '', concurrency: 2, warmStart: { episodes: 4, epochs: 2 } };
+const run = {
+  iterations: 1,
+  tasksPerIteration: 2,
+  groupSize: 2,
+  evalTasks: '',
+  concurrency: 2,
+  warmStart: { episodes: 4, epochs: 2 },
+};
 const expectedSteps = 2; // the warm start's and the iteration's
 const expectedEpisodes = run.tasksPerIteration * run.groupSize;
 
@@ -44,17 +64,31 @@ interface Fault {
   tearDown?(context: Context): void;
 }
 
-const pidOf = (context: Context, name: string): number => (JSON.parse(readFileSync(join(context.state, `${name}.json`), 'utf8')) as { pid: number }).pid;
-const backLine = (name: string) => (context: Context, mark: number) => Promise.resolve(context.stderr().slice(mark).includes(`${name} is back`));
+const pidOf = (context: Context, name: string): number =>
+  (JSON.parse(readFileSync(join(context.state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const backLine = (name: string) => (context: Context, mark: number) =>
+  Promise.resolve(context.stderr().slice(mark).includes(`${name} is back`));
 /** Once at least k of the iteration's episodes are done (a progress line may skip a count). */
 const sampling = (k: number) => (printed: string) =>
-  [...printed.matchAll(new RegExp(`iteration 1/1 sampling (\\d+)/${expectedEpisodes} episodes`, 'g'))].some((match) => Number(match[1]) >= k);
+  [...printed.matchAll(new RegExp(`iteration 1/1 sampling (\\d+)/${expectedEpisodes} episodes`, 'g'))].some(
+    (match) => Number(match[1]) >= k,
+  );
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const dockerAnswers = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
 
 const faults: Fault[] = [
-  { name: 'worker', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'worker'), 'SIGKILL'), recovered: backLine('worker') },
-  { name: 'temporal', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'temporal'), 'SIGKILL'), recovered: backLine('temporal') },
+  {
+    name: 'worker',
+    when: sampling,
+    inject: async (c) => void process.kill(pidOf(c, 'worker'), 'SIGKILL'),
+    recovered: backLine('worker'),
+  },
+  {
+    name: 'temporal',
+    when: sampling,
+    inject: async (c) => void process.kill(pidOf(c, 'temporal'), 'SIGKILL'),
+    recovered: backLine('temporal'),
+  },
   {
     name: 'trainer',
     when: () => (printed) => /iteration 1\/1 training/.test(printed),
@@ -64,7 +98,12 @@ const faults: Fault[] = [
     },
     recovered: backLine('trainer'),
   },
-  { name: 'policy-server', when: sampling, inject: async (c) => void process.kill(pidOf(c, 'policy-server-18170'), 'SIGKILL'), recovered: backLine('policy-server-18170') },
+  {
+    name: 'policy-server',
+    when: sampling,
+    inject: async (c) => void process.kill(pidOf(c, 'policy-server-18170'), 'SIGKILL'),
+    recovered: backLine('policy-server-18170'),
+  },
   {
     name: 'docker',
     when: sampling,
@@ -122,7 +161,11 @@ interface Row {
 async function chaos(fault: Fault, port: number): Promise<Row> {
   const state = mkdtempSync(join(tmpdir(), `agentrl-chaos-${fault.name}-`));
   const configPath = join(state, 'temporal.yaml');
-  writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:${port}\n  uiPort: ${port + 1000}\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`);
+  writeFileSync(
+    configPath,
+    `temporal:\n  address: 127.0.0.1:${port}\n  uiPort: ${port + 1000}\nstateDir: ${state}\nartifactsDir: ` +
+      `${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`,
+  );
   const env = { ...process.env, AGENTRL_CONFIG: configPath };
   const input = join(state, 'run.json');
   writeFileSync(input, JSON.stringify(run));
@@ -142,12 +185,15 @@ async function chaos(fault: Fault, port: number): Promise<Row> {
     if (injectedAt === null && trigger(stderr)) {
       injectedAt = Date.now();
       const mark = stderr.length;
-      fault.inject(context).then(async () => {
-        for (let i = 0; i < 1200 && recoveredAt === null; i++) {
-          if (await fault.recovered(context, mark)) recoveredAt = Date.now();
-          else await sleep(250);
-        }
-      }).catch((error: unknown) => (note = `injection failed: ${(error as Error).message}`));
+      fault
+        .inject(context)
+        .then(async () => {
+          for (let i = 0; i < 1200 && recoveredAt === null; i++) {
+            if (await fault.recovered(context, mark)) recoveredAt = Date.now();
+            else await sleep(250);
+          }
+        })
+        .catch((error: unknown) => (note = `injection failed: ${(error as Error).message}`));
     }
   });
   const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
@@ -158,28 +204,43 @@ async function chaos(fault: Fault, port: number): Promise<Row> {
     note ||= `the run did not complete (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`;
   }
   if (injectedAt === null) note ||= 'the fault never struck';
-  const figures = result ? runFigures(result.runDir) : { lost: expectedEpisodes, twice: 0, trainedOnFailed: 0, stepsTwice: 0 };
+  const figures = result
+    ? runFigures(result.runDir)
+    : { lost: expectedEpisodes, twice: 0, trainedOnFailed: 0, stepsTwice: 0 };
   spawnSync(process.execPath, [cli, 'reap'], { env, stdio: 'ignore' });
   const left = leftovers(result?.runDir.split('/').at(-1) ?? '');
   spawnSync(process.execPath, [cli, 'server', 'stop'], { env, stdio: 'ignore' });
   fault.tearDown?.(context);
   return {
-    fault: fault.name, recoverS: injectedAt !== null && recoveredAt !== null ? (recoveredAt - injectedAt) / 1000 : null, ...figures, ...left,
-    completed: code === 0 && result !== null, sameSteps: result?.steps === expectedSteps, note,
+    fault: fault.name,
+    recoverS: injectedAt !== null && recoveredAt !== null ? (recoveredAt - injectedAt) / 1000 : null,
+    ...figures,
+    ...left,
+    completed: code === 0 && result !== null,
+    sameSteps: result?.steps === expectedSteps,
+    note,
   };
 }
 
 /** Lost, doubled and wrongly trained episodes, and steps applied twice, from the run's own records. */
 function runFigures(runDir: string): Pick<Row, 'lost' | 'twice' | 'trainedOnFailed' | 'stepsTwice'> {
-  const metrics = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { iteration: number; step: number; train?: { episodes: number } });
+  const metrics = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { iteration: number; step: number; train?: { episodes: number } });
   const train = metrics.filter((line) => line.train && line.iteration >= 0);
   const episodes = train.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
-  const batchIds = readdirSync(join(runDir, 'batches')).filter((name) => name.startsWith('iteration-')).flatMap((name) => batchEpisodeIds(join(runDir, 'batches', name)));
+  const batchIds = readdirSync(join(runDir, 'batches'))
+    .filter((name) => name.startsWith('iteration-'))
+    .flatMap((name) => batchEpisodeIds(join(runDir, 'batches', name)));
   const artifacts = join(runDir, '..', '..');
   // an episode in a batch must have been scored: environment failures have no reward
   const trainedOnFailed = batchIds.filter((id) => {
     const scoring = join(artifacts, 'episodes', episodeKey(id), 'scoring.json');
-    return !existsSync(scoring) || typeof (JSON.parse(readFileSync(scoring, 'utf8')) as { reward?: unknown }).reward !== 'number';
+    return (
+      !existsSync(scoring) ||
+      typeof (JSON.parse(readFileSync(scoring, 'utf8')) as { reward?: unknown }).reward !== 'number'
+    );
   }).length;
   const steps = metrics.map((line) => line.step);
   return {
@@ -194,14 +255,19 @@ function runFigures(runDir: string): Pick<Row, 'lost' | 'twice' | 'trainedOnFail
 function batchEpisodeIds(path: string): string[] {
   const data = readFileSync(path);
   const length = Number(data.readBigUInt64LE(0));
-  const header = JSON.parse(data.subarray(8, 8 + length).toString('utf8')) as { __metadata__?: { episodeIds?: string } };
+  const header = JSON.parse(data.subarray(8, 8 + length).toString('utf8')) as {
+    __metadata__?: { episodeIds?: string };
+  };
   return JSON.parse(header.__metadata__?.episodeIds ?? '[]') as string[];
 }
 
 /** Containers and volumes of the run still present after reaping. */
 function leftovers(runId: string): Pick<Row, 'containersLeft' | 'volumesLeft'> {
   const labelled = (kind: 'ps' | 'volume') => {
-    const args = kind === 'ps' ? ['ps', '-a', '--format', '{{.Label "agentrl.workflow-id"}}'] : ['volume', 'ls', '--format', '{{.Label "agentrl.workflow-id"}}'];
+    const args =
+      kind === 'ps'
+        ? ['ps', '-a', '--format', '{{.Label "agentrl.workflow-id"}}']
+        : ['volume', 'ls', '--format', '{{.Label "agentrl.workflow-id"}}'];
     const out = spawnSync('docker', args, { encoding: 'utf8' }).stdout ?? '';
     return out.split('\n').filter((id) => runId && id.startsWith(runId)).length;
   };
@@ -218,11 +284,36 @@ async function main(): Promise<void> {
     rows.push(row);
     if (values.json) console.log(JSON.stringify(row));
   }
-  const cells = (row: Row) => [row.fault, row.recoverS === null ? '-' : row.recoverS.toFixed(1), row.lost, row.twice, row.trainedOnFailed, row.stepsTwice, row.containersLeft, row.volumesLeft, row.completed && row.sameSteps ? 'yes' : 'no', row.note];
-  console.log('| fault | recover s | episodes lost | counted twice | trained on although failed | steps twice | containers left | volumes left | completed, same steps | note |');
+  const cells = (row: Row) => [
+    row.fault,
+    row.recoverS === null ? '-' : row.recoverS.toFixed(1),
+    row.lost,
+    row.twice,
+    row.trainedOnFailed,
+    row.stepsTwice,
+    row.containersLeft,
+    row.volumesLeft,
+    row.completed && row.sameSteps ? 'yes' : 'no',
+    row.note,
+  ];
+  console.log(
+    '| fault | recover s | episodes lost | counted twice | trained on although failed | steps twice | ' +
+      'containers left | volumes left | completed, same steps | note |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${cells(row).join(' | ')} |`);
-  const bad = rows.filter((row) => row.lost || row.twice || row.trainedOnFailed || row.stepsTwice || row.containersLeft || row.volumesLeft || !row.completed || !row.sameSteps || row.recoverS === null);
+  const bad = rows.filter(
+    (row) =>
+      row.lost ||
+      row.twice ||
+      row.trainedOnFailed ||
+      row.stepsTwice ||
+      row.containersLeft ||
+      row.volumesLeft ||
+      !row.completed ||
+      !row.sameSteps ||
+      row.recoverS === null,
+  );
   process.exitCode = bad.length ? 1 : 0;
 }
 

@@ -51,8 +51,10 @@ const variants: Record<string, { checker: 'strict' | 'weak'; observations: 'full
 };
 
 const log = (line: string) => console.error(`learning: ${line}`);
-const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '    -' : value.toFixed(3));
-const share = (part: number | undefined, whole: number | undefined) => (part === undefined || !whole ? '    -' : (part / whole).toFixed(2));
+const fixed = (value: number | null | undefined) =>
+  value === null || value === undefined ? '    -' : value.toFixed(3);
+const share = (part: number | undefined, whole: number | undefined) =>
+  part === undefined || !whole ? '    -' : (part / whole).toFixed(2);
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 interface RunSummary {
@@ -83,29 +85,33 @@ async function main(): Promise<void> {
       const runId = `learn-${variantName}-s${seed}-${stamp}`;
       log(`${runId}: ${minutes} min budget`);
       const started = Date.now();
-      const result = await runTraining(config, {
-        runId,
-        seed,
-        checker: variant.checker,
-        sampling: { observations: variant.observations },
-        iterations: 10_000,
-        timeBudgetMinutes: minutes,
-        tasksPerIteration: 8,
-        groupSize: 8,
-        evalTasks: 'tasks/suite/heldout',
-        evalLimit: 0,
-        evalSamples: 4,
-        evalEvery: Number(values['eval-every']),
-        evalTail: Number(values['eval-tail']),
-        concurrency: Number(values.concurrency),
-        lr: Number(values.lr),
-        epochs: Number(values.epochs),
-        klCoef: Number(values['kl-coef']),
-        stopCredit: Number(values['stop-credit']),
-        budgets: { maxTurns: Number(values['max-turns']) },
-        model: { ...defaultModelConfig, context: Number(values.context) },
-        warmStart: { episodes: 128, epochs: 16 },
-      }, { policyPort: Number(values['policy-port']), json: false, log });
+      const result = await runTraining(
+        config,
+        {
+          runId,
+          seed,
+          checker: variant.checker,
+          sampling: { observations: variant.observations },
+          iterations: 10_000,
+          timeBudgetMinutes: minutes,
+          tasksPerIteration: 8,
+          groupSize: 8,
+          evalTasks: 'tasks/suite/heldout',
+          evalLimit: 0,
+          evalSamples: 4,
+          evalEvery: Number(values['eval-every']),
+          evalTail: Number(values['eval-tail']),
+          concurrency: Number(values.concurrency),
+          lr: Number(values.lr),
+          epochs: Number(values.epochs),
+          klCoef: Number(values['kl-coef']),
+          stopCredit: Number(values['stop-credit']),
+          budgets: { maxTurns: Number(values['max-turns']) },
+          model: { ...defaultModelConfig, context: Number(values.context) },
+          warmStart: { episodes: 128, epochs: 16 },
+        },
+        { policyPort: Number(values['policy-port']), json: false, log },
+      );
       const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
       printRun(runId, metrics);
       summaries.push(summarise(variantName, seed, runId, metrics, (Date.now() - started) / 60_000));
@@ -117,26 +123,48 @@ async function main(): Promise<void> {
 
 function readMetrics(path: string): IterationMetrics[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as IterationMetrics);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as IterationMetrics);
 }
 
 function printRun(runId: string, metrics: readonly IterationMetrics[]): void {
   console.log(`\n${runId}`);
   // submit|pass, submit|fail: how often the policy submitted right after a check that passed / failed
-  console.log('  it  episodes  train-reward  train-true  heldout-reward  heldout-true  tampered  submit|pass  submit|fail  wall-s');
+  console.log(
+    '  it  episodes  train-reward  train-true  heldout-reward  heldout-true  tampered  submit|pass  submit|fail  wall-s',
+  );
   let episodes = 0;
   for (const line of metrics) {
     episodes += (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0);
-    console.log(`${String(line.iteration).padStart(4)}  ${String(episodes).padStart(8)}  ${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ${String(line.train?.tampered ?? '-').padStart(8)}  ${share(line.train?.stops?.submittedAfterPass, line.train?.stops?.afterPass).padStart(11)}  ${share(line.train?.stops?.submittedAfterFail, line.train?.stops?.afterFail).padStart(11)}  ${line.time.wallS.toFixed(0).padStart(6)}`);
+    console.log(
+      `${String(line.iteration).padStart(4)}  ${String(episodes).padStart(8)}  ` +
+        (`${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ` +
+          (`${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ` +
+            (`${String(line.train?.tampered ?? '-').padStart(8)}  ` +
+              (`${share(line.train?.stops?.submittedAfterPass, line.train?.stops?.afterPass).padStart(11)}  ` +
+                (`${share(line.train?.stops?.submittedAfterFail, line.train?.stops?.afterFail).padStart(11)}  ` +
+                  `${line.time.wallS.toFixed(0).padStart(6)}`))))),
+    );
   }
 }
 
-function summarise(variant: string, seed: number, runId: string, metrics: readonly IterationMetrics[], minutes: number): RunSummary {
+function summarise(
+  variant: string,
+  seed: number,
+  runId: string,
+  metrics: readonly IterationMetrics[],
+  minutes: number,
+): RunSummary {
   const evals = metrics.filter((line) => line.eval?.trueSuccess !== null && line.eval?.trueSuccess !== undefined);
   const trains = metrics.filter((line) => line.train);
   const lastTrains = trains.slice(-3);
   return {
-    variant, seed, runId, minutes,
+    variant,
+    seed,
+    runId,
+    minutes,
     iterations: trains.length,
     episodes: metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0), 0),
     startEval: evals[0]?.eval?.trueSuccess ?? null,
@@ -149,15 +177,33 @@ function summarise(variant: string, seed: number, runId: string, metrics: readon
 }
 
 function printSummary(summaries: readonly RunSummary[]): void {
-  console.log('\nside by side (train: mean of the last three iterations; held-out: start, mean of the last three evaluations, final)');
-  console.log('variant  seed  iters  episodes   min  train-reward  train-true  gap    heldout-start  heldout-last3  heldout-final-reward  heldout-final-true');
+  console.log(
+    '\nside by side (train: mean of the last three iterations; held-out: start, mean of the last three ' +
+      'evaluations, final)',
+  );
+  console.log(
+    'variant  seed  iters  episodes   min  train-reward  train-true  gap    heldout-start  heldout-last3  ' +
+      'heldout-final-reward  heldout-final-true',
+  );
   for (const run of summaries) {
-    const gap = run.finalTrainReward !== null && run.finalTrainTrueSuccess !== null ? run.finalTrainReward - run.finalTrainTrueSuccess : null;
-    console.log(`${run.variant.padEnd(7)}  ${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ${String(run.episodes).padStart(8)}  ${run.minutes.toFixed(0).padStart(4)}  ${fixed(run.finalTrainReward).padStart(12)}  ${fixed(run.finalTrainTrueSuccess).padStart(10)}  ${fixed(gap)}  ${fixed(run.startEval).padStart(13)}  ${fixed(run.lastThreeEval).padStart(13)}  ${fixed(run.finalEvalReward).padStart(20)}  ${fixed(run.finalEvalTrueSuccess).padStart(18)}`);
+    const gap =
+      run.finalTrainReward !== null && run.finalTrainTrueSuccess !== null
+        ? run.finalTrainReward - run.finalTrainTrueSuccess
+        : null;
+    console.log(
+      `${run.variant.padEnd(7)}  ${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ` +
+        (`${String(run.episodes).padStart(8)}  ${run.minutes.toFixed(0).padStart(4)}  ` +
+          (`${fixed(run.finalTrainReward).padStart(12)}  ${fixed(run.finalTrainTrueSuccess).padStart(10)}  ` +
+            (`${fixed(gap)}  ${fixed(run.startEval).padStart(13)}  ${fixed(run.lastThreeEval).padStart(13)}  ` +
+              `${fixed(run.finalEvalReward).padStart(20)}  ${fixed(run.finalEvalTrueSuccess).padStart(18)}`))),
+    );
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error(`learning: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`learning: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

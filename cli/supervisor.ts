@@ -9,7 +9,18 @@
  */
 import { defaultTaskQueue } from '../shared/task-queues';
 import type { LoadedConfig } from '../workers/config';
-import { devServerName, ensureModelServer, ensurePolicyServer, ensureTrainerWorker, ensureWorker, isAlive, isListening, readServiceRecord, startDevServer, workerName } from './services';
+import {
+  devServerName,
+  ensureModelServer,
+  ensurePolicyServer,
+  ensureTrainerWorker,
+  ensureWorker,
+  isAlive,
+  isListening,
+  readServiceRecord,
+  startDevServer,
+  workerName,
+} from './services';
 
 export interface SupervisedService {
   name: string;
@@ -36,26 +47,53 @@ const recorded = (config: LoadedConfig, name: string) => async () => {
 /** The dev server (its port) and the episode worker, which every command that runs a workflow needs. */
 export function baseServices(config: LoadedConfig, log: (line: string) => void): SupervisedService[] {
   return [
-    { name: devServerName, healthy: () => isListening(config.temporal.address), restart: async () => void (await startDevServer(config, log)) },
-    { name: workerName, healthy: recorded(config, workerName), restart: async () => void (await ensureWorker(config, defaultTaskQueue, log)) },
+    {
+      name: devServerName,
+      healthy: () => isListening(config.temporal.address),
+      restart: async () => void (await startDevServer(config, log)),
+    },
+    {
+      name: workerName,
+      healthy: recorded(config, workerName),
+      restart: async () => void (await ensureWorker(config, defaultTaskQueue, log)),
+    },
   ];
 }
 
 export function trainerService(config: LoadedConfig, log: (line: string) => void): SupervisedService {
-  return { name: 'trainer', healthy: recorded(config, 'trainer'), restart: async () => void (await ensureTrainerWorker(config, log)) };
+  return {
+    name: 'trainer',
+    healthy: recorded(config, 'trainer'),
+    restart: async () => void (await ensureTrainerWorker(config, log)),
+  };
 }
 
 /** A server recorded as `name` on `port`: healthy while its process runs and `/v1/models` answers within `answerMs`. */
-function servingService(config: LoadedConfig, name: string, port: number, answerMs: number, restart: () => Promise<unknown>): SupervisedService {
+function servingService(
+  config: LoadedConfig,
+  name: string,
+  port: number,
+  answerMs: number,
+  restart: () => Promise<unknown>,
+): SupervisedService {
   return {
     name,
-    healthy: async () => (await recorded(config, name)()) && (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(answerMs) }).then((response) => response.ok, () => false)),
+    healthy: async () =>
+      (await recorded(config, name)()) &&
+      (await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(answerMs) }).then(
+        (response) => response.ok,
+        () => false,
+      )),
     restart: async () => void (await restart()),
   };
 }
 
 /** The policy server on `port`: its process runs and `/v1/models` answers. */
-export function policyServerService(config: LoadedConfig, port: number, log: (line: string) => void): SupervisedService {
+export function policyServerService(
+  config: LoadedConfig,
+  port: number,
+  log: (line: string) => void,
+): SupervisedService {
   return servingService(config, `policy-server-${port}`, port, 2000, () => ensurePolicyServer(config, port, log));
 }
 
@@ -63,8 +101,15 @@ export function policyServerService(config: LoadedConfig, port: number, log: (li
  * The embedded server of a real model on `port`: its process runs and `/v1/models` answers within
  * 15 s (loading 538 MB of new weights, or batching long contexts, keeps it busy for seconds).
  */
-export function modelServerService(config: LoadedConfig, model: string, port: number, log: (line: string) => void): SupervisedService {
-  return servingService(config, `model-server-${port}`, port, 15_000, () => ensureModelServer(config, model, log, port));
+export function modelServerService(
+  config: LoadedConfig,
+  model: string,
+  port: number,
+  log: (line: string) => void,
+): SupervisedService {
+  return servingService(config, `model-server-${port}`, port, 15_000, () =>
+    ensureModelServer(config, model, log, port),
+  );
 }
 
 const maxBackoffMs = 30_000;
@@ -96,7 +141,10 @@ export function superviseServices(services: readonly SupervisedService[], log: (
         } catch (error) {
           const delayMs = Math.min((wait?.delayMs ?? 500) * 2, maxBackoffMs);
           backoff.set(service.name, { untilMs: Date.now() + delayMs, delayMs });
-          log(`${service.name} did not start (${(error as Error).message.split('\n')[0]}); next try in ${Math.round(delayMs / 1000)} s`);
+          log(
+            `${service.name} did not start (${(error as Error).message.split('\n')[0]}); next try in ` +
+              `${Math.round(delayMs / 1000)} s`,
+          );
         }
       }
     } finally {

@@ -13,11 +13,14 @@ import { modelServerService, policyServerService, trainerService, type Supervise
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
 export const defaultPolicyPort = 8100;
 
-const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '    -' : value.toFixed(3));
+const fixed = (value: number | null | undefined) =>
+  value === null || value === undefined ? '    -' : value.toFixed(3);
 
 /** One row of the per-iteration table. */
 export function iterationRow(line: IterationMetrics): string {
-  const outcomes = Object.entries(line.train?.outcomes ?? line.eval?.outcomes ?? {}).map(([name, count]) => `${name}:${count}`).join(' ');
+  const outcomes = Object.entries(line.train?.outcomes ?? line.eval?.outcomes ?? {})
+    .map(([name, count]) => `${name}:${count}`)
+    .join(' ');
   return [
     String(line.iteration).padStart(4),
     String(line.step).padStart(4),
@@ -51,7 +54,11 @@ export async function runTraining(
     runInput = manifest.config;
   }
   const parsed = TrainingRunInput.safeParse(runInput);
-  if (!parsed.success) throw new Error(`training input: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      'training input: ' +
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; '),
+    );
   const runId = parsed.data.runId ?? `train-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`;
   // the toy model publishes to the embedded policy server, a real model to its own embedded server
   // (unless the input names another server, which is then the caller's to run)
@@ -76,17 +83,28 @@ export async function runTraining(
   const { client, close } = await connectWithWorker(config, options.log, services);
   try {
     const handle = await startOrAttach(client, runId, { ...runInput, runId }, options.log);
-    options.log(`training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`);
+    options.log(
+      `training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}` +
+        `/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`,
+    );
     return await follow(handle, options);
   } finally {
     await close();
   }
 }
 
-
-async function startOrAttach(client: Client, runId: string, input: Record<string, unknown>, log: (line: string) => void): Promise<WorkflowHandle> {
+async function startOrAttach(
+  client: Client,
+  runId: string,
+  input: Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<WorkflowHandle> {
   try {
-    return await client.workflow.start('trainingRun', { taskQueue: defaultTaskQueue, workflowId: runId, args: [input] });
+    return await client.workflow.start('trainingRun', {
+      taskQueue: defaultTaskQueue,
+      workflowId: runId,
+      args: [input],
+    });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     log(`run ${runId} is already running: following it`);
@@ -94,7 +112,10 @@ async function startOrAttach(client: Client, runId: string, input: Record<string
   }
 }
 
-async function follow(handle: WorkflowHandle, options: { json: boolean; log: (line: string) => void }): Promise<TrainingRunResult> {
+async function follow(
+  handle: WorkflowHandle,
+  options: { json: boolean; log: (line: string) => void },
+): Promise<TrainingRunResult> {
   const tty = process.stderr.isTTY && !options.json;
   let printedIterations = -1;
   let lastLine = '';
@@ -102,7 +123,10 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
   const onSignal = () => {
     if (cancelling) process.exit(130);
     cancelling = true;
-    options.log(`cancelling ${handle.workflowId}: episodes release their containers (Ctrl-C again to leave it running); resume with npx agentrl train --resume ${handle.workflowId}`);
+    options.log(
+      `cancelling ${handle.workflowId}: episodes release their containers (Ctrl-C again to leave it running); ` +
+        `resume with npx agentrl train --resume ${handle.workflowId}`,
+    );
     handle.cancel().catch((error: unknown) => options.log(`cancel failed: ${(error as Error).message}`));
   };
   // Ctrl-C, and a plain `kill`, cancel the run cleanly; a second signal leaves it running
@@ -110,23 +134,29 @@ async function follow(handle: WorkflowHandle, options: { json: boolean; log: (li
   process.on('SIGTERM', onSignal);
   if (!options.json) console.log(iterationHeader);
   const poll = setInterval(() => {
-    handle.query(trainingProgressQuery).then((progress) => {
-      if (progress.last && progress.last.iteration > printedIterations) {
-        printedIterations = progress.last.iteration;
-        if (tty) process.stderr.write('\r\u001b[K');
-        if (!options.json) console.log(iterationRow(progress.last));
-      }
-      const line = progressLine(progress);
-      // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
-      if (line === lastLine) return;
-      lastLine = line;
-      if (tty) process.stderr.write(`\r\u001b[K${line}`);
-      else options.log(line);
-    }).catch(() => undefined); // a query can fail while the run continues as new; the next poll asks again
+    handle
+      .query(trainingProgressQuery)
+      .then((progress) => {
+        if (progress.last && progress.last.iteration > printedIterations) {
+          printedIterations = progress.last.iteration;
+          if (tty) process.stderr.write('\r\u001b[K');
+          if (!options.json) console.log(iterationRow(progress.last));
+        }
+        const line = progressLine(progress);
+        // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
+        if (line === lastLine) return;
+        lastLine = line;
+        if (tty) process.stderr.write(`\r\u001b[K${line}`);
+        else options.log(line);
+      })
+      .catch(() => undefined); // a query can fail while the run continues as new; the next poll asks again
   }, 1000);
   try {
     // the handle follows the run across continue-as-new
-    const result = await withCause(handle.result() as Promise<TrainingRunResult>, `the training run ${handle.workflowId}`);
+    const result = await withCause(
+      handle.result() as Promise<TrainingRunResult>,
+      `the training run ${handle.workflowId}`,
+    );
     if (tty) process.stderr.write('\r\u001b[K');
     return result;
   } finally {
@@ -141,10 +171,19 @@ export function progressLine(progress: TrainingProgress): string {
   if (progress.pool) {
     // an asynchronous run samples and trains at once: its pool, not a bar per iteration
     const { inFlight, parked, ready, training } = progress.pool;
-    return `step ${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations}: ${inFlight} episode(s) in flight (${parked} parked), ${ready} group(s) ready, trainer ${training ? 'training' : 'idle'}; ${progress.episodesDone} training episodes done, policy step ${progress.step}`;
+    return (
+      `step ${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations}: ${inFlight} ` +
+      (`episode(s) in flight (${parked} parked), ${ready} group(s) ready, trainer ` +
+        (`${training ? 'training' : 'idle'}; ${progress.episodesDone} training episodes done, policy step ` +
+          `${progress.step}`))
+    );
   }
   const width = 20;
   const fraction = progress.episodesTotal ? progress.episodesDone / progress.episodesTotal : 0;
   const filled = Math.round(fraction * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] iteration ${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations} ${progress.phase} ${progress.episodesDone}/${progress.episodesTotal} episodes, step ${progress.step}`;
+  return (
+    `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] iteration ` +
+    (`${Math.min(progress.iteration + 1, progress.iterations)}/${progress.iterations} ${progress.phase} ` +
+      `${progress.episodesDone}/${progress.episodesTotal} episodes, step ${progress.step}`)
+  );
 }

@@ -26,7 +26,10 @@ def main():
     per_call = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     # by its path: the spool cannot be listed by this user, so it cannot go on sys.path
     import importlib.util
-    spec = importlib.util.spec_from_file_location("oracle_values", os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_values.py"))
+
+    spec = importlib.util.spec_from_file_location(
+        "oracle_values", os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_values.py")
+    )
     oracle_values = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(oracle_values)
     with open(calls_path, encoding="utf-8") as handle:

@@ -151,16 +151,17 @@ SKIP_EXCEPTIONS = {
     "_pytest.outcomes.XFailed": "pytest.xfail.Exception",
 }
 # Names resolved to builtins.<name> when the module does not bind them itself.
-BUILTIN_NAMES = frozenset({"exit", "quit", "SystemExit", "__import__", "exec", "eval", "compile",
-                           "getattr", "vars", "open"})
+BUILTIN_NAMES = frozenset(
+    {"exit", "quit", "SystemExit", "__import__", "exec", "eval", "compile", "getattr", "vars", "open"}
+)
 IMPORT_FUNCS = frozenset({"importlib.import_module", "builtins.__import__", "importlib.__import__"})
 
 # ---- size and depth limits of the analysis (beyond them: "unanalysable")
-MAX_SOURCE_BYTES = 1024 * 1024       # a .py file larger than this is not analysed
-MAX_AST_DEPTH = 1000                 # deeper syntax trees are not walked (recursive visitors)
-MAX_CODE_STRINGS = 64                # constant code strings (exec("...")) analysed per file
-MAX_CODE_STRING_NESTING = 8          # exec("exec('...')") levels
-ANALYSIS_RECURSION_LIMIT = 8000      # recursion limit while one file is analysed
+MAX_SOURCE_BYTES = 1024 * 1024  # a .py file larger than this is not analysed
+MAX_AST_DEPTH = 1000  # deeper syntax trees are not walked (recursive visitors)
+MAX_CODE_STRINGS = 64  # constant code strings (exec("...")) analysed per file
+MAX_CODE_STRING_NESTING = 8  # exec("exec('...')") levels
+ANALYSIS_RECURSION_LIMIT = 8000  # recursion limit while one file is analysed
 ANALYSIS_STACK_BYTES = 256 * 1024 * 1024  # C stack of the analysis thread
 
 # ---- compiled (sourceless) modules: importable, never analysed
@@ -201,11 +202,26 @@ ROOT_CLASSES = frozenset({"object", "type", "builtins.object", "builtins.type"})
 CLASS_WALK_ATTRS = frozenset({"__base__", "__bases__", "__mro__", "mro"})
 # calls taking file descriptors: qualified name -> positional indexes holding one
 FD_FUNCS = {
-    "os.write": (0,), "os.pwrite": (0,), "os.writev": (0,), "os.fdopen": (0,),
-    "os.dup": (0,), "os.dup2": (0, 1), "os.close": (0,), "os.set_inheritable": (0,),
-    "os.sendfile": (0,), "os.ftruncate": (0,), "os.fsync": (0,), "os.lseek": (0,),
-    "builtins.open": (0,), "io.open": (0,), "io.FileIO": (0,), "_io.open": (0,), "_io.FileIO": (0,),
-    "codecs.open": (0,), "socket.fromfd": (0,), "socket.socket": (),
+    "os.write": (0,),
+    "os.pwrite": (0,),
+    "os.writev": (0,),
+    "os.fdopen": (0,),
+    "os.dup": (0,),
+    "os.dup2": (0, 1),
+    "os.close": (0,),
+    "os.set_inheritable": (0,),
+    "os.sendfile": (0,),
+    "os.ftruncate": (0,),
+    "os.fsync": (0,),
+    "os.lseek": (0,),
+    "builtins.open": (0,),
+    "io.open": (0,),
+    "io.FileIO": (0,),
+    "_io.open": (0,),
+    "_io.FileIO": (0,),
+    "codecs.open": (0,),
+    "socket.fromfd": (0,),
+    "socket.socket": (),
 }
 FD_KEYWORDS = frozenset({"fd", "fd2", "file", "fileno", "out_fd"})
 STD_STREAM_KEYWORDS = frozenset({"stdin", "stdout", "stderr"})
@@ -249,7 +265,11 @@ def _validate_kinds(kinds, where):
     if not isinstance(kinds, dict):
         raise InputError("%s: kinds must be an object" % where)
     for name, spec in kinds.items():
-        if not isinstance(spec, dict) or spec.get("effect") not in EFFECTS or not isinstance(spec.get("description"), str):
+        if (
+            not isinstance(spec, dict)
+            or spec.get("effect") not in EFFECTS
+            or not isinstance(spec.get("description"), str)
+        ):
             raise InputError("%s: kind %r needs effect in %s and a description" % (where, name, EFFECTS))
     missing = [k for k in EMITTED_KINDS if k not in kinds]
     if missing:
@@ -429,8 +449,12 @@ class _Names:
             if func == "builtins.vars" and len(node.args) == 1:
                 base = self.qual(node.args[0])
                 return base + ".__dict__" if base else None
-            if (isinstance(node.func, ast.Attribute) and node.func.attr == "get" and len(node.args) in (1, 2)
-                    and self.qual(node.func.value) in BUILTINS_NAMESPACES):
+            if (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and len(node.args) in (1, 2)
+                and self.qual(node.func.value) in BUILTINS_NAMESPACES
+            ):
                 key = _const_str(node.args[0])
                 return "builtins." + key if key is not None else None
             mod = self.imported_module(node)
@@ -570,7 +594,12 @@ def _returns(body):
 
 
 def _strip_docstring(body):
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[1:]
     return body
 
@@ -636,8 +665,14 @@ def _int_value(node, consts):
         except ZeroDivisionError:
             return None
         return None
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int"
-            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "int"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+    ):
         try:
             return int(node.args[0].value)
         except (TypeError, ValueError, OverflowError):
@@ -822,8 +857,9 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
 
         def visit_Attribute(self, node):
             if node.attr == "__subclasses__" and (
-                    names.qual(node.value) in ROOT_CLASSES
-                    or any(isinstance(n, ast.Attribute) and n.attr in CLASS_WALK_ATTRS for n in ast.walk(node.value))):
+                names.qual(node.value) in ROOT_CLASSES
+                or any(isinstance(n, ast.Attribute) and n.attr in CLASS_WALK_ATTRS for n in ast.walk(node.value))
+            ):
                 add("runner_internals", node, "lists every class of the process through __subclasses__()")
             if node.attr in FRAME_ATTRS:
                 add("runner_internals", node, "accesses frame attribute .%s (caller frames and globals)" % node.attr)
@@ -852,12 +888,18 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
             return v if v is not None and v >= FIRST_FREE_FD else None
 
         def _check_fds(self, q, node):
-            fq = "os." + q[len("posix."):] if q and q.startswith("posix.") else q
+            fq = "os." + q[len("posix.") :] if q and q.startswith("posix.") else q
             if fq == "os.closerange":
                 lo = _int_value(node.args[0], consts) if node.args else None
                 hi = _int_value(node.args[1], consts) if len(node.args) > 1 else None
-                if not (hi is not None and hi <= FIRST_FREE_FD) and not (lo is not None and hi is not None and lo >= hi):
-                    add("runner_internals", node, "os.closerange() may close file descriptors %d and above" % FIRST_FREE_FD)
+                if not (hi is not None and hi <= FIRST_FREE_FD) and not (
+                    lo is not None and hi is not None and lo >= hi
+                ):
+                    add(
+                        "runner_internals",
+                        node,
+                        "os.closerange() may close file descriptors %d and above" % FIRST_FREE_FD,
+                    )
                 return
             if fq in FD_FUNCS:
                 exprs = [node.args[i] for i in FD_FUNCS[fq] if i < len(node.args)]
@@ -874,7 +916,11 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
                     elts = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List, ast.Set)) else [k.value]
                     fds = [self._fd(e) for e in elts]
                     if any(fd is not None for fd in fds):
-                        add("runner_internals", node, "passes file descriptor %d to a child process" % max(f for f in fds if f is not None))
+                        add(
+                            "runner_internals",
+                            node,
+                            "passes file descriptor %d to a child process" % max(f for f in fds if f is not None),
+                        )
 
         def visit_Constant(self, node):
             value = node.value
@@ -900,9 +946,12 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
             return None
 
         def _is_constant_compile(self, expr):
-            return (isinstance(expr, ast.Call) and names.qual(expr.func) == "builtins.compile"
-                    and isinstance(self._exec_source(expr), ast.Constant)
-                    and isinstance(self._exec_source(expr).value, (str, bytes)))
+            return (
+                isinstance(expr, ast.Call)
+                and names.qual(expr.func) == "builtins.compile"
+                and isinstance(self._exec_source(expr), ast.Constant)
+                and isinstance(self._exec_source(expr).value, (str, bytes))
+            )
 
         def _dynamic(self, q, node):
             if q in EXEC_FUNCS:
@@ -918,7 +967,9 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
                 if _const_str(name) is None:
                     add("dynamic_code", node, "%s of a non-constant name %s" % (DYNAMIC_IMPORT_FUNCS[q], self._where()))
             elif q == "runpy.run_module":
-                name = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mod_name"), None)
+                name = (
+                    node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mod_name"), None)
+                )
                 if _const_str(name) is None:
                     add("dynamic_code", node, "runpy.run_module() of a non-constant name %s" % self._where())
             elif q in CODE_LOADERS:
@@ -926,11 +977,19 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
             elif q == "builtins.getattr" and len(node.args) >= 2:
                 if names.qual(node.args[0]) in BUILTINS_NAMESPACES and _const_str(node.args[1]) is None:
                     add("dynamic_code", node, "getattr() on builtins with a non-constant name %s" % self._where())
-            elif (isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args
-                    and names.qual(node.func.value) in BUILTINS_NAMESPACES and _const_str(node.args[0]) is None):
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and node.args
+                and names.qual(node.func.value) in BUILTINS_NAMESPACES
+                and _const_str(node.args[0]) is None
+            ):
                 add("dynamic_code", node, "looks up builtins with a non-constant name %s" % self._where())
-            if (isinstance(node.func, ast.Attribute) and node.func.attr == "replace"
-                    and any(k.arg == "co_code" for k in node.keywords)):
+            if (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "replace"
+                and any(k.arg == "co_code" for k in node.keywords)
+            ):
                 add("dynamic_code", node, "replaces the bytecode of a code object %s" % self._where())
 
         def visit_Call(self, node):
@@ -943,16 +1002,26 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
             mod = names.imported_module(node)
             if mod is not None:
                 self._runner(mod, node, "dynamically imports")
-            if (isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop", "setdefault", "__getitem__")
-                    and names.qual(node.func.value) == "sys.modules" and node.args):
+            if (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("get", "pop", "setdefault", "__getitem__")
+                and names.qual(node.func.value) == "sys.modules"
+                and node.args
+            ):
                 key = self._sys_modules_key(node.args[0])
                 if key is not None:
                     self._sys_modules_access(key, node)
             self._dynamic(q, node)
             self._check_fds(q, node)
             if q == "builtins.getattr" and len(node.args) >= 2 and _const_str(node.args[1]) in FRAME_ATTRS:
-                add("runner_internals", node, "accesses frame attribute .%s (caller frames and globals)" % node.args[1].value)
-            elif q in ("builtins.getattr", "builtins.vars") or (isinstance(node.func, ast.Attribute) and node.func.attr == "get"):
+                add(
+                    "runner_internals",
+                    node,
+                    "accesses frame attribute .%s (caller frames and globals)" % node.args[1].value,
+                )
+            elif q in ("builtins.getattr", "builtins.vars") or (
+                isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            ):
                 # getattr(sys, "_getframe"), __builtins__.get("eval"): the value is the named object
                 ref = names.qual(node)
                 if not self._process_ref(ref, node):
@@ -968,7 +1037,9 @@ def _analyse_tree(path, tree, import_level=True, parent=None):
             self.generic_visit(node)
 
         def _plugins_target(self, t, node):
-            if (isinstance(t, ast.Name) and t.id == "pytest_plugins") or (isinstance(t, ast.Attribute) and t.attr == "pytest_plugins"):
+            if (isinstance(t, ast.Name) and t.id == "pytest_plugins") or (
+                isinstance(t, ast.Attribute) and t.attr == "pytest_plugins"
+            ):
                 if not test_code:
                     add("pytest_hook", node, "sets pytest_plugins")
 
@@ -1027,7 +1098,9 @@ def _analyse_bytes(path, data):
     """Findings (kind, line, detail) for the bytes of one Python file.  May raise
     (RecursionError, MemoryError, ...): analyse_python turns that into a finding."""
     if len(data) > MAX_SOURCE_BYTES:
-        return [("unanalysable", 0, "file is %d bytes, over the %d-byte analysis limit" % (len(data), MAX_SOURCE_BYTES))]
+        return [
+            ("unanalysable", 0, "file is %d bytes, over the %d-byte analysis limit" % (len(data), MAX_SOURCE_BYTES))
+        ]
     problem = _source_problem(data)
     if problem:
         return [("unanalysable", 0, problem)]
@@ -1044,8 +1117,13 @@ def _analyse_bytes(path, data):
     while work:
         sub, import_level, parent, nesting, origin = work.pop(0)
         if _ast_too_deep(sub, MAX_AST_DEPTH):
-            found.append(("unanalysable", origin[0] if origin else 0, "syntax tree nested deeper than %d levels%s" % (
-                MAX_AST_DEPTH, _origin_text(origin))))
+            found.append(
+                (
+                    "unanalysable",
+                    origin[0] if origin else 0,
+                    "syntax tree nested deeper than %d levels%s" % (MAX_AST_DEPTH, _origin_text(origin)),
+                )
+            )
             continue
         names, sub_found, code_strings = _analyse_tree(path, sub, import_level, parent)
         for kind, line, detail in sub_found:
@@ -1058,13 +1136,25 @@ def _analyse_bytes(path, data):
             where = origin or (line, what)
             strings_seen += 1
             if strings_seen > MAX_CODE_STRINGS:
-                found.append(("unanalysable", where[0], "more than %d code strings passed to exec(), eval() or compile()%s" % (
-                    MAX_CODE_STRINGS, _origin_text(where))))
+                found.append(
+                    (
+                        "unanalysable",
+                        where[0],
+                        "more than %d code strings passed to exec(), eval() or compile()%s"
+                        % (MAX_CODE_STRINGS, _origin_text(where)),
+                    )
+                )
                 work = []
                 break
             if nesting + 1 > MAX_CODE_STRING_NESTING:
-                found.append(("unanalysable", where[0], "code strings nested more than %d levels deep%s" % (
-                    MAX_CODE_STRING_NESTING, _origin_text(where))))
+                found.append(
+                    (
+                        "unanalysable",
+                        where[0],
+                        "code strings nested more than %d levels deep%s"
+                        % (MAX_CODE_STRING_NESTING, _origin_text(where)),
+                    )
+                )
                 continue
             if isinstance(source, bytes):
                 problem = _source_problem(source)
@@ -1074,7 +1164,9 @@ def _analyse_bytes(path, data):
             try:
                 code = _parse(source, path)
             except (RecursionError, MemoryError) as e:
-                found.append(("unanalysable", where[0], "the parser gave up (%s)%s" % (type(e).__name__, _origin_text(where))))
+                found.append(
+                    ("unanalysable", where[0], "the parser gave up (%s)%s" % (type(e).__name__, _origin_text(where)))
+                )
                 continue
             if code is not None:
                 work.append((code, import_level and at_import, names, nesting + 1, where))
@@ -1234,7 +1326,9 @@ def detect(changes):
         if status == "deleted":
             continue
         if name.lower().endswith(COMPILED_SUFFIXES):
-            found.append((path, "compiled_module", 0, "%s compiled module %s (importable, never analysed)" % (status, name)))
+            found.append(
+                (path, "compiled_module", 0, "%s compiled module %s (importable, never analysed)" % (status, name))
+            )
         elif name.endswith(".py"):
             if data is None:
                 found.append((path, "unanalysable", 0, "no content supplied (neither after nor afterBase64)"))
@@ -1244,7 +1338,9 @@ def detect(changes):
                 if before is not None:
                     # only what the agent added: a construct the pristine file already had is not its doing
                     # (matched by kind and detail without line numbers, as many times as it was there)
-                    existing = [(k, _without_lines(d)) for k, _, d in analyse_python(path, before) if k != "unanalysable"]
+                    existing = [
+                        (k, _without_lines(d)) for k, _, d in analyse_python(path, before) if k != "unanalysable"
+                    ]
                     kept = []
                     for kind, line, detail in findings:
                         if (kind, _without_lines(detail)) in existing:
@@ -1282,7 +1378,9 @@ def _classify(paths):
     """What each path (a key: shared/repo-paths.ts) is to the checker: the answer of classifyPath in shared/checker-paths.ts."""
     if not isinstance(paths, list) or not all(isinstance(p, str) and _parts(p) for p in paths):
         raise InputError("classify must be a list of non-empty paths")
-    out = [{"path": p, "test": is_test_path(p), "config": is_config_path(p), "startup": is_startup_path(p)} for p in paths]
+    out = [
+        {"path": p, "test": is_test_path(p), "config": is_config_path(p), "startup": is_startup_path(p)} for p in paths
+    ]
     sys.stdout.write(json.dumps({"paths": out}) + "\n")
     return 0
 

@@ -291,8 +291,10 @@ def _parse_args(argv):
     extra = []
     if "--" in argv:
         i = argv.index("--")
-        argv, extra = argv[:i], argv[i + 1:]
-    p = argparse.ArgumentParser(prog="grade-harness.py", description="Run pytest as an unprivileged child and print one JSON line.")
+        argv, extra = argv[:i], argv[i + 1 :]
+    p = argparse.ArgumentParser(
+        prog="grade-harness.py", description="Run pytest as an unprivileged child and print one JSON line."
+    )
     p.add_argument("--repo", required=True, help="repository root (absolute path)")
     p.add_argument("--uid", type=int, default=None, help="uid to run the tests as (required as root)")
     p.add_argument("--gid", type=int, default=None, help="gid to run the tests as (required as root)")
@@ -324,6 +326,7 @@ def _parse_args(argv):
 def _set_no_new_privs():
     try:
         import ctypes
+
         libc = ctypes.CDLL(None, use_errno=True)
     except Exception:  # noqa: BLE001 - ctypes unavailable: best effort
         return
@@ -338,6 +341,7 @@ def _child(ns, out_w, rep_w, python, argv, env):
         os.setsid()
         # stdin </dev/null, stdout/stderr -> output pipe, report pipe -> REPORT_FD
         import fcntl
+
         # move our ends out of the way first so the dup2 targets cannot clash
         out_hi = fcntl.fcntl(out_w, fcntl.F_DUPFD_CLOEXEC, 64)
         rep_hi = fcntl.fcntl(rep_w, fcntl.F_DUPFD_CLOEXEC, 64)
@@ -367,6 +371,7 @@ def _child(ns, out_w, rep_w, python, argv, env):
                 raise OSError("child could regain root after dropping privileges")
             try:
                 import pwd
+
                 name = pwd.getpwuid(uid).pw_name
                 env["USER"] = env["LOGNAME"] = name
             except KeyError:
@@ -413,8 +418,13 @@ def _validate_report(raw, collect_only):
         entry = {"nodeid": t["nodeid"], "outcome": t["outcome"]}
         crash = t.get("crash")
         if crash is not None:
-            if not (isinstance(crash, dict) and set(crash) == {"path", "line", "message"} and isinstance(crash["path"], str)
-                    and type(crash["line"]) is int and isinstance(crash["message"], str)):
+            if not (
+                isinstance(crash, dict)
+                and set(crash) == {"path", "line", "message"}
+                and isinstance(crash["path"], str)
+                and type(crash["line"]) is int
+                and isinstance(crash["message"], str)
+            ):
                 return None
             entry["crash"] = {"path": crash["path"], "line": crash["line"], "message": crash["message"]}
         clean.append(entry)
@@ -482,9 +492,21 @@ def run(ns):
             f.write("[pytest]\n")
         os.chmod(ini, 0o444)
 
-        base_args = ["-c", ini, "--rootdir", repo, "--confcutdir", repo,
-                     "-p", "no:cacheprovider", "-q", "-rA",
-                     "--import-mode=prepend", "-o", "addopts="]
+        base_args = [
+            "-c",
+            ini,
+            "--rootdir",
+            repo,
+            "--confcutdir",
+            repo,
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rA",
+            "--import-mode=prepend",
+            "-o",
+            "addopts=",
+        ]
         cfg = {
             "repo": repo,
             "reportFd": REPORT_FD,

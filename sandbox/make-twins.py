@@ -101,6 +101,7 @@ def rng(seed, *parts):
 
 # ---------------------------------------------------------------- literals and their variants
 
+
 def is_literal(node):
     try:
         ast.literal_eval(node)
@@ -123,8 +124,12 @@ def comparison(node):
     left, right = node.left, node.comparators[0]
     if isinstance(node.ops[0], ast.Eq) and is_literal(left) != is_literal(right):
         return (right, left, ast.Eq) if is_literal(left) else (left, right, ast.Eq)
-    if (isinstance(node.ops[0], ast.Is) and isinstance(right, ast.Constant)
-            and isinstance(right.value, bool) and not is_literal(left)):
+    if (
+        isinstance(node.ops[0], ast.Is)
+        and isinstance(right, ast.Constant)
+        and isinstance(right.value, bool)
+        and not is_literal(left)
+    ):
         return left, right, ast.Is
     return None
 
@@ -239,8 +244,9 @@ def variant_literals(seed, key, literal, count):
     rand = rng(seed, "values", key)
     spots = leaves(literal)
     best = max(capacity(v) for _, v in spots)
-    path, value = rand.choice([s for s in spots if capacity(s[1]) > count]
-                              or [s for s in spots if capacity(s[1]) == best])
+    path, value = rand.choice(
+        [s for s in spots if capacity(s[1]) > count] or [s for s in spots if capacity(s[1]) == best]
+    )
     if isinstance(value, bool):
         new = [not value]
     elif isinstance(value, (int, float)):
@@ -256,19 +262,28 @@ def literal_capacity(literal):
 
 # ---------------------------------------------------------------- test modules
 
+
 def is_test_func(node):
-    return (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
-            and not any("fixture" in ast.unparse(d) for d in node.decorator_list))
+    return (
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name.startswith("test")
+        and not any("fixture" in ast.unparse(d) for d in node.decorator_list)
+    )
 
 
 def is_test_class(node):
     return isinstance(node, ast.ClassDef) and (
-        node.name.startswith("Test") or any(ast.unparse(b).endswith("TestCase") for b in node.bases))
+        node.name.startswith("Test") or any(ast.unparse(b).endswith("TestCase") for b in node.bases)
+    )
 
 
 def strip_docstring(body):
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[1:]
     return list(body)
 
@@ -359,6 +374,7 @@ class Module:
 
 # ---------------------------------------------------------------- the request
 
+
 def parse_request(data):
     if not isinstance(data, dict):
         raise BadInput("input must be a JSON object")
@@ -379,8 +395,9 @@ def parse_request(data):
         raise BadInput("'fresh' must be a list")
     for i, f in enumerate(fresh):
         where = "fresh[%d]" % i
-        if not isinstance(f, dict) or not all(isinstance(f.get(k), str) and f[k].strip()
-                                              for k in ("module", "function", "value")):
+        if not isinstance(f, dict) or not all(
+            isinstance(f.get(k), str) and f[k].strip() for k in ("module", "function", "value")
+        ):
             raise BadInput("%s needs string fields module, function and value" % where)
         if not re.fullmatch(r"\w+(\.\w+)*", f["module"]) or not f["function"].isidentifier():
             raise BadInput("%s: module or function is not a Python name" % where)
@@ -413,8 +430,7 @@ def assign_groups(seed, units, total):
     for u in units:
         for key in u.counts:
             holders.setdefault(key, []).append(u)
-    ok = {k: total[k] == len(us) and all(u.counts[k] == 1 and k in u.cands for u in us)
-          for k, us in holders.items()}
+    ok = {k: total[k] == len(us) and all(u.counts[k] == 1 and k in u.cands for u in us) for k, us in holders.items()}
     rand = rng(seed, "assign")
     order = sorted(units, key=lambda u: (sum(ok[k] for k in u.cands), rand.random()))
     for u in order:
@@ -431,11 +447,20 @@ def place_fresh(seed, fresh, modules, calls):
     placed, skipped, seen = [], [], set()
     for i, f in enumerate(fresh):
         mod, name = f["module"], f["function"]
-        importing = [m for m in modules.values() if any(
-            (isinstance(s, ast.Import) and any(a.name == mod for a in s.names))
-            or (isinstance(s, ast.ImportFrom) and s.module == mod and not s.level) for s in m.keep)]
-        target = rng(seed, "fresh", str(i)).choice(importing) if importing else next(
-            (m for p, m in modules.items() if p.startswith("tests/")), None)
+        importing = [
+            m
+            for m in modules.values()
+            if any(
+                (isinstance(s, ast.Import) and any(a.name == mod for a in s.names))
+                or (isinstance(s, ast.ImportFrom) and s.module == mod and not s.level)
+                for s in m.keep
+            )
+        ]
+        target = (
+            rng(seed, "fresh", str(i)).choice(importing)
+            if importing
+            else next((m for p, m in modules.items() if p.startswith("tests/")), None)
+        )
         if target is None:
             raise BadInput("no rewritable file under tests/ to hold fresh call %d" % i)
         func = None  # call the function the way the file already names it
@@ -446,8 +471,10 @@ def place_fresh(seed, fresh, modules, calls):
                 elif isinstance(s, ast.Import) and a.name == mod and func is None:
                     func = "%s.%s" % (a.asname or mod, name)
         if func is None:
-            target.keep.insert(sum(isinstance(s, ast.ImportFrom) and s.module == "__future__"
-                                   for s in target.keep), ast.Import([ast.alias(mod)]))
+            target.keep.insert(
+                sum(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in target.keep),
+                ast.Import([ast.alias(mod)]),
+            )
             func = "%s.%s" % (mod, name)
         call = ast.unparse(ast.parse("%s(%s)" % (func, ", ".join(f.get("args", []))), mode="eval"))
         value = ast.parse(f["value"], mode="eval").body
@@ -461,8 +488,12 @@ def place_fresh(seed, fresh, modules, calls):
 
 def build(seed, module, variants, tests):
     """Rename, twin and shuffle one module; returns its source and fills `tests` with its node ids."""
-    taken = {getattr(n, f) for n in ast.walk(ast.Module(module.keep + module.tree.body, []))
-             for f in ("id", "attr", "arg", "name") if isinstance(getattr(n, f, None), str)}
+    taken = {
+        getattr(n, f)
+        for n in ast.walk(ast.Module(module.keep + module.tree.body, []))
+        for f in ("id", "attr", "arg", "name")
+        if isinstance(getattr(n, f, None), str)
+    }
 
     def fresh_name(prefix, *label):
         for i in range(10**6):
@@ -585,8 +616,15 @@ def make_twins(data):
     for path, module in modules.items():
         out_files[path] = build(seed, module, variants, tests)
     uncovered += [rid for u in units if u.group is None for rid, _ in u.real_ids]
-    return {"files": out_files, "tests": dict(sorted(tests.items())), "groups": dict(sorted(summary.items())),
-            "survival": survival, "uncovered": sorted(uncovered), "unparsed": unparsed, "skippedFresh": skipped}
+    return {
+        "files": out_files,
+        "tests": dict(sorted(tests.items())),
+        "groups": dict(sorted(summary.items())),
+        "survival": survival,
+        "uncovered": sorted(uncovered),
+        "unparsed": unparsed,
+        "skippedFresh": skipped,
+    }
 
 
 def main():

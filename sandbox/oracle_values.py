@@ -150,7 +150,7 @@ def decode(data, max_depth=64):
             return [dec(x, depth + 1, False) for x in d]
         if kind is not dict or len(d) != 1 or next(iter(d)) not in TAGS:
             raise Undecodable(f"expected a JSON value or an object with one of {', '.join(TAGS)}")
-        (tag, body), = d.items()
+        ((tag, body),) = d.items()
         if tag == "$int":
             value = _canonical_int(body)
             if -SAFE_INT < value < SAFE_INT:

@@ -13,6 +13,7 @@ the host has recorded: their files are removed, so the spool does not fill up.
 Only builtin modules are imported (os, select, sys, time, binascii): the runner
 starts on every tool call, and its start-up time is part of each call's latency.
 """
+
 import binascii
 import os
 import select
@@ -79,10 +80,10 @@ class Capture:
         if self.head is None:
             self.whole += chunk
             if len(self.whole) > self.limit:
-                self.head, self.tail = bytes(self.whole[: self.half]), self.whole[-self.half:]
+                self.head, self.tail = bytes(self.whole[: self.half]), self.whole[-self.half :]
                 self.whole = None
         else:
-            self.tail = (self.tail + chunk)[-self.half:]
+            self.tail = (self.tail + chunk)[-self.half :]
 
     def result(self):
         if self.head is None:
@@ -181,17 +182,30 @@ def read_request(nonce):
     env = os.environ
     if "AGENTRL_TOOL" in env:
         text = lambda name: binascii.a2b_base64(env.pop(name, "")).decode("utf-8")
-        request = (env.pop("AGENTRL_TOOL"), text("AGENTRL_ARG1"), text("AGENTRL_ARG2"),
-                   int(env.pop("AGENTRL_TIMEOUT_MS")), int(env.pop("AGENTRL_MAX_OUTPUT")),
-                   [name for name in env.pop("AGENTRL_CLEANUP", "").split(",") if name])
+        request = (
+            env.pop("AGENTRL_TOOL"),
+            text("AGENTRL_ARG1"),
+            text("AGENTRL_ARG2"),
+            int(env.pop("AGENTRL_TIMEOUT_MS")),
+            int(env.pop("AGENTRL_MAX_OUTPUT")),
+            [name for name in env.pop("AGENTRL_CLEANUP", "").split(",") if name],
+        )
         return request
     import json  # only large requests (a big write_file) come as a file
+
     path = os.path.join(SPOOL, nonce + ".req.json")
     with open(path) as handle:
         data = json.load(handle)
     remove(nonce + ".req.json")
     arg1 = data.get("command", data.get("path", ""))
-    return (data["tool"], arg1, data.get("content", ""), int(data["timeoutMs"]), int(data["maxOutputBytes"]), data.get("cleanup", []))
+    return (
+        data["tool"],
+        arg1,
+        data.get("content", ""),
+        int(data["timeoutMs"]),
+        int(data["maxOutputBytes"]),
+        data.get("cleanup", []),
+    )
 
 
 def already_started():

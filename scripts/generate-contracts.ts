@@ -9,8 +9,9 @@ import { projectRoot } from '../workers/config';
 
 /** The text of every generated contract file, by path relative to the project root. */
 export function contractFiles(): Record<string, string> {
+  const trainerContract = trainerContractDocument(trainingQueueSuffix, trainingQueue(defaultTaskQueue));
   return {
-    'shared/contracts/trainer.schema.json': `${JSON.stringify(trainerContractDocument(trainingQueueSuffix, trainingQueue(defaultTaskQueue)), null, 2)}\n`,
+    'shared/contracts/trainer.schema.json': `${JSON.stringify(trainerContract, null, 2)}\n`,
   };
 }
 

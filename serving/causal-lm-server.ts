@@ -26,7 +26,9 @@ const Completion = z.object({
   prompt: z.array(z.number().int().min(0)).min(1, 'prompt must hold token ids'),
   max_tokens: z.number().int().min(1).default(16),
   temperature: z.number().min(0).default(1),
-  top_p: z.literal(1, { error: 'only top_p = 1 is served: a truncated distribution would have to reach the trainer' }).default(1),
+  top_p: z
+    .literal(1, { error: 'only top_p = 1 is served: a truncated distribution would have to reach the trainer' })
+    .default(1),
   top_k: z.union([z.literal(-1), z.literal(0)], { error: 'only top_k -1 (off) is served' }).default(-1),
   min_p: z.literal(0, { error: 'only min_p 0 is served' }).default(0),
   repetition_penalty: z.literal(1, { error: 'only repetition_penalty 1 is served' }).default(1),
@@ -54,7 +56,9 @@ export interface CausalLmServerOptions {
   onPublished?: (served: { weightsPath: string; version: string }) => void | Promise<void>;
 }
 
-export async function createCausalLmServer(options: CausalLmServerOptions): Promise<{ server: Server; version: () => string; generator: () => BatchingGenerator }> {
+export async function createCausalLmServer(
+  options: CausalLmServerOptions,
+): Promise<{ server: Server; version: () => string; generator: () => BatchingGenerator }> {
   const { tokenizer } = options;
   let model: CausalLm = await loadCausalLm(options.graphDir, options.version);
   let generator = new BatchingGenerator(model);
@@ -64,21 +68,54 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
   let paused = false;
   let drained: (() => void) | null = null;
 
-  const fail = (response: ServerResponse, status: number, type: string, message: string, param: string | null = null) => send(response, status, { error: { message, type, param, code: status } });
+  const fail = (response: ServerResponse, status: number, type: string, message: string, param: string | null = null) =>
+    send(response, status, { error: { message, type, param, code: status } });
 
   const complete = async (body: unknown, response: ServerResponse) => {
     const parsed = Completion.safeParse(body);
-    if (!parsed.success) return fail(response, 400, 'BadRequestError', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; '));
+    if (!parsed.success)
+      return fail(
+        response,
+        400,
+        'BadRequestError',
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; '),
+      );
     const request = parsed.data;
-    if (request.model !== undefined && request.model !== options.name) return fail(response, 404, 'NotFoundError', `The model \`${request.model}\` does not exist. Valid aliases: ${options.name}.`, 'model');
-    if (request.prompt.some((id) => id >= model.vocabSize)) return fail(response, 400, 'BadRequestError', `prompt holds a token outside the vocabulary of ${model.vocabSize}`);
-    if (request.prompt.length >= model.window) return fail(response, 400, 'BadRequestError', `the prompt holds ${request.prompt.length} tokens; the window is ${model.window}`);
-    if (paused) return fail(response, 503, 'ServiceUnavailableError', 'Generation is paused. Please retry after it resumes.');
+    if (request.model !== undefined && request.model !== options.name)
+      return fail(
+        response,
+        404,
+        'NotFoundError',
+        `The model \`${request.model}\` does not exist. Valid aliases: ${options.name}.`,
+        'model',
+      );
+    if (request.prompt.some((id) => id >= model.vocabSize))
+      return fail(
+        response,
+        400,
+        'BadRequestError',
+        `prompt holds a token outside the vocabulary of ${model.vocabSize}`,
+      );
+    if (request.prompt.length >= model.window)
+      return fail(
+        response,
+        400,
+        'BadRequestError',
+        `the prompt holds ${request.prompt.length} tokens; the window is ${model.window}`,
+      );
+    if (paused)
+      return fail(response, 503, 'ServiceUnavailableError', 'Generation is paused. Please retry after it resumes.');
     const served = version;
     inFlight++;
     let generation;
     try {
-      generation = await generator.submit({ prompt: request.prompt, maxTokens: Math.min(request.max_tokens, model.window - request.prompt.length), temperature: request.temperature, seed: request.seed, stopTokenIds: request.stop_token_ids });
+      generation = await generator.submit({
+        prompt: request.prompt,
+        maxTokens: Math.min(request.max_tokens, model.window - request.prompt.length),
+        temperature: request.temperature,
+        seed: request.seed,
+        stopTokenIds: request.stop_token_ids,
+      });
     } finally {
       inFlight--;
       if (inFlight === 0 && drained) drained();
@@ -90,17 +127,28 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
       object: 'text_completion',
       created: Math.floor(Date.now() / 1000),
       model: options.name,
-      choices: [{
-        index: 0,
-        text: tokenizer.decode(generation.finishReason === 'stop' ? ids.slice(0, -1) : ids),
-        logprobs: { tokens: ids.map((id) => `token_id:${id}`), token_logprobs: generation.logprobs, top_logprobs: ids.map((id, index) => ({ [`token_id:${id}`]: generation.logprobs[index] })), text_offset: ids.map(() => 0) },
-        finish_reason: generation.finishReason,
-        stop_reason: stopReason,
-        token_ids: ids,
-        prompt_token_ids: request.prompt,
-        weight_versions: [{ version: served, start: 0, end: ids.length }],
-      }],
-      usage: { prompt_tokens: request.prompt.length, completion_tokens: ids.length, total_tokens: request.prompt.length + ids.length },
+      choices: [
+        {
+          index: 0,
+          text: tokenizer.decode(generation.finishReason === 'stop' ? ids.slice(0, -1) : ids),
+          logprobs: {
+            tokens: ids.map((id) => `token_id:${id}`),
+            token_logprobs: generation.logprobs,
+            top_logprobs: ids.map((id, index) => ({ [`token_id:${id}`]: generation.logprobs[index] })),
+            text_offset: ids.map(() => 0),
+          },
+          finish_reason: generation.finishReason,
+          stop_reason: stopReason,
+          token_ids: ids,
+          prompt_token_ids: request.prompt,
+          weight_versions: [{ version: served, start: 0, end: ids.length }],
+        },
+      ],
+      usage: {
+        prompt_tokens: request.prompt.length,
+        completion_tokens: ids.length,
+        total_tokens: request.prompt.length + ids.length,
+      },
     });
   };
 
@@ -108,13 +156,29 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
     const url = new URL(request.url ?? '/', 'http://localhost');
     try {
       if (request.method === 'GET' && url.pathname === '/v1/models') {
-        return send(response, 200, { object: 'list', data: [{ id: options.name, object: 'model', created: 0, owned_by: 'agentrl', root: model.dir, parent: null, max_model_len: model.window }] });
+        return send(response, 200, {
+          object: 'list',
+          data: [
+            {
+              id: options.name,
+              object: 'model',
+              created: 0,
+              owned_by: 'agentrl',
+              root: model.dir,
+              parent: null,
+              max_model_len: model.window,
+            },
+          ],
+        });
       }
-      if (request.method === 'GET' && url.pathname === '/weight_info') return send(response, 200, { weight_version: version });
+      if (request.method === 'GET' && url.pathname === '/weight_info')
+        return send(response, 200, { weight_version: version });
       if (request.method === 'GET' && url.pathname === '/is_paused') return send(response, 200, { is_paused: paused });
-      if (request.method !== 'POST') return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
+      if (request.method !== 'POST')
+        return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
       const read = await readJsonBody(request);
-      if (read === undefined || read === null || typeof read !== 'object' || Array.isArray(read)) return fail(response, 400, 'BadRequestError', 'the body is not a JSON object');
+      if (read === undefined || read === null || typeof read !== 'object' || Array.isArray(read))
+        return fail(response, 400, 'BadRequestError', 'the body is not a JSON object');
       const body: object = read;
       switch (url.pathname) {
         case '/v1/completions':
@@ -136,7 +200,13 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
           return send(response, 200, { status: 'resumed' });
         case '/collective_rpc': {
           const { method, kwargs } = body as { method?: unknown; kwargs?: { weights_path?: unknown } };
-          if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string') return fail(response, 400, 'BadRequestError', 'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served');
+          if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string')
+            return fail(
+              response,
+              400,
+              'BadRequestError',
+              'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served',
+            );
           if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
           model = await loadCausalLm(kwargs.weights_path, version);
           generator = new BatchingGenerator(model);
@@ -145,7 +215,8 @@ export async function createCausalLmServer(options: CausalLmServerOptions): Prom
         }
         case '/update_weight_version': {
           const next = (body as { new_version?: unknown }).new_version;
-          if (typeof next !== 'string' || next === '') return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
+          if (typeof next !== 'string' || next === '')
+            return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
           version = next;
           model = { ...model, version };
           await options.onPublished?.({ weightsPath, version });

@@ -39,12 +39,26 @@ export interface CausalLm {
 /** Loads a graph folder (model.onnx, model.onnx.data, agentrl.json) as the version `version`. */
 export async function loadCausalLm(dir: string, version: string): Promise<CausalLm> {
   for (const file of ['model.onnx', 'model.onnx.data', 'agentrl.json']) {
-    if (!existsSync(join(dir, file))) throw new Error(`${join(dir, file)} does not exist (python -m agentrl_trainer.hf_models prepare writes it)`);
+    if (!existsSync(join(dir, file)))
+      throw new Error(`${join(dir, file)} does not exist (python -m agentrl_trainer.hf_models prepare writes it)`);
   }
   const info = GraphInfo.parse(JSON.parse(readFileSync(join(dir, 'agentrl.json'), 'utf8')));
   const threads = Math.max(1, availableParallelism());
-  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-  return { session, dir, version, layers: info.layers, kvHeads: info.kvHeads, headDim: info.headDim, vocabSize: info.vocabSize, window: info.window };
+  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  return {
+    session,
+    dir,
+    version,
+    layers: info.layers,
+    kvHeads: info.kvHeads,
+    headDim: info.headDim,
+    vocabSize: info.vocabSize,
+    window: info.window,
+  };
 }
 
 /** One sequence's key/value cache: per layer a key and a value of (kvHeads, length, headDim). */
@@ -53,7 +67,10 @@ interface Cache {
   tensors: Float32Array[];
 }
 
-const emptyCache = (model: CausalLm): Cache => ({ length: 0, tensors: Array.from({ length: 2 * model.layers }, () => new Float32Array(0)) });
+const emptyCache = (model: CausalLm): Cache => ({
+  length: 0,
+  tensors: Array.from({ length: 2 * model.layers }, () => new Float32Array(0)),
+});
 
 /**
  * Rows decoded together: each layer's key and value as one (rows, kvHeads, longest, headDim) tensor,
@@ -91,7 +108,8 @@ function rowsOf(model: CausalLm, batch: Batch, rows: readonly number[]): Cache[]
     const tensors = batch.past.map((data) => {
       const kept = new Float32Array(model.kvHeads * length * model.headDim);
       for (let head = 0; head < model.kvHeads; head++) {
-        const from = (row * model.kvHeads + head) * batch.longest * model.headDim + (batch.longest - length) * model.headDim;
+        const from =
+          (row * model.kvHeads + head) * batch.longest * model.headDim + (batch.longest - length) * model.headDim;
         kept.set(data.subarray(from, from + length * model.headDim), head * length * model.headDim);
       }
       return kept;
@@ -104,21 +122,46 @@ function rowsOf(model: CausalLm, batch: Batch, rows: readonly number[]): Cache[]
  * One forward pass over a batch whose rows each add `tokens[row]` (all rows the same count): the
  * logits of each row's last new position, and the batch extended (the graph's present tensors).
  */
-async function advance(model: CausalLm, batch: Batch, tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; batch: Batch }> {
+async function advance(
+  model: CausalLm,
+  batch: Batch,
+  tokens: readonly (readonly number[])[],
+): Promise<{ logits: Float32Array[]; batch: Batch }> {
   const rows = batch.lengths.length;
   const added = tokens[0]!.length;
   const { longest, lengths } = batch;
   const feeds: Record<string, ort.Tensor> = {
     input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens.flat().map((id) => BigInt(id))), [rows, added]),
-    position_ids: new ort.Tensor('int64', BigInt64Array.from(lengths.flatMap((length) => Array.from({ length: added }, (_, offset) => BigInt(length + offset)))), [rows, added]),
-    past_mask: new ort.Tensor('int64', BigInt64Array.from(lengths.flatMap((length) => Array.from({ length: longest }, (_, column) => (column >= longest - length ? 1n : 0n)))), [rows, longest]),
+    position_ids: new ort.Tensor(
+      'int64',
+      BigInt64Array.from(
+        lengths.flatMap((length) => Array.from({ length: added }, (_, offset) => BigInt(length + offset))),
+      ),
+      [rows, added],
+    ),
+    past_mask: new ort.Tensor(
+      'int64',
+      BigInt64Array.from(
+        lengths.flatMap((length) =>
+          Array.from({ length: longest }, (_, column) => (column >= longest - length ? 1n : 0n)),
+        ),
+      ),
+      [rows, longest],
+    ),
   };
   batch.past.forEach((data, index) => {
-    feeds[`past_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`] = new ort.Tensor('float32', data, [rows, model.kvHeads, longest, model.headDim]);
+    feeds[`past_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`] = new ort.Tensor('float32', data, [
+      rows,
+      model.kvHeads,
+      longest,
+      model.headDim,
+    ]);
   });
   const output = await model.session.run(feeds);
   const logits = output.logits!.data as Float32Array;
-  const past = batch.past.map((_, index) => output[`present_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`]!.data as Float32Array);
+  const past = batch.past.map(
+    (_, index) => output[`present_${index % 2 === 0 ? 'key' : 'value'}_${Math.floor(index / 2)}`]!.data as Float32Array,
+  );
   return {
     logits: lengths.map((_, row) => logits.subarray(row * model.vocabSize, (row + 1) * model.vocabSize)),
     batch: { lengths: lengths.map((length) => length + added), longest: longest + added, past },
@@ -126,9 +169,20 @@ async function advance(model: CausalLm, batch: Batch, tokens: readonly (readonly
 }
 
 /** One forward pass over rows given as caches (a prefill, a score): their logits and extended caches. */
-async function step(model: CausalLm, caches: readonly Cache[], tokens: readonly (readonly number[])[]): Promise<{ logits: Float32Array[]; caches: Cache[] }> {
+async function step(
+  model: CausalLm,
+  caches: readonly Cache[],
+  tokens: readonly (readonly number[])[],
+): Promise<{ logits: Float32Array[]; caches: Cache[] }> {
   const { logits, batch } = await advance(model, batchOf(model, caches), tokens);
-  return { logits, caches: rowsOf(model, batch, caches.map((_, row) => row)) };
+  return {
+    logits,
+    caches: rowsOf(
+      model,
+      batch,
+      caches.map((_, row) => row),
+    ),
+  };
 }
 
 export interface GenerateRequest {
@@ -140,7 +194,12 @@ export interface GenerateRequest {
 }
 
 /** The tempered log-probs of the prompt's continuation `ids` (no sampling): what the server would record for them. */
-export async function scoreContinuation(model: CausalLm, prompt: readonly number[], ids: readonly number[], temperature: number): Promise<number[]> {
+export async function scoreContinuation(
+  model: CausalLm,
+  prompt: readonly number[],
+  ids: readonly number[],
+  temperature: number,
+): Promise<number[]> {
   let { logits, caches } = await step(model, [emptyCache(model)], [prompt]);
   const scores: number[] = [];
   for (const id of ids) {
@@ -195,13 +254,25 @@ export class BatchingGenerator {
   readonly batchSizes: number[] = [];
   readonly prefillSizes: number[] = [];
 
-  constructor(private model: CausalLm, private maxBatch = 16) {}
+  constructor(
+    private model: CausalLm,
+    private maxBatch = 16,
+  ) {}
 
   submit(request: GenerateRequest): Promise<Generation> {
     if (request.prompt.length === 0) return Promise.reject(new Error('the prompt must hold at least one token'));
-    if (request.prompt.length >= this.model.window) return Promise.reject(new Error(`the prompt holds ${request.prompt.length} tokens, the window is ${this.model.window}`));
+    if (request.prompt.length >= this.model.window)
+      return Promise.reject(
+        new Error(`the prompt holds ${request.prompt.length} tokens, the window is ${this.model.window}`),
+      );
     return new Promise((resolve, reject) => {
-      this.pending.push({ request, random: seededRandom(request.seed), generation: { tokenIds: [], logprobs: [], finishReason: 'length' }, resolve, reject });
+      this.pending.push({
+        request,
+        random: seededRandom(request.seed),
+        generation: { tokenIds: [], logprobs: [], finishReason: 'length' },
+        resolve,
+        reject,
+      });
       // the loop starts on the next turn of the event loop, so requests submitted together are prefilled together
       if (!this.running) {
         this.running = true;
@@ -226,7 +297,11 @@ export class BatchingGenerator {
           try {
             for (let start = 0; start < unique.length; start += prefillRows) {
               const chunk = unique.slice(start, start + prefillRows);
-              const { logits, caches } = await step(this.model, chunk.map(() => emptyCache(this.model)), chunk.map((same) => same[0]!.request.prompt));
+              const { logits, caches } = await step(
+                this.model,
+                chunk.map(() => emptyCache(this.model)),
+                chunk.map((same) => same[0]!.request.prompt),
+              );
               chunk.forEach((same, row) => {
                 for (const entry of same) {
                   active.push({ ...entry, cache: caches[row]!, logits: logits[row]! });
@@ -272,7 +347,11 @@ export class BatchingGenerator {
         // the batch is rebuilt only when rows joined or left; otherwise the last pass's outputs feed the next
         if (batch && (joined || survivors.length !== active.length)) {
           const batched = batch.lengths.length;
-          const caches = rowsOf(this.model, batch, kept.filter((row) => row < batched));
+          const caches = rowsOf(
+            this.model,
+            batch,
+            kept.filter((row) => row < batched),
+          );
           kept.forEach((row, index) => {
             if (row < batched) survivors[index]!.cache = caches.shift()!;
           });
@@ -283,9 +362,16 @@ export class BatchingGenerator {
           batch = null;
           continue;
         }
-        batch ??= batchOf(this.model, active.map((entry) => entry.cache));
+        batch ??= batchOf(
+          this.model,
+          active.map((entry) => entry.cache),
+        );
         this.batchSizes.push(active.length);
-        const advanced = await advance(this.model, batch, chosen.map((token) => [token]));
+        const advanced = await advance(
+          this.model,
+          batch,
+          chosen.map((token) => [token]),
+        );
         batch = advanced.batch;
         active.forEach((entry, row) => {
           entry.logits = advanced.logits[row]!;

@@ -9,11 +9,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  */
 export const keepAliveMs = 65_000;
 
-/** An HTTP server for the JSON APIs of this folder: handler errors answer 500, idle connections stay open `keepAliveMs`. */
-export function createJsonServer(handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>): Server {
+/**
+ * An HTTP server for the JSON APIs of this folder: handler errors answer 500, idle connections stay open `keepAliveMs`.
+ */
+export function createJsonServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Server {
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendJson(response, 500, { error: { message: (error as Error).message, type: 'internal_error' } });
+      if (!response.headersSent)
+        sendJson(response, 500, { error: { message: (error as Error).message, type: 'internal_error' } });
       else response.destroy();
     });
   });

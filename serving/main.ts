@@ -1,4 +1,5 @@
-// The embedded policy server's entry point: node --import tsx serving/main.ts [--model FILE.onnx] [--port 8000] [--host 127.0.0.1]
+// The embedded policy server's entry point: node --import tsx serving/main.ts [--model FILE.onnx] [--port 8000] [--host
+// 127.0.0.1]
 // (`npx agentrl policy-server` runs the same). Prints one line once it listens; SIGINT or SIGTERM stop it.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,14 +11,17 @@ export interface PolicyServerOptions {
   host: string;
   /** where the server keeps the path of the policy it last loaded, to serve it again after a restart */
   state?: string;
-  /** how many published versions are held in memory at once (others are loaded again from their files when asked for) */
+  /**
+   * how many published versions are held in memory at once (others are loaded again from their files when asked for)
+   */
   maxLoaded?: number;
 }
 
 export const policyServerUsage = [
-  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE] [--max-loaded 8]',
+  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE] ' +
+    '[--max-loaded 8]',
   '',
-  'Serves an exported ONNX policy with onnxruntime-node behind vLLM\'s API. Without --model it answers 503',
+  "Serves an exported ONNX policy with onnxruntime-node behind vLLM's API. Without --model it answers 503",
   'until the first /v1/load_weights (a training run publishes its policies).',
   '',
   'POST /v1/completions   vLLM request shape; prompt as token ids; returns token_ids and log-probs;',
@@ -45,7 +49,9 @@ export async function runPolicyServer(options: PolicyServerOptions, signal?: Abo
     server.once('error', reject);
     server.listen(options.port, options.host, resolveListen);
   });
-  console.log(`policy ${current()?.version ?? '(none yet)'} served at http://${options.host}:${options.port}/v1/completions`);
+  console.log(
+    `policy ${current()?.version ?? '(none yet)'} served at http://${options.host}:${options.port}/v1/completions`,
+  );
   await new Promise<void>((resolveStop) => {
     const stop = () => server.close(() => resolveStop());
     process.once('SIGINT', stop);
@@ -56,12 +62,30 @@ export async function runPolicyServer(options: PolicyServerOptions, signal?: Abo
 
 /** Reads the entry point's flags; a bad one throws with the usage. */
 export function parsePolicyServerArgs(argv: string[]): PolicyServerOptions {
-  const { values } = parseArgs({ args: argv, options: { model: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' }, 'max-loaded': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      model: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      state: { type: 'string' },
+      'max-loaded': { type: 'string' },
+    },
+    strict: true,
+  });
   const port = values.port === undefined ? 8000 : Number(values.port);
-  if (!Number.isInteger(port) || port <= 0 || port > 65_535) throw new Error(`--port: expected a port number, got ${JSON.stringify(values.port)}`);
+  if (!Number.isInteger(port) || port <= 0 || port > 65_535)
+    throw new Error(`--port: expected a port number, got ${JSON.stringify(values.port)}`);
   const maxLoaded = values['max-loaded'] === undefined ? 8 : Number(values['max-loaded']);
-  if (!Number.isInteger(maxLoaded) || maxLoaded < 1) throw new Error(`--max-loaded: expected a whole number of at least 1, got ${JSON.stringify(values['max-loaded'])}`);
-  return { ...(values.model ? { model: values.model } : {}), ...(values.state ? { state: values.state } : {}), port, host: values.host ?? '127.0.0.1', maxLoaded };
+  if (!Number.isInteger(maxLoaded) || maxLoaded < 1)
+    throw new Error(`--max-loaded: expected a whole number of at least 1, got ${JSON.stringify(values['max-loaded'])}`);
+  return {
+    ...(values.model ? { model: values.model } : {}),
+    ...(values.state ? { state: values.state } : {}),
+    port,
+    host: values.host ?? '127.0.0.1',
+    maxLoaded,
+  };
 }
 
 if (require.main === module) {

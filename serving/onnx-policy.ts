@@ -13,7 +13,10 @@ export interface LoadedPolicy {
 }
 
 /** What export_onnx writes next to the model (trainer/agentrl_trainer/export.py). */
-const Sidecar = z.object({ policyVersion: z.string().min(1), config: z.object({ context: z.number().int().min(1), vocab_size: z.number().int().min(1) }) });
+const Sidecar = z.object({
+  policyVersion: z.string().min(1),
+  config: z.object({ context: z.number().int().min(1), vocab_size: z.number().int().min(1) }),
+});
 
 /** Loads an exported policy and its sidecar (`<path>.json`: policyVersion, config.context, config.vocab_size). */
 export async function loadOnnxPolicy(path: string): Promise<LoadedPolicy> {
@@ -24,10 +27,21 @@ export async function loadOnnxPolicy(path: string): Promise<LoadedPolicy> {
   try {
     sidecar = Sidecar.parse(JSON.parse(readFileSync(sidecarPath, 'utf8')));
   } catch (error) {
-    throw new Error(`policy sidecar ${sidecarPath} is unreadable: ${error instanceof z.ZodError ? error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') : (error as Error).message}`);
+    throw new Error(
+      `policy sidecar ${sidecarPath} is unreadable: ` +
+        (error instanceof z.ZodError
+          ? error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')
+          : (error as Error).message),
+    );
   }
   const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  return { session, path, version: sidecar.policyVersion, context: sidecar.config.context, vocabSize: sidecar.config.vocab_size };
+  return {
+    session,
+    path,
+    version: sidecar.policyVersion,
+    context: sidecar.config.context,
+    vocabSize: sidecar.config.vocab_size,
+  };
 }
 
 /** Logits of the last position for each sequence of a batch of equal-length prefixes: (B, V). */
@@ -92,7 +106,13 @@ export interface Generation {
 export async function generate(
   policy: LoadedPolicy,
   prompt: readonly number[],
-  options: { maxTokens: number; temperature: number; seed: number; stopTokenIds?: readonly number[]; allowedTokenIds?: ReadonlySet<number> },
+  options: {
+    maxTokens: number;
+    temperature: number;
+    seed: number;
+    stopTokenIds?: readonly number[];
+    allowedTokenIds?: ReadonlySet<number>;
+  },
 ): Promise<Generation> {
   const random = seededRandom(options.seed);
   const sequence = [...prompt];

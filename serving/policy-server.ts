@@ -59,7 +59,10 @@ function decodeTokens(ids: readonly number[]): string {
  * asked for); a version whose file is gone answers 404, as an unknown one.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
-export async function createPolicyServer(modelPath?: string, options: { stateFile?: string; maxLoaded?: number } = {}): Promise<{ server: Server; current: () => LoadedPolicy | null; versions: () => string[] }> {
+export async function createPolicyServer(
+  modelPath?: string,
+  options: { stateFile?: string; maxLoaded?: number } = {},
+): Promise<{ server: Server; current: () => LoadedPolicy | null; versions: () => string[] }> {
   const maxLoaded = Math.max(1, options.maxLoaded ?? 8);
   // version -> model file, in publication order (the last one is the current version)
   const published = new Map<string, string>();
@@ -91,7 +94,7 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
     const policy = await loadOnnxPolicy(path).catch(() => null);
     return policy && policy.version === version ? hold(policy) : null;
   };
-  const current = (): LoadedPolicy | null => (currentVersion ? loaded.get(currentVersion) ?? null : null);
+  const current = (): LoadedPolicy | null => (currentVersion ? (loaded.get(currentVersion) ?? null) : null);
 
   // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0);
   // a server restarted with a state file serves again the versions it was told to load, the last one current
@@ -99,8 +102,10 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
     publish(await loadOnnxPolicy(modelPath));
   } else if (options.stateFile) {
     const state = readServedState(options.stateFile);
-    for (const [version, path] of Object.entries(state?.versions ?? {})) if (existsSync(path)) published.set(version, path);
-    const last = state && existsSync(state.model_path) ? await loadOnnxPolicy(state.model_path).catch(() => null) : null;
+    for (const [version, path] of Object.entries(state?.versions ?? {}))
+      if (existsSync(path)) published.set(version, path);
+    const last =
+      state && existsSync(state.model_path) ? await loadOnnxPolicy(state.model_path).catch(() => null) : null;
     if (last) publish(last);
   }
   let queue: Promise<unknown> = Promise.resolve();
@@ -118,25 +123,55 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       const others = [...published.keys()].filter((version) => version !== currentVersion).reverse();
       return send(response, 200, {
         object: 'list',
-        data: latest ? [latest.version, ...others].map((id) => ({ id, object: 'model', max_model_len: latest.context, vocab_size: latest.vocabSize })) : [],
+        data: latest
+          ? [latest.version, ...others].map((id) => ({
+              id,
+              object: 'model',
+              max_model_len: latest.context,
+              vocab_size: latest.vocabSize,
+            }))
+          : [],
       });
     }
     if (request.method === 'POST' && request.url === '/v1/completions') {
-      if (!currentVersion) return send(response, 503, { error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' } });
+      if (!currentVersion)
+        return send(response, 503, {
+          error: { message: 'no model loaded yet: POST /v1/load_weights first', type: 'service_unavailable' },
+        });
       const parsed = CompletionRequest.safeParse(await readJsonBody(request));
       if (!parsed.success) return badRequest(response, parsed.error);
       // as vLLM: a request naming a model this server does not serve is refused, never answered by another
       const wanted = parsed.data.model ?? currentVersion;
       const policy = await serial(() => sessionOf(wanted));
       if (!policy) {
-        return send(response, 404, { error: { message: `The model \`${wanted}\` does not exist (this server serves ${currentVersion}${published.size > 1 ? ` and ${published.size - 1} earlier version(s)` : ''}).`, type: 'NotFoundError' } });
+        return send(response, 404, {
+          error: {
+            message:
+              `The model \`${wanted}\` does not exist (this server serves ` +
+              `${currentVersion}${published.size > 1 ? ` and ${published.size - 1} earlier version(s)` : ''}).`,
+            type: 'NotFoundError',
+          },
+        });
       }
-      const prompts = typeof parsed.data.prompt[0] === 'number' ? [parsed.data.prompt as number[]] : (parsed.data.prompt as number[][]);
+      const prompts =
+        typeof parsed.data.prompt[0] === 'number'
+          ? [parsed.data.prompt as number[]]
+          : (parsed.data.prompt as number[][]);
       if (prompts.some((prompt) => prompt.some((id) => id >= policy.vocabSize))) {
-        return send(response, 400, { error: { message: `prompt: token ids must be below the vocabulary size ${policy.vocabSize}`, type: 'invalid_request_error' } });
+        return send(response, 400, {
+          error: {
+            message: `prompt: token ids must be below the vocabulary size ${policy.vocabSize}`,
+            type: 'invalid_request_error',
+          },
+        });
       }
       if (prompts.some((prompt) => prompt.length >= policy.context)) {
-        return send(response, 400, { error: { message: `prompt: longer than the model's context of ${policy.context} tokens`, type: 'invalid_request_error' } });
+        return send(response, 400, {
+          error: {
+            message: `prompt: longer than the model's context of ${policy.context} tokens`,
+            type: 'invalid_request_error',
+          },
+        });
       }
       return send(response, 200, await serial(async () => complete(parsed.data, (await sessionOf(wanted)) ?? policy)));
     }
@@ -147,18 +182,25 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       try {
         next = await loadOnnxPolicy(parsed.data.model_path);
       } catch (error) {
-        return send(response, 400, { error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' } });
+        return send(response, 400, {
+          error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' },
+        });
       }
       // published between requests: a completion in flight finishes on the weights it started with
       await serial(async () => publish(next));
-      if (options.stateFile) await writeServedState(options.stateFile, { model_path: parsed.data.model_path, versions: Object.fromEntries(published) });
+      if (options.stateFile)
+        await writeServedState(options.stateFile, {
+          model_path: parsed.data.model_path,
+          versions: Object.fromEntries(published),
+        });
       return send(response, 200, { model: next.version });
     }
     send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found' } });
   }
 
   async function complete(request: CompletionRequest, served: LoadedPolicy): Promise<CompletionResponse> {
-    const prompts = typeof request.prompt[0] === 'number' ? [request.prompt as number[]] : (request.prompt as number[][]);
+    const prompts =
+      typeof request.prompt[0] === 'number' ? [request.prompt as number[]] : (request.prompt as number[][]);
     const choices: CompletionChoice[] = [];
     let completionTokens = 0;
     for (const prompt of prompts) {
@@ -175,12 +217,15 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
         choices.push({
           index: choices.length,
           text: decodeTokens(generation.tokenIds),
-          logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
-            tokens: generation.tokenIds.map((id) => `token_id:${id}`),
-            token_logprobs: generation.logprobs,
-            top_logprobs: null,
-            text_offset: [],
-          },
+          logprobs:
+            request.logprobs === undefined || request.logprobs === null
+              ? null
+              : {
+                  tokens: generation.tokenIds.map((id) => `token_id:${id}`),
+                  token_logprobs: generation.logprobs,
+                  top_logprobs: null,
+                  text_offset: [],
+                },
           finish_reason: generation.finishReason,
           stop_reason: generation.finishReason === 'stop' && last !== undefined ? last : null,
           token_ids: request.return_token_ids ? generation.tokenIds : null,
@@ -195,7 +240,11 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
       created: Math.floor(Date.now() / 1000),
       model: served.version,
       choices,
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     };
   }
 
@@ -204,6 +253,10 @@ export async function createPolicyServer(modelPath?: string, options: { stateFil
 
 function badRequest(response: ServerResponse, error: z.ZodError): void {
   const issue = error.issues[0];
-  send(response, 400, { error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, type: 'invalid_request_error' } });
+  send(response, 400, {
+    error: {
+      message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`,
+      type: 'invalid_request_error',
+    },
+  });
 }
-

@@ -44,7 +44,11 @@ export const advantageEstimatorNames = Object.keys(advantageEstimators).sort() a
 
 /** Advantages of one group by estimator name; an unknown name throws with the list of known ones. */
 export function computeGroupAdvantages(name: string, rewards: readonly number[]): number[] {
-  if (!(name in advantageEstimators)) throw new Error(`unknown advantage estimator ${JSON.stringify(name)}; known: ${advantageEstimatorNames.join(', ')}`);
-  if (rewards.some((reward) => !Number.isFinite(reward))) throw new Error(`rewards must be finite numbers, got ${JSON.stringify(rewards)}`);
+  if (!(name in advantageEstimators))
+    throw new Error(
+      `unknown advantage estimator ${JSON.stringify(name)}; known: ${advantageEstimatorNames.join(', ')}`,
+    );
+  if (rewards.some((reward) => !Number.isFinite(reward)))
+    throw new Error(`rewards must be finite numbers, got ${JSON.stringify(rewards)}`);
   return advantageEstimators[name as AdvantageEstimator](rewards);
 }

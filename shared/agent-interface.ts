@@ -22,9 +22,14 @@ export type AgentInterfaceName = (typeof AgentInterfaceNames)[number];
  */
 export interface AgentInterface {
   readonly name: AgentInterfaceName;
-  /** the policy's text as a tool call; a malformed action is an error the agent reads, never a crash; `cutByLength`: generation stopped at the turn's token budget */
+  /**
+   * the policy's text as a tool call; a malformed action is an error the agent reads, never a crash; `cutByLength`:
+   * generation stopped at the turn's token budget
+   */
   toToolCall(text: string, options?: { cutByLength?: boolean }): ParsedToolCall;
-  /** `change` (it changes the repository), `check` (it runs the tests) or null; a check after a change is a stop point */
+  /**
+   * `change` (it changes the repository), `check` (it runs the tests) or null; a check after a change is a stop point
+   */
   actionKind(text: string): 'change' | 'check' | null;
 }
 

@@ -75,8 +75,21 @@ export interface BatchCounts {
  * agent_crash scores 0 and stays; truncated episodes follow `truncation`; a group left with fewer
  * than two valid episodes is dropped and counted.
  */
-export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number }): { rows: BatchRow[]; counts: BatchCounts } {
-  const counts: BatchCounts = { episodes: episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0 };
+export function buildBatchRows(
+  episodes: readonly EpisodeTokens[],
+  options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number },
+): { rows: BatchRow[]; counts: BatchCounts } {
+  const counts: BatchCounts = {
+    episodes: episodes.length,
+    environmentFailures: 0,
+    truncatedZeroed: 0,
+    truncatedDropped: 0,
+    agentCrashes: 0,
+    groupsKept: 0,
+    groupsDropped: 0,
+    zeroAdvantageGroups: 0,
+    creditedDecisions: 0,
+  };
   const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
   for (const episode of episodes) {
     checkAligned(episode);
@@ -95,7 +108,8 @@ export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { es
       counts.agentCrashes++;
       reward = 0;
     } else {
-      if (episode.reward === null) throw new Error(`episode ${episode.episodeId}: outcome ${episode.outcome} needs a reward`);
+      if (episode.reward === null)
+        throw new Error(`episode ${episode.episodeId}: outcome ${episode.outcome} needs a reward`);
       reward = episode.reward;
     }
     const group = groups.get(episode.groupId) ?? [];
@@ -114,11 +128,19 @@ export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { es
     if (advantages.every((advantage) => advantage === 0)) counts.zeroAdvantageGroups++;
     const groupMean = rewards.reduce((sum, value) => sum + value, 0) / rewards.length;
     members.forEach(({ episode, reward }, index) => {
-      const decisionAdvantages = options.stopCredit ? stopDecisionAdvantages(episode.decisions ?? [], reward, groupMean, options.stopCredit) : [];
+      const decisionAdvantages = options.stopCredit
+        ? stopDecisionAdvantages(episode.decisions ?? [], reward, groupMean, options.stopCredit)
+        : [];
       counts.creditedDecisions += decisionAdvantages.length;
       rows.push({
-        episodeId: episode.episodeId, groupId, reward, advantage: advantages[index]!,
-        tokenIds: episode.tokenIds, lossMask: episode.lossMask, behaviourLogprobs: episode.behaviourLogprobs, policyVersions: episode.policyVersions,
+        episodeId: episode.episodeId,
+        groupId,
+        reward,
+        advantage: advantages[index]!,
+        tokenIds: episode.tokenIds,
+        lossMask: episode.lossMask,
+        behaviourLogprobs: episode.behaviourLogprobs,
+        policyVersions: episode.policyVersions,
         ...(decisionAdvantages.length ? { decisionAdvantages } : {}),
       });
     });
@@ -136,7 +158,12 @@ export function buildBatchRows(episodes: readonly EpisodeTokens[], options: { es
  * on from a failing state pays when the episode later succeeds. A decision with an unknown grade gets
  * nothing; zero values are left out.
  */
-export function stopDecisionAdvantages(decisions: readonly StopDecision[], reward: number, groupMean: number, coefficient: number): { position: number; value: number }[] {
+export function stopDecisionAdvantages(
+  decisions: readonly StopDecision[],
+  reward: number,
+  groupMean: number,
+  coefficient: number,
+): { position: number; value: number }[] {
   const credited: { position: number; value: number }[] = [];
   for (const decision of decisions) {
     const grade = decision.submitted ? reward : decision.grade;
@@ -154,14 +181,24 @@ export function stopDecisionAdvantages(decisions: readonly StopDecision[], rewar
 export function tokenAdvantages(row: Pick<BatchRow, 'advantage' | 'lossMask' | 'decisionAdvantages'>): number[] {
   const values = row.lossMask.map((mask) => (mask === 1 ? row.advantage : 0));
   for (const { position, value } of row.decisionAdvantages ?? []) {
-    if (row.lossMask[position] !== 1) throw new Error(`a decision advantage at position ${position} falls on a token outside the loss mask`);
+    if (row.lossMask[position] !== 1)
+      throw new Error(`a decision advantage at position ${position} falls on a token outside the loss mask`);
     values[position]! += value;
   }
   return values;
 }
 
 /** Right-padded (B, T) arrays of a batch; padding has mask 0. */
-export function padRows(rows: readonly BatchRow[], padId: number): { length: number; tokenIds: number[][]; lossMask: number[][]; behaviourLogprobs: number[][]; policyVersions: number[][] } {
+export function padRows(
+  rows: readonly BatchRow[],
+  padId: number,
+): {
+  length: number;
+  tokenIds: number[][];
+  lossMask: number[][];
+  behaviourLogprobs: number[][];
+  policyVersions: number[][];
+} {
   const length = Math.max(0, ...rows.map((row) => row.tokenIds.length));
   const pad = <T>(values: readonly T[], fill: T) => [...values, ...Array<T>(length - values.length).fill(fill)];
   return {
@@ -175,8 +212,14 @@ export function padRows(rows: readonly BatchRow[], padId: number): { length: num
 
 function checkAligned(episode: EpisodeTokens): void {
   const length = episode.tokenIds.length;
-  for (const [name, values] of [['lossMask', episode.lossMask], ['behaviourLogprobs', episode.behaviourLogprobs], ['policyVersions', episode.policyVersions]] as const) {
-    if (values.length !== length) throw new Error(`episode ${episode.episodeId}: ${name} has ${values.length} entries, tokenIds ${length}`);
+  for (const [name, values] of [
+    ['lossMask', episode.lossMask],
+    ['behaviourLogprobs', episode.behaviourLogprobs],
+    ['policyVersions', episode.policyVersions],
+  ] as const) {
+    if (values.length !== length)
+      throw new Error(`episode ${episode.episodeId}: ${name} has ${values.length} entries, tokenIds ${length}`);
   }
-  if (length > 0 && episode.lossMask[0] !== 0) throw new Error(`episode ${episode.episodeId}: the first token has no log-prob, so its loss mask must be 0`);
+  if (length > 0 && episode.lossMask[0] !== 0)
+    throw new Error(`episode ${episode.episodeId}: the first token has no log-prob, so its loss mask must be 0`);
 }

@@ -7,26 +7,31 @@ import { z } from 'zod';
 import rulesFile from './checker-paths.json';
 
 const fileName = z.string().regex(/^[^/]+$/, 'a file name (no "/")');
-export const CheckerPathRules = z.object({
-  about: z.string().optional(),
-  /** file-name globs (`*`, `?`) of test modules */
-  testFiles: z.array(fileName).min(1),
-  /** folders whose every file is a test file */
-  testDirs: z.array(fileName),
-  /** test and interpreter configuration, by file name */
-  configFiles: z.array(fileName),
-  /** files the interpreter runs at start-up, by name and by suffix */
-  startupFiles: z.array(fileName),
-  startupSuffixes: z.array(z.string().regex(/^\.[^/]+$/, 'a suffix such as ".pth"')),
-  /** globs protected whatever their name */
-  alwaysProtected: z.array(z.string().min(1)),
-}).strict();
+export const CheckerPathRules = z
+  .object({
+    about: z.string().optional(),
+    /** file-name globs (`*`, `?`) of test modules */
+    testFiles: z.array(fileName).min(1),
+    /** folders whose every file is a test file */
+    testDirs: z.array(fileName),
+    /** test and interpreter configuration, by file name */
+    configFiles: z.array(fileName),
+    /** files the interpreter runs at start-up, by name and by suffix */
+    startupFiles: z.array(fileName),
+    startupSuffixes: z.array(z.string().regex(/^\.[^/]+$/, 'a suffix such as ".pth"')),
+    /** globs protected whatever their name */
+    alwaysProtected: z.array(z.string().min(1)),
+  })
+  .strict();
 export type CheckerPathRules = z.infer<typeof CheckerPathRules>;
 
 /** The rules of shared/checker-paths.json. */
 export const checkerPathRules: CheckerPathRules = CheckerPathRules.parse(rulesFile);
 
-/** The strict checker's default protected globs: tests, test folders, configuration, start-up files, and the always-protected. */
+/**
+ * The strict checker's default protected globs: tests, test folders, configuration, start-up files, and the
+ * always-protected.
+ */
 export function protectedGlobsOf(rules: CheckerPathRules): string[] {
   return [
     ...rules.testFiles.map((name) => `**/${name}`),
@@ -41,12 +46,17 @@ export function protectedGlobsOf(rules: CheckerPathRules): string[] {
  * What a path is to the checker, as sandbox/detect-tamper.py classifies it. Give it a path's key
  * (shared/repo-paths.ts: folded case and Unicode), as the checker does: names match exactly.
  */
-export function classifyPath(key: string, rules: CheckerPathRules = checkerPathRules): { test: boolean; config: boolean; startup: boolean } {
+export function classifyPath(
+  key: string,
+  rules: CheckerPathRules = checkerPathRules,
+): { test: boolean; config: boolean; startup: boolean } {
   const parts = key.split('/').filter((part) => part !== '' && part !== '.');
   const name = parts.at(-1) ?? '';
   const startup = rules.startupFiles.includes(name) || rules.startupSuffixes.some((suffix) => name.endsWith(suffix));
   return {
-    test: rules.testFiles.some((glob) => globToRegExp(glob).test(name)) || parts.slice(0, -1).some((dir) => rules.testDirs.includes(dir)),
+    test:
+      rules.testFiles.some((glob) => globToRegExp(glob).test(name)) ||
+      parts.slice(0, -1).some((dir) => rules.testDirs.includes(dir)),
     config: rules.configFiles.includes(name) || startup,
     startup,
   };

@@ -13,7 +13,9 @@ export const CompletionRequest = z.object({
   max_tokens: z.number().int().min(1).default(16),
   /** 0 means greedy decoding */
   temperature: z.number().min(0).default(1),
-  top_p: z.literal(1, { error: 'only top_p = 1 is supported: a truncated distribution would have to reach the trainer' }).default(1),
+  top_p: z
+    .literal(1, { error: 'only top_p = 1 is supported: a truncated distribution would have to reach the trainer' })
+    .default(1),
   n: z.number().int().min(1).max(64).default(1),
   seed: z.number().int().optional(),
   stop_token_ids: z.array(z.number().int().min(0)).default([]),
@@ -28,7 +30,14 @@ export type CompletionRequest = z.infer<typeof CompletionRequest>;
 export const CompletionChoice = z.object({
   index: z.number().int(),
   text: z.string(),
-  logprobs: z.object({ tokens: z.array(z.string()), token_logprobs: z.array(z.number()), top_logprobs: z.unknown(), text_offset: z.array(z.number()) }).nullable(),
+  logprobs: z
+    .object({
+      tokens: z.array(z.string()),
+      token_logprobs: z.array(z.number()),
+      top_logprobs: z.unknown(),
+      text_offset: z.array(z.number()),
+    })
+    .nullable(),
   finish_reason: z.string().nullable(),
   stop_reason: z.union([z.number(), z.string()]).nullable(),
   token_ids: z.array(z.number().int()).nullable().optional(),

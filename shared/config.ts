@@ -33,7 +33,15 @@ export const AgentrlConfig = z
         uid: z.number().int().min(1).default(1000),
       })
       .strict()
-      .default({ image: 'agentrl-base:latest', memoryMb: 1024, cpus: 1, pidsLimit: 256, workDiskMb: 256, tmpDiskMb: 64, uid: 1000 }),
+      .default({
+        image: 'agentrl-base:latest',
+        memoryMb: 1024,
+        cpus: 1,
+        pidsLimit: 256,
+        workDiskMb: 256,
+        tmpDiskMb: 64,
+        uid: 1000,
+      }),
     grading: z
       .object({
         /** reuse the test results of byte-identical graded trees (deterministic tests only) */

@@ -14,7 +14,10 @@ export function parseDurationMs(value: string | number): number | null {
 export const durationMs = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDurationMs(value);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration such as "500ms", "60s", "10m" or milliseconds, got ${JSON.stringify(value)}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a duration such as "500ms", "60s", "10m" or milliseconds, got ${JSON.stringify(value)}`,
+    });
     return z.NEVER;
   }
   return ms;

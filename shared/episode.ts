@@ -21,7 +21,10 @@ export type CheckerKind = (typeof CheckerKinds)[number];
 export const EpisodeBudgets = z.object({
   /** @default the task's budget, else {@link defaultLimits}.maxTurns */
   maxTurns: z.number().int().positive().optional(),
-  /** prompt + actions + observations, counted by the tokenizer; @default the task's budget, else {@link defaultLimits}.maxTokens */
+  /**
+   * prompt + actions + observations, counted by the tokenizer; @default the task's budget, else {@link
+   * defaultLimits}.maxTokens
+   */
   maxTokens: z.number().int().positive().optional(),
   /** wall-clock deadline of the whole episode, from its first turn */
   deadlineMs: durationMs.default(600_000),
@@ -45,12 +48,17 @@ export const EpisodeTimeouts = z.object({
 /** How a chat policy talks: the chat agent interface (shared/chat/tool-format.ts, activities/policies/chat/). */
 export const ChatOptions = z
   .object({
-    /** a family of shared/chat/families.json (smollm2-135m-instruct, qwen3) or a directory with tokenizer.json and tokenizer_config.json */
+    /**
+     * a family of shared/chat/families.json (smollm2-135m-instruct, qwen3) or a directory with tokenizer.json and
+     * tokenizer_config.json
+     */
     tokenizer: z.string().min(1).default('smollm2-135m-instruct'),
     /** the most tokens one turn may generate; a turn cut there is a tool error that says so */
     maxActionTokens: z.number().int().min(1).default(512),
     systemPrompt: z.string().default(defaultChatSystemPrompt),
-    /** tokens: policies: the context window; @default the tokenizer's model_max_length (a served model states its own) */
+    /**
+     * tokens: policies: the context window; @default the tokenizer's model_max_length (a served model states its own)
+     */
     window: z.number().int().min(16).optional(),
   })
   .strict();
@@ -92,11 +100,16 @@ export const SegmentBudget = z
   .object({
     maxTurns: z.number().int().positive().optional(),
     maxMs: durationMs.optional(),
-    /** a parked episode not resumed within this time ends as `abandoned`; @default {@link defaultParkTtlMs} (a resume's segment without it keeps the one in force) */
+    /**
+     * a parked episode not resumed within this time ends as `abandoned`; @default {@link defaultParkTtlMs} (a resume's
+     * segment without it keeps the one in force)
+     */
     parkTtlMs: durationMs.optional(),
   })
   .strict()
-  .refine((segment) => segment.maxTurns !== undefined || segment.maxMs !== undefined, { message: 'a segment needs maxTurns or maxMs' });
+  .refine((segment) => segment.maxTurns !== undefined || segment.maxMs !== undefined, {
+    message: 'a segment needs maxTurns or maxMs',
+  });
 export type SegmentBudget = z.infer<typeof SegmentBudget>;
 
 /**
@@ -116,29 +129,31 @@ export const ResumeRequest = z
 export type ResumeRequest = z.infer<typeof ResumeRequest>;
 
 /** Input of `rolloutEpisode`: every field has a default, so `{}` runs a bundled example. */
-export const EpisodeInput = z.object({
-  task: z.string().min(1).default(defaultExample.task),
-  policy: z.string().min(1).default(defaultExample.policy),
-  checker: z.enum(CheckerKinds).default('strict'),
-  sampling: SamplingOptions.default(SamplingOptions.parse({})),
-  /** groups episodes of one training run or command invocation */
-  runId: z.string().min(1).default('adhoc'),
-  budgets: EpisodeBudgets.default(EpisodeBudgets.parse({})),
-  timeouts: EpisodeTimeouts.default(EpisodeTimeouts.parse({})),
-  /**
-   * grade the state at every stop point whose check passed with the run's checker (no audit), so
-   * that training can credit the decision to submit or go on (`stopCredit` of a training run)
-   */
-  probeStops: z.boolean().default(false),
-  /** continue as new after this many turns in one run (0: only when the server suggests it) */
-  continueAsNewEveryTurns: z.number().int().min(0).default(0),
-  /** park after each segment of this budget (absent: never park) */
-  segment: SegmentBudget.optional(),
-  /** the workflow id of a training run told when this episode parks, resumes and finishes */
-  reportTo: z.string().min(1).optional(),
-  /** state carried across continue-as-new; never set by callers */
-  resume: z.lazy(() => EpisodeState).optional(),
-}).strict();
+export const EpisodeInput = z
+  .object({
+    task: z.string().min(1).default(defaultExample.task),
+    policy: z.string().min(1).default(defaultExample.policy),
+    checker: z.enum(CheckerKinds).default('strict'),
+    sampling: SamplingOptions.default(SamplingOptions.parse({})),
+    /** groups episodes of one training run or command invocation */
+    runId: z.string().min(1).default('adhoc'),
+    budgets: EpisodeBudgets.default(EpisodeBudgets.parse({})),
+    timeouts: EpisodeTimeouts.default(EpisodeTimeouts.parse({})),
+    /**
+     * grade the state at every stop point whose check passed with the run's checker (no audit), so
+     * that training can credit the decision to submit or go on (`stopCredit` of a training run)
+     */
+    probeStops: z.boolean().default(false),
+    /** continue as new after this many turns in one run (0: only when the server suggests it) */
+    continueAsNewEveryTurns: z.number().int().min(0).default(0),
+    /** park after each segment of this budget (absent: never park) */
+    segment: SegmentBudget.optional(),
+    /** the workflow id of a training run told when this episode parks, resumes and finishes */
+    reportTo: z.string().min(1).optional(),
+    /** state carried across continue-as-new; never set by callers */
+    resume: z.lazy(() => EpisodeState).optional(),
+  })
+  .strict();
 export type EpisodeInput = z.infer<typeof EpisodeInput>;
 
 /** What the workflow knows of its task: ids and small fields only. */
@@ -158,7 +173,9 @@ export const TaskSummary = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
-/** The kinds of policy an episode can run (shared/policy-spec.ts; an `.onnx` file is served first, as `completions:`). */
+/**
+ * The kinds of policy an episode can run (shared/policy-spec.ts; an `.onnx` file is served first, as `completions:`).
+ */
 export type PolicyKind = Exclude<PolicySpecKind, 'onnx'>;
 
 /** The policy, resolved to an immutable artifact or endpoint. */
@@ -191,7 +208,10 @@ export const EpisodeCounters = z.object({
   turnLimitHits: z.number().int().min(0),
   tokenLimitHits: z.number().int().min(0),
   deadlineHits: z.number().int().min(0),
-  /** chat policies: training samples started anew where the chat template broke the exact-prefix property (absent in older results) */
+  /**
+   * chat policies: training samples started anew where the chat template broke the exact-prefix property (absent in
+   * older results)
+   */
   contextSplits: z.number().int().min(0).optional(),
 });
 export type EpisodeCounters = z.infer<typeof EpisodeCounters>;
@@ -214,7 +234,15 @@ export const TamperFinding = z.object({ kind: z.string(), path: z.string(), deta
 export type TamperFinding = z.infer<typeof TamperFinding>;
 
 /** How a turn ended, as the turn activity reports it. */
-export const TurnStatuses = ['ok', 'tool_error', 'submitted', 'agent_crash', 'sandbox_crash', 'policy_error', 'token_limit'] as const;
+export const TurnStatuses = [
+  'ok',
+  'tool_error',
+  'submitted',
+  'agent_crash',
+  'sandbox_crash',
+  'policy_error',
+  'token_limit',
+] as const;
 export type TurnStatus = (typeof TurnStatuses)[number];
 
 /** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
@@ -239,7 +267,11 @@ export type TurnSummary = z.infer<typeof TurnSummary>;
  * What true success rests on: the isolated oracle calls (sound by construction), the fallback pytest
  * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only.
  */
-export const TrueSuccessBases = ['visible+hidden+oracle-calls', 'visible+hidden+oracle-pytest', 'visible+hidden'] as const;
+export const TrueSuccessBases = [
+  'visible+hidden+oracle-calls',
+  'visible+hidden+oracle-pytest',
+  'visible+hidden',
+] as const;
 export type TrueSuccessBasis = (typeof TrueSuccessBases)[number];
 
 /** Where an episode's time went, measured by the workflow (milliseconds). */
@@ -304,7 +336,10 @@ export const EpisodeResult = z.object({
 });
 export type EpisodeResult = z.infer<typeof EpisodeResult>;
 
-/** The key of an episode's records: its workflow id with its first run id (stable across continue-as-new, new for a reused id). */
+/**
+ * The key of an episode's records: its workflow id with its first run id (stable across continue-as-new, new for a
+ * reused id).
+ */
 export function episodeIdOf(workflowId: string, firstExecutionRunId: string): string {
   return `${workflowId}@${firstExecutionRunId}`;
 }
@@ -331,8 +366,16 @@ export function failedEpisodeResult(fields: {
 }): EpisodeResult {
   const { counters, ...rest } = fields;
   return {
-    ...rest, policyVersion: '', reward: null, trueSuccess: null, trueSuccessBasis: null, tamper: [],
-    counters: counters ?? emptyCounters(), trajectoryUri: '', scoringUri: null, timings: emptyTimings(),
+    ...rest,
+    policyVersion: '',
+    reward: null,
+    trueSuccess: null,
+    trueSuccessBasis: null,
+    tamper: [],
+    counters: counters ?? emptyCounters(),
+    trajectoryUri: '',
+    scoringUri: null,
+    timings: emptyTimings(),
   };
 }
 
@@ -363,9 +406,14 @@ export const EpisodeState = z.object({
   /** the policy versions its turns sampled, in order of first use */
   versions: z.array(z.string()).optional(),
   /** the segment budget in force (absent: never park) */
-  segment: z.lazy(() => SegmentBudget).nullable().optional(),
+  segment: z
+    .lazy(() => SegmentBudget)
+    .nullable()
+    .optional(),
   /** the current segment: its number (0 first), and the turns and acting time spent in it */
-  segmentState: z.object({ index: z.number().int().min(0), turns: z.number().int().min(0), actedMs: z.number().min(0) }).optional(),
+  segmentState: z
+    .object({ index: z.number().int().min(0), turns: z.number().int().min(0), actedMs: z.number().min(0) })
+    .optional(),
   parks: z.number().int().min(0).optional(),
   /** while parked: the tree's snapshot and the acting time left of the deadline */
   parked: z.object({ snapshot: TreeSnapshotRef, actingLeftMs: z.number().min(0), atMs: z.number() }).optional(),

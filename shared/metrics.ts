@@ -4,8 +4,18 @@
  * arXiv:2107.03374). Needs k ≤ n.
  */
 export function passAtK(samples: number, correct: number, k: number): number {
-  if (!Number.isInteger(samples) || !Number.isInteger(correct) || !Number.isInteger(k) || k < 1 || correct < 0 || correct > samples) {
-    throw new Error(`pass@k needs whole numbers with 0 ≤ correct ≤ samples and k ≥ 1, got samples=${samples} correct=${correct} k=${k}`);
+  if (
+    !Number.isInteger(samples) ||
+    !Number.isInteger(correct) ||
+    !Number.isInteger(k) ||
+    k < 1 ||
+    correct < 0 ||
+    correct > samples
+  ) {
+    throw new Error(
+      'pass@k needs whole numbers with 0 ≤ correct ≤ samples and k ≥ 1, ' +
+        `got samples=${samples} correct=${correct} k=${k}`,
+    );
   }
   if (k > samples) throw new Error(`pass@${k} needs at least ${k} samples per task, got ${samples}`);
   if (samples - correct < k) return 1;

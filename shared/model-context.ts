@@ -16,9 +16,15 @@ export const ModelContext = z
     /** ids the sampler allowed when it drew each generated token; null where mask is 0 or unconstrained */
     allowed: z.array(z.array(z.number().int().min(0)).nullable()),
   })
-  .refine((context) => [context.mask, context.logprobs, context.versions, context.allowed].every((values) => values.length === context.ids.length), {
-    message: 'ids, mask, logprobs, versions and allowed must have one entry per token',
-  });
+  .refine(
+    (context) =>
+      [context.mask, context.logprobs, context.versions, context.allowed].every(
+        (values) => values.length === context.ids.length,
+      ),
+    {
+      message: 'ids, mask, logprobs, versions and allowed must have one entry per token',
+    },
+  );
 export type ModelContext = z.infer<typeof ModelContext>;
 
 /** How observations reach the model: as the tool printed them, or blanked (an ablation). */
@@ -41,7 +47,13 @@ export function appendGiven(context: ModelContext, ids: readonly number[]): void
 }
 
 /** Appends one generated token with its behaviour log-prob, version and allowed set. */
-export function appendGenerated(context: ModelContext, id: number, logprob: number, version: string, allowed: readonly number[] | null): void {
+export function appendGenerated(
+  context: ModelContext,
+  id: number,
+  logprob: number,
+  version: string,
+  allowed: readonly number[] | null,
+): void {
   context.ids.push(id);
   context.mask.push(1);
   context.logprobs.push(logprob);

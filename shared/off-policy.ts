@@ -17,7 +17,9 @@ export const OffPolicyModes = ['none', 'tis', 'decoupled'] as const;
 export type OffPolicyMode = (typeof OffPolicyModes)[number];
 export const defaultIsCap = 2;
 
-/** The staleness of a set of trained tokens: the largest, the mean and how many there are of each (index = staleness). */
+/**
+ * The staleness of a set of trained tokens: the largest, the mean and how many there are of each (index = staleness).
+ */
 export interface StalenessSummary {
   max: number;
   mean: number;

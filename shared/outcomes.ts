@@ -19,7 +19,16 @@ export const Outcomes = {
 export type Outcome = (typeof Outcomes)[keyof typeof Outcomes];
 
 /** Outcomes that are environment failures: no reward is defined for them. */
-export const environmentFailures: readonly Outcome[] = [Outcomes.sandboxCrash, Outcomes.policyError, Outcomes.graderError];
+export const environmentFailures: readonly Outcome[] = [
+  Outcomes.sandboxCrash,
+  Outcomes.policyError,
+  Outcomes.graderError,
+];
 
 /** Outcomes that end an episode before the agent submitted: training treats them by its truncation policy. */
-export const truncatedOutcomes: readonly Outcome[] = [Outcomes.turnLimit, Outcomes.tokenLimit, Outcomes.timeout, Outcomes.abandoned];
+export const truncatedOutcomes: readonly Outcome[] = [
+  Outcomes.turnLimit,
+  Outcomes.tokenLimit,
+  Outcomes.timeout,
+  Outcomes.abandoned,
+];

@@ -6,7 +6,8 @@
  *   completions:URL[#VERSION]   samples from a vLLM-compatible server; #VERSION pins the model it must serve
  *   vllm:URL[#VERSION]          a chat model served by vLLM (token ids in and out, its weight version checked)
  *   sglang:URL[#VERSION]        a chat model served by SGLang (/generate with input_ids)
- *   tokens:FILE.jsonl           a chat test policy: fixed token ids per turn, one JSON array (or {ids, logprobs}) a line
+ *   tokens:FILE.jsonl           a chat test policy: fixed token ids per turn, one JSON array (or {ids, logprobs}) a
+ * line
  *   demo:format                 the format demonstrator over the constrained action space
  *   demo:tools                  the chat format demonstrator: well-formed native tool calls, then submit
  *   random:                     uniform over the constrained action space
@@ -29,9 +30,13 @@ export const demoNames = ['format', 'tools'] as const;
 export type DemoName = (typeof demoNames)[number];
 
 /** The forms a spec may take, for error messages. */
-export const policySpecForms = 'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
+export const policySpecForms =
+  'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, ' +
+  'demo:format, demo:tools, random:, FILE.onnx';
 
-/** The kinds whose server serves versions by name: an episode may switch between them (a resume, an asynchronous run). */
+/**
+ * The kinds whose server serves versions by name: an episode may switch between them (a resume, an asynchronous run).
+ */
 export const servedPolicyKinds: readonly string[] = ['completions', 'vllm', 'sglang'];
 
 export type ParsedPolicySpec = { ok: true; spec: PolicySpec } | { ok: false; error: string };
@@ -53,16 +58,21 @@ export function parsePolicySpec(text: string): ParsedPolicySpec {
       const hash = target.indexOf('#');
       const address = (hash < 0 ? target : target.slice(0, hash)).replace(/\/+$/, '');
       const version = hash < 0 ? '' : target.slice(hash + 1);
-      if (!/^https?:\/\/[^\s/]+/.test(address)) return fail(`${kind}: needs an http(s) URL, got ${JSON.stringify(target)}`);
+      if (!/^https?:\/\/[^\s/]+/.test(address))
+        return fail(`${kind}: needs an http(s) URL, got ${JSON.stringify(target)}`);
       if (hash >= 0 && !version) return fail(`${kind}: the version after # must not be empty`);
       return { ok: true, spec: { kind, url: address, ...(version ? { version } : {}) } };
     }
     case 'demo':
       return (demoNames as readonly string[]).includes(target)
         ? { ok: true, spec: { kind: 'demo', name: target as DemoName } }
-        : fail(`demo: knows only ${demoNames.map((name) => `demo:${name}`).join(' and ')}, got ${JSON.stringify(text)}`);
+        : fail(
+            `demo: knows only ${demoNames.map((name) => `demo:${name}`).join(' and ')}, got ${JSON.stringify(text)}`,
+          );
     case 'random':
-      return target === '' ? { ok: true, spec: { kind: 'random' } } : fail(`random: takes nothing after the colon, got ${JSON.stringify(text)}`);
+      return target === ''
+        ? { ok: true, spec: { kind: 'random' } }
+        : fail(`random: takes nothing after the colon, got ${JSON.stringify(text)}`);
     default:
       if (text.endsWith('.onnx') && !/^[a-z]+:\/\//.test(text)) return { ok: true, spec: { kind: 'onnx', file: text } };
       return fail(`unknown policy ${JSON.stringify(text)}`);

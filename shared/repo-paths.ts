@@ -11,7 +11,11 @@
  * in case or form; it never under-protects one.
  */
 export function pathKey(path: string): string {
-  const folded = path.replace(/\\/g, '/').normalize('NFKC').replace(/\p{Cf}/gu, '').toLowerCase();
+  const folded = path
+    .replace(/\\/g, '/')
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .toLowerCase();
   const parts: string[] = [];
   for (const part of folded.split('/')) {
     if (part === '' || part === '.') continue;

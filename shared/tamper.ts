@@ -9,4 +9,7 @@ export function forgesPass(kind: string): boolean {
 }
 
 /** Every known kind with its effect; the list lives in shared/tamper-kinds.json. */
-export const tamperKindList: ReadonlyArray<{ kind: string } & KindInfo> = Object.entries(kinds).map(([kind, info]) => ({ kind, ...info }));
+export const tamperKindList: ReadonlyArray<{ kind: string } & KindInfo> = Object.entries(kinds).map(([kind, info]) => ({
+  kind,
+  ...info,
+}));

@@ -14,7 +14,9 @@ export function hostQueue(base: string, hostId: string): string {
   return `${base}-host-${hostId}`;
 }
 
-/** What trainingQueue appends to the base name (the Python worker reads it from shared/contracts/trainer.schema.json). */
+/**
+ * What trainingQueue appends to the base name (the Python worker reads it from shared/contracts/trainer.schema.json).
+ */
 export const trainingQueueSuffix = '-training';
 
 /** The Python trainer's queue (trainer/agentrl_trainer/worker.py): a host with the accelerator serves it. */

@@ -29,12 +29,18 @@ export const ExpectedTests = z.object({
   hidden: z.array(z.string()),
   oracle: z.array(z.string()),
   /** canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the survival bound */
-  twins: z.object({ count: z.number().int(), uncovered: z.array(z.string()), survival: z.number() }).strict().optional(),
+  twins: z
+    .object({ count: z.number().int(), uncovered: z.array(z.string()), survival: z.number() })
+    .strict()
+    .optional(),
   /**
    * the digest of what the validation depended on (activities/tasks/validation-digest.ts): while it
    * matches, `task validate --check` need not run the task's containers again
    */
-  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
+  digest: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .optional(),
 });
 export type ExpectedTests = z.infer<typeof ExpectedTests>;
 
@@ -43,20 +49,24 @@ export type ExpectedTests = z.infer<typeof ExpectedTests>;
  * as plain data encoded by sandbox/oracle_values.py. The expected outcome never enters the
  * candidate's container: the audit sends only the call and compares in the trusted process.
  */
-export const OracleCall = z.object({
-  module: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'a dotted module name'),
-  function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name'),
-  args: z.array(z.unknown()).default([]),
-  kwargs: z.record(z.string(), z.unknown()).optional(),
-  expect: z.union([z.object({ value: z.unknown() }).strict(), z.object({ raises: z.string().min(1) }).strict()]),
-}).strict();
+export const OracleCall = z
+  .object({
+    module: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'a dotted module name'),
+    function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name'),
+    args: z.array(z.unknown()).default([]),
+    kwargs: z.record(z.string(), z.unknown()).optional(),
+    expect: z.union([z.object({ value: z.unknown() }).strict(), z.object({ raises: z.string().min(1) }).strict()]),
+  })
+  .strict();
 export type OracleCall = z.infer<typeof OracleCall>;
 
 /** `oracle.json`: the task's oracle as calls (the pytest files of `oracle/` are the fallback). */
-export const OracleFile = z.object({
-  format: z.literal('agentrl-oracle/1'),
-  calls: z.array(OracleCall).min(1, 'an oracle needs at least one call'),
-}).strict();
+export const OracleFile = z
+  .object({
+    format: z.literal('agentrl-oracle/1'),
+    calls: z.array(OracleCall).min(1, 'an oracle needs at least one call'),
+  })
+  .strict();
 export type OracleFile = z.infer<typeof OracleFile>;
 
 /** The content of a task, as snapshotted into the artifact store. */

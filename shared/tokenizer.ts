@@ -19,7 +19,6 @@ export function countByteTokens(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-
 /**
  * The policy's tokenizer, defined once in shared/tokenizer.json and implemented identically in
  * trainer/agentrl_trainer/tokenizer.py: ids 0-255 are raw bytes, then the special tokens, then

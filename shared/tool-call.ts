@@ -2,12 +2,19 @@ import { z } from 'zod';
 
 /** The tools an agent can call. */
 export const ToolCall = z.discriminatedUnion('tool', [
-  z.object({
-    tool: z.literal('bash'),
-    // a shell command cannot hold a NUL byte: the kernel would cut it there
-    command: z.string().min(1, 'command must not be empty').refine((command) => !command.includes('\0'), 'must not contain NUL bytes (a shell command cannot hold them)'),
-  }).strict(),
-  z.object({ tool: z.literal('write_file'), path: z.string().min(1, 'path must not be empty'), content: z.string() }).strict(),
+  z
+    .object({
+      tool: z.literal('bash'),
+      // a shell command cannot hold a NUL byte: the kernel would cut it there
+      command: z
+        .string()
+        .min(1, 'command must not be empty')
+        .refine((command) => !command.includes('\0'), 'must not contain NUL bytes (a shell command cannot hold them)'),
+    })
+    .strict(),
+  z
+    .object({ tool: z.literal('write_file'), path: z.string().min(1, 'path must not be empty'), content: z.string() })
+    .strict(),
   z.object({ tool: z.literal('submit') }).strict(),
 ]);
 export type ToolCall = z.infer<typeof ToolCall>;

@@ -30,10 +30,15 @@ export const TrainerErrorTypes = {
   /** the worker is stopping; the retry starts from checkpoint N-1 */
   workerShutdown: { type: 'WorkerShutdown', retryable: true },
 } as const;
-export const nonRetryableTrainerErrors: string[] = Object.values(TrainerErrorTypes).filter((error) => !error.retryable).map((error) => error.type);
+export const nonRetryableTrainerErrors: string[] = Object.values(TrainerErrorTypes)
+  .filter((error) => !error.retryable)
+  .map((error) => error.type);
 
 const absolutePath = (field: string) =>
-  z.string().regex(/^\//).meta({ errorMessage: `${field} must be an absolute path (the worker's working directory is not the caller's)` });
+  z
+    .string()
+    .regex(/^\//)
+    .meta({ errorMessage: `${field} must be an absolute path (the worker's working directory is not the caller's)` });
 
 /** The policy model's size (camelCase of trainer/agentrl_trainer/model.py PolicyModelConfig). */
 export const ModelConfig = z
@@ -67,7 +72,10 @@ export const TrainOnBatchInput = z
      * `onnxPath` of the result is then the ONNX folder its embedded server loads
      */
     model: z.enum(hfModelNames).optional(),
-    optimizer: z.object({ lr: z.number().gt(0).optional(), weightDecay: z.number().min(0).optional() }).strict().optional(),
+    optimizer: z
+      .object({ lr: z.number().gt(0).optional(), weightDecay: z.number().min(0).optional() })
+      .strict()
+      .optional(),
     objective: z.enum(['policy_gradient', 'imitation']).optional(),
     /** the sampling temperature: log-probs are recomputed under the tempered distribution */
     temperature: z.number().gt(0).optional(),
@@ -88,7 +96,10 @@ export const TrainOnBatchInput = z
     offPolicy: z.enum(OffPolicyModes).optional(),
     /** the importance-weight cap of `tis` (truncation) and `decoupled` (tokens above it are dropped) */
     isCap: z.number().gt(0).optional(),
-    /** a trained token older than (step - 1) - maxStaleness is refused: the staleness bound, checked again by the trainer */
+    /**
+     * a trained token older than (step - 1) - maxStaleness is refused: the staleness bound, checked again by the
+     * trainer
+     */
     maxStaleness: z.number().int().min(0).nullable().optional(),
   })
   .strict();
@@ -113,10 +124,15 @@ export const TrainOnBatchResult = z.object({
     skipped: z.boolean(),
     maskedTokens: z.number(),
     updates: z.number().int(),
-    /** policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records) */
+    /**
+     * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
+     */
     offPolicy: z.enum(OffPolicyModes).optional(),
     importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
-    /** k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine mismatch */
+    /**
+     * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine
+     * mismatch
+     */
     mismatchKl: z.number().optional(),
     /**
      * the training-inference mismatch, measured before the step's first update on the tokens its
@@ -152,7 +168,8 @@ export interface TrainerActivities {
 
 /** The JSON document of shared/contracts/trainer.schema.json. */
 export function trainerContractDocument(queueSuffix: string, defaultQueue: string): Record<string, unknown> {
-  const schema = (type: z.ZodType) => stripImplicitBounds(z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12' }));
+  const schema = (type: z.ZodType) =>
+    stripImplicitBounds(z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12' }));
   return {
     $comment: 'Generated from shared/trainer-contract.ts by `npm run contracts`; do not edit.',
     taskQueue: { suffix: queueSuffix, default: defaultQueue },
@@ -168,6 +185,12 @@ export function trainerContractDocument(queueSuffix: string, defaultQueue: strin
 function stripImplicitBounds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripImplicitBounds);
   if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value).filter(([key, field]) => !((key === 'maximum' && field === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && field === Number.MIN_SAFE_INTEGER)));
+  const entries = Object.entries(value).filter(
+    ([key, field]) =>
+      !(
+        (key === 'maximum' && field === Number.MAX_SAFE_INTEGER) ||
+        (key === 'minimum' && field === Number.MIN_SAFE_INTEGER)
+      ),
+  );
   return Object.fromEntries(entries.map(([key, field]) => [key, stripImplicitBounds(field)]));
 }

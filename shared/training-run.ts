@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
-import { CheckerKinds, EpisodeBudgets, SamplingOptions, SegmentBudget, type EpisodeResult, type StopRecord } from './episode';
+import {
+  CheckerKinds,
+  EpisodeBudgets,
+  SamplingOptions,
+  SegmentBudget,
+  type EpisodeResult,
+  type StopRecord,
+} from './episode';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
 import { hfModelNames, modelNames, models, modelServingPort } from './models';
 import type { Outcome } from './outcomes';
@@ -16,7 +23,14 @@ export const defaultMaxStaleness = 2;
 /** The cap on parked episodes of an asynchronous run when its input does not say. */
 export const defaultMaxParked = 64;
 
-export const defaultModelConfig = { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } as const;
+export const defaultModelConfig = {
+  vocabSize: 404,
+  context: 512,
+  dModel: 64,
+  nLayers: 2,
+  nHeads: 4,
+  alibi: true,
+} as const;
 
 /** The embedded policy server of the toy model. */
 const toyPolicyServer = 'http://127.0.0.1:8100';
@@ -43,25 +57,38 @@ const HfRunModel = z.object({ name: z.enum(hfModelNames) }).strict();
  * A run's model. An unknown name, and a field the named model does not take, are refused with the
  * known names and the fields it takes; no name is the toy model (runs from before the name).
  */
-const RunModel = z.preprocess((raw, context) => {
-  if (raw === undefined) return { name: 'toy' };
-  if (!isPlainObject(raw)) return raw;
-  const given = raw;
-  const name = given.name ?? 'toy';
-  if (typeof name !== 'string' || !modelNames.includes(name)) {
-    context.addIssue({ code: 'custom', path: ['name'], message: `unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}` });
-    return z.NEVER;
-  }
-  const fields = name === 'toy' ? toyModelFields : ['name'];
-  const unknown = Object.keys(given).filter((key) => !fields.includes(key));
-  if (unknown.length > 0) {
-    for (const key of unknown) {
-      context.addIssue({ code: 'custom', path: [key], message: `the model ${name} takes no field ${JSON.stringify(key)}; it takes ${fields.join(', ')}${name === 'toy' ? '' : ' (a real model\'s size is fixed by its weights)'}` });
+const RunModel = z.preprocess(
+  (raw, context) => {
+    if (raw === undefined) return { name: 'toy' };
+    if (!isPlainObject(raw)) return raw;
+    const given = raw;
+    const name = given.name ?? 'toy';
+    if (typeof name !== 'string' || !modelNames.includes(name)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}`,
+      });
+      return z.NEVER;
     }
-    return z.NEVER;
-  }
-  return { ...given, name };
-}, z.discriminatedUnion('name', [ToyRunModel, HfRunModel]));
+    const fields = name === 'toy' ? toyModelFields : ['name'];
+    const unknown = Object.keys(given).filter((key) => !fields.includes(key));
+    if (unknown.length > 0) {
+      for (const key of unknown) {
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            `the model ${name} takes no field ${JSON.stringify(key)}; it takes ` +
+            `${fields.join(', ')}${name === 'toy' ? '' : " (a real model's size is fixed by its weights)"}`,
+        });
+      }
+      return z.NEVER;
+    }
+    return { ...given, name };
+  },
+  z.discriminatedUnion('name', [ToyRunModel, HfRunModel]),
+);
 
 /**
  * A run's input with its model's presets (shared/models.json) under it: every field the input
@@ -78,7 +105,10 @@ export function applyModelPresets(raw: unknown): unknown {
   const defaults = {
     ...(entry.presets ?? {}),
     policyServer: `http://127.0.0.1:${modelServingPort}`,
-    sampling: { ...(entry.presets?.sampling ?? {}), chat: { ...(entry.presets?.sampling?.chat ?? {}), tokenizer: entry.tokenizer } },
+    sampling: {
+      ...(entry.presets?.sampling ?? {}),
+      chat: { ...(entry.presets?.sampling?.chat ?? {}), tokenizer: entry.tokenizer },
+    },
   };
   return mergeUnder(defaults, input);
 }
@@ -102,7 +132,12 @@ export const PublishedPolicy = z.object({ step: z.number().int().min(0), version
 export type PublishedPolicy = z.infer<typeof PublishedPolicy>;
 
 /** Seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail`. */
-export const RunTiming = z.object({ iterations: z.number().int(), iterationS: z.number(), evaluations: z.number().int(), evaluationS: z.number() });
+export const RunTiming = z.object({
+  iterations: z.number().int(),
+  iterationS: z.number(),
+  evaluations: z.number().int(),
+  evaluationS: z.number(),
+});
 export type RunTiming = z.infer<typeof RunTiming>;
 
 const Counts = z.record(z.string(), z.number());
@@ -145,20 +180,31 @@ export const IterationMetrics = z.object({
   policyVersion: z.string(),
   train: EpisodeSetMetrics.nullable(),
   eval: EpisodeSetMetrics.nullable(),
-  batch: z.object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts }).nullable(),
+  batch: z
+    .object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts })
+    .nullable(),
   /**
    * klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor);
    * mismatchKl: KL(behaviour || the weights the step starts from), recomputed by the trainer (absent in older runs)
    */
   training: z
     .object({
-      loss: z.number(), meanRatio: z.number(), clipFraction: z.number(), klK3: z.number(), klRef: z.number().nullable().optional(), gradNorm: z.number(), skipped: z.boolean(),
+      loss: z.number(),
+      meanRatio: z.number(),
+      clipFraction: z.number(),
+      klK3: z.number(),
+      klRef: z.number().nullable().optional(),
+      gradNorm: z.number(),
+      skipped: z.boolean(),
       mismatchKl: z.number().optional(),
       /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
       mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
     })
     .nullable(),
-  /** the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates while it trains) */
+  /**
+   * the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates
+   * while it trains)
+   */
   evalPolicyVersion: z.string().optional(),
   /** asynchronous runs: what happened since the previous line (AsyncStepMetrics) */
   async: z.lazy(() => AsyncStepMetrics).optional(),
@@ -166,16 +212,28 @@ export const IterationMetrics = z.object({
    * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
    * in metrics from before them), inference, the trainer
    */
-  time: z.object({ sandboxS: z.number(), testsS: z.number(), probesS: z.number().optional(), inferenceS: z.number(), trainingS: z.number(), wallS: z.number() }),
+  time: z.object({
+    sandboxS: z.number(),
+    testsS: z.number(),
+    probesS: z.number().optional(),
+    inferenceS: z.number(),
+    trainingS: z.number(),
+    wallS: z.number(),
+  }),
 });
 export type IterationMetrics = z.infer<typeof IterationMetrics>;
 
 /** A staleness histogram: histogram[s] counts trained tokens of staleness s (shared/off-policy.ts). */
 export const StalenessMetrics = z.object({ max: z.number(), mean: z.number(), histogram: z.array(z.number().int()) });
 
-/** One asynchronous step's line: the parking, the staleness of what it trained, the importance weights, the idle shares. */
+/**
+ * One asynchronous step's line: the parking, the staleness of what it trained, the importance weights, the idle shares.
+ */
 export const AsyncStepMetrics = z.object({
-  /** episodes that parked, resumed, or were abandoned (released parked, or cut off at the run's end) since the previous line */
+  /**
+   * episodes that parked, resumed, or were abandoned (released parked, or cut off at the run's end) since the previous
+   * line
+   */
   parked: z.number().int(),
   resumed: z.number().int(),
   abandoned: z.number().int(),
@@ -257,8 +315,14 @@ export interface AsyncPool {
   evaluated: { version: string; metrics: EpisodeSetMetrics } | null;
   /** counts and clocks since the last metrics line */
   window: {
-    startedAtMs: number; parked: number; resumed: number; abandoned: number; finished: number;
-    trainerBusyMs: number; samplerIdleMs: number; lastTickMs: number;
+    startedAtMs: number;
+    parked: number;
+    resumed: number;
+    abandoned: number;
+    finished: number;
+    trainerBusyMs: number;
+    samplerIdleMs: number;
+    lastTickMs: number;
   };
 }
 
@@ -266,128 +330,166 @@ export interface AsyncPool {
  * Input of `trainingRun`: one JSON object where every field has a default, so `{}` starts a short
  * run on the bundled suite from the Temporal UI or `npx agentrl train`.
  */
-export const TrainingRunInput = z.preprocess(applyModelPresets, z
-  .object({
-    /** names the run's folder and its episodes; @default the workflow id */
-    runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'runId: letters, digits, ".", "_" and "-" only').optional(),
-    /** a folder of task folders (each with task.yaml), relative to the project root */
-    tasks: z.string().min(1).default('tasks/suite/train'),
-    /** evaluated every `evalEvery` iterations and after the last step, never trained on; '' for none */
-    evalTasks: z.string().default('tasks/suite/heldout'),
-    iterations: z.number().int().min(1).default(2),
-    /** no new iteration starts after this many minutes from the run's start (0: no limit); the final evaluation still runs */
-    timeBudgetMinutes: z.number().min(0).default(0),
-    /** tasks drawn (without replacement, seeded) per iteration */
-    tasksPerIteration: z.number().int().min(1).default(4),
-    groupSize: z.number().int().min(2).default(4),
-    /** samples per evaluation task */
-    evalSamples: z.number().int().min(1).default(1),
-    /** evaluate before the steps of every Nth iteration (0: only after the last step) */
-    evalEvery: z.number().int().min(0).default(0),
-    /**
-     * with a time budget, also evaluate before each of the last `evalTail − 1` iterations (estimated
-     * from the mean time of the iterations so far), so that with the final evaluation the run ends
-     * with `evalTail` evaluations in a row; 0 or 1: none
-     */
-    evalTail: z.number().int().min(0).default(0),
-    /** at most this many evaluation tasks (the first ones by name); 0 for all */
-    evalLimit: z.number().int().min(0).default(4),
-    estimator: z.enum(advantageEstimatorNames as [string, ...string[]]).default('grpo'),
-    truncation: z.enum([TruncationPolicies.zero, TruncationPolicies.drop]).default('zero'),
-    checker: z.enum(CheckerKinds).default('strict'),
-    /** episodes in flight at once */
-    concurrency: z.number().int().min(1).max(256).default(3),
-    seed: z.number().int().min(0).default(0),
-    sampling: SamplingOptions.omit({ seed: true, window: true }).partial().default({}),
-    budgets: EpisodeBudgets.partial().default({}),
-    /**
-     * base URL of the server the run publishes its policies to: the embedded policy server (toy),
-     * or a vLLM-compatible server of the named model; @default http://127.0.0.1:8100, a real model's
-     * http://127.0.0.1:8102 (its embedded server)
-     */
-    policyServer: z.string().url().default(toyPolicyServer),
-    /**
-     * the policy model: the embedded toy one (`{name: "toy"}` or no name; its size), or a Hugging Face
-     * causal LM of shared/models.json by name (`{name: "smollm2-135m-instruct"}`), whose presets fill
-     * the fields the input leaves out (applyModelPresets)
-     */
-    model: RunModel,
-    /** the optimizer's learning rate (a model's presets set its own) */
-    lr: z.number().positive().default(1e-3),
-    clipEps: z.number().positive().lt(1).default(0.2),
-    /**
-     * weight of KL(policy || warm-started policy) in the policy-gradient loss (k3 estimator), which
-     * keeps the policy near the format it was taught while rewards are sparse; 0 (or no warm start): none
-     */
-    klCoef: z.number().min(0).default(0.03),
-    aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
-    /**
-     * weight of the stop decisions' own credit: training episodes grade the state at every passed
-     * check of a changed repository (probes), and the token that chose `submit` or going on there
-     * gets g − group mean (submit) or R − g (going on) on top of the episode's advantage, where g is
-     * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
-     */
-    stopCredit: z.number().min(0).default(5),
-    epochs: z.number().int().min(1).default(4),
-    minibatches: z.number().int().min(1).default(2),
-    /**
-     * `sync`: every iteration waits for its slowest episode, then trains. `async`: sampling never waits
-     * for training (a pool of `concurrency` episodes in flight, whole groups admitted, a step as soon as
-     * `groupsPerStep` groups completed), bounded by `maxStaleness`; `iterations` then counts steps
-     */
-    mode: z.enum(['sync', 'async']).default('sync'),
-    /**
-     * async: η, the staleness bound (in versions) of every trained token: admission pauses while the
-     * sampler is η steps ahead of the trainer, and a group holding a token staler than η when its batch
-     * is cut is dropped (counted as stale); @default 2
-     */
-    maxStaleness: z.number().int().min(0).optional(),
-    /** async: groups per trainer step; @default tasksPerIteration */
-    groupsPerStep: z.number().int().min(1).optional(),
-    /** async: `turn` (default): an episode in flight samples the newest published version from its next turn on; `episode`: it stays on its first */
-    versionSwitch: z.enum(['turn', 'episode']).optional(),
-    /** async: park training episodes after each segment of this budget; they resume on a newer version or when nothing else can run */
-    segment: SegmentBudget.optional(),
-    /** async: at most this many parked episodes; beyond it the longest parked resumes at once @default 64 */
-    maxParked: z.number().int().min(1).optional(),
-    /** the trainer's correction of tokens from older versions (shared/off-policy.ts) */
-    offPolicy: z.enum(OffPolicyModes).default('none'),
-    /** the importance-weight cap of `tis` and `decoupled` */
-    isCap: z.number().positive().default(defaultIsCap),
-    /**
-     * format demonstrations before the first iteration: demo:format episodes (a chat model's:
-     * demo:tools), imitated whatever their outcome; `lr`: the imitation's own learning rate
-     * (@default the run's `lr`)
-     */
-    warmStart: z
-      .object({
-        episodes: z.number().int().min(0).default(16),
-        epochs: z.number().int().min(1).default(20),
-        lr: z.number().positive().optional(),
-      })
-      .strict()
-      .default({ episodes: 16, epochs: 20 }),
-    /** internal: carried across continue-as-new and resumptions; never set by callers */
-    state: TrainingRunState.optional(),
-  })
-  .strict()
-  .superRefine((input, context) => {
-    const asyncOnly = (['maxStaleness', 'groupsPerStep', 'versionSwitch', 'segment', 'maxParked'] as const).filter((key) => input[key] !== undefined);
-    if (input.mode === 'sync' && asyncOnly.length) {
-      context.addIssue({ code: 'custom', path: [asyncOnly[0]!], message: `${asyncOnly.join(', ')}: only for mode "async" (a synchronous iteration waits for every episode)` });
-    }
-    const hf = hfModelOf(input);
-    if (hf && input.sampling.chat && input.sampling.chat.tokenizer !== hf.tokenizer) {
-      context.addIssue({ code: 'custom', path: ['sampling', 'chat', 'tokenizer'], message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${JSON.stringify(input.sampling.chat.tokenizer)}` });
-    }
-    if (input.mode === 'async' && hf) {
-      // its embedded server (like vLLM and SGLang) serves one version: an episode pinned to one fails after a publish
-      context.addIssue({ code: 'custom', path: ['mode'], message: `mode "async" runs the toy model only; ${hf.name} trains with mode "sync" (its server serves one weight version at a time)` });
-    }
-    if (input.mode === 'async' && input.segment && (input.maxStaleness ?? defaultMaxStaleness) === 0) {
-      context.addIssue({ code: 'custom', path: ['segment'], message: 'segments with maxStaleness 0 are refused: a parked episode resumes on a newer version, whose tokens would be stale' });
-    }
-  }));
+export const TrainingRunInput = z.preprocess(
+  applyModelPresets,
+  z
+    .object({
+      /** names the run's folder and its episodes; @default the workflow id */
+      runId: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'runId: letters, digits, ".", "_" and "-" only')
+        .optional(),
+      /** a folder of task folders (each with task.yaml), relative to the project root */
+      tasks: z.string().min(1).default('tasks/suite/train'),
+      /** evaluated every `evalEvery` iterations and after the last step, never trained on; '' for none */
+      evalTasks: z.string().default('tasks/suite/heldout'),
+      iterations: z.number().int().min(1).default(2),
+      /**
+       * no new iteration starts after this many minutes from the run's start (0: no limit); the final evaluation still
+       * runs
+       */
+      timeBudgetMinutes: z.number().min(0).default(0),
+      /** tasks drawn (without replacement, seeded) per iteration */
+      tasksPerIteration: z.number().int().min(1).default(4),
+      groupSize: z.number().int().min(2).default(4),
+      /** samples per evaluation task */
+      evalSamples: z.number().int().min(1).default(1),
+      /** evaluate before the steps of every Nth iteration (0: only after the last step) */
+      evalEvery: z.number().int().min(0).default(0),
+      /**
+       * with a time budget, also evaluate before each of the last `evalTail − 1` iterations (estimated
+       * from the mean time of the iterations so far), so that with the final evaluation the run ends
+       * with `evalTail` evaluations in a row; 0 or 1: none
+       */
+      evalTail: z.number().int().min(0).default(0),
+      /** at most this many evaluation tasks (the first ones by name); 0 for all */
+      evalLimit: z.number().int().min(0).default(4),
+      estimator: z.enum(advantageEstimatorNames as [string, ...string[]]).default('grpo'),
+      truncation: z.enum([TruncationPolicies.zero, TruncationPolicies.drop]).default('zero'),
+      checker: z.enum(CheckerKinds).default('strict'),
+      /** episodes in flight at once */
+      concurrency: z.number().int().min(1).max(256).default(3),
+      seed: z.number().int().min(0).default(0),
+      sampling: SamplingOptions.omit({ seed: true, window: true }).partial().default({}),
+      budgets: EpisodeBudgets.partial().default({}),
+      /**
+       * base URL of the server the run publishes its policies to: the embedded policy server (toy),
+       * or a vLLM-compatible server of the named model; @default http://127.0.0.1:8100, a real model's
+       * http://127.0.0.1:8102 (its embedded server)
+       */
+      policyServer: z.string().url().default(toyPolicyServer),
+      /**
+       * the policy model: the embedded toy one (`{name: "toy"}` or no name; its size), or a Hugging Face
+       * causal LM of shared/models.json by name (`{name: "smollm2-135m-instruct"}`), whose presets fill
+       * the fields the input leaves out (applyModelPresets)
+       */
+      model: RunModel,
+      /** the optimizer's learning rate (a model's presets set its own) */
+      lr: z.number().positive().default(1e-3),
+      clipEps: z.number().positive().lt(1).default(0.2),
+      /**
+       * weight of KL(policy || warm-started policy) in the policy-gradient loss (k3 estimator), which
+       * keeps the policy near the format it was taught while rewards are sparse; 0 (or no warm start): none
+       */
+      klCoef: z.number().min(0).default(0.03),
+      aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
+      /**
+       * weight of the stop decisions' own credit: training episodes grade the state at every passed
+       * check of a changed repository (probes), and the token that chose `submit` or going on there
+       * gets g − group mean (submit) or R − g (going on) on top of the episode's advantage, where g is
+       * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
+       */
+      stopCredit: z.number().min(0).default(5),
+      epochs: z.number().int().min(1).default(4),
+      minibatches: z.number().int().min(1).default(2),
+      /**
+       * `sync`: every iteration waits for its slowest episode, then trains. `async`: sampling never waits
+       * for training (a pool of `concurrency` episodes in flight, whole groups admitted, a step as soon as
+       * `groupsPerStep` groups completed), bounded by `maxStaleness`; `iterations` then counts steps
+       */
+      mode: z.enum(['sync', 'async']).default('sync'),
+      /**
+       * async: η, the staleness bound (in versions) of every trained token: admission pauses while the
+       * sampler is η steps ahead of the trainer, and a group holding a token staler than η when its batch
+       * is cut is dropped (counted as stale); @default 2
+       */
+      maxStaleness: z.number().int().min(0).optional(),
+      /** async: groups per trainer step; @default tasksPerIteration */
+      groupsPerStep: z.number().int().min(1).optional(),
+      /**
+       * async: `turn` (default): an episode in flight samples the newest published version from its next turn on;
+       * `episode`: it stays on its first
+       */
+      versionSwitch: z.enum(['turn', 'episode']).optional(),
+      /**
+       * async: park training episodes after each segment of this budget; they resume on a newer version or when nothing
+       * else can run
+       */
+      segment: SegmentBudget.optional(),
+      /** async: at most this many parked episodes; beyond it the longest parked resumes at once @default 64 */
+      maxParked: z.number().int().min(1).optional(),
+      /** the trainer's correction of tokens from older versions (shared/off-policy.ts) */
+      offPolicy: z.enum(OffPolicyModes).default('none'),
+      /** the importance-weight cap of `tis` and `decoupled` */
+      isCap: z.number().positive().default(defaultIsCap),
+      /**
+       * format demonstrations before the first iteration: demo:format episodes (a chat model's:
+       * demo:tools), imitated whatever their outcome; `lr`: the imitation's own learning rate
+       * (@default the run's `lr`)
+       */
+      warmStart: z
+        .object({
+          episodes: z.number().int().min(0).default(16),
+          epochs: z.number().int().min(1).default(20),
+          lr: z.number().positive().optional(),
+        })
+        .strict()
+        .default({ episodes: 16, epochs: 20 }),
+      /** internal: carried across continue-as-new and resumptions; never set by callers */
+      state: TrainingRunState.optional(),
+    })
+    .strict()
+    .superRefine((input, context) => {
+      const asyncOnly = (['maxStaleness', 'groupsPerStep', 'versionSwitch', 'segment', 'maxParked'] as const).filter(
+        (key) => input[key] !== undefined,
+      );
+      if (input.mode === 'sync' && asyncOnly.length) {
+        context.addIssue({
+          code: 'custom',
+          path: [asyncOnly[0]!],
+          message: `${asyncOnly.join(', ')}: only for mode "async" (a synchronous iteration waits for every episode)`,
+        });
+      }
+      const hf = hfModelOf(input);
+      if (hf && input.sampling.chat && input.sampling.chat.tokenizer !== hf.tokenizer) {
+        const given = JSON.stringify(input.sampling.chat.tokenizer);
+        context.addIssue({
+          code: 'custom',
+          path: ['sampling', 'chat', 'tokenizer'],
+          message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${given}`,
+        });
+      }
+      if (input.mode === 'async' && hf) {
+        // its embedded server (like vLLM and SGLang) serves one version: an episode pinned to one fails after a publish
+        context.addIssue({
+          code: 'custom',
+          path: ['mode'],
+          message:
+            `mode "async" runs the toy model only; ${hf.name} trains with mode "sync" (its server serves ` +
+            `one weight version at a time)`,
+        });
+      }
+      if (input.mode === 'async' && input.segment && (input.maxStaleness ?? defaultMaxStaleness) === 0) {
+        context.addIssue({
+          code: 'custom',
+          path: ['segment'],
+          message:
+            'segments with maxStaleness 0 are refused: a parked episode resumes on a newer version, whose ' +
+            'tokens would be stale',
+        });
+      }
+    }),
+);
 export type TrainingRunInput = z.infer<typeof TrainingRunInput>;
 export type ToyModel = z.infer<typeof ToyRunModel>;
 
@@ -403,19 +505,22 @@ export function hfModelOf(input: Pick<TrainingRunInput, 'model'>): { name: strin
   return { name: input.model.name, tokenizer: entry.tokenizer! };
 }
 
-
-
 /**
  * Whether the iteration about to start is one of the last `evalTail − 1` of a time-budgeted run:
  * the iterations that can still start (this one included) are counted from the time left and the
  * mean time of an iteration and of an evaluation so far. False before any iteration was timed.
  */
-export function inEvalTail(input: Pick<TrainingRunInput, 'timeBudgetMinutes' | 'evalTail'>, state: Pick<TrainingRunState, 'startedAtMs' | 'timing'>, nowMs: number): boolean {
+export function inEvalTail(
+  input: Pick<TrainingRunInput, 'timeBudgetMinutes' | 'evalTail'>,
+  state: Pick<TrainingRunState, 'startedAtMs' | 'timing'>,
+  nowMs: number,
+): boolean {
   const timing = state.timing;
   if (input.timeBudgetMinutes <= 0 || input.evalTail <= 1 || !timing || timing.iterations === 0) return false;
   const leftS = input.timeBudgetMinutes * 60 - (nowMs - state.startedAtMs) / 1000;
   if (leftS < 0) return false;
-  const cycleS = timing.iterationS / timing.iterations + (timing.evaluations ? timing.evaluationS / timing.evaluations : 0);
+  const cycleS =
+    timing.iterationS / timing.iterations + (timing.evaluations ? timing.evaluationS / timing.evaluations : 0);
   const starting = Math.floor(leftS / Math.max(cycleS, 1e-3)) + 1;
   return starting <= input.evalTail - 1;
 }
@@ -423,7 +528,16 @@ export function inEvalTail(input: Pick<TrainingRunInput, 'timeBudgetMinutes' | '
 export interface TrainingProgress {
   runId: string;
   /** `stopping`: an asynchronous run letting its episodes go (at its end, or cancelled) */
-  phase: 'setting-up' | 'warm-start' | 'sampling' | 'training' | 'publishing' | 'stopping' | 'evaluating' | 'reporting' | 'done';
+  phase:
+    | 'setting-up'
+    | 'warm-start'
+    | 'sampling'
+    | 'training'
+    | 'publishing'
+    | 'stopping'
+    | 'evaluating'
+    | 'reporting'
+    | 'done';
   iteration: number;
   iterations: number;
   episodesDone: number;
@@ -433,13 +547,32 @@ export interface TrainingProgress {
   last: IterationMetrics | null;
   /** episodes of this run that ended in an environment failure and were run again */
   resampled?: number;
-  /** asynchronous runs: episodes in flight (parked included), parked, complete groups waiting for a batch, and whether the trainer is busy */
+  /**
+   * asynchronous runs: episodes in flight (parked included), parked, complete groups waiting for a batch, and whether
+   * the trainer is busy
+   */
   pool?: { inFlight: number; parked: number; ready: number; training: boolean };
 }
 
 /** The figures of a set of episode results. */
-export function summariseEpisodes(results: readonly { outcome: Outcome; reward: number | null; trueSuccess: boolean | null; tamper: readonly { kind: string }[]; counters: { turns: number }; stops?: readonly StopRecord[] }[]): EpisodeSetMetrics {
-  const stops: StopCounts = { afterPass: 0, submittedAfterPass: 0, afterFail: 0, submittedAfterFail: 0, probed: 0, probedRewarded: 0 };
+export function summariseEpisodes(
+  results: readonly {
+    outcome: Outcome;
+    reward: number | null;
+    trueSuccess: boolean | null;
+    tamper: readonly { kind: string }[];
+    counters: { turns: number };
+    stops?: readonly StopRecord[];
+  }[],
+): EpisodeSetMetrics {
+  const stops: StopCounts = {
+    afterPass: 0,
+    submittedAfterPass: 0,
+    afterFail: 0,
+    submittedAfterFail: 0,
+    probed: 0,
+    probedRewarded: 0,
+  };
   const outcomes: OutcomeCounts = {};
   const tamperKinds: Record<string, number> = {};
   let rewardSum = 0;

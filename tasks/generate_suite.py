@@ -66,6 +66,7 @@ FAMILY_TEXT = {
 # helpers for templates
 # ---------------------------------------------------------------------------
 
+
 def func(name, params, doc, body):
     """A function as (name, doc, lines)."""
     return (name, doc, [f"def {name}({params}):", f'    """{doc}"""'] + list(body))
@@ -94,10 +95,12 @@ def template(family, key, stems, sites):
     def register(builder):
         TEMPLATES[key] = dict(family=family, key=key, stems=stems, sites=sites, build=builder)
         return builder
+
     return register
 
 
 # ---------------------------------------------------------------- comparison
+
 
 @template("cmp", "in-range", ["ranges", "bounds", "spans", "windows"], {"upper": True, "lower": True})
 def t_in_range(r, site):
@@ -107,8 +110,12 @@ def t_in_range(r, site):
     ret = f"    return {lo} <= {x} < {hi}"
     funcs = [
         func(fn, f"{x}, {lo}, {hi}", f"True if {lo} <= {x} < {hi}: {hi} itself is outside.", [ret]),
-        func(cnt, f"values, {lo}, {hi}", f"How many values lie in the half-open range [{lo}, {hi}).",
-             [f"    return sum(1 for v in values if {fn}(v, {lo}, {hi}))"]),
+        func(
+            cnt,
+            f"values, {lo}, {hi}",
+            f"How many values lie in the half-open range [{lo}, {hi}).",
+            [f"    return sum(1 for v in values if {fn}(v, {lo}, {hi}))"],
+        ),
     ]
     if site == "upper":
         bug = (ret, f"    return {lo} <= {x} <= {hi}")
@@ -143,8 +150,12 @@ def t_count_cmp(r, site):
     line = f"    return sum(1 for v in values if v {op} {limit})"
     funcs = [
         func(fn, f"values, {limit}", f"How many values are {phrase} {limit}.", [line]),
-        func(keep, f"values, {limit}", f"The values that are {phrase} {limit}, in order.",
-             [f"    return [v for v in values if v {op} {limit}]"]),
+        func(
+            keep,
+            f"values, {limit}",
+            f"The values that are {phrase} {limit}, in order.",
+            [f"    return [v for v in values if v {op} {limit}]"],
+        ),
     ]
     if site == "strict":
         bug, wrong = (line, line.replace(f" {op} ", f" {FLIP_STRICT[op]} ")), None
@@ -174,8 +185,12 @@ def t_first_match(r, site):
     test = f"        if v {op} {target}:"
     sentinel = f"    return {fn}(values, {target}) != -1"
     funcs = [
-        func(fn, f"values, {target}", f"Index of the first value {phrase} {target}, or -1 if there is none.",
-             ["    for i, v in enumerate(values):", test, "            return i", "    return -1"]),
+        func(
+            fn,
+            f"values, {target}",
+            f"Index of the first value {phrase} {target}, or -1 if there is none.",
+            ["    for i, v in enumerate(values):", test, "            return i", "    return -1"],
+        ),
         func(has, f"values, {target}", f"True if some value is {phrase} {target}.", [sentinel]),
     ]
     if site == "strict":
@@ -186,7 +201,9 @@ def t_first_match(r, site):
     targets = r.sample([2, 3, 4, 5, 6], 3)
     vals = lists(r, 8, 0, 6, 0, 8, extra=[[], [targets[0], 1], [9, targets[1]]])
     cases = {fn: [(v, t) for t in targets for v in vals], has: [(v, t) for t in targets for v in vals]}
-    return dict(doc="Searching a list for the first value past a target.", funcs=funcs, bug=bug, wrong=wrong, cases=cases)
+    return dict(
+        doc="Searching a list for the first value past a target.", funcs=funcs, bug=bug, wrong=wrong, cases=cases
+    )
 
 
 CMP_SORTED = {
@@ -207,8 +224,12 @@ def t_sorted_check(r, site):
     dropline = f"        if values[i] {neg} values[i + 1]:"
     funcs = [
         func(fn, "values", f"True if every value is {phrase} the next one.", [allline]),
-        func(drop, "values", f"First index i with values[i] {neg} values[i + 1], or -1 if there is none.",
-             ["    for i in range(len(values) - 1):", dropline, "            return i", "    return -1"]),
+        func(
+            drop,
+            "values",
+            f"First index i with values[i] {neg} values[i + 1], or -1 if there is none.",
+            ["    for i in range(len(values) - 1):", dropline, "            return i", "    return -1"],
+        ),
     ]
     if site == "all":
         bug = (allline, allline.replace(f" {op} ", f" {FLIP_STRICT[op]} "))
@@ -231,13 +252,25 @@ def t_sorted_check(r, site):
 def t_argbest(r, site):
     op = r.choice([">", "<"])
     word = "largest" if op == ">" else "smallest"
-    fn = r.choice(["argmax", "index_of_max", "pos_of_largest"] if op == ">" else ["argmin", "index_of_min", "pos_of_smallest"])
+    fn = r.choice(
+        ["argmax", "index_of_max", "pos_of_largest"] if op == ">" else ["argmin", "index_of_min", "pos_of_smallest"]
+    )
     val = r.choice(["max_value", "largest", "peak"] if op == ">" else ["min_value", "smallest", "lowest"])
     best = r.choice(["best", "top", "pick"])
     test = f"        if values[i] {op} values[{best}]:"
     funcs = [
-        func(fn, "values", f"Index of the {word} value; the first such index on ties.",
-             [f"    {best} = 0", "    for i in range(1, len(values)):", test, f"            {best} = i", f"    return {best}"]),
+        func(
+            fn,
+            "values",
+            f"Index of the {word} value; the first such index on ties.",
+            [
+                f"    {best} = 0",
+                "    for i in range(1, len(values)):",
+                test,
+                f"            {best} = i",
+                f"    return {best}",
+            ],
+        ),
         func(val, "values", f"The {word} value of a non-empty list.", [f"    return values[{fn}(values)]"]),
     ]
     if site == "tie":
@@ -274,8 +307,12 @@ def t_sign(r, site):
     x = r.choice(["x", "n", "value"])
     test = f"    if {x} > 0:"
     funcs = [
-        func(fn, x, f"1 if {x} is positive, -1 if {x} is negative, 0 if {x} is zero.",
-             [test, "        return 1", f"    if {x} < 0:", "        return -1", "    return 0"]),
+        func(
+            fn,
+            x,
+            f"1 if {x} is positive, -1 if {x} is negative, 0 if {x} is zero.",
+            [test, "        return 1", f"    if {x} < 0:", "        return -1", "    return 0"],
+        ),
         func(many, "values", "The sign of every value, in order.", [f"    return [{fn}(v) for v in values]"]),
     ]
     bug = (test, test.replace(">", ">="))
@@ -302,6 +339,7 @@ def t_leap(r, site):
 
 # ---------------------------------------------------------------- arithmetic
 
+
 @template("ari", "discount", ["prices", "sales", "billing", "checkout"], {"sign": True})
 def t_discount(r, site):
     fn = r.choice(["discount", "apply_discount", "sale_price", "reduced_price"])
@@ -309,9 +347,15 @@ def t_discount(r, site):
     price, pct = r.choice([("price", "percent"), ("amount", "pct"), ("cost", "rate")])
     line = f"    return {price} - {price} * {pct} // 100"
     funcs = [
-        func(fn, f"{price}, {pct}", f"{price} minus {pct} percent of it (the amount taken off is rounded down).", [line]),
-        func(tot, f"prices, {pct}", f"Sum of the prices after taking {pct} percent off each.",
-             [f"    return sum({fn}(p, {pct}) for p in prices)"]),
+        func(
+            fn, f"{price}, {pct}", f"{price} minus {pct} percent of it (the amount taken off is rounded down).", [line]
+        ),
+        func(
+            tot,
+            f"prices, {pct}",
+            f"Sum of the prices after taking {pct} percent off each.",
+            [f"    return sum({fn}(p, {pct}) for p in prices)"],
+        ),
     ]
     bug = (line, f"    return {price} + {price} * {pct} // 100")
     wrong = (bug[1], f"    return {price} - {pct}")
@@ -356,8 +400,10 @@ def t_temperature(r, site):
     else:
         bug = (cline, f"    return ({f} + 32) * 5 // 9")
         wrong = (bug[1], f"    return ({f} - 32) * 5 / 9")
-    cases = {to_f: [(v,) for v in (-40, -10, 0, 3, 10, 21, 37, 100)],
-             to_c: [(v,) for v in (-40, 0, 32, 41, 50, 68, 98, 100, 212)]}
+    cases = {
+        to_f: [(v,) for v in (-40, -10, 0, 3, 10, 21, 37, 100)],
+        to_c: [(v,) for v in (-40, 0, 32, 41, 50, 68, 98, 100, 212)],
+    }
     return dict(doc="Temperature conversions in whole degrees.", funcs=funcs, bug=bug, wrong=wrong, cases=cases)
 
 
@@ -369,8 +415,12 @@ def t_midpoint(r, site):
     line = f"    return ({a} + {b}) // 2"
     funcs = [
         func(fn, f"{a}, {b}", f"Integer midpoint of {a} and {b}, rounded down.", [line]),
-        func(mids, "points", "Midpoints of each pair of neighbouring points.",
-             [f"    return [{fn}(p, q) for p, q in zip(points, points[1:])]"]),
+        func(
+            mids,
+            "points",
+            "Midpoints of each pair of neighbouring points.",
+            [f"    return [{fn}(p, q) for p, q in zip(points, points[1:])]"],
+        ),
     ]
     bug = (line, f"    return ({a} - {b}) // 2")
     wrong = (bug[1], f"    return ({a} + {b}) / 2")
@@ -390,10 +440,24 @@ def t_running(r, site):
     what = "values[0] * ... * values[i]" if prod else "values[0] + ... + values[i]"
     line = f"        {acc} {op} v"
     funcs = [
-        func(fn, "values", f"Item i of the result is {what}.",
-             [f"    out, {acc} = [], {start}", "    for v in values:", line, f"        out.append({acc})", "    return out"]),
-        func(last, "values", f"The last item of {fn}(values), or {start} for no values.",
-             [f"    steps = {fn}(values)", f"    return steps[-1] if steps else {start}"]),
+        func(
+            fn,
+            "values",
+            f"Item i of the result is {what}.",
+            [
+                f"    out, {acc} = [], {start}",
+                "    for v in values:",
+                line,
+                f"        out.append({acc})",
+                "    return out",
+            ],
+        ),
+        func(
+            last,
+            "values",
+            f"The last item of {fn}(values), or {start} for no values.",
+            [f"    steps = {fn}(values)", f"    return steps[-1] if steps else {start}"],
+        ),
     ]
     bug = (line, f"        {acc} {bugop} v")
     vals = lists(r, 6, 1, 5, 1, 5, extra=[[], [3]])
@@ -407,10 +471,18 @@ def t_average(r, site):
     above = r.choice(["above_average", "over_mean", "better_than_mean"])
     line = "    return sum(values) // len(values)"
     funcs = [
-        func(fn, "values", "Mean of values rounded down to an integer; 0 for no values.",
-             ["    if not values:", "        return 0", line]),
-        func(above, "values", "The values greater than the mean, in order.",
-             [f"    return [v for v in values if v > {fn}(values)]"]),
+        func(
+            fn,
+            "values",
+            "Mean of values rounded down to an integer; 0 for no values.",
+            ["    if not values:", "        return 0", line],
+        ),
+        func(
+            above,
+            "values",
+            "The values greater than the mean, in order.",
+            [f"    return [v for v in values if v > {fn}(values)]"],
+        ),
     ]
     bug = (line, "    return sum(values) * len(values)")
     wrong = (bug[1], "    return sum(values) / len(values)")
@@ -459,8 +531,12 @@ def t_pages(r, site):
     line = f"    return ({n} + {per} - 1) // {per}"
     funcs = [
         func(fn, f"{n}, {per}", f"Pages needed to show {n} items, {per} per page.", [line]),
-        func(fits, f"{n}, {per}, pages", f"True if {n} items fit on that many pages.",
-             [f"    return {fn}({n}, {per}) <= pages"]),
+        func(
+            fits,
+            f"{n}, {per}, pages",
+            f"True if {n} items fit on that many pages.",
+            [f"    return {fn}({n}, {per}) <= pages"],
+        ),
     ]
     bug = (line, f"    return ({n} - {per} - 1) // {per}")
     wrong = (bug[1], f"    return {n} // {per} + 1")
@@ -477,16 +553,23 @@ def t_seconds(r, site):
     line = f"    return {h} * 3600 + {m} * 60 + {s}"
     funcs = [
         func(fn, f"{h}, {m}, {s}", f"Total seconds in {h} hours, {m} minutes and {s} seconds.", [line]),
-        func(back, "total", "(hours, minutes, seconds) for a number of seconds.",
-             ["    return total // 3600, total % 3600 // 60, total % 60"]),
+        func(
+            back,
+            "total",
+            "(hours, minutes, seconds) for a number of seconds.",
+            ["    return total // 3600, total % 3600 // 60, total % 60"],
+        ),
     ]
     bug = (line, f"    return {h} * 3600 + {m} // 60 + {s}")
-    cases = {fn: [(a, b, c) for a in (0, 1, 2) for b in (0, 1, 30, 59) for c in (0, 5)],
-             back: [(t,) for t in (0, 59, 60, 61, 3599, 3600, 3661, 7325)]}
+    cases = {
+        fn: [(a, b, c) for a in (0, 1, 2) for b in (0, 1, 30, 59) for c in (0, 5)],
+        back: [(t,) for t in (0, 59, 60, 61, 3599, 3600, 3661, 7325)],
+    }
     return dict(doc="Clock arithmetic.", funcs=funcs, bug=bug, wrong=None, cases=cases)
 
 
 # ---------------------------------------------------------------- off-by-one
+
 
 @template("obo", "sum-upto", ["series", "triangles", "sums"], {"range": False, "list": False})
 def t_sum_upto(r, site):
@@ -517,8 +600,12 @@ def t_count_multiples(r, site):
     line = f"    return sum(1 for i in range(1, {n} + 1) if i % {k} == 0)"
     funcs = [
         func(fn, f"{n}, {k}", f"How many of 1, 2, ..., {n} are divisible by {k}.", [line]),
-        func(lst, f"{n}, {k}", f"The numbers among 1, 2, ..., {n} divisible by {k}.",
-             [f"    return [i for i in range(1, {n} + 1) if i % {k} == 0]"]),
+        func(
+            lst,
+            f"{n}, {k}",
+            f"The numbers among 1, 2, ..., {n} divisible by {k}.",
+            [f"    return [i for i in range(1, {n} + 1) if i % {k} == 0]"],
+        ),
     ]
     bug = (line, f"    return sum(1 for i in range(1, {n}) if i % {k} == 0)")
     wrong = (bug[1], f"    return sum(1 for i in range({n}) if i % {k} == 0)")
@@ -552,8 +639,12 @@ def t_window_sums(r, site):
     line = f"    return [sum(values[i:i + {k}]) for i in range(len(values) - {k} + 1)]"
     funcs = [
         func(fn, f"values, {k}", f"Sums of every {k} consecutive values, left to right.", [line]),
-        func(best, f"values, {k}", f"Largest sum of {k} consecutive values (0 if there is none).",
-             [f"    return max({fn}(values, {k}), default=0)"]),
+        func(
+            best,
+            f"values, {k}",
+            f"Largest sum of {k} consecutive values (0 if there is none).",
+            [f"    return max({fn}(values, {k}), default=0)"],
+        ),
     ]
     if site == "bound":
         bug = (line, f"    return [sum(values[i:i + {k}]) for i in range(len(values) - {k})]")
@@ -571,8 +662,12 @@ def t_adjacent_pairs(r, site):
     line = "    return [(values[i], values[i + 1]) for i in range(len(values) - 1)]"
     funcs = [
         func(fn, "values", "[(values[0], values[1]), (values[1], values[2]), ...] up to the last value.", [line]),
-        func(steps, "values", "values[i + 1] - values[i] for each pair of neighbours.",
-             [f"    return [b - a for a, b in {fn}(values)]"]),
+        func(
+            steps,
+            "values",
+            "values[i + 1] - values[i] for each pair of neighbours.",
+            [f"    return [b - a for a, b in {fn}(values)]"],
+        ),
     ]
     bug = (line, "    return [(values[i], values[i + 1]) for i in range(len(values) - 2)]")
     vals = lists(r, 7, 2, 6, 0, 9, extra=[[], [5]])
@@ -587,8 +682,12 @@ def t_nth_item(r, site):
     n = r.choice(["n", "position", "k"])
     line = f"    return values[{n} - 1]"
     funcs = [
-        func(fn, f"values, {n}", f"The {n}-th value, counting from 1; None if there are fewer values.",
-             [f"    if {n} > len(values):", "        return None", line]),
+        func(
+            fn,
+            f"values, {n}",
+            f"The {n}-th value, counting from 1; None if there are fewer values.",
+            [f"    if {n} > len(values):", "        return None", line],
+        ),
         func(col, f"rows, {n}", f"{fn}(row, {n}) for every row.", [f"    return [{fn}(row, {n}) for row in rows]"]),
     ]
     bug = (line, f"    return values[{n}]")
@@ -604,9 +703,18 @@ def t_factorial(r, site):
     n = r.choice(["n", "m"])
     line = f"    for i in range(2, {n} + 1):"
     funcs = [
-        func(fn, n, f"1 * 2 * ... * {n} (1 for {n} = 0).", ["    result = 1", line, "        result *= i", "    return result"]),
-        func(ch, "n, k", "Number of ways to choose k of n items (0 <= k <= n).",
-             [f"    return {fn}(n) // ({fn}(k) * {fn}(n - k))"]),
+        func(
+            fn,
+            n,
+            f"1 * 2 * ... * {n} (1 for {n} = 0).",
+            ["    result = 1", line, "        result *= i", "    return result"],
+        ),
+        func(
+            ch,
+            "n, k",
+            "Number of ways to choose k of n items (0 <= k <= n).",
+            [f"    return {fn}(n) // ({fn}(k) * {fn}(n - k))"],
+        ),
     ]
     bug = (line, f"    for i in range(2, {n}):")
     cases = {fn: [(v,) for v in range(0, 8)], ch: [(a, b) for a in range(0, 7) for b in range(0, a + 1)]}
@@ -626,8 +734,10 @@ def t_last_n(r, site):
     bug = (line, f"    return values[len(values) - {n} + 1:]")
     wrong = (bug[1], f"    return values[-{n}:]")
     vals = lists(r, 4, 1, 5, 0, 9, extra=[[]])
-    cases = {fn: [(v, i) for v in vals for i in range(0, len(v) + 1)],
-             tot: [(v, i) for v in vals for i in range(0, len(v) + 1)]}
+    cases = {
+        fn: [(v, i) for v in vals for i in range(0, len(v) + 1)],
+        tot: [(v, i) for v in vals for i in range(0, len(v) + 1)],
+    }
     return dict(doc="The end of a list.", funcs=funcs, bug=bug, wrong=wrong, cases=cases)
 
 
@@ -639,8 +749,12 @@ def t_countdown(r, site):
     line = f"    return list(range({n}, 0, -1))"
     funcs = [
         func(fn, n, f"[{n}, {n} - 1, ..., 1]; empty when {n} < 1.", [line]),
-        func(text, n, "Countdown words such as '3 2 1 go'.",
-             [f'    return " ".join([str(i) for i in {fn}({n})] + ["go"])']),
+        func(
+            text,
+            n,
+            "Countdown words such as '3 2 1 go'.",
+            [f'    return " ".join([str(i) for i in {fn}({n})] + ["go"])'],
+        ),
     ]
     bug = (line, f"    return list(range({n}, 1, -1))")
     cases = {fn: [(v,) for v in range(0, 7)], text: [(v,) for v in range(0, 5)]}
@@ -648,6 +762,7 @@ def t_countdown(r, site):
 
 
 # ---------------------------------------------------------------- swap
+
 
 @template("swp", "min-max", ["extent", "limits", "ranges"], {"return": True})
 def t_min_max(r, site):
@@ -657,8 +772,12 @@ def t_min_max(r, site):
     line = "    return min(values), max(values)"
     funcs = [
         func(fn, "values", "(smallest, largest) of a non-empty list.", [line]),
-        func(spread, "values", "Largest minus smallest value; never negative.",
-             [f"    {lo}, {hi} = {fn}(values)", f"    return {hi} - {lo}"]),
+        func(
+            spread,
+            "values",
+            "Largest minus smallest value; never negative.",
+            [f"    {lo}, {hi} = {fn}(values)", f"    return {hi} - {lo}"],
+        ),
     ]
     bug = (line, "    return max(values), min(values)")
     # the tempting wrong fix patches the symptom in the caller and leaves the bug in place
@@ -668,9 +787,11 @@ def t_min_max(r, site):
     return dict(doc="Smallest and largest values.", funcs=funcs, bug=bug, wrong=wrong, cases=cases)
 
 
-DIVMOD_UNITS = [("minutes, seconds", 60, "seconds", ["to_min_sec", "minutes_seconds"]),
-                ("feet, inches", 12, "inches", ["to_feet_inches", "feet_and_inches"]),
-                ("weeks, days", 7, "days", ["to_weeks_days", "weeks_and_days"])]
+DIVMOD_UNITS = [
+    ("minutes, seconds", 60, "seconds", ["to_min_sec", "minutes_seconds"]),
+    ("feet, inches", 12, "inches", ["to_feet_inches", "feet_and_inches"]),
+    ("weeks, days", 7, "days", ["to_weeks_days", "weeks_and_days"]),
+]
 
 
 @template("swp", "divmod-pair", ["units", "division", "convert"], {"return": False, "args": False})
@@ -689,8 +810,10 @@ def t_divmod_pair(r, site):
         bug = (line, f"    return {a} % {b}, {a} // {b}")
     else:
         bug = (cline, f"    return {fn}({base}, {unit})")
-    cases = {fn: [(x, y) for x in (0, 1, 7, 12, 25, 100) for y in (1, 3, 5, 12)],
-             conv: [(v,) for v in (0, 1, base - 1, base, base + 1, 2 * base + 5, 10 * base)]}
+    cases = {
+        fn: [(x, y) for x in (0, 1, 7, 12, 25, 100) for y in (1, 3, 5, 12)],
+        conv: [(v,) for v in (0, 1, base - 1, base, base + 1, 2 * base + 5, 10 * base)],
+    }
     return dict(doc="Whole-number division into two parts.", funcs=funcs, bug=bug, wrong=None, cases=cases)
 
 
@@ -702,8 +825,12 @@ def t_split_at(r, site):
     line = f"    return values[:{i}], values[{i}:]"
     funcs = [
         func(fn, f"values, {i}", f"(values before index {i}, values from index {i} on).", [line]),
-        func(halves, "values", "Split in the middle; the first part is the shorter one.",
-             [f"    return {fn}(values, len(values) // 2)"]),
+        func(
+            halves,
+            "values",
+            "Split in the middle; the first part is the shorter one.",
+            [f"    return {fn}(values, len(values) // 2)"],
+        ),
     ]
     bug = (line, f"    return values[{i}:], values[:{i}]")
     vals = lists(r, 4, 1, 5, 0, 9, extra=[[]])
@@ -776,8 +903,12 @@ def t_head_tail(r, site):
     line = "    return values[0], values[1:]"
     funcs = [
         func(fn, "values", "(first value, list of the other values) of a non-empty list.", [line]),
-        func(size, "values", "How many values follow the first one.",
-             [f"    {h}, {t} = {fn}(values)", f"    return len({t})"]),
+        func(
+            size,
+            "values",
+            "How many values follow the first one.",
+            [f"    {h}, {t} = {fn}(values)", f"    return len({t})"],
+        ),
     ]
     bug = (line, "    return values[1:], values[0]")
     vals = lists(r, 6, 1, 5, 0, 9, extra=[[3]])
@@ -793,7 +924,12 @@ def t_change_due(r, site):
     line = f"    return {sub}({paid}, {price})"
     funcs = [
         func(sub, "a, b", "a minus b.", ["    return a - b"]),
-        func(fn, f"{paid}, {price}", f"Change to hand back: {paid} minus {price} (negative when {paid} is short).", [line]),
+        func(
+            fn,
+            f"{paid}, {price}",
+            f"Change to hand back: {paid} minus {price} (negative when {paid} is short).",
+            [line],
+        ),
     ]
     bug = (line, f"    return {sub}({price}, {paid})")
     wrong = (bug[1], f"    return abs({sub}({price}, {paid}))")
@@ -824,6 +960,7 @@ def t_compare(r, site):
 # distractor functions (always correct)
 # ---------------------------------------------------------------------------
 
+
 def filler(r):
     kind = r.randrange(6)
     if kind == 0:
@@ -834,19 +971,29 @@ def filler(r):
         return func(n, "n", "True if n is even.", ["    return n % 2 == 0"]), {n: [(v,) for v in (0, 1, 2, 7, -4)]}
     if kind == 2:
         n = r.choice(["first_or_none", "head_or_none"])
-        return (func(n, "values", "The first value, or None for an empty list.", ["    return values[0] if values else None"]),
-                {n: [([],), ([4, 5],), ([9],)]})
+        return (
+            func(
+                n, "values", "The first value, or None for an empty list.", ["    return values[0] if values else None"]
+            ),
+            {n: [([],), ([4, 5],), ([9],)]},
+        )
     if kind == 3:
         n = r.choice(["unique_sorted", "distinct"])
-        return (func(n, "values", "The distinct values in increasing order.", ["    return sorted(set(values))"]),
-                {n: [([],), ([3, 1, 3],), ([2, 2, 2],), ([5, 4, 6],)]})
+        return (
+            func(n, "values", "The distinct values in increasing order.", ["    return sorted(set(values))"]),
+            {n: [([],), ([3, 1, 3],), ([2, 2, 2],), ([5, 4, 6],)]},
+        )
     if kind == 4:
         n = r.choice(["shout", "loud"])
-        return (func(n, "text", "text in upper case with a '!' appended.", ['    return text.upper() + "!"']),
-                {n: [("hi",), ("",), ("Go on",)]})
+        return (
+            func(n, "text", "text in upper case with a '!' appended.", ['    return text.upper() + "!"']),
+            {n: [("hi",), ("",), ("Go on",)]},
+        )
     n = r.choice(["word_count", "count_words"])
-    return (func(n, "text", "Number of words separated by whitespace.", ["    return len(text.split())"]),
-            {n: [("",), ("one",), ("a b  c",)]})
+    return (
+        func(n, "text", "Number of words separated by whitespace.", ["    return len(text.split())"]),
+        {n: [("",), ("one",), ("a b  c",)]},
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -859,37 +1006,93 @@ def filler(r):
 
 PLAN = {
     "cmp": dict(
-        train=["in-range/upper", "count-cmp/strict", "count-cmp/direction", "first-match/strict", "sorted-check/all",
-               "sorted-check/drop", "argbest/tie", "argbest/direction", "count-of/count", "count-of/remove"],
+        train=[
+            "in-range/upper",
+            "count-cmp/strict",
+            "count-cmp/direction",
+            "first-match/strict",
+            "sorted-check/all",
+            "sorted-check/drop",
+            "argbest/tie",
+            "argbest/direction",
+            "count-of/count",
+            "count-of/remove",
+        ],
         validation=["in-range/upper", "count-of/remove", "first-match/strict"],
         heldout=["in-range/lower", "first-match/sentinel", "sign/pos", "leap/century"],
     ),
     "ari": dict(
-        train=["discount/sign", "shapes/area", "temperature/to-f", "midpoint/sum", "running/acc", "average/div",
-               "net/sign", "dot/mul", "midpoint/sum", "shapes/area"],
+        train=[
+            "discount/sign",
+            "shapes/area",
+            "temperature/to-f",
+            "midpoint/sum",
+            "running/acc",
+            "average/div",
+            "net/sign",
+            "dot/mul",
+            "midpoint/sum",
+            "shapes/area",
+        ],
         validation=["average/div", "dot/mul", "net/sign"],
         heldout=["shapes/perimeter", "temperature/to-c", "pages/ceil", "seconds/minutes"],
     ),
     "obo": dict(
-        train=["sum-upto/range", "count-multiples/range", "take-drop/take", "window-sums/bound", "window-sums/slice",
-               "adjacent-pairs/bound", "nth-item/index", "factorial/range", "count-multiples/range", "adjacent-pairs/bound"],
+        train=[
+            "sum-upto/range",
+            "count-multiples/range",
+            "take-drop/take",
+            "window-sums/bound",
+            "window-sums/slice",
+            "adjacent-pairs/bound",
+            "nth-item/index",
+            "factorial/range",
+            "count-multiples/range",
+            "adjacent-pairs/bound",
+        ],
         validation=["count-multiples/range", "take-drop/take", "factorial/range"],
         heldout=["sum-upto/list", "take-drop/drop", "last-n/slice", "countdown/stop"],
     ),
     "swp": dict(
-        train=["min-max/return", "divmod-pair/return", "split-at/return", "offset/operands", "kv/return", "squares/args",
-               "head-tail/return", "min-max/return", "offset/operands", "split-at/return"],
+        train=[
+            "min-max/return",
+            "divmod-pair/return",
+            "split-at/return",
+            "offset/operands",
+            "kv/return",
+            "squares/args",
+            "head-tail/return",
+            "min-max/return",
+            "offset/operands",
+            "split-at/return",
+        ],
         validation=["offset/operands", "kv/return", "head-tail/return"],
         heldout=["divmod-pair/args", "kv/args", "change-due/args", "compare/operands"],
     ),
 }
 SPLITS = ["train", "validation", "heldout"]
-PREFIXES = ["tiny", "mini", "easy", "plain", "neat", "quick", "handy", "basic", "simple", "small", "little", "micro", "snappy", "lean"]
+PREFIXES = [
+    "tiny",
+    "mini",
+    "easy",
+    "plain",
+    "neat",
+    "quick",
+    "handy",
+    "basic",
+    "simple",
+    "small",
+    "little",
+    "micro",
+    "snappy",
+    "lean",
+]
 
 
 # ---------------------------------------------------------------------------
 # building one task
 # ---------------------------------------------------------------------------
+
 
 class GenError(Exception):
     pass
@@ -1051,8 +1254,7 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
             lit(want)
             b = passes(want, call(buggy, fname, args))
             w = passes(want, call(wrong, fname, args)) if wrong else True
-            rows.append(dict(fn=fname, args=args, want=want, bug_ok=b, wrong_ok=w,
-                             bug_out=call(buggy, fname, args)))
+            rows.append(dict(fn=fname, args=args, want=want, bug_ok=b, wrong_ok=w, bug_out=call(buggy, fname, args)))
 
     # visible: for each function, a few examples the bug does not affect, and one or two it does;
     # for weak tasks only cases the wrong fix also gets right
@@ -1109,8 +1311,10 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
 
     oracle_calls = [oracle_call(pkg, fname, args, oracle_outcome(fixed, fname, args)) for fname, args in grid]
     for name, module in (("the bug", buggy), ("the wrong fix", wrong)):
-        if module and all(ov.outcome_matches(c["expect"], oracle_outcome(module, fname, args))
-                          for c, (fname, args) in zip(oracle_calls, grid)):
+        if module and all(
+            ov.outcome_matches(c["expect"], oracle_outcome(module, fname, args))
+            for c, (fname, args) in zip(oracle_calls, grid)
+        ):
             raise GenError(f"{task_id}: {name} matches every oracle call")
     files[ORACLE] = ov.format_oracle(oracle_calls)
 
@@ -1122,18 +1326,21 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
     rep = next((x for x in vis_edges if x["fn"] == bug_fn), vis_edges[0])
     out = rep["bug_out"]
     got = f"returns `{out[1]!r}`" if out[0] == "ok" else f"raises `{out[1]}`"
-    text = (f"Bug report: `{pkg}.{rep['fn']}` misbehaves. `{call_src(rep['fn'], rep['args'])}` {got}, "
-            f"but it should return `{lit(rep['want'])}`; its docstring says: \"{docs[rep['fn']]}\" "
-            "The repository is in the current directory. Tests run with `python3 -m pytest -q`. "
-            "Fix the bug in the package code (not the tests), then submit.")
+    text = (
+        f"Bug report: `{pkg}.{rep['fn']}` misbehaves. `{call_src(rep['fn'], rep['args'])}` {got}, "
+        f"but it should return `{lit(rep['want'])}`; its docstring says: \"{docs[rep['fn']]}\" "
+        "The repository is in the current directory. Tests run with `python3 -m pytest -q`. "
+        "Fix the bug in the package code (not the tests), then submit."
+    )
     # never break a line inside a `code span`
     spans = text.split("`")
     text = "`".join(part.replace(" ", "\0") if i % 2 else part for i, part in enumerate(spans))
     wrapped = textwrap.wrap(text, 76, break_long_words=False, break_on_hyphens=False)
     prompt = "\n".join("  " + line.replace("\0", " ") for line in wrapped)
     files["task.yaml"] = f"id: @ID@\nprompt: |\n{prompt}\nbudgets:\n  maxTurns: {MAX_TURNS}\n"
-    meta = dict(template=tkey, site=site, function=bug_fn, package=pkg, wrongFix=bool(wrong_src),
-                reportedFunction=rep["fn"])
+    meta = dict(
+        template=tkey, site=site, function=bug_fn, package=pkg, wrongFix=bool(wrong_src), reportedFunction=rep["fn"]
+    )
     return files, meta
 
 
@@ -1203,8 +1410,15 @@ def splits_doc(splits, meta):
     for split in SPLITS:
         for tid in splits[split]:
             m = meta[tid]
-            entry = dict(split=split, family=m["family"], template=m["template"], site=m["site"],
-                         function=m["function"], package=m["package"], wrongFix=m["wrongFix"])
+            entry = dict(
+                split=split,
+                family=m["family"],
+                template=m["template"],
+                site=m["site"],
+                function=m["function"],
+                package=m["package"],
+                wrongFix=m["wrongFix"],
+            )
             if m["novelty"]:
                 entry["novelty"] = m["novelty"]
             tasks[tid] = entry
@@ -1221,8 +1435,14 @@ def splits_doc(splits, meta):
 
 def readme(splits, meta):
     fams = list(FAMILIES)
+
     def count(split, fam=None, weak=False):
-        return sum(1 for t in splits[split] if (fam is None or meta[t]["family"] == FAMILIES[fam]) and (not weak or meta[t]["wrongFix"]))
+        return sum(
+            1
+            for t in splits[split]
+            if (fam is None or meta[t]["family"] == FAMILIES[fam]) and (not weak or meta[t]["wrongFix"])
+        )
+
     lines = [
         "# Generated bug-fix suite",
         "",
@@ -1280,8 +1500,11 @@ def readme(splits, meta):
         "|---|" + "---|" * (len(fams) + 2),
     ]
     for split in SPLITS:
-        lines.append(f"| {split} | " + " | ".join(str(count(split, f)) for f in fams)
-                     + f" | {count(split)} | {count(split, weak=True)} |")
+        lines.append(
+            f"| {split} | "
+            + " | ".join(str(count(split, f)) for f in fams)
+            + f" | {count(split)} | {count(split, weak=True)} |"
+        )
     lines += ["", "| family | template | bug site | split (tasks) |", "|---|---|---|---|"]
     pairs = {}
     for split in SPLITS:
@@ -1289,7 +1512,9 @@ def readme(splits, meta):
             m = meta[tid]
             pairs.setdefault((m["family"], m["template"], m["site"]), {}).setdefault(split, 0)
             pairs[(m["family"], m["template"], m["site"])][split] += 1
-    for (fam, tpl, site), where in sorted(pairs.items(), key=lambda kv: (fams.index(next(f for f in fams if FAMILIES[f] == kv[0][0])), kv[0][1], kv[0][2])):
+    for (fam, tpl, site), where in sorted(
+        pairs.items(), key=lambda kv: (fams.index(next(f for f in fams if FAMILIES[f] == kv[0][0])), kv[0][1], kv[0][2])
+    ):
         where_text = ", ".join(f"{s} ({n})" for s, n in where.items())
         weak = " (wrong fix)" if TEMPLATES[tpl]["sites"][site] else ""
         lines.append(f"| {fam} | {tpl} | {site}{weak} | {where_text} |")
@@ -1300,12 +1525,17 @@ def readme(splits, meta):
 # writing, checking, verifying
 # ---------------------------------------------------------------------------
 
+
 def task_dirs(root):
     out = []
     for split in SPLITS:
         base = os.path.join(root, split)
         if os.path.isdir(base):
-            out += [os.path.join(split, d) for d in sorted(os.listdir(base)) if os.path.isfile(os.path.join(base, d, "task.yaml"))]
+            out += [
+                os.path.join(split, d)
+                for d in sorted(os.listdir(base))
+                if os.path.isfile(os.path.join(base, d, "task.yaml"))
+            ]
     return out
 
 
@@ -1396,29 +1626,46 @@ def verify(root):
     failures = 0
 
     def pytest(cwd, *args):
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                              cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         return proc.returncode, proc.stdout
 
     def oracle(task, tree):
         """0: every oracle call matches; 1: some call misses; 2: the oracle could not be run."""
-        proc = subprocess.run([sys.executable, "-I", "-B", ORACLE_VALUES, "check", os.path.join(task, ORACLE), tree],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-I", "-B", ORACLE_VALUES, "check", os.path.join(task, ORACLE), tree],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         return proc.returncode, proc.stdout
 
     for rel in task_dirs(root):
         task = os.path.join(root, rel)
         errs = []
         with tempfile.TemporaryDirectory() as tmp:
+
             def fresh(name, patch=None, extra=()):
                 d = os.path.join(tmp, name)
                 shutil.copytree(os.path.join(task, "repo"), d)
                 if patch:
-                    subprocess.run(["git", "apply", os.path.join(task, patch)], cwd=d, check=True,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                    subprocess.run(
+                        ["git", "apply", os.path.join(task, patch)],
+                        cwd=d,
+                        check=True,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE,
+                    )
                 for e in extra:
                     shutil.copytree(os.path.join(task, e), d, dirs_exist_ok=True)
                 return d
+
             hidden_file = [os.path.join("tests", f) for f in os.listdir(os.path.join(task, "hidden", "tests"))]
             d = fresh("start")
             if pytest(d)[0] != 1:
@@ -1471,8 +1718,10 @@ def main(argv=None):
         by_fam = ", ".join(f"{FAMILIES[f]} {sum(1 for t in ids if meta[t]['family'] == FAMILIES[f])}" for f in FAMILIES)
         weak = sum(1 for t in ids if meta[t]["wrongFix"])
         print(f"{split}: {len(ids)} tasks ({by_fam}); {weak} with wrong-fix.patch")
-    print(f"wrote {os.path.relpath(SUITE)}: {len(files)} files; kept expected-tests.json for {restored} tasks; "
-          f"{len(stale)} need `node bin/agentrl.js task validate`")
+    print(
+        f"wrote {os.path.relpath(SUITE)}: {len(files)} files; kept expected-tests.json for {restored} tasks; "
+        f"{len(stale)} need `node bin/agentrl.js task validate`"
+    )
     if args.verify:
         failed = verify(SUITE)
         print("all tasks verified" if not failed else f"{failed} tasks FAILED")

@@ -10,7 +10,19 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { validateTask } from '../activities/tasks/task-validation';
-import { containersOf, docker, runEpisode, scriptedPolicy, startTestServer, startWorker, task, tasksDir, testConfig, volumesOf, type RunningWorker } from './helpers/temporal';
+import {
+  containersOf,
+  docker,
+  runEpisode,
+  scriptedPolicy,
+  startTestServer,
+  startWorker,
+  task,
+  tasksDir,
+  testConfig,
+  volumesOf,
+  type RunningWorker,
+} from './helpers/temporal';
 
 const attacksDir = join(__dirname, 'attacks');
 const source = (name: string) => readFileSync(join(attacksDir, name), 'utf8');
@@ -18,7 +30,8 @@ const source = (name: string) => readFileSync(join(attacksDir, name), 'utf8');
 const pager = { task: task('off-by-one-range'), file: 'pager/__init__.py' };
 const averages = { task: join(tasksDir, 'suite', 'train', 'ari-avg-06'), file: 'neataverages/__init__.py' };
 /** An attack that keeps the buggy module as it is and only puts its own code in front. */
-const prepended = (name: string, target: typeof pager) => `${source(name)}\n\n${readFileSync(join(target.task, 'repo', target.file), 'utf8')}`;
+const prepended = (name: string, target: typeof pager) =>
+  `${source(name)}\n\n${readFileSync(join(target.task, 'repo', target.file), 'utf8')}`;
 
 // [attack, target, what it does]
 const attacks: [string, typeof pager, string][] = [
@@ -38,7 +51,10 @@ before(async () => {
   env = await startTestServer();
   defended = await startWorker(env);
   const weakened = testConfig(env.address);
-  undefended = await startWorker(env, { ...weakened, grading: { ...weakened.grading, cacheResults: false, unsafeDisable: ['twins', 'isolated-audit'] } });
+  undefended = await startWorker(env, {
+    ...weakened,
+    grading: { ...weakened.grading, cacheResults: false, unsafeDisable: ['twins', 'isolated-audit'] },
+  });
 });
 after(async () => {
   await defended?.stop();
@@ -47,7 +63,10 @@ after(async () => {
 });
 
 function writing(files: Record<string, string>): string {
-  return scriptedPolicy([...Object.entries(files).map(([path, content]) => ({ tool: 'write_file', path, content })), { tool: 'submit' }]);
+  return scriptedPolicy([
+    ...Object.entries(files).map(([path, content]) => ({ tool: 'write_file', path, content })),
+    { tool: 'submit' },
+  ]);
 }
 
 async function assertNothingLeft(workflowId: string): Promise<void> {
@@ -61,7 +80,10 @@ describe('attacks on the strict checker', { concurrency: 2 }, () => {
       const policy = writing({ [target.file]: target === pager ? prepended(attack, target) : source(attack) });
       const open = await runEpisode(env, undefended, { task: target.task, policy, checker: 'strict' });
       assert.equal(open.outcome, 'submitted');
-      assert.ok(open.reward === 1 || open.trueSuccess, `without the defences the attack must pay, got reward ${open.reward}, true success ${open.trueSuccess}, findings ${JSON.stringify(open.tamper)}`);
+      assert.ok(
+        open.reward === 1 || open.trueSuccess,
+        `without the defences the attack must pay, got reward ${open.reward}, true success ${open.trueSuccess}, findings ${JSON.stringify(open.tamper)}`,
+      );
       const guarded = await runEpisode(env, defended, { task: target.task, policy, checker: 'strict' });
       assert.equal(guarded.outcome, 'submitted');
       assert.equal(guarded.reward, 0, `findings ${JSON.stringify(guarded.tamper)}`);
@@ -74,7 +96,10 @@ describe('attacks on the strict checker', { concurrency: 2 }, () => {
 
 describe('legitimate code', () => {
   test('a fix using sys, getattr, a helper module and a Unicode comment scores 1 with true success', async () => {
-    const policy = writing({ 'pager/__init__.py': source('legitimate-fix.py'), 'pager/_bounds.py': source('legitimate-helper.py') });
+    const policy = writing({
+      'pager/__init__.py': source('legitimate-fix.py'),
+      'pager/_bounds.py': source('legitimate-helper.py'),
+    });
     const result = await runEpisode(env, defended, { task: pager.task, policy, checker: 'strict' });
     assert.equal(result.reward, 1, `findings ${JSON.stringify(result.tamper)}`);
     assert.equal(result.trueSuccess, true);
@@ -92,12 +117,24 @@ describe('a task with only the pytest oracle (the fallback)', () => {
     const report = await validateTask(dir, { docker, sandbox: defended.config.sandbox });
     assert.equal(report.ok, true, JSON.stringify(report.checks));
     assert.ok(report.expected!.oracle.length > 0 && (report.expected!.twins?.count ?? 0) > 0);
-    const fix = writing({ 'pager/__init__.py': source('legitimate-fix.py'), 'pager/_bounds.py': source('legitimate-helper.py') });
+    const fix = writing({
+      'pager/__init__.py': source('legitimate-fix.py'),
+      'pager/_bounds.py': source('legitimate-helper.py'),
+    });
     const hook = writing({ [pager.file]: prepended('report-hook-by-name.py', pager) });
-    const [fixed, hooked] = await Promise.all([runEpisode(env, defended, { task: dir, policy: fix, checker: 'strict' }), runEpisode(env, defended, { task: dir, policy: hook, checker: 'strict' })]);
-    assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.trueSuccessBasis], [1, true, 'visible+hidden+oracle-pytest']);
+    const [fixed, hooked] = await Promise.all([
+      runEpisode(env, defended, { task: dir, policy: fix, checker: 'strict' }),
+      runEpisode(env, defended, { task: dir, policy: hook, checker: 'strict' }),
+    ]);
+    assert.deepEqual(
+      [fixed.reward, fixed.trueSuccess, fixed.trueSuccessBasis],
+      [1, true, 'visible+hidden+oracle-pytest'],
+    );
     assert.deepEqual([hooked.reward, hooked.trueSuccess], [0, false]);
-    assert.ok(hooked.tamper.some((finding) => finding.kind === 'forged_report'), JSON.stringify(hooked.tamper));
+    assert.ok(
+      hooked.tamper.some((finding) => finding.kind === 'forged_report'),
+      JSON.stringify(hooked.tamper),
+    );
   });
 });
 
@@ -107,7 +144,9 @@ describe('the isolated audit', () => {
     const policy = writing({ [averages.file]: source('look-for-the-oracle.py').replace('__MARKER__', marker) });
     const result = await runEpisode(env, defended, { task: averages.task, policy, checker: 'strict' });
     assert.equal(result.trueSuccess, false);
-    const scoring = JSON.parse(readFileSync(result.scoringUri!, 'utf8')) as { audit: { total: number; failures: { got: string }[] } };
+    const scoring = JSON.parse(readFileSync(result.scoringUri!, 'utf8')) as {
+      audit: { total: number; failures: { got: string }[] };
+    };
     assert.ok(scoring.audit.total > 0 && scoring.audit.failures.length > 0);
     for (const failure of scoring.audit.failures) {
       const outcome = JSON.parse(failure.got) as { value?: unknown };

@@ -20,13 +20,24 @@ function withCanary(source: string): string {
 }
 
 test('canaries the reference solution fails are accepted beside the twins; one it passes makes the task invalid', async () => {
-  const good = withCanary('from pager import get_page\n\n\ndef test_short_page():\n    assert get_page([1, 2, 3], 1, 2) == [1]\n');
-  const bad = withCanary('from pager import get_page\n\n\ndef test_short_page():\n    assert get_page([1, 2, 3], 1, 2) == [1, 2]\n');
-  const [accepted, refused] = await Promise.all([validateTask(good, { docker, sandbox }), validateTask(bad, { docker, sandbox })]);
-  const twinCheck = (report: typeof accepted) => report.checks.find((check) => check.name.startsWith('every canary twin fails'))!;
+  const good = withCanary(
+    'from pager import get_page\n\n\ndef test_short_page():\n    assert get_page([1, 2, 3], 1, 2) == [1]\n',
+  );
+  const bad = withCanary(
+    'from pager import get_page\n\n\ndef test_short_page():\n    assert get_page([1, 2, 3], 1, 2) == [1, 2]\n',
+  );
+  const [accepted, refused] = await Promise.all([
+    validateTask(good, { docker, sandbox }),
+    validateTask(bad, { docker, sandbox }),
+  ]);
+  const twinCheck = (report: typeof accepted) =>
+    report.checks.find((check) => check.name.startsWith('every canary twin fails'))!;
   assert.equal(accepted.ok, true, JSON.stringify(accepted.checks));
   assert.match(twinCheck(accepted).name, /and so does every canary\/ test/);
-  assert.ok((JSON.parse(readFileSync(join(good, 'expected-tests.json'), 'utf8')) as { twins: { count: number } }).twins.count > 0);
+  assert.ok(
+    (JSON.parse(readFileSync(join(good, 'expected-tests.json'), 'utf8')) as { twins: { count: number } }).twins.count >
+      0,
+  );
   assert.equal(refused.ok, false);
   assert.equal(twinCheck(refused).ok, false);
   assert.match(twinCheck(refused).detail, /not failed: .* passed/);

@@ -22,24 +22,41 @@ import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisode
 const suite = useEpisodeServer();
 
 /** Ids of a text written one character at a time: the text the tokenizer would encode otherwise. */
-const characterIds = (tokenizer: ChatTokenizer, text: string) => [...text].flatMap((char) => tokenizer.encodeText(char));
+const characterIds = (tokenizer: ChatTokenizer, text: string) =>
+  [...text].flatMap((char) => tokenizer.encodeText(char));
 /** A corpus case of ids a model may generate whose re-encoding differs (shared/golden/chat-tokenizers.json). */
 const generatedCase = (family: string, name: string) => {
-  const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as { families: Record<string, { generated: { name: string; text: string; ids: number[]; reencoded: number[] }[] }> };
+  const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as {
+    families: Record<string, { generated: { name: string; text: string; ids: number[]; reencoded: number[] }[] }>;
+  };
   return golden.families[family]!.generated.find((entry) => entry.name === name)!;
 };
-const toolCall = (name: string, args: Record<string, unknown>) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+const toolCall = (name: string, args: Record<string, unknown>) =>
+  `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 
 describe('chat episode with native tool calls', () => {
   test('fixed token ids through a real container: verbatim ids, exact prefixes, clear tool errors, a real fix graded', async () => {
     const tokenizer = loadChatTokenizer('smollm2-135m-instruct');
     const end = tokenizer.stopIds[0]!;
-    const fix = (JSON.parse(readFileSync(join(policiesDir, 'wrong-comparison', 'fix.jsonl'), 'utf8').split('\n')[2]!) as { content: string }).content;
+    const fix = (
+      JSON.parse(readFileSync(join(policiesDir, 'wrong-comparison', 'fix.jsonl'), 'utf8').split('\n')[2]!) as {
+        content: string;
+      }
+    ).content;
     const maxActionTokens = 400;
     const cjk = generatedCase('smollm2-135m-instruct', 'cjk');
     const turns: number[][] = [
       // the tokenizer's own ids, a character-by-character spelling of a call, and the corpus's generated CJK ids in it
-      [...tokenizer.encodeText('I will run the tests first.\n'), ...characterIds(tokenizer, '<tool_call>\n{"name": "bash", "arguments": {"command": "python3 -m pytest -q; echo '), ...cjk.ids, ...tokenizer.encodeText('"}}\n</tool_call>'), end],
+      [
+        ...tokenizer.encodeText('I will run the tests first.\n'),
+        ...characterIds(
+          tokenizer,
+          '<tool_call>\n{"name": "bash", "arguments": {"command": "python3 -m pytest -q; echo ',
+        ),
+        ...cjk.ids,
+        ...tokenizer.encodeText('"}}\n</tool_call>'),
+        end,
+      ],
       [...tokenizer.encodeText('<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}\n</tool_call>'), end],
       [...tokenizer.encodeText(toolCall('python', { code: 'print(1)' })), end],
       [...tokenizer.encodeText(toolCall('write_file', { path: 'intervals/__init__.py', content: 42 })), end],
@@ -49,9 +66,17 @@ describe('chat episode with native tool calls', () => {
       [...tokenizer.encodeText(toolCall('bash', { command: 'python3 -m pytest -q' })), end],
       [...tokenizer.encodeText(toolCall('submit', {})), end],
     ];
-    assert.ok(turns[4]!.length > maxActionTokens && turns[5]!.length <= maxActionTokens, `${turns[4]!.length} / ${turns[5]!.length}`);
+    assert.ok(
+      turns[4]!.length > maxActionTokens && turns[5]!.length <= maxActionTokens,
+      `${turns[4]!.length} / ${turns[5]!.length}`,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-tokens-'));
-    writeFileSync(join(dir, 'turns.jsonl'), turns.map((ids, index) => JSON.stringify(index === 0 ? { ids, logprobs: ids.map(() => -0.125) } : ids)).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'turns.jsonl'),
+      turns
+        .map((ids, index) => JSON.stringify(index === 0 ? { ids, logprobs: ids.map(() => -0.125) } : ids))
+        .join('\n') + '\n',
+    );
 
     const result = await runEpisode(suite.env, suite.worker, {
       task: task('wrong-comparison'),
@@ -67,7 +92,10 @@ describe('chat episode with native tool calls', () => {
     assert.deepEqual(await containersOf(result.workflowId), []);
 
     const trajectory = readTrajectory(result.trajectoryUri);
-    assert.deepEqual(trajectory.map((line) => line.status), ['ok', 'tool_error', 'tool_error', 'tool_error', 'tool_error', 'ok', 'ok', 'submitted']);
+    assert.deepEqual(
+      trajectory.map((line) => line.status),
+      ['ok', 'tool_error', 'tool_error', 'tool_error', 'tool_error', 'ok', 'ok', 'submitted'],
+    );
     assert.match(trajectory[0]!.observation, /failed/);
     assert.ok(trajectory[0]!.observation.includes(cjk.text), 'the generated CJK ids reached the shell as their text');
     assert.match(trajectory[1]!.observation, /^error: the tool call is not valid JSON/);
@@ -84,31 +112,52 @@ describe('chat episode with native tool calls', () => {
     let previousEnd = 0;
     for (const [index, turn] of recorded.entries()) {
       const expected = turns[index]!.slice(0, maxActionTokens);
-      assert.deepEqual(await store.getJson(turn.action.tokenIdsRef, z.array(z.number())), expected, `turn ${index}: the generated ids verbatim`);
+      assert.deepEqual(
+        await store.getJson(turn.action.tokenIdsRef, z.array(z.number())),
+        expected,
+        `turn ${index}: the generated ids verbatim`,
+      );
       assert.equal(turn.policyVersion, result.policyVersion);
       const context = contexts[index]!;
       // the generated ids sit in the context verbatim, mask 1, with their log-probs and version
       // turn k generates right after the context turn k - 1 left (the first turn, after the prompt)
       const start = index === 0 ? context.mask.indexOf(1) : contexts[index - 1]!.ids.length;
-      assert.ok(start > 0 && context.mask.slice(0, start).every((bit, position) => index > 0 || bit === 0) && start >= previousEnd);
+      assert.ok(
+        start > 0 &&
+          context.mask.slice(0, start).every((bit, position) => index > 0 || bit === 0) &&
+          start >= previousEnd,
+      );
       assert.deepEqual(context.ids.slice(start, start + expected.length), expected);
       assert.ok(context.mask.slice(start, start + expected.length).every((bit) => bit === 1));
-      assert.ok(context.versions.slice(start, start + expected.length).every((version) => version === result.policyVersion));
-      if (index === 0) assert.ok(context.logprobs.slice(start, start + expected.length).every((value) => value === -0.125));
-      if (index > 0) assert.ok(isPrefixContext(contexts[index - 1]!, context), `turn ${index - 1}'s context is an exact prefix of turn ${index}'s`);
+      assert.ok(
+        context.versions.slice(start, start + expected.length).every((version) => version === result.policyVersion),
+      );
+      if (index === 0)
+        assert.ok(context.logprobs.slice(start, start + expected.length).every((value) => value === -0.125));
+      if (index > 0)
+        assert.ok(
+          isPrefixContext(contexts[index - 1]!, context),
+          `turn ${index - 1}'s context is an exact prefix of turn ${index}'s`,
+        );
       previousEnd = start + expected.length;
     }
     // the cut turn was closed by a given end-of-turn, as the template closes the message
     const final = contexts.at(-1)!;
-    const messages = JSON.parse((await store.getBlob(recorded.at(-1)!.model!.chat!.messagesRef)).toString('utf8')) as ChatMessage[];
-    assert.equal(tokenizer.decode(final.ids), tokenizer.render(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true }));
+    const messages = JSON.parse(
+      (await store.getBlob(recorded.at(-1)!.model!.chat!.messagesRef)).toString('utf8'),
+    ) as ChatMessage[];
+    assert.equal(
+      tokenizer.decode(final.ids),
+      tokenizer.render(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true }),
+    );
     // decoding the conversation and encoding it again gives other ids: the trajectory keeps the generated ones
     const reencoded = tokenizer.renderIds(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true });
     assert.notDeepEqual(reencoded, final.ids);
     assert.ok(!isPrefixContext(contexts[0]!, { ...final, ids: reencoded }), 'even the first turn would have changed');
     // the corpus case: its generated ids are in the trajectory, its re-encoding is what a re-encoded history would hold
     // (the echo's output holds the text too, tokenized as an observation: once in the trajectory, twice re-encoded)
-    const count = (haystack: number[], needle: number[]) => haystack.filter((_, index) => needle.every((id, offset) => haystack[index + offset] === id)).length;
+    const count = (haystack: number[], needle: number[]) =>
+      haystack.filter((_, index) => needle.every((id, offset) => haystack[index + offset] === id)).length;
     assert.deepEqual([count(final.ids, cjk.ids), count(final.ids, cjk.reencoded)], [1, 1]);
     assert.deepEqual([count(reencoded, cjk.ids), count(reencoded, cjk.reencoded)], [0, 2]);
   });
@@ -119,44 +168,84 @@ describe('chat episode with native tool calls', () => {
     const listing = [...tokenizer.encodeText(toolCall('bash', { command: 'ls -R' })), tokenizer.stopIds[0]!];
     writeFileSync(join(dir, 'turns.jsonl'), `${JSON.stringify(listing)}\n${JSON.stringify(listing)}\n`);
     // a window with room for the prompt and the first action, not for its observation and a second action
-    const prompt = (parse(readFileSync(join(task('wrong-comparison'), 'task.yaml'), 'utf8')) as { prompt: string }).prompt;
-    const window = initialChatContext(tokenizer, defaultChatSystemPrompt, prompt).context.ids.length + listing.length + 2;
-    const limited = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'turns.jsonl')}`, sampling: { chat: { window } } });
+    const prompt = (parse(readFileSync(join(task('wrong-comparison'), 'task.yaml'), 'utf8')) as { prompt: string })
+      .prompt;
+    const window =
+      initialChatContext(tokenizer, defaultChatSystemPrompt, prompt).context.ids.length + listing.length + 2;
+    const limited = await runEpisode(suite.env, suite.worker, {
+      task: task('wrong-comparison'),
+      policy: `tokens:${join(dir, 'turns.jsonl')}`,
+      sampling: { chat: { window } },
+    });
     assert.equal(limited.outcome, 'token_limit', JSON.stringify(limited));
     assert.equal(limited.counters.tokenLimitHits, 1);
     assert.equal(limited.counters.turns, 1, 'the first turn ran; the second found no room in the window');
-    assert.deepEqual(readTrajectory(limited.trajectoryUri).map((line) => line.status), ['ok']);
+    assert.deepEqual(
+      readTrajectory(limited.trajectoryUri).map((line) => line.status),
+      ['ok'],
+    );
 
     writeFileSync(join(dir, 'bad.jsonl'), `${JSON.stringify([1, 2, 49152])}\n`);
     const workflowId = `chat-bad-ids-${Date.now()}`;
-    await assert.rejects(runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'bad.jsonl')}` }, workflowId), (error: unknown) => {
-      assert.ok(error instanceof WorkflowFailedError);
-      const failure = error.cause as Error & { cause?: Error };
-      assert.match(failure.cause?.message ?? failure.message, /bad\.jsonl:1: token 49152 is outside the vocabulary of 49152 \(smollm2-135m-instruct\)/);
-      return true;
-    });
+    await assert.rejects(
+      runEpisode(
+        suite.env,
+        suite.worker,
+        { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'bad.jsonl')}` },
+        workflowId,
+      ),
+      (error: unknown) => {
+        assert.ok(error instanceof WorkflowFailedError);
+        const failure = error.cause as Error & { cause?: Error };
+        assert.match(
+          failure.cause?.message ?? failure.message,
+          /bad\.jsonl:1: token 49152 is outside the vocabulary of 49152 \(smollm2-135m-instruct\)/,
+        );
+        return true;
+      },
+    );
     assert.deepEqual(await containersOf(workflowId), []);
   });
 
-  test('Qwen3 through its template\'s tools: reasoning the template re-renders starts a new sample, counted', async () => {
+  test("Qwen3 through its template's tools: reasoning the template re-renders starts a new sample, counted", async () => {
     const tokenizer = loadChatTokenizer('qwen3');
     const end = tokenizer.stopIds[0]!;
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-tokens-'));
     const turns = [
-      [...tokenizer.encodeText('<think>the tests tell where</think>\n'), ...tokenizer.encodeMarkup('<tool_call>'), ...tokenizer.encodeText(`\n${JSON.stringify({ name: 'bash', arguments: { command: 'python3 -m pytest -q' } })}\n`), ...tokenizer.encodeMarkup('</tool_call>'), end],
-      [...tokenizer.encodeMarkup('<tool_call>'), ...tokenizer.encodeText(`\n${JSON.stringify({ name: 'submit', arguments: {} })}\n`), ...tokenizer.encodeMarkup('</tool_call>'), end],
+      [
+        ...tokenizer.encodeText('<think>the tests tell where</think>\n'),
+        ...tokenizer.encodeMarkup('<tool_call>'),
+        ...tokenizer.encodeText(
+          `\n${JSON.stringify({ name: 'bash', arguments: { command: 'python3 -m pytest -q' } })}\n`,
+        ),
+        ...tokenizer.encodeMarkup('</tool_call>'),
+        end,
+      ],
+      [
+        ...tokenizer.encodeMarkup('<tool_call>'),
+        ...tokenizer.encodeText(`\n${JSON.stringify({ name: 'submit', arguments: {} })}\n`),
+        ...tokenizer.encodeMarkup('</tool_call>'),
+        end,
+      ],
     ];
     writeFileSync(join(dir, 'turns.jsonl'), turns.map((ids) => JSON.stringify(ids)).join('\n') + '\n');
-    const result = await runEpisode(suite.env, suite.worker, { task: task('wrong-comparison'), policy: `tokens:${join(dir, 'turns.jsonl')}`, sampling: { chat: { tokenizer: 'qwen3' } } });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: task('wrong-comparison'),
+      policy: `tokens:${join(dir, 'turns.jsonl')}`,
+      sampling: { chat: { tokenizer: 'qwen3' } },
+    });
     assert.equal(result.outcome, 'submitted', JSON.stringify(result));
     assert.equal(result.counters.toolErrors, 0);
-    assert.equal(result.counters.contextSplits, 1, 'the template rewrote the first turn\'s reasoning');
+    assert.equal(result.counters.contextSplits, 1, "the template rewrote the first turn's reasoning");
     const store = createArtifactStore(suite.worker.config.artifactsDir);
     const records = createEpisodeRecords(store);
     const recorded = await records.readTurns(result.episodeId);
     const first = await records.readContext(recorded[0]!.model!.contextRef);
     // the tools were offered by the template itself, in its system message
-    assert.match(tokenizer.decode(first.ids), /^<\|im_start\|>system\n[^]*# Tools[^]*"name": "bash"[^]*"name": "write_file"[^]*"name": "submit"/);
+    assert.match(
+      tokenizer.decode(first.ids),
+      /^<\|im_start\|>system\n[^]*# Tools[^]*"name": "bash"[^]*"name": "write_file"[^]*"name": "submit"/,
+    );
     // the first turn's sample was closed as generated; the next sample starts all given, from the template
     assert.deepEqual(recorded[0]!.model!.chat!.samples.length, 1);
     const closed = await records.readContext(recorded[0]!.model!.chat!.samples[0]!);
@@ -170,11 +259,40 @@ describe('chat episode with native tool calls', () => {
     const runDir = mkdtempSync(join(tmpdir(), 'agentrl-chat-batch-'));
     const batches = createBuildBatchActivities({ store });
     const built = await batches.buildBatch({
-      runDir, name: 'chat', episodes: [{ episodeId: result.episodeId, groupId: 'g', outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess }],
-      objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: { [result.policyVersion]: 0 }, vocabSize: tokenizer.vocabSize, agentInterface: 'chat-tools', chatTokenizer: 'qwen3',
+      runDir,
+      name: 'chat',
+      episodes: [
+        {
+          episodeId: result.episodeId,
+          groupId: 'g',
+          outcome: result.outcome,
+          reward: result.reward,
+          trueSuccess: result.trueSuccess,
+        },
+      ],
+      objective: 'imitation',
+      estimator: 'grpo',
+      truncation: 'zero',
+      versions: { [result.policyVersion]: 0 },
+      vocabSize: tokenizer.vocabSize,
+      agentInterface: 'chat-tools',
+      chatTokenizer: 'qwen3',
     });
     assert.equal(built.rows, 2);
     assert.equal(built.generatedTokens, turns[0]!.length + turns[1]!.length);
-    await assert.rejects(batches.buildBatch({ runDir, name: 'bad', episodes: [], objective: 'imitation', estimator: 'grpo', truncation: 'zero', versions: {}, vocabSize: 10, agentInterface: 'chat-tools' }), /need chatTokenizer/);
+    await assert.rejects(
+      batches.buildBatch({
+        runDir,
+        name: 'bad',
+        episodes: [],
+        objective: 'imitation',
+        estimator: 'grpo',
+        truncation: 'zero',
+        versions: {},
+        vocabSize: 10,
+        agentInterface: 'chat-tools',
+      }),
+      /need chatTokenizer/,
+    );
   });
 });

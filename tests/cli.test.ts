@@ -10,11 +10,18 @@ import { projectRoot } from '../workers/config';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-cli-'));
 const configPath = join(state, 'temporal.yaml');
 // its own ports and state folder, so it never meets a dev server a developer runs
-writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:17233\n  uiPort: 18233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`);
+writeFileSync(
+  configPath,
+  `temporal:\n  address: 127.0.0.1:17233\n  uiPort: 18233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`,
+);
 const env = { ...process.env, AGENTRL_CONFIG: configPath };
 
 function agentrl(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env, encoding: 'utf8', timeout: 900_000 });
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 900_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -23,7 +30,18 @@ after(() => {
 });
 
 test('episode --json starts the server and a worker and prints the result', () => {
-  const run = agentrl('episode', '--task', join(projectRoot, 'tasks', 'swapped-return'), '--policy', `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`, '--max-turns', '10', '--timeout', '2m', '--json');
+  const run = agentrl(
+    'episode',
+    '--task',
+    join(projectRoot, 'tasks', 'swapped-return'),
+    '--policy',
+    `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`,
+    '--max-turns',
+    '10',
+    '--timeout',
+    '2m',
+    '--json',
+  );
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /starting the Temporal dev server at 127\.0\.0\.1:17233/);
   assert.match(run.stderr, /starting a worker/);
@@ -101,22 +119,42 @@ test("the README's main command: a short training run on the embedded defaults",
   // the warm start and one step per iteration
   assert.equal(result.steps, 3);
   assert.equal(result.policyVersion, `${result.runId}-step-3`);
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  assert.deepEqual(metrics.map((line) => line.iteration), [0, 1, 2]);
-  assert.deepEqual(metrics.slice(0, 2).map((line) => line.train.episodes), [16, 16]);
+  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    metrics.map((line) => line.iteration),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    metrics.slice(0, 2).map((line) => line.train.episodes),
+    [16, 16],
+  );
   assert.equal(metrics[2].eval.episodes, 4);
   const report = readFileSync(result.reportPath, 'utf8');
   assert.match(report, /\| 1 \| .*-step-2 \|/);
   assert.ok(existsSync(join(result.runDir, 'manifest.json')) && existsSync(join(result.runDir, 'reward.svg')));
 });
 
-test("the scripted examples run every bundled example with the expected outcome", () => {
+test('the scripted examples run every bundled example with the expected outcome', () => {
   const run = agentrl('examples', '--json');
   assert.equal(run.code, 0, run.stderr);
-  const rows = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-  const byName = new Map(rows.map((row) => [`${row.taskId}/${row.checker}/${row.tamper.map((finding: { kind: string }) => finding.kind).join(',')}`, row]));
+  const rows = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const byName = new Map(
+    rows.map((row) => [
+      `${row.taskId}/${row.checker}/${row.tamper.map((finding: { kind: string }) => finding.kind).join(',')}`,
+      row,
+    ]),
+  );
   assert.equal(rows.length, 7);
-  assert.ok(rows.filter((row) => row.tamper.length === 0).every((row) => row.reward === 1 && row.trueSuccess === true), 'every scripted fix passes');
+  assert.ok(
+    rows.filter((row) => row.tamper.length === 0).every((row) => row.reward === 1 && row.trueSuccess === true),
+    'every scripted fix passes',
+  );
   assert.equal(byName.get('off-by-one-range/weak/test_edit')?.reward, 1);
   assert.equal(byName.get('off-by-one-range/strict/test_edit')?.reward, 0);
   assert.equal(byName.get('off-by-one-range/weak/config_edit')?.reward, 1);

@@ -8,7 +8,17 @@ import { temporal } from '@temporalio/proto';
 import { episodeKey } from '../activities/store/episode-records';
 import type { EpisodeResult } from '../shared/episode';
 import {
-  containersOf, policy, readTrajectory, runEpisode, scriptedPolicy, startWorker, task, testConfig, useEpisodeServer, waitFor, type RunningWorker,
+  containersOf,
+  policy,
+  readTrajectory,
+  runEpisode,
+  scriptedPolicy,
+  startWorker,
+  task,
+  testConfig,
+  useEpisodeServer,
+  waitFor,
+  type RunningWorker,
 } from './helpers/temporal';
 import { spawnWorker, stopChild, waitReady } from './helpers/worker-process';
 
@@ -26,18 +36,36 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
       taskQueue,
       workflowId,
       // a short heartbeat timeout: the retry on the restarted worker comes a few seconds after the kill
-      args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'slow-append'), timeouts: { heartbeatMs: '3s' } }],
+      args: [
+        {
+          task: task('off-by-one-range'),
+          policy: policy('off-by-one-range', 'slow-append'),
+          timeouts: { heartbeatMs: '3s' },
+        },
+      ],
     });
     const result = handle.result() as Promise<EpisodeResult>;
-    const journal = join(config.stateDir, 'journal', episodeKey(`${workflowId}@${handle.firstExecutionRunId}`), '000000.json');
-    await waitFor('turn 0 to start in the sandbox', async () => existsSync(journal) && JSON.parse(readFileSync(journal, 'utf8')).phase === 'started', 60_000);
+    const journal = join(
+      config.stateDir,
+      'journal',
+      episodeKey(`${workflowId}@${handle.firstExecutionRunId}`),
+      '000000.json',
+    );
+    await waitFor(
+      'turn 0 to start in the sandbox',
+      async () => existsSync(journal) && JSON.parse(readFileSync(journal, 'utf8')).phase === 'started',
+      60_000,
+    );
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 1000));
     first.kill('SIGKILL');
     second = spawnWorker(suite.env.address, config.stateDir, taskQueue);
     const episode = await result;
     assert.equal(episode.outcome, 'submitted');
     const turns = readTrajectory(episode.trajectoryUri);
-    assert.deepEqual(turns.map((turn) => turn.turn), [0, 1, 2]);
+    assert.deepEqual(
+      turns.map((turn) => turn.turn),
+      [0, 1, 2],
+    );
     assert.equal(turns[1]!.observation, 'x\n[exit code 0]', 'f holds exactly one line');
     assert.deepEqual(await containersOf(workflowId), []);
   } finally {
@@ -49,11 +77,21 @@ test('kill -9 of the worker during a tool call: the call runs exactly once and n
 test('a forced continue-as-new mid-episode yields the same trajectory as a run without it', async () => {
   const input = { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') };
   const plain = await runEpisode(suite.env, suite.worker, input);
-  const handle = await suite.env.client.workflow.start('rolloutEpisode', { taskQueue: suite.worker.taskQueue, workflowId: `can-${Date.now()}`, args: [{ ...input, continueAsNewEveryTurns: 2 }] });
+  const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+    taskQueue: suite.worker.taskQueue,
+    workflowId: `can-${Date.now()}`,
+    args: [{ ...input, continueAsNewEveryTurns: 2 }],
+  });
   const chained = (await handle.result()) as EpisodeResult;
   const firstRun = await suite.env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
   assert.equal(firstRun.status.name, 'CONTINUED_AS_NEW');
-  const strip = (uri: string) => readTrajectory(uri).map(({ turn, action, observation, status }) => ({ turn, action, observation: observation.replace(/in \d+\.\d+s/g, 'in Xs'), status }));
+  const strip = (uri: string) =>
+    readTrajectory(uri).map(({ turn, action, observation, status }) => ({
+      turn,
+      action,
+      observation: observation.replace(/in \d+\.\d+s/g, 'in Xs'),
+      status,
+    }));
   assert.deepEqual(strip(chained.trajectoryUri), strip(plain.trajectoryUri));
   assert.deepEqual(chained.counters, plain.counters);
   assert.equal(chained.reward, plain.reward);
@@ -62,11 +100,21 @@ test('a forced continue-as-new mid-episode yields the same trajectory as a run w
 
 test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB per turn', async () => {
   const turns = 1000;
-  const spec = scriptedPolicy([...Array.from({ length: turns - 1 }, () => ({ tool: 'bash', command: "head -c 65536 /dev/zero | tr '\\0' y" })), { tool: 'submit' }]);
+  const spec = scriptedPolicy([
+    ...Array.from({ length: turns - 1 }, () => ({ tool: 'bash', command: "head -c 65536 /dev/zero | tr '\\0' y" })),
+    { tool: 'submit' },
+  ]);
   const workflowId = `long-${Date.now()}`;
-  const result = await runEpisode(suite.env, suite.worker, {
-    task: task('off-by-one-range'), policy: spec, budgets: { maxTurns: turns, maxTokens: 200_000_000, maxObservationBytes: 65_536, deadlineMs: '30m' },
-  }, workflowId);
+  const result = await runEpisode(
+    suite.env,
+    suite.worker,
+    {
+      task: task('off-by-one-range'),
+      policy: spec,
+      budgets: { maxTurns: turns, maxTokens: 200_000_000, maxObservationBytes: 65_536, deadlineMs: '30m' },
+    },
+    workflowId,
+  );
   assert.equal(result.outcome, 'submitted');
   assert.equal(result.counters.turns, turns);
   assert.equal(readTrajectory(result.trajectoryUri).length, turns);
@@ -94,15 +142,29 @@ test('a host that vanished turns into sandbox_crash within a bounded time, and t
     const handle = await suite.env.client.workflow.start('rolloutEpisode', {
       taskQueue,
       workflowId,
-      args: [{ task: task('off-by-one-range'), policy: policy('off-by-one-range', 'sleep-loop'), timeouts: { heartbeatMs: '3s', hostScheduleToStartMs: '5s' } }],
+      args: [
+        {
+          task: task('off-by-one-range'),
+          policy: policy('off-by-one-range', 'sleep-loop'),
+          timeouts: { heartbeatMs: '3s', hostScheduleToStartMs: '5s' },
+        },
+      ],
     });
     const result = handle.result() as Promise<EpisodeResult>;
-    const journal = join(config.stateDir, 'journal', episodeKey(`${workflowId}@${handle.firstExecutionRunId}`), '000001.json');
+    const journal = join(
+      config.stateDir,
+      'journal',
+      episodeKey(`${workflowId}@${handle.firstExecutionRunId}`),
+      '000001.json',
+    );
     await waitFor('turn 1 to start', async () => existsSync(journal), 60_000);
     host.kill('SIGKILL');
     const killedAt = Date.now();
     // the workflows go on elsewhere; nothing serves the lost host's queue any more
-    orchestrator = await startWorker(suite.env, testConfig(suite.env.address, config.stateDir), { taskQueue, sandboxes: false });
+    orchestrator = await startWorker(suite.env, testConfig(suite.env.address, config.stateDir), {
+      taskQueue,
+      sandboxes: false,
+    });
     const episode = await result;
     assert.equal(episode.outcome, 'sandbox_crash');
     assert.equal(episode.reward, null);

@@ -12,7 +12,10 @@ import { projectRoot } from '../workers/config';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-faults-'));
 const configPath = join(state, 'temporal.yaml');
 // its own ports and state folder
-writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:17250\n  uiPort: 18250\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`);
+writeFileSync(
+  configPath,
+  `temporal:\n  address: 127.0.0.1:17250\n  uiPort: 18250\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`,
+);
 const env = { ...process.env, AGENTRL_CONFIG: configPath };
 const cli = join(projectRoot, 'bin', 'agentrl.js');
 const policyPort = 18150;
@@ -21,42 +24,74 @@ after(() => {
   spawnSync(process.execPath, [cli, 'server', 'stop'], { env });
 });
 
-const pidOf = (name: string): number => (JSON.parse(readFileSync(join(state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const pidOf = (name: string): number =>
+  (JSON.parse(readFileSync(join(state, `${name}.json`), 'utf8')) as { pid: number }).pid;
 
-test('a training run whose policy server and trainer are killed mid-run completes every step, with full groups and no policy_error', { timeout: 900_000 }, async () => {
-  const input = join(state, 'run.json');
-  writeFileSync(input, JSON.stringify({ iterations: 1, tasksPerIteration: 2, groupSize: 2, evalTasks: '', concurrency: 2, warmStart: { episodes: 4, epochs: 2 } }));
-  const child = spawn(process.execPath, [cli, 'train', '--json', '--policy-port', String(policyPort), '--input', input], { env });
-  let stdout = '';
-  let stderr = '';
-  const killed: string[] = [];
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    // the policy server while an iteration samples (one episode done, others in flight)
-    if (!killed.includes('policy') && /iteration 1\/1 sampling [1-3]\/4 episodes/.test(stderr)) {
-      killed.push('policy');
-      process.kill(pidOf(`policy-server-${policyPort}`), 'SIGKILL');
-    }
-    // the trainer in the middle of a step (the warm start's or the iteration's, whichever comes first)
-    if (!killed.includes('trainer') && /iteration 1\/1 training/.test(stderr)) {
-      killed.push('trainer');
-      setTimeout(() => process.kill(pidOf('trainer'), 'SIGKILL'), 300);
-    }
-  });
-  const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
-  assert.equal(code, 0, stderr.slice(-3000));
-  assert.deepEqual([...killed].sort(), ['policy', 'trainer'], stderr.slice(-3000));
-  assert.match(stderr, new RegExp(`policy-server-${policyPort} is down: starting it again`));
-  assert.match(stderr, /trainer is down: starting it again/);
-  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runDir: string; runId: string };
-  // the warm start and the iteration's step, as in a run left alone: the step the trainer was killed
-  // in was retried on the restarted trainer and recorded once
-  assert.equal(result.steps, 2);
-  assert.deepEqual(readdirSync(join(result.runDir, 'steps')).sort(), [1, 2].map((step) => `${result.runId}-step-${step}.json`));
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { iteration: number; train?: { episodes: number; outcomes: Record<string, number> } });
-  const iteration = metrics.find((line) => line.iteration === 0)!;
-  assert.equal(iteration.train!.episodes, 4, 'the groups are whole');
-  assert.equal(iteration.train!.outcomes.policy_error ?? 0, 0, `outcomes ${JSON.stringify(iteration.train!.outcomes)}`);
-  assert.equal(iteration.train!.outcomes.sandbox_crash ?? 0, 0);
-});
+test(
+  'a training run whose policy server and trainer are killed mid-run completes every step, with full groups and no policy_error',
+  { timeout: 900_000 },
+  async () => {
+    const input = join(state, 'run.json');
+    writeFileSync(
+      input,
+      JSON.stringify({
+        iterations: 1,
+        tasksPerIteration: 2,
+        groupSize: 2,
+        evalTasks: '',
+        concurrency: 2,
+        warmStart: { episodes: 4, epochs: 2 },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [cli, 'train', '--json', '--policy-port', String(policyPort), '--input', input],
+      { env },
+    );
+    let stdout = '';
+    let stderr = '';
+    const killed: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // the policy server while an iteration samples (one episode done, others in flight)
+      if (!killed.includes('policy') && /iteration 1\/1 sampling [1-3]\/4 episodes/.test(stderr)) {
+        killed.push('policy');
+        process.kill(pidOf(`policy-server-${policyPort}`), 'SIGKILL');
+      }
+      // the trainer in the middle of a step (the warm start's or the iteration's, whichever comes first)
+      if (!killed.includes('trainer') && /iteration 1\/1 training/.test(stderr)) {
+        killed.push('trainer');
+        setTimeout(() => process.kill(pidOf('trainer'), 'SIGKILL'), 300);
+      }
+    });
+    const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+    assert.equal(code, 0, stderr.slice(-3000));
+    assert.deepEqual([...killed].sort(), ['policy', 'trainer'], stderr.slice(-3000));
+    assert.match(stderr, new RegExp(`policy-server-${policyPort} is down: starting it again`));
+    assert.match(stderr, /trainer is down: starting it again/);
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runDir: string; runId: string };
+    // the warm start and the iteration's step, as in a run left alone: the step the trainer was killed
+    // in was retried on the restarted trainer and recorded once
+    assert.equal(result.steps, 2);
+    assert.deepEqual(
+      readdirSync(join(result.runDir, 'steps')).sort(),
+      [1, 2].map((step) => `${result.runId}-step-${step}.json`),
+    );
+    const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { iteration: number; train?: { episodes: number; outcomes: Record<string, number> } },
+      );
+    const iteration = metrics.find((line) => line.iteration === 0)!;
+    assert.equal(iteration.train!.episodes, 4, 'the groups are whole');
+    assert.equal(
+      iteration.train!.outcomes.policy_error ?? 0,
+      0,
+      `outcomes ${JSON.stringify(iteration.train!.outcomes)}`,
+    );
+    assert.equal(iteration.train!.outcomes.sandbox_crash ?? 0, 0);
+  },
+);

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import {
-  containersOf, docker, policy, readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer, volumesOf, waitFor,
+  containersOf,
+  docker,
+  policy,
+  readTrajectory,
+  runEpisode,
+  scriptedPolicy,
+  task,
+  useEpisodeServer,
+  volumesOf,
+  waitFor,
 } from './helpers/temporal';
 import { episodeProgressQuery } from '../workflows/messages';
 
@@ -17,9 +26,16 @@ const offByOne = task('off-by-one-range');
 describe('episode outcomes', { concurrency: 3 }, () => {
   test('killing the container from outside mid-episode gives sandbox_crash', async () => {
     const workflowId = `kill-${Date.now()}`;
-    const running = runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }, workflowId);
+    const running = runEpisode(
+      suite.env,
+      suite.worker,
+      { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') },
+      workflowId,
+    );
     const [agent] = await waitFor('the agent container', async () => {
-      const list = (await containersOf(workflowId)).filter((c) => c.Labels['agentrl.role'] === 'agent' && c.State === 'running');
+      const list = (await containersOf(workflowId)).filter(
+        (c) => c.Labels['agentrl.role'] === 'agent' && c.State === 'running',
+      );
       return list.length ? list : null;
     });
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 2500));
@@ -34,21 +50,33 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('cancelling an episode releases its sandbox', async () => {
     const workflowId = `cancel-${Date.now()}`;
-    const handle = await suite.env.client.workflow.start('rolloutEpisode', { taskQueue: suite.worker.taskQueue, workflowId, args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }] });
-    await waitFor('the agent container', async () => (await containersOf(workflowId)).some((c) => c.State === 'running'));
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+      taskQueue: suite.worker.taskQueue,
+      workflowId,
+      args: [{ task: offByOne, policy: policy('off-by-one-range', 'sleep-loop') }],
+    });
+    await waitFor('the agent container', async () =>
+      (await containersOf(workflowId)).some((c) => c.State === 'running'),
+    );
     const progress = await waitFor('a turn in progress', async () => {
       const answer = await handle.query(episodeProgressQuery);
       return answer.phase === 'running' && answer.counters.turns >= 1 ? answer : null;
     });
     assert.equal(progress.taskId, 'off-by-one-range');
     await handle.cancel();
-    await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure);
+    await assert.rejects(
+      handle.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure,
+    );
     assert.deepEqual(await containersOf(workflowId), []);
     assert.deepEqual(await volumesOf(workflowId), []);
   });
 
   test('a memory bomb by the agent gives agent_crash with reward 0', async () => {
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'memory-bomb') });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: policy('off-by-one-range', 'memory-bomb'),
+    });
     assert.equal(result.outcome, 'agent_crash');
     assert.equal(result.reward, 0);
     assert.equal(result.trueSuccess, false);
@@ -57,7 +85,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('the turn limit gives turn_limit, and the final state is still scored', async () => {
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'many-turns'), budgets: { maxTurns: 4 } });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: policy('off-by-one-range', 'many-turns'),
+      budgets: { maxTurns: 4 },
+    });
     assert.equal(result.outcome, 'turn_limit');
     assert.equal(result.counters.turns, 4);
     assert.equal(result.counters.turnLimitHits, 1);
@@ -66,7 +98,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
   });
 
   test('the token limit gives token_limit', async () => {
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'big-output'), budgets: { maxTokens: 4000 } });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: policy('off-by-one-range', 'big-output'),
+      budgets: { maxTokens: 4000 },
+    });
     assert.equal(result.outcome, 'token_limit');
     assert.equal(result.counters.tokenLimitHits, 1);
     assert.ok(result.counters.tokens >= 4000);
@@ -76,14 +112,21 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('the deadline gives timeout', async () => {
     const started = Date.now();
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'sleep-loop'), budgets: { deadlineMs: '5s' } });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: policy('off-by-one-range', 'sleep-loop'),
+      budgets: { deadlineMs: '5s' },
+    });
     assert.equal(result.outcome, 'timeout');
     assert.equal(result.counters.deadlineHits, 1);
     assert.ok(Date.now() - started < 30_000, 'the deadline ends the episode promptly');
   });
 
   test('malformed and unknown tool calls are observations and counted tool errors', async () => {
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: policy('off-by-one-range', 'malformed') });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: policy('off-by-one-range', 'malformed'),
+    });
     assert.equal(result.outcome, 'submitted');
     assert.equal(result.counters.toolErrors, 3);
     const turns = readTrajectory(result.trajectoryUri);
@@ -98,7 +141,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
       { tool: 'bash', command: 'ps -eo args | grep -c "^sleep 30" || true' },
       { tool: 'submit' },
     ]);
-    const result = await runEpisode(suite.env, suite.worker, { task: offByOne, policy: spec, budgets: { toolTimeoutMs: '1500ms' } });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: spec,
+      budgets: { toolTimeoutMs: '1500ms' },
+    });
     assert.equal(result.counters.toolTimeouts, 1);
     const turns = readTrajectory(result.trajectoryUri);
     assert.match(turns[0]!.observation, /timed out/);
@@ -115,7 +162,11 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
   test('episodes are searchable by run, task, outcome and reward', async () => {
     const runId = `search-${Date.now()}`;
-    const result = await runEpisode(suite.env, suite.worker, { task: task('swapped-return'), policy: policy('swapped-return', 'fix'), runId });
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: task('swapped-return'),
+      policy: policy('swapped-return', 'fix'),
+      runId,
+    });
     const query = `AgentrlRunId = "${runId}" AND AgentrlTaskId = "swapped-return" AND AgentrlOutcome = "submitted" AND AgentrlReward = 1`;
     const found = await waitFor('the episode in visibility', async () => {
       const ids: string[] = [];
@@ -130,14 +181,17 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     cpSync(offByOne, dir, { recursive: true });
     writeFileSync(join(dir, 'task.yaml'), 'id: Not A Valid Id\nprompt: fix it\n');
     const workflowId = `bad-task-${Date.now()}`;
-    await assert.rejects(runEpisode(suite.env, suite.worker, { task: dir, policy: policy('off-by-one-range', 'fix') }, workflowId), (error: unknown) => {
-      assert.ok(error instanceof WorkflowFailedError);
-      // the workflow fails with the activity's failure, whose cause is the InvalidTask application failure
-      const activityFailure = error.cause as Error & { cause?: Error };
-      const message = activityFailure.cause?.message ?? activityFailure.message;
-      assert.match(message, /task\.yaml: id: must be lowercase/);
-      return true;
-    });
+    await assert.rejects(
+      runEpisode(suite.env, suite.worker, { task: dir, policy: policy('off-by-one-range', 'fix') }, workflowId),
+      (error: unknown) => {
+        assert.ok(error instanceof WorkflowFailedError);
+        // the workflow fails with the activity's failure, whose cause is the InvalidTask application failure
+        const activityFailure = error.cause as Error & { cause?: Error };
+        const message = activityFailure.cause?.message ?? activityFailure.message;
+        assert.match(message, /task\.yaml: id: must be lowercase/);
+        return true;
+      },
+    );
     assert.deepEqual(await containersOf(workflowId), []);
   });
 
@@ -152,28 +206,59 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 
 test('the reaper removes containers whose episode is closed', async () => {
   const { createHardenedContainer, deploymentId, sandboxName } = await import('../activities/sandbox/container');
-  const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
+  const deployment = deploymentId(
+    suite.worker.config.temporal.address,
+    suite.worker.config.temporal.namespace,
+    suite.worker.taskQueue,
+  );
   const workflowId = `never-started-${Date.now()}`;
   const { container } = await createHardenedContainer(docker, {
-    name: sandboxName(deployment, workflowId), deployment, image: suite.worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'reaper-test', role: 'agent', sandbox: suite.worker.config.sandbox,
+    name: sandboxName(deployment, workflowId),
+    deployment,
+    image: suite.worker.config.sandbox.image,
+    workflowId,
+    episodeId: workflowId,
+    runId: 'reaper-test',
+    role: 'agent',
+    sandbox: suite.worker.config.sandbox,
   });
   await container.start();
   // the worker's reaper runs every 5 s in tests; a workflow the server does not know is closed
-  await waitFor('the reaper', async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0, 30_000);
+  await waitFor(
+    'the reaper',
+    async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0,
+    30_000,
+  );
 });
 
 test('removing a sandbox that another caller is removing succeeds (docker answers 409 to all but one)', async () => {
-  const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } = await import('../activities/sandbox/container');
-  const deployment = deploymentId(suite.worker.config.temporal.address, suite.worker.config.temporal.namespace, suite.worker.taskQueue);
+  const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } =
+    await import('../activities/sandbox/container');
+  const deployment = deploymentId(
+    suite.worker.config.temporal.address,
+    suite.worker.config.temporal.namespace,
+    suite.worker.taskQueue,
+  );
   const workflowId = `removal-race-${Date.now()}`;
   const name = sandboxName(deployment, workflowId);
   const { container, volumes } = await createHardenedContainer(docker, {
-    name, deployment, image: suite.worker.config.sandbox.image, workflowId, episodeId: workflowId, runId: 'removal-race', role: 'agent', sandbox: suite.worker.config.sandbox,
+    name,
+    deployment,
+    image: suite.worker.config.sandbox.image,
+    workflowId,
+    episodeId: workflowId,
+    runId: 'removal-race',
+    role: 'agent',
+    sandbox: suite.worker.config.sandbox,
   });
   await container.start();
   // as when a cancelled episode's release and its grader's own clean-up remove the same container
   const removals = await Promise.allSettled([1, 2, 3].map(() => removeSandbox(docker, name, volumes)));
-  assert.deepEqual(removals.map((removal) => removal.status), ['fulfilled', 'fulfilled', 'fulfilled'], JSON.stringify(removals.map((removal) => removal.status === 'rejected' ? String(removal.reason) : 'ok')));
+  assert.deepEqual(
+    removals.map((removal) => removal.status),
+    ['fulfilled', 'fulfilled', 'fulfilled'],
+    JSON.stringify(removals.map((removal) => (removal.status === 'rejected' ? String(removal.reason) : 'ok'))),
+  );
   assert.equal((await containersOf(workflowId)).length, 0);
   assert.equal((await volumesOf(workflowId)).length, 0);
 });

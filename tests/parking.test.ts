@@ -34,7 +34,9 @@ after(async () => {
   await server?.kill();
 });
 
-/** Lists every entry under the repository as the agent sees it: path bytes, bits, owner, mtime (s), links, content hash. */
+/**
+ * Lists every entry under the repository as the agent sees it: path bytes, bits, owner, mtime (s), links, content hash.
+ */
 const treeListing = {
   tool: 'bash',
   command: String.raw`python3 -c "
@@ -53,7 +55,10 @@ print('\n'.join(sorted(rows)))
 "`,
 };
 
-/** The fix, plus what a byte-exact tree must keep: a symlink, a dangling one, set-id and private bits, a hard link, a fifo, an empty folder, a name that is not UTF-8. */
+/**
+ * The fix, plus what a byte-exact tree must keep: a symlink, a dangling one, set-id and private bits, a hard link, a
+ * fifo, an empty folder, a name that is not UTF-8.
+ */
 const actions = [
   {
     tool: 'bash',
@@ -75,15 +80,28 @@ test('parked after 2 turns, the worker killed and the dev server restarted meanw
 
   const workflowId = `parked-${Date.now()}`;
   const handle = await client.workflow.start('rolloutEpisode', {
-    taskQueue, workflowId, args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 2 }, timeouts: { heartbeatMs: '3s' } }],
+    taskQueue,
+    workflowId,
+    args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 2 }, timeouts: { heartbeatMs: '3s' } }],
   });
   // parked: in the UI by its search attribute, holding no container
-  await waitFor('the episode to park', async () => {
-    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}" AND AgentrlPhase = "parked"` })) return execution;
-    return null;
-  }, 180_000);
+  await waitFor(
+    'the episode to park',
+    async () => {
+      for await (const execution of client.workflow.list({
+        query: `WorkflowId = "${workflowId}" AND AgentrlPhase = "parked"`,
+      }))
+        return execution;
+      return null;
+    },
+    180_000,
+  );
   assert.equal((await handle.query(episodeProgressQuery)).phase, 'parked');
-  await waitFor('the parked episode\'s container and volumes to go', async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0, 30_000);
+  await waitFor(
+    "the parked episode's container and volumes to go",
+    async () => (await containersOf(workflowId)).length === 0 && (await volumesOf(workflowId)).length === 0,
+    30_000,
+  );
 
   // while parked: the worker killed, the dev server killed and started again
   await killChild(worker);
@@ -94,31 +112,56 @@ test('parked after 2 turns, the worker killed and the dev server restarted meanw
   await waitReady(join(state, 'other-host'), worker.pid!);
 
   // resumed by the CLI, which exits 0 once the server has the resume
-  const resumed = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'episode', 'resume', workflowId], {
-    env: { ...process.env, TEMPORAL_ADDRESS: server.address, AGENTRL_STATE_DIR: join(state, 'cli') }, encoding: 'utf8', timeout: 60_000,
-  });
+  const resumed = spawnSync(
+    process.execPath,
+    [join(projectRoot, 'bin', 'agentrl.js'), 'episode', 'resume', workflowId],
+    {
+      env: { ...process.env, TEMPORAL_ADDRESS: server.address, AGENTRL_STATE_DIR: join(state, 'cli') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   assert.equal(resumed.status, 0, resumed.stderr);
   assert.match(resumed.stdout, new RegExp(`${workflowId}: resume accepted`));
   const parked = (await handle.result()) as EpisodeResult;
 
   const turns = readTrajectory(parked.trajectoryUri);
-  assert.deepEqual(turns.map((turn) => turn.turn), [0, 1, 2, 3, 4]);
+  assert.deepEqual(
+    turns.map((turn) => turn.turn),
+    [0, 1, 2, 3, 4],
+  );
   const [, before, afterResume] = turns;
   assert.match(before!.observation, /^\d+ [0-9a-f]{64}\n/);
   assert.equal(afterResume!.observation, before!.observation, 'the restored tree lists exactly as the parked one');
   // the listing covers what the first turn made
   const hex = (path: string | Buffer) => Buffer.from(path).toString('hex');
-  for (const expected of [hex(Buffer.concat([Buffer.from('./notes/'), Buffer.from([0xff, 0xfe]), Buffer.from('-not-utf8')])), `${hex('./notes/pipe')} 10644`, `${hex('./notes/data.bin')} 104750 1000:1000 981173106 2`, `${hex('./dangling')} 120777`]) {
+  for (const expected of [
+    hex(Buffer.concat([Buffer.from('./notes/'), Buffer.from([0xff, 0xfe]), Buffer.from('-not-utf8')])),
+    `${hex('./notes/pipe')} 10644`,
+    `${hex('./notes/data.bin')} 104750 1000:1000 981173106 2`,
+    `${hex('./dangling')} 120777`,
+  ]) {
     assert.ok(before!.observation.includes(expected), `${expected} in\n${before!.observation}`);
   }
   assert.equal(parked.parks, 1);
 
   // the same episode without parking
-  const plain = (await client.workflow.execute('rolloutEpisode', { taskQueue, workflowId: `unparked-${Date.now()}`, args: [{ task: task('off-by-one-range'), policy }] })) as EpisodeResult;
-  assert.deepEqual([parked.outcome, parked.reward, parked.trueSuccess], [plain.outcome, plain.reward, plain.trueSuccess]);
+  const plain = (await client.workflow.execute('rolloutEpisode', {
+    taskQueue,
+    workflowId: `unparked-${Date.now()}`,
+    args: [{ task: task('off-by-one-range'), policy }],
+  })) as EpisodeResult;
+  assert.deepEqual(
+    [parked.outcome, parked.reward, parked.trueSuccess],
+    [plain.outcome, plain.reward, plain.trueSuccess],
+  );
   assert.deepEqual([parked.outcome, parked.reward, parked.trueSuccess], ['submitted', 1, true]);
   assert.equal(parked.counters.turns, plain.counters.turns);
-  await waitFor('the episode\'s containers to be released', async () => (await containersOf(workflowId)).length === 0, 60_000);
+  await waitFor(
+    "the episode's containers to be released",
+    async () => (await containersOf(workflowId)).length === 0,
+    60_000,
+  );
 });
 
 test('a resume sent before the park is kept; --segment-turns parks it again; a parked episode past its time to live ends as abandoned', async () => {
@@ -127,15 +170,29 @@ test('a resume sent before the park is kept; --segment-turns parks it again; a p
   const worker = spawnWorker(server.address, stateDir, taskQueue, artifacts);
   workers.push(worker);
   await waitReady(stateDir, worker.pid!);
-  const policy = scriptedPolicy([{ tool: 'bash', command: 'sleep 3; echo one' }, { tool: 'bash', command: 'echo two' }, { tool: 'bash', command: 'echo three' }, { tool: 'submit' }]);
+  const policy = scriptedPolicy([
+    { tool: 'bash', command: 'sleep 3; echo one' },
+    { tool: 'bash', command: 'echo two' },
+    { tool: 'bash', command: 'echo three' },
+    { tool: 'submit' },
+  ]);
   const workflowId = `early-${Date.now()}`;
   const handle = await client.workflow.start('rolloutEpisode', {
-    taskQueue, workflowId, args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 1, parkTtlMs: '4s' } }],
+    taskQueue,
+    workflowId,
+    args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 1, parkTtlMs: '4s' } }],
   });
-  await waitFor('the first turn to run', async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'running', 120_000);
-  const cli = (...args: string[]) => spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'episode', 'resume', workflowId, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: server.address, AGENTRL_STATE_DIR: join(state, 'cli') }, encoding: 'utf8', timeout: 60_000,
-  });
+  await waitFor(
+    'the first turn to run',
+    async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'running',
+    120_000,
+  );
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'episode', 'resume', workflowId, ...args], {
+      env: { ...process.env, TEMPORAL_ADDRESS: server.address, AGENTRL_STATE_DIR: join(state, 'cli') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
   const early = cli('--segment-turns', '1');
   assert.equal(early.status, 0, early.stderr);
   assert.match(early.stdout, /resumes when it parks/);
@@ -145,7 +202,10 @@ test('a resume sent before the park is kept; --segment-turns parks it again; a p
   assert.equal(result.reward, null);
   assert.equal(result.parks, 2);
   assert.match(result.error ?? '', /time to live of 4000 ms/);
-  assert.deepEqual(readTrajectory(result.trajectoryUri).map((turn) => turn.observation.split('\n')[0]), ['one', 'two']);
+  assert.deepEqual(
+    readTrajectory(result.trajectoryUri).map((turn) => turn.observation.split('\n')[0]),
+    ['one', 'two'],
+  );
   assert.deepEqual(await containersOf(workflowId), []);
   // an ended episode cannot be resumed: the CLI says so and exits non-zero
   const late = cli();

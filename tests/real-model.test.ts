@@ -19,22 +19,42 @@ const model = 'smollm2-135m-instruct';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-real-model-'));
 const configPath = join(state, 'temporal.yaml');
 // its own dev server, state folder and model server port, so it never meets what a developer runs
-writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:27233\n  uiPort: 28233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\n`);
+writeFileSync(
+  configPath,
+  `temporal:\n  address: 127.0.0.1:27233\n  uiPort: 28233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\n`,
+);
 const env = { ...process.env, AGENTRL_CONFIG: configPath };
 const modelPort = 18102;
 const server = `http://127.0.0.1:${modelPort}`;
 
 function agentrl(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env, encoding: 'utf8', timeout: 900_000 });
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 900_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-interface TrajectoryLine { turn: number; policyVersion: string; status: string; action: string; observation: string }
+interface TrajectoryLine {
+  turn: number;
+  policyVersion: string;
+  status: string;
+  action: string;
+  observation: string;
+}
 /** The trajectories of the run's episodes whose workflow id starts with `prefix`. */
 function trajectories(prefix: string): TrajectoryLine[][] {
   const dir = join(state, 'artifacts', 'episodes');
-  return readdirSync(dir).filter((name) => name.startsWith(prefix)).sort().map((name) =>
-    readFileSync(join(dir, name, 'trajectory.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TrajectoryLine));
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(prefix))
+    .sort()
+    .map((name) =>
+      readFileSync(join(dir, name, 'trajectory.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as TrajectoryLine),
+    );
 }
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -44,10 +64,19 @@ after(() => {
 
 test('a one-iteration SmolLM2 run: warm start, episodes on the new version with model-written tool calls, a step, its publication', async () => {
   const inputPath = join(state, 'run.json');
-  writeFileSync(inputPath, JSON.stringify({
-    runId: 'smol', model: { name: model }, iterations: 1, tasksPerIteration: 1, groupSize: 2, evalLimit: 1,
-    warmStart: { episodes: 2 }, budgets: { maxTurns: 3, maxObservationBytes: 512 },
-  }));
+  writeFileSync(
+    inputPath,
+    JSON.stringify({
+      runId: 'smol',
+      model: { name: model },
+      iterations: 1,
+      tasksPerIteration: 1,
+      groupSize: 2,
+      evalLimit: 1,
+      warmStart: { episodes: 2 },
+      budgets: { maxTurns: 3, maxObservationBytes: 512 },
+    }),
+  );
   const run = agentrl('train', '--input', inputPath, '--model-port', String(modelPort), '--json');
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`starting model-server-${modelPort}`));
@@ -56,20 +85,30 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   assert.equal(result.steps, 2);
   assert.equal(result.policyVersion, 'smol-step-2');
   const manifest = JSON.parse(readFileSync(join(result.runDir, 'manifest.json'), 'utf8'));
-  assert.deepEqual(manifest.policyVersions, [{ step: 0, version: baseVersion(model) }, { step: 1, version: 'smol-step-1' }, { step: 2, version: 'smol-step-2' }]);
+  assert.deepEqual(manifest.policyVersions, [
+    { step: 0, version: baseVersion(model) },
+    { step: 1, version: 'smol-step-1' },
+    { step: 2, version: 'smol-step-2' },
+  ]);
 
   // the warm start changed the weights, and the published ONNX weights are the new ones
   const base = join(projectRoot, '.cache', 'models', 'onnx', model, 'model.onnx.data');
   const v1 = join(result.runDir, 'policies', 'v1', 'model.onnx.data');
-  assert.ok(existsSync(join(result.runDir, 'checkpoints', 'step-1', 'model.safetensors')), 'the step-1 checkpoint in the Hugging Face layout');
+  assert.ok(
+    existsSync(join(result.runDir, 'checkpoints', 'step-1', 'model.safetensors')),
+    'the step-1 checkpoint in the Hugging Face layout',
+  );
   assert.equal(readFileSync(v1).length, readFileSync(base).length, 'the same layout');
   assert.notEqual(sha256(v1), sha256(base), 'the warm start changed the weights');
 
   // the model server serves the last step's weights under its version
-  const served = await (await fetch(`${server}/weight_info`)).json() as { weight_version: string };
+  const served = (await (await fetch(`${server}/weight_info`)).json()) as { weight_version: string };
   assert.equal(served.weight_version, 'smol-step-2');
 
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   const iteration = metrics.find((line) => line.iteration === 0);
   assert.equal(iteration.policyVersion, 'smol-step-1', 'the iteration sampled the warm-started version');
   assert.equal(iteration.train.episodes, 2);
@@ -84,22 +123,43 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   const sampled = trajectories('smol.it0.');
   assert.equal(sampled.length, 2);
   const turns = sampled.flat();
-  assert.ok(turns.length > 0 && turns.every((line) => line.policyVersion === 'smol-step-1'), JSON.stringify(turns.map((line) => line.policyVersion)));
+  assert.ok(
+    turns.length > 0 && turns.every((line) => line.policyVersion === 'smol-step-1'),
+    JSON.stringify(turns.map((line) => line.policyVersion)),
+  );
   const ran = turns.filter((line) => line.status === 'ok' && parseChatToolCall(line.action).ok);
   assert.ok(ran.length >= 1, `no well-formed tool call ran: ${JSON.stringify(turns.map((line) => line.action))}`);
   // the demonstrations are the demonstrator's, never the model's
-  assert.ok(trajectories('smol.demo.').flat().every((line) => line.policyVersion === 'demo'));
+  assert.ok(
+    trajectories('smol.demo.')
+      .flat()
+      .every((line) => line.policyVersion === 'demo'),
+  );
   // the final evaluation sampled the step's published weights
   const evaluated = trajectories('smol.eval-final-2.').flat();
   assert.ok(evaluated.length > 0 && evaluated.every((line) => line.policyVersion === 'smol-step-2'));
 });
 
 test('episode --model runs the real model on what its server serves, every turn with its version', () => {
-  const run = agentrl('episode', '--task', join(projectRoot, 'tasks', 'wrong-comparison'), '--model', model, '--model-port', String(modelPort), '--max-turns', '2', '--json');
+  const run = agentrl(
+    'episode',
+    '--task',
+    join(projectRoot, 'tasks', 'wrong-comparison'),
+    '--model',
+    model,
+    '--model-port',
+    String(modelPort),
+    '--max-turns',
+    '2',
+    '--json',
+  );
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(run.stdout);
   assert.equal(result.policyVersion, 'smol-step-2');
   assert.equal(result.counters.turns, 2);
-  const lines = readFileSync(result.trajectoryUri, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TrajectoryLine);
+  const lines = readFileSync(result.trajectoryUri, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TrajectoryLine);
   assert.ok(lines.every((line) => line.policyVersion === 'smol-step-2'));
 });

@@ -13,7 +13,8 @@ const probes = {
   readOnlyRoot: 'touch /usr/planted 2>&1; echo rc=$?',
   network: 'python3 -c "import socket; socket.create_connection((\'1.1.1.1\', 53), timeout=2)" 2>&1 | tail -1',
   pidsLimit: 'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max',
-  flood: 'python3 -c "\nimport os, time\nborn = 0\nfor _ in range(5000):\n    try:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        born += 1\n    except OSError as error:\n        print(\'fork refused after\', born, \'children:\', error.strerror); break\n"',
+  flood:
+    "python3 -c \"\nimport os, time\nborn = 0\nfor _ in range(5000):\n    try:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        born += 1\n    except OSError as error:\n        print('fork refused after', born, 'children:', error.strerror); break\n\"",
   afterFlood: 'echo alive; ps -e --no-headers | wc -l',
   git: 'git rev-list --all --count; git for-each-ref | wc -l; git reflog | wc -l; git status --porcelain | wc -l',
   diskLimit: 'head -c 400M /dev/zero 2>&1 >big; echo rc=$?; rm -f big',
@@ -23,9 +24,17 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
   const names = Object.keys(probes) as (keyof typeof probes)[];
   const spec = scriptedPolicy([...names.map((name) => ({ tool: 'bash', command: probes[name] })), { tool: 'submit' }]);
   const hostLoadBefore = execFileSync('sh', ['-c', 'echo ok']).toString();
-  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 20 } });
+  const result = await runEpisode(suite.env, suite.worker, {
+    task: task('off-by-one-range'),
+    policy: spec,
+    budgets: { toolTimeoutMs: '10s', maxTurns: 20 },
+  });
   assert.equal(result.outcome, 'submitted');
-  const seen = Object.fromEntries(readTrajectory(result.trajectoryUri).slice(0, names.length).map((turn, index) => [names[index], turn.observation]));
+  const seen = Object.fromEntries(
+    readTrajectory(result.trajectoryUri)
+      .slice(0, names.length)
+      .map((turn, index) => [names[index], turn.observation]),
+  );
   assert.equal(seen.interfaces, 'lo\n[exit code 0]', 'no network interface but loopback');
   assert.match(seen.user!, /^1000\nagent\n/);
   assert.match(seen.capabilities!, /CapPrm:\s+0000000000000000/);
@@ -45,12 +54,24 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
 });
 
 test('the sweep from the host: a background loop whose call killed its own runner is gone at the next call and during scoring', async () => {
-  const loop = 'nohup sh -c \'while :; do echo x >> /work/loop.log; sleep 0.05; done\' >/dev/null 2>&1 & sleep 0.3; echo started';
+  const loop =
+    "nohup sh -c 'while :; do echo x >> /work/loop.log; sleep 0.05; done' >/dev/null 2>&1 & sleep 0.3; echo started";
   // the second call kills its runner first, so the runner's own end-of-call kill never runs
-  const killRunner = 'nohup sh -c "while :; do echo y >> /work/loop2.log; sleep 0.05; done" >/dev/null 2>&1 & sleep 0.2; kill -9 $PPID';
+  const killRunner =
+    'nohup sh -c "while :; do echo y >> /work/loop2.log; sleep 0.05; done" >/dev/null 2>&1 & sleep 0.2; kill -9 $PPID';
   const look = 'ps -u agent -o args= | grep -c "[w]hile :" ; wc -c < /work/loop.log; wc -c < /work/loop2.log';
-  const spec = scriptedPolicy([{ tool: 'bash', command: loop }, { tool: 'bash', command: killRunner }, { tool: 'bash', command: look }, { tool: 'bash', command: 'sleep 1; ' + look }, { tool: 'submit' }]);
-  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '10s', maxTurns: 8 } });
+  const spec = scriptedPolicy([
+    { tool: 'bash', command: loop },
+    { tool: 'bash', command: killRunner },
+    { tool: 'bash', command: look },
+    { tool: 'bash', command: 'sleep 1; ' + look },
+    { tool: 'submit' },
+  ]);
+  const result = await runEpisode(suite.env, suite.worker, {
+    task: task('off-by-one-range'),
+    policy: spec,
+    budgets: { toolTimeoutMs: '10s', maxTurns: 8 },
+  });
   assert.equal(result.outcome, 'submitted');
   const turns = readTrajectory(result.trajectoryUri);
   assert.match(turns[0]!.observation, /started/);
@@ -63,13 +84,25 @@ test('the sweep from the host: a background loop whose call killed its own runne
 });
 
 test('the sweep works when the agent filled the pids limit and killed its runner', async () => {
-  const fill = 'python3 -c "\nimport os, time\nwhile True:\n    try:\n        if os.fork() == 0:\n            time.sleep(600); os._exit(0)\n    except OSError:\n        break\ntime.sleep(600)" >/dev/null 2>&1 & sleep 3; kill -9 $PPID';
-  const spec = scriptedPolicy([{ tool: 'bash', command: fill }, { tool: 'bash', command: 'ps -u agent -o pid= | wc -l' }, { tool: 'submit' }]);
-  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '20s', maxTurns: 4 } });
+  const fill =
+    'python3 -c "\nimport os, time\nwhile True:\n    try:\n        if os.fork() == 0:\n            time.sleep(600); os._exit(0)\n    except OSError:\n        break\ntime.sleep(600)" >/dev/null 2>&1 & sleep 3; kill -9 $PPID';
+  const spec = scriptedPolicy([
+    { tool: 'bash', command: fill },
+    { tool: 'bash', command: 'ps -u agent -o pid= | wc -l' },
+    { tool: 'submit' },
+  ]);
+  const result = await runEpisode(suite.env, suite.worker, {
+    task: task('off-by-one-range'),
+    policy: spec,
+    budgets: { toolTimeoutMs: '20s', maxTurns: 4 },
+  });
   assert.equal(result.outcome, 'submitted');
   const turns = readTrajectory(result.trajectoryUri);
   assert.equal(turns[1]!.status, 'ok', `the next call runs: ${turns[1]!.observation}`);
-  assert.ok(Number(turns[1]!.observation.split('\n')[0]) < 6, `only the call's own processes remain: ${turns[1]!.observation}`);
+  assert.ok(
+    Number(turns[1]!.observation.split('\n')[0]) < 6,
+    `only the call's own processes remain: ${turns[1]!.observation}`,
+  );
 });
 
 test('bad tool calls are observations and the episode goes on: NUL bytes, 10 MB arguments, non-UTF-8 and 100 MB output, a symlink escape', async () => {
@@ -86,16 +119,26 @@ test('bad tool calls are observations and the episode goes on: NUL bytes, 10 MB 
     { tool: 'bash', command: 'echo still here' },
     { tool: 'submit' },
   ];
-  const result = await runEpisode(suite.env, suite.worker, { task: task('off-by-one-range'), policy: scriptedPolicy(calls), budgets: { toolTimeoutMs: '30s', maxTurns: 12, maxTokens: 100_000_000 } });
+  const result = await runEpisode(suite.env, suite.worker, {
+    task: task('off-by-one-range'),
+    policy: scriptedPolicy(calls),
+    budgets: { toolTimeoutMs: '30s', maxTurns: 12, maxTokens: 100_000_000 },
+  });
   assert.equal(result.outcome, 'submitted');
   const turns = readTrajectory(result.trajectoryUri);
   assert.equal(turns.length, calls.length);
   assert.equal(turns[0]!.status, 'tool_error');
-  assert.equal(turns[0]!.observation, 'error: invalid bash call: command: must not contain NUL bytes (a shell command cannot hold them)');
+  assert.equal(
+    turns[0]!.observation,
+    'error: invalid bash call: command: must not contain NUL bytes (a shell command cannot hold them)',
+  );
   assert.equal(turns[1]!.status, 'ok');
   assert.match(turns[2]!.observation, /^10485760\n/);
   assert.match(turns[3]!.observation, /^ok \uFFFD\uFFFD end\n/);
-  assert.ok(turns[4]!.observation.length < 200_000, `a 100 MB output is cut to the observation size (${turns[4]!.observation.length} characters)`);
+  assert.ok(
+    turns[4]!.observation.length < 200_000,
+    `a 100 MB output is cut to the observation size (${turns[4]!.observation.length} characters)`,
+  );
   assert.match(turns[4]!.observation, /\[exit code 0\] \[output truncated: 104857601 bytes in all\]$/);
   assert.equal(turns[6]!.observation, 'error: path leaves the repository through a symlink');
   assert.equal(turns[7]!.status, 'tool_error');

@@ -18,7 +18,9 @@ export function codeVersion(root: string = projectRoot): string {
     }
   };
   for (const dir of sourceDirs) if (existsSync(join(root, dir))) walk(join(root, dir));
-  for (const file of ['package-lock.json', 'temporal.yaml']) if (existsSync(join(root, file))) files.push(join(root, file));
-  for (const file of files.sort()) hash.update(file.slice(root.length)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of ['package-lock.json', 'temporal.yaml'])
+    if (existsSync(join(root, file))) files.push(join(root, file));
+  for (const file of files.sort())
+    hash.update(file.slice(root.length)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }

@@ -33,7 +33,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   const stateDir = absolute(env.AGENTRL_STATE_DIR ?? config.stateDir);
-  const artifactsDir = absolute(env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir));
+  const artifactsDir = absolute(
+    env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir),
+  );
   return { ...config, stateDir, artifactsDir, configPath: existsSync(configPath) ? configPath : null };
 }
 

@@ -56,14 +56,19 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   ];
   if (options.sandboxes !== false) {
     workers.push(
-      await Worker.create({ ...common, taskQueue: sandboxesQueue(taskQueue), activities: { acquireSandbox: hostActivities.acquireSandbox } }),
+      await Worker.create({
+        ...common,
+        taskQueue: sandboxesQueue(taskQueue),
+        activities: { acquireSandbox: hostActivities.acquireSandbox },
+      }),
       await Worker.create({ ...common, taskQueue: hostQueue(taskQueue, hostId), activities: hostActivities }),
     );
   }
   const reap = async (): Promise<void> => {
     try {
       const { removedContainers } = await reapClosedEpisodes(docker, client, deployment);
-      if (removedContainers.length) console.log(`reaper removed ${removedContainers.length} container(s) of closed episodes`);
+      if (removedContainers.length)
+        console.log(`reaper removed ${removedContainers.length} container(s) of closed episodes`);
     } catch (error) {
       console.error(`reaper failed: ${(error as Error).message}`);
     }

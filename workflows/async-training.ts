@@ -1,12 +1,27 @@
 import {
-  CancellationScope, ChildWorkflowCancellationType, type SignalDefinition, ParentClosePolicy, condition, getExternalWorkflowHandle, isCancellation, log, startChild, workflowInfo,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  type SignalDefinition,
+  ParentClosePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/episode';
 import { environmentFailures, Outcomes } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
 import {
-  defaultMaxParked, defaultMaxStaleness, summariseEpisodes, type AsyncPool, type AsyncStepMetrics, type IterationMetrics, type PoolEpisode,
+  defaultMaxParked,
+  defaultMaxStaleness,
+  summariseEpisodes,
+  type AsyncPool,
+  type AsyncStepMetrics,
+  type IterationMetrics,
+  type PoolEpisode,
 } from '../shared/training-run';
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
@@ -14,7 +29,10 @@ import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent 
 import { batchEpisode, childFailure, episodeInput, maxResamples, taskName } from './training-episodes';
 import { activities, batchModel, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
 
-/** How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their containers. */
+/**
+ * How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their
+ * containers.
+ */
 const stopWaitMs = 10 * 60_000;
 
 /** The settings of an asynchronous run, with their defaults. */
@@ -28,12 +46,32 @@ function settings(run: Run) {
   };
 }
 
-/** A fresh pool: its group numbering continues from the steps already done (a resumed run draws the tasks the next steps would). */
+/**
+ * A fresh pool: its group numbering continues from the steps already done (a resumed run draws the tasks the next steps
+ * would).
+ */
 function emptyPool(run: Run): AsyncPool {
   const admitted = run.state.iteration * settings(run).groupsPerStep;
   return {
-    admitted, dropped: 0, queue: [], running: {}, parked: {}, groups: {}, ready: [], evaluation: null, evaluated: null,
-    window: { startedAtMs: Date.now(), parked: 0, resumed: 0, abandoned: 0, finished: 0, trainerBusyMs: 0, samplerIdleMs: 0, lastTickMs: Date.now() },
+    admitted,
+    dropped: 0,
+    queue: [],
+    running: {},
+    parked: {},
+    groups: {},
+    ready: [],
+    evaluation: null,
+    evaluated: null,
+    window: {
+      startedAtMs: Date.now(),
+      parked: 0,
+      resumed: 0,
+      abandoned: 0,
+      finished: 0,
+      trainerBusyMs: 0,
+      samplerIdleMs: 0,
+      lastTickMs: Date.now(),
+    },
   };
 }
 
@@ -54,9 +92,11 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   let trainingError: unknown = null;
   let stepped = false;
   let wake = false;
-  const outOfTime = () => input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
+  const outOfTime = () =>
+    input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
   const finished = () => state.iteration >= input.iterations || outOfTime();
-  if (state.iteration === 0 && pool.admitted === 0 && input.evalEvery > 0 && !pool.evaluation) queueEvaluation(run, pool, `eval-0`);
+  if (state.iteration === 0 && pool.admitted === 0 && input.evalEvery > 0 && !pool.evaluation)
+    queueEvaluation(run, pool, `eval-0`);
   try {
     for (;;) {
       tick(pool);
@@ -65,19 +105,27 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
       if (!training && finished()) break;
       if (!training && pool.ready.length >= config.groupsPerStep) {
         const groups = pool.ready.splice(0, config.groupsPerStep);
-        training = trainNext(run, pool, groups).then(() => {
-          training = null;
-          stepped = true;
-          wake = true;
-        }, (error: unknown) => {
-          trainingError = error;
-          wake = true;
-        });
+        training = trainNext(run, pool, groups).then(
+          () => {
+            training = null;
+            stepped = true;
+            wake = true;
+          },
+          (error: unknown) => {
+            trainingError = error;
+            wake = true;
+          },
+        );
       }
       await startEpisodes(run, pool, finished());
       await resumeParked(run, pool, training !== null);
       progress.phase = training ? 'training' : 'sampling';
-      progress.pool = { inFlight: Object.keys(pool.running).length, parked: Object.keys(pool.parked).length, ready: pool.ready.length, training: training !== null };
+      progress.pool = {
+        inFlight: Object.keys(pool.running).length,
+        parked: Object.keys(pool.parked).length,
+        ready: pool.ready.length,
+        training: training !== null,
+      };
       await condition(() => events.length > 0 || wake);
       wake = false;
       // a step that failed fails the run, as in a synchronous run
@@ -92,7 +140,12 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
     throw error;
   }
   progress.phase = 'stopping';
-  progress.pool = { inFlight: Object.keys(pool.running).length, parked: Object.keys(pool.parked).length, ready: pool.ready.length, training: false };
+  progress.pool = {
+    inFlight: Object.keys(pool.running).length,
+    parked: Object.keys(pool.parked).length,
+    ready: pool.ready.length,
+    training: false,
+  };
   await stopAll(pool, events, 'the run ended');
   state.pool = undefined;
   return 'done';
@@ -107,7 +160,10 @@ function tick(pool: AsyncPool): void {
 
 const activeCount = (pool: AsyncPool) => Object.keys(pool.running).length - Object.keys(pool.parked).length;
 
-/** What the episodes reported: parks, resumes and results (an environment failure is sampled again; a complete group is ready). */
+/**
+ * What the episodes reported: parks, resumes and results (an environment failure is sampled again; a complete group is
+ * ready).
+ */
 function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
   for (const event of events.splice(0)) {
     const entry = pool.running[event.workflowId];
@@ -128,7 +184,9 @@ function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
     acceptResult(run, pool, entry, event.result);
   }
   // the cap: beyond it, the longest parked resume at once
-  const parked = Object.entries(pool.parked).filter(([, park]) => !park.resumeSent).sort((a, b) => a[1].sinceMs - b[1].sinceMs);
+  const parked = Object.entries(pool.parked)
+    .filter(([, park]) => !park.resumeSent)
+    .sort((a, b) => a[1].sinceMs - b[1].sinceMs);
   const over = Object.keys(pool.parked).length - settings(run).maxParked;
   for (const [id] of parked.slice(0, Math.max(0, over))) sendResume(run, pool, id);
 }
@@ -138,7 +196,10 @@ function acceptResult(run: Run, pool: AsyncPool, entry: PoolEpisode, result: Epi
   if (result.outcome === Outcomes.abandoned) pool.window.abandoned++;
   // an environment failure says nothing of the policy: the episode runs again, so that its group stays whole
   if (environmentFailures.includes(result.outcome) && entry.attempt < maxResamples) {
-    log.warn('episode ended in an environment failure; sampling it again', { workflowId: result.workflowId, outcome: result.outcome });
+    log.warn('episode ended in an environment failure; sampling it again', {
+      workflowId: result.workflowId,
+      outcome: result.outcome,
+    });
     run.progress.resampled = (run.progress.resampled ?? 0) + 1;
     const original = entry.attempt === 0 ? entry.id : entry.id.replace(/\.again-\d+$/, '');
     pool.queue.unshift({ ...entry, id: `${original}.again-${entry.attempt + 1}`, attempt: entry.attempt + 1 });
@@ -171,7 +232,8 @@ async function startEpisodes(run: Run, pool: AsyncPool, stopping: boolean): Prom
       // AReaL's rule: admitted groups (those dropped as stale aside) stay within η steps of the trainer
       const live = pool.admitted - pool.dropped;
       const needed = input.iterations * config.groupsPerStep;
-      if (stopping || live >= needed || live >= (state.iteration + config.maxStaleness + 1) * config.groupsPerStep) return;
+      if (stopping || live >= needed || live >= (state.iteration + config.maxStaleness + 1) * config.groupsPerStep)
+        return;
       admitGroup(run, pool);
     }
     const next = pool.queue.shift()!;
@@ -192,7 +254,15 @@ function admitGroup(run: Run, pool: AsyncPool): void {
   pool.groups[index] = { task, results: {} };
   run.progress.episodesTotal += input.groupSize;
   for (let member = 0; member < input.groupSize; member++) {
-    pool.queue.push({ id: `${run.prefix}.g${index}.${taskName(task)}.${member}`, task, policy: servedPolicy(run), sample: draw * 10_000 + member, group: index, member, attempt: 0 });
+    pool.queue.push({
+      id: `${run.prefix}.g${index}.${taskName(task)}.${member}`,
+      task,
+      policy: servedPolicy(run),
+      sample: draw * 10_000 + member,
+      group: index,
+      member,
+      attempt: 0,
+    });
   }
 }
 
@@ -200,35 +270,57 @@ function admitGroup(run: Run, pool: AsyncPool): void {
 async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Promise<void> {
   const { input } = run;
   const training = entry.group !== null;
-  const args = episodeInput(input, run.runId, { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) }, training && input.stopCredit > 0, {
-    reportTo: workflowInfo().workflowId,
-    ...(training && input.segment ? { segment: input.segment } : {}),
-  });
+  const args = episodeInput(
+    input,
+    run.runId,
+    { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) },
+    training && input.stopCredit > 0,
+    {
+      reportTo: workflowInfo().workflowId,
+      ...(training && input.segment ? { segment: input.segment } : {}),
+    },
+  );
   pool.running[entry.id] = entry;
   try {
     // not cancellable: a cancellation between the start's request and its answer would leave an episode
     // this run does not know of; it takes effect at the next wait, which lets every episode go
-    await CancellationScope.nonCancellable(() => startChild(rolloutEpisode, {
-      workflowId: entry.id,
-      args: [args],
-      // the run continues as new while its episodes act: they must outlive each run of its chain, and
-      // the run itself cancels (or releases) them when it ends or is cancelled
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      cancellationType: ChildWorkflowCancellationType.ABANDON,
-    }));
+    await CancellationScope.nonCancellable(() =>
+      startChild(rolloutEpisode, {
+        workflowId: entry.id,
+        args: [args],
+        // the run continues as new while its episodes act: they must outlive each run of its chain, and
+        // the run itself cancels (or releases) them when it ends or is cancelled
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        cancellationType: ChildWorkflowCancellationType.ABANDON,
+      }),
+    );
   } catch (error) {
     if (isCancellation(error)) throw error;
     delete pool.running[entry.id];
-    log.warn('episode could not be started; counted as an environment failure', { workflowId: entry.id, error: String(error) });
+    log.warn('episode could not be started; counted as an environment failure', {
+      workflowId: entry.id,
+      error: String(error),
+    });
     acceptResult(run, pool, entry, childFailure(run.input, run.runId, entry, entry.id, String(error)));
   }
 }
 
-/** Resumes parked episodes when nothing else can run (none acting, none to start, no step coming), with the newest version. */
+/**
+ * Resumes parked episodes when nothing else can run (none acting, none to start, no step coming), with the newest
+ * version.
+ */
 async function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): Promise<void> {
   const waiting = Object.entries(pool.parked).filter(([, park]) => !park.resumeSent);
-  if (waiting.length === 0 || activeCount(pool) > 0 || pool.queue.length > 0 || trainingBusy || pool.ready.length >= settings(run).groupsPerStep) return;
-  for (const [id] of waiting.sort((a, b) => a[1].sinceMs - b[1].sinceMs).slice(0, run.input.concurrency)) sendResume(run, pool, id);
+  if (
+    waiting.length === 0 ||
+    activeCount(pool) > 0 ||
+    pool.queue.length > 0 ||
+    trainingBusy ||
+    pool.ready.length >= settings(run).groupsPerStep
+  )
+    return;
+  for (const [id] of waiting.sort((a, b) => a[1].sinceMs - b[1].sinceMs).slice(0, run.input.concurrency))
+    sendResume(run, pool, id);
 }
 
 function sendResume(run: Run, pool: AsyncPool, id: string): void {
@@ -238,11 +330,19 @@ function sendResume(run: Run, pool: AsyncPool, id: string): void {
 }
 
 /** Signals an episode; one that has just ended is no error. */
-async function signalEpisode<Args extends unknown[]>(id: string, signal: SignalDefinition<Args>, ...args: Args): Promise<void> {
+async function signalEpisode<Args extends unknown[]>(
+  id: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<void> {
   try {
     await getExternalWorkflowHandle(id).signal(signal, ...args);
   } catch (error) {
-    log.info('episode did not take the signal (it has ended)', { workflowId: id, signal: signal.name, error: String(error) });
+    log.info('episode did not take the signal (it has ended)', {
+      workflowId: id,
+      signal: signal.name,
+      error: String(error),
+    });
   }
 }
 
@@ -251,9 +351,17 @@ function queueEvaluation(run: Run, pool: AsyncPool, label: string): void {
   const { input, state } = run;
   if (state.evalTasks.length === 0) return;
   const policy = servedPolicy(run);
-  const specs = state.evalTasks.flatMap((task) => Array.from({ length: input.evalSamples }, (_, sample): PoolEpisode => ({
-    id: `${run.prefix}.${label}.${taskName(task)}.${sample}`, task, policy, sample, group: null, member: sample, attempt: 0,
-  })));
+  const specs = state.evalTasks.flatMap((task) =>
+    Array.from({ length: input.evalSamples }, (_, sample): PoolEpisode => ({
+      id: `${run.prefix}.${label}.${taskName(task)}.${sample}`,
+      task,
+      policy,
+      sample,
+      group: null,
+      member: sample,
+      attempt: 0,
+    })),
+  );
   pool.evaluation = { label, version: state.policy.version, total: specs.length, results: [] };
   pool.queue.unshift(...specs);
 }
@@ -277,11 +385,24 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   }
   pool.dropped += stale;
   if (stale) log.info('groups dropped as stale', { stale, base, maxStaleness: config.maxStaleness });
-  const results = kept.flatMap((index) => Object.values(pool.groups[index]!.results).map((result) => ({ ...result, group: `g${index}:${pool.groups[index]!.task}` })));
+  const results = kept.flatMap((index) =>
+    Object.values(pool.groups[index]!.results).map((result) => ({
+      ...result,
+      group: `g${index}:${pool.groups[index]!.task}`,
+    })),
+  );
   for (const index of groups) delete pool.groups[index];
   const batch: BuiltBatch = await activities.buildBatch({
-    runDir: state.runDir, name: `step-${String(state.iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient',
-    estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input), stopCredit: input.stopCredit, baseStep: base,
+    runDir: state.runDir,
+    name: `step-${String(state.iteration).padStart(4, '0')}`,
+    episodes: results.map(batchEpisode),
+    objective: 'policy_gradient',
+    estimator: input.estimator,
+    truncation: input.truncation,
+    versions: state.versions,
+    ...batchModel(input),
+    stopCredit: input.stopCredit,
+    baseStep: base,
   });
   let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {
@@ -295,9 +416,16 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   const evaluated = pool.evaluated;
   pool.evaluated = null;
   const asyncMetrics: AsyncStepMetrics = {
-    parked: pool.window.parked, resumed: pool.window.resumed, abandoned: pool.window.abandoned,
-    spanningVersions: batch.spanningVersions ?? 0, stale,
-    staleness: { max: batch.staleness?.max ?? 0, mean: batch.staleness?.mean ?? 0, histogram: batch.staleness?.histogram ?? [] },
+    parked: pool.window.parked,
+    resumed: pool.window.resumed,
+    abandoned: pool.window.abandoned,
+    spanningVersions: batch.spanningVersions ?? 0,
+    stale,
+    staleness: {
+      max: batch.staleness?.max ?? 0,
+      mean: batch.staleness?.mean ?? 0,
+      histogram: batch.staleness?.histogram ?? [],
+    },
     importanceWeight: training?.metrics.importanceWeight ?? null,
     trainerIdleShare: Math.max(0, 1 - pool.window.trainerBusyMs / wallMs),
     samplerIdleShare: Math.min(1, pool.window.samplerIdleMs / wallMs),
@@ -315,13 +443,27 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     ...stepFigures(results, batch, training, wallMs),
     async: asyncMetrics,
   };
-  pool.window = { startedAtMs: now, parked: 0, resumed: 0, abandoned: 0, finished: 0, trainerBusyMs: 0, samplerIdleMs: 0, lastTickMs: now };
+  pool.window = {
+    startedAtMs: now,
+    parked: 0,
+    resumed: 0,
+    abandoned: 0,
+    finished: 0,
+    trainerBusyMs: 0,
+    samplerIdleMs: 0,
+    lastTickMs: now,
+  };
   progress.last = metrics;
   state.last = metrics;
   await activities.recordIteration({ runDir: state.runDir, metrics });
   state.iteration++;
   progress.iteration = state.iteration;
-  if (input.evalEvery > 0 && state.iteration % input.evalEvery === 0 && state.iteration < input.iterations && !pool.evaluation) {
+  if (
+    input.evalEvery > 0 &&
+    state.iteration % input.evalEvery === 0 &&
+    state.iteration < input.iterations &&
+    !pool.evaluation
+  ) {
     queueEvaluation(run, pool, `eval-${state.iteration}`);
   }
   const { pool: _pool, ...saved } = state;
@@ -341,7 +483,9 @@ function groupStaleness(run: Run, results: readonly EpisodeResult[]): number {
   return base - oldest;
 }
 
-/** A new version: the training episodes in flight sample it from their next turn (`turn`), and the parked ones resume. */
+/**
+ * A new version: the training episodes in flight sample it from their next turn (`turn`), and the parked ones resume.
+ */
 async function announce(run: Run, pool: AsyncPool, version: string): Promise<void> {
   const switching = settings(run).versionSwitch === 'turn';
   const sends: Promise<void>[] = [];
@@ -378,26 +522,35 @@ async function stopAll(pool: AsyncPool, events: EpisodeEvent[], reason: string):
   for (const event of events.splice(0)) stopped(event);
   const ids = Object.keys(pool.running);
   if (ids.length === 0) return;
-  log.info('letting the episodes in flight go', { episodes: ids.length, parked: Object.keys(pool.parked).length, reason });
+  log.info('letting the episodes in flight go', {
+    episodes: ids.length,
+    parked: Object.keys(pool.parked).length,
+    reason,
+  });
   pool.queue = [];
-  await Promise.all(ids.map(async (id) => {
-    try {
-      if (pool.parked[id]) await getExternalWorkflowHandle(id).signal(releaseSignal, { reason });
-      else await getExternalWorkflowHandle(id).cancel();
-    } catch (error) {
-      // it ended meanwhile: its report comes, or it came
-      log.info('episode did not take the stop', { workflowId: id, error: String(error) });
-    }
-  }));
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        if (pool.parked[id]) await getExternalWorkflowHandle(id).signal(releaseSignal, { reason });
+        else await getExternalWorkflowHandle(id).cancel();
+      } catch (error) {
+        // it ended meanwhile: its report comes, or it came
+        log.info('episode did not take the stop', { workflowId: id, error: String(error) });
+      }
+    }),
+  );
   const deadline = Date.now() + stopWaitMs;
   while (Object.keys(pool.running).length > 0 && Date.now() < deadline) {
     await condition(() => events.length > 0, Math.max(1, deadline - Date.now()));
     for (const event of events.splice(0)) {
       // one that parked after it was cancelled is released too
-      if (event.kind === 'parked' && pool.running[event.workflowId]) void signalEpisode(event.workflowId, releaseSignal, { reason });
+      if (event.kind === 'parked' && pool.running[event.workflowId])
+        void signalEpisode(event.workflowId, releaseSignal, { reason });
       stopped(event);
     }
   }
-  if (Object.keys(pool.running).length) log.warn('episodes did not report their end in time; the reaper removes what they left', { episodes: Object.keys(pool.running) });
+  if (Object.keys(pool.running).length)
+    log.warn('episodes did not report their end in time; the reaper removes what they left', {
+      episodes: Object.keys(pool.running),
+    });
 }
-

@@ -28,7 +28,9 @@ export const Release = z.object({ reason: z.string() }).strict();
 /** Ends a parked episode as `abandoned` (at once, or at its next park). */
 export const releaseSignal = defineSignal<[z.input<typeof Release>]>('release');
 
-/** What an episode tells the run that started it (`reportTo`): that it parked, resumed or finished (with its result). */
+/**
+ * What an episode tells the run that started it (`reportTo`): that it parked, resumed or finished (with its result).
+ */
 export const EpisodeEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('parked'), workflowId: z.string(), version: z.string(), turns: z.number().int().min(0) }),
   z.object({ kind: z.literal('resumed'), workflowId: z.string(), version: z.string() }),
@@ -45,8 +47,14 @@ export const trainingProgressQuery = defineQuery<TrainingProgress>('trainingProg
  * Parses a signal's payload; a malformed one yields null and the reason (the handler logs it and
  * ignores the signal, since a signal has no caller to answer).
  */
-export function parsePayload<T extends z.ZodType>(schema: T, raw: unknown): { ok: true; value: z.infer<T> } | { ok: false; error: string } {
+export function parsePayload<T extends z.ZodType>(
+  schema: T,
+  raw: unknown,
+): { ok: true; value: z.infer<T> } | { ok: false; error: string } {
   const parsed = schema.safeParse(raw ?? {});
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ') };
+  return {
+    ok: false,
+    error: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; '),
+  };
 }

@@ -1,13 +1,38 @@
 import { servedPolicyKinds } from '../shared/policy-spec';
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
-  ContinueAsNew, condition, continueAsNew, getExternalWorkflowHandle, isCancellation, log, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  ContinueAsNew,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import type { EpisodeActivities, HostActivities, ScoreSummary } from '../activities';
 import {
-  defaultLimits, defaultParkTtlMs, emptyCounters, emptyTimings, EpisodeInput, episodeIdOf, failedEpisodeResult, ResumeRequest,
-  type EpisodeProgress, type EpisodeResult, type EpisodeState, type SandboxHandle, type StopRecord, type TurnSummary,
+  defaultLimits,
+  defaultParkTtlMs,
+  emptyCounters,
+  emptyTimings,
+  EpisodeInput,
+  episodeIdOf,
+  failedEpisodeResult,
+  ResumeRequest,
+  type EpisodeProgress,
+  type EpisodeResult,
+  type EpisodeState,
+  type SandboxHandle,
+  type StopRecord,
+  type TurnSummary,
 } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
@@ -15,7 +40,15 @@ import { SearchAttributes } from '../shared/search-attributes';
 import { describeIssues } from '../shared/task-spec';
 import { hostQueue, sandboxesQueue } from '../shared/task-queues';
 import {
-  episodeEventSignal, episodeProgressQuery, parsePayload, Release, releaseSignal, resumeSignal, UsePolicyVersion, usePolicyVersionSignal, type EpisodeEvent,
+  episodeEventSignal,
+  episodeProgressQuery,
+  parsePayload,
+  Release,
+  releaseSignal,
+  resumeSignal,
+  UsePolicyVersion,
+  usePolicyVersionSignal,
+  type EpisodeEvent,
 } from './messages';
 
 // on the workflow's own task queue: any worker of this deployment can run them
@@ -39,7 +72,10 @@ interface Control {
   version: string | null;
 }
 
-/** One agent episode: acquire a sandbox, take turns until an outcome (parking between segments when asked), score, release. */
+/**
+ * One agent episode: acquire a sandbox, take turns until an outcome (parking between segments when asked), score,
+ * release.
+ */
 export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeResult> {
   const progress: EpisodeProgress = { phase: 'preparing', counters: emptyCounters(), taskId: null };
   setHandler(episodeProgressQuery, () => progress);
@@ -61,19 +97,25 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     else log.warn('release signal ignored', { error: parsed.error });
   });
   const parsed = EpisodeInput.safeParse(rawInput ?? {});
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
   if (!input.reportTo) return runEpisode(input, progress, control);
-  // the run that started this episode learns how it ended, whatever happened (a failure becomes an environment failure it can sample again)
+  // the run that started this episode learns how it ended, whatever happened (a failure becomes an environment failure
+  // it can sample again)
   try {
     const result = await runEpisode(input, progress, control);
     // not cancellable: a cancellation that comes as the episode ends must not cost its run the report
-    await CancellationScope.nonCancellable(() => report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }));
+    await CancellationScope.nonCancellable(() =>
+      report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }),
+    );
     return result;
   } catch (error) {
     if (error instanceof ContinueAsNew) throw error;
     const result = failedResult(input, progress, error);
-    await CancellationScope.nonCancellable(() => report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }));
+    await CancellationScope.nonCancellable(() =>
+      report(input, { kind: 'finished', workflowId: workflowInfo().workflowId, result }),
+    );
     throw error;
   }
 }
@@ -84,7 +126,11 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
   const episodeId = currentEpisodeId();
   let state = input.resume;
   if (!state) {
-    const { task, policy } = await records.prepareEpisode({ task: input.task, policy: input.policy, sampling: input.sampling });
+    const { task, policy } = await records.prepareEpisode({
+      task: input.task,
+      policy: input.policy,
+      sampling: input.sampling,
+    });
     upsertSearchAttributes([
       { key: SearchAttributes.runId, value: input.runId },
       { key: SearchAttributes.taskId, value: task.id },
@@ -98,15 +144,40 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
       sandbox = await acquireSandbox(input, { workflowId, episodeId, runId: input.runId, task });
     } catch (error) {
       if (isCancellation(error) || failureType(error) === ErrorTypes.missingImage) throw error;
-      return finish(input, { task, policy, counters: emptyCounters(), timings: { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 } }, Outcomes.sandboxCrash, null, `sandbox acquisition failed: ${messageOf(error)}`);
+      return finish(
+        input,
+        {
+          task,
+          policy,
+          counters: emptyCounters(),
+          timings: { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 },
+        },
+        Outcomes.sandboxCrash,
+        null,
+        `sandbox acquisition failed: ${messageOf(error)}`,
+      );
     }
     const timings = { acquireMs: Date.now() - acquireStart, turnsMs: 0, scoringMs: 0 };
-    state = { task, policy, sandbox, counters: emptyCounters(), deadlineAtMs: Date.now() + input.budgets.deadlineMs, timings };
-    if (input.segment) Object.assign(state, { segment: input.segment, segmentState: { index: 0, turns: 0, actedMs: 0 } });
+    state = {
+      task,
+      policy,
+      sandbox,
+      counters: emptyCounters(),
+      deadlineAtMs: Date.now() + input.budgets.deadlineMs,
+      timings,
+    };
+    if (input.segment)
+      Object.assign(state, { segment: input.segment, segmentState: { index: 0, turns: 0, actedMs: 0 } });
   }
   const episode = state;
   episode.timings ??= emptyTimings();
-  Object.assign(progress, { phase: episode.parked ? 'parked' : 'running', counters: episode.counters, taskId: episode.task.id, segmented: Boolean(episode.segment), parks: episode.parks ?? 0 });
+  Object.assign(progress, {
+    phase: episode.parked ? 'parked' : 'running',
+    counters: episode.counters,
+    taskId: episode.task.id,
+    segmented: Boolean(episode.segment),
+    parks: episode.parks ?? 0,
+  });
   let host = hostActivities(input, episode.sandbox);
   let continuing = false;
   try {
@@ -125,17 +196,36 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
         continue;
       }
       const { outcome, detail } = ended;
-      if (outcome === Outcomes.submitted || outcome === Outcomes.turnLimit || outcome === Outcomes.tokenLimit || outcome === Outcomes.timeout) {
+      if (
+        outcome === Outcomes.submitted ||
+        outcome === Outcomes.turnLimit ||
+        outcome === Outcomes.tokenLimit ||
+        outcome === Outcomes.timeout
+      ) {
         let score: ScoreSummary;
         progress.phase = 'scoring';
         const scoringStart = Date.now();
         try {
-          score = await host.scoreSubmission({ workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs });
+          score = await host.scoreSubmission({
+            workflowId,
+            episodeId,
+            runId: input.runId,
+            sandbox: episode.sandbox,
+            task: episode.task,
+            checker: input.checker,
+            testTimeoutMs: input.budgets.testTimeoutMs,
+          });
           episode.timings.scoringMs += Date.now() - scoringStart;
         } catch (error) {
           if (isCancellation(error)) throw error;
           const lost = isHostLost(error) || failureType(error) === ErrorTypes.sandboxCrash;
-          return await finish(input, episode, lost ? Outcomes.sandboxCrash : Outcomes.graderError, null, `scoring failed: ${messageOf(error)}`);
+          return await finish(
+            input,
+            episode,
+            lost ? Outcomes.sandboxCrash : Outcomes.graderError,
+            null,
+            `scoring failed: ${messageOf(error)}`,
+          );
         }
         return await finish(input, episode, outcome, score, detail);
       }
@@ -150,15 +240,22 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
     if (!continuing && !episode.parked) {
       progress.phase = 'releasing';
       // released even when the episode is cancelled; a host that is gone leaves the container to the reaper
-      await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
-        log.warn('sandbox release failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
+      await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch(
+        (error: unknown) =>
+          log.warn('sandbox release failed; the reaper will remove it', {
+            error: messageOf(error),
+            container: episode.sandbox.containerName,
+          }),
       );
     }
   }
 }
 
 /** Acquires a sandbox on any host (a parked episode's next segment: restored from its snapshot). */
-async function acquireSandbox(input: EpisodeInput, request: Parameters<HostActivities['acquireSandbox']>[0]): Promise<SandboxHandle> {
+async function acquireSandbox(
+  input: EpisodeInput,
+  request: Parameters<HostActivities['acquireSandbox']>[0],
+): Promise<SandboxHandle> {
   const acquire = proxyActivities<HostActivities>({
     taskQueue: sandboxesQueue(workflowInfo().taskQueue),
     startToCloseTimeout: input.timeouts.acquireMs,
@@ -172,24 +269,44 @@ async function acquireSandbox(input: EpisodeInput, request: Parameters<HostActiv
 }
 
 /** Saves the tree, releases the container and marks the episode parked; the acting time left is kept. */
-async function parkSandbox(input: EpisodeInput, episode: EpisodeState, host: Host, progress: EpisodeProgress, episodeId: string): Promise<void> {
+async function parkSandbox(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  progress: EpisodeProgress,
+  episodeId: string,
+): Promise<void> {
   progress.phase = 'parking';
   const snapshot = await host.parkSandbox({ sandbox: episode.sandbox, episodeId });
   // the snapshot is in the store: from here on the container may go, even on cancellation
   episode.parked = { snapshot, actingLeftMs: Math.max(0, episode.deadlineAtMs - Date.now()), atMs: Date.now() };
   episode.parks = (episode.parks ?? 0) + 1;
   progress.parks = episode.parks;
-  await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch((error: unknown) =>
-    log.warn('sandbox release after parking failed; the reaper will remove it', { error: messageOf(error), container: episode.sandbox.containerName }),
+  await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch(
+    (error: unknown) =>
+      log.warn('sandbox release after parking failed; the reaper will remove it', {
+        error: messageOf(error),
+        container: episode.sandbox.containerName,
+      }),
   );
   upsertSearchAttributes([{ key: SearchAttributes.phase, value: 'parked' }]);
   progress.phase = 'parked';
   log.info('episode parked', { turns: episode.counters.turns, snapshot: snapshot.ref, entries: snapshot.entries });
-  await report(input, { kind: 'parked', workflowId: workflowInfo().workflowId, version: episode.policy.version, turns: episode.counters.turns });
+  await report(input, {
+    kind: 'parked',
+    workflowId: workflowInfo().workflowId,
+    version: episode.policy.version,
+    turns: episode.counters.turns,
+  });
 }
 
 /** Waits, holding no container, for a resume or a release; a parked episode past its time to live is released. */
-async function waitParked(input: EpisodeInput, episode: EpisodeState, progress: EpisodeProgress, control: Control): Promise<{ release: string | null }> {
+async function waitParked(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  progress: EpisodeProgress,
+  control: Control,
+): Promise<{ release: string | null }> {
   progress.phase = 'parked';
   const ttlMs = episode.segment?.parkTtlMs ?? defaultParkTtlMs;
   const leftMs = Math.max(0, (episode.parked?.atMs ?? Date.now()) + ttlMs - Date.now());
@@ -200,17 +317,25 @@ async function waitParked(input: EpisodeInput, episode: EpisodeState, progress: 
 }
 
 /** A fresh hardened container restored from the snapshot, on any host, with the version the resume names. */
-async function resumeParked(input: EpisodeInput, episode: EpisodeState, progress: EpisodeProgress, control: Control, episodeId: string): Promise<{ ok: true } | { ok: false; detail: string }> {
+async function resumeParked(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  progress: EpisodeProgress,
+  control: Control,
+  episodeId: string,
+): Promise<{ ok: true } | { ok: false; detail: string }> {
   const request = control.resume!;
   control.resume = null;
   progress.phase = 'resuming';
   // a new segment budget replaces the one in force; its time to live stays unless it states one
   if (request.segment !== undefined) {
     const ttl = episode.segment?.parkTtlMs;
-    episode.segment = request.segment === null ? null : { ...(ttl === undefined ? {} : { parkTtlMs: ttl }), ...request.segment };
+    episode.segment =
+      request.segment === null ? null : { ...(ttl === undefined ? {} : { parkTtlMs: ttl }), ...request.segment };
     progress.segmented = Boolean(episode.segment);
   }
-  const version = request.policyVersion ?? (request.newest ? await records.currentPolicyVersion({ policy: episode.policy }) : null);
+  const version =
+    request.policyVersion ?? (request.newest ? await records.currentPolicyVersion({ policy: episode.policy }) : null);
   if (version && servedPolicyKinds.includes(episode.policy.kind)) {
     episode.policy = { ...episode.policy, version };
     control.version = version;
@@ -220,7 +345,13 @@ async function resumeParked(input: EpisodeInput, episode: EpisodeState, progress
   const started = Date.now();
   let sandbox: SandboxHandle;
   try {
-    sandbox = await acquireSandbox(input, { workflowId: workflowInfo().workflowId, episodeId, runId: input.runId, task: episode.task, restore: { snapshot: parked.snapshot, segment } });
+    sandbox = await acquireSandbox(input, {
+      workflowId: workflowInfo().workflowId,
+      episodeId,
+      runId: input.runId,
+      task: episode.task,
+      restore: { snapshot: parked.snapshot, segment },
+    });
   } catch (error) {
     if (isCancellation(error)) throw error;
     // the snapshot stays: the episode is not parked any more, and nothing is left to release
@@ -252,10 +383,17 @@ async function report(input: EpisodeInput, event: EpisodeEvent): Promise<void> {
 
 /** The result reported for an episode that failed as a workflow: an environment failure (never trained on). */
 function failedResult(input: EpisodeInput, progress: EpisodeProgress, error: unknown): EpisodeResult {
-  const policyFailure = failureType(error) === ErrorTypes.policyError || failureType(error) === ErrorTypes.invalidPolicy;
+  const policyFailure =
+    failureType(error) === ErrorTypes.policyError || failureType(error) === ErrorTypes.invalidPolicy;
   return failedEpisodeResult({
-    workflowId: workflowInfo().workflowId, episodeId: currentEpisodeId(), runId: input.runId, taskId: progress.taskId ?? '', checker: input.checker,
-    outcome: policyFailure ? Outcomes.policyError : Outcomes.sandboxCrash, error: isCancellation(error) ? 'cancelled' : messageOf(error), counters: progress.counters,
+    workflowId: workflowInfo().workflowId,
+    episodeId: currentEpisodeId(),
+    runId: input.runId,
+    taskId: progress.taskId ?? '',
+    checker: input.checker,
+    outcome: policyFailure ? Outcomes.policyError : Outcomes.sandboxCrash,
+    error: isCancellation(error) ? 'cancelled' : messageOf(error),
+    counters: progress.counters,
   });
 }
 
@@ -291,16 +429,40 @@ function hostActivities(input: EpisodeInput, sandbox: SandboxHandle) {
     ...common,
     // two test runs, container start-up and the archive copy
     startToCloseTimeout: input.budgets.testTimeoutMs * 2 + 180_000,
-    retry: { initialInterval: '2s', maximumAttempts: 3, nonRetryableErrorTypes: [ErrorTypes.graderError, ErrorTypes.sandboxCrash] },
+    retry: {
+      initialInterval: '2s',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: [ErrorTypes.graderError, ErrorTypes.sandboxCrash],
+    },
   });
-  const release = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } });
+  const release = proxyActivities<HostActivities>({
+    ...common,
+    startToCloseTimeout: '2 minutes',
+    retry: { maximumAttempts: 5 },
+  });
   // saving the tree reads the repository out through the archive API: seconds, a minute at most
-  const park = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 5 } });
-  return { takeTurn: turn, scoreSubmission: scoring.scoreSubmission, probeSubmission: scoring.probeSubmission, releaseSandbox: release.releaseSandbox, parkSandbox: park.parkSandbox };
+  const park = proxyActivities<HostActivities>({
+    ...common,
+    startToCloseTimeout: '5 minutes',
+    retry: { maximumAttempts: 5 },
+  });
+  return {
+    takeTurn: turn,
+    scoreSubmission: scoring.scoreSubmission,
+    probeSubmission: scoring.probeSubmission,
+    releaseSandbox: release.releaseSandbox,
+    parkSandbox: park.parkSandbox,
+  };
 }
 
 /** Runs turns until an outcome, until the segment ends (park), or until it is time to continue as new. */
-async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host, control: Control, requestContinueAsNew: () => void): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
+async function takeTurns(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  control: Control,
+  requestContinueAsNew: () => void,
+): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
   const episodeId = currentEpisodeId();
   const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
   const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
@@ -321,30 +483,60 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
       counters.deadlineHits++;
       return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed` };
     }
-    if (workflowInfo().continueAsNewSuggested || (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)) {
+    if (
+      workflowInfo().continueAsNewSuggested ||
+      (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)
+    ) {
       requestContinueAsNew();
       return { outcome: Outcomes.submitted, detail: null };
     }
     const segment = episode.segment;
     const inSegment = episode.segmentState;
-    if (segment && inSegment && ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) || (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))) {
+    if (
+      segment &&
+      inSegment &&
+      ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) ||
+        (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))
+    ) {
       return { park: true };
     }
     // a version the run published since the last turn: the whole turn samples it (a turn never mixes versions)
-    if (control.version && servedPolicyKinds.includes(episode.policy.kind) && control.version !== episode.policy.version) episode.policy = { ...episode.policy, version: control.version };
+    if (
+      control.version &&
+      servedPolicyKinds.includes(episode.policy.kind) &&
+      control.version !== episode.policy.version
+    )
+      episode.policy = { ...episode.policy, version: control.version };
     if (episode.versions?.at(-1) !== episode.policy.version) (episode.versions ??= []).push(episode.policy.version);
     const turn = counters.turns;
     let summary: TurnSummary;
     const turnStart = Date.now();
     try {
-      summary = await host.takeTurn(remaining)({ episodeId, turn, container: episode.sandbox.containerName, policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version }, promptRef: episode.task.promptRef, maxTurns, toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining), maxObservationBytes: input.budgets.maxObservationBytes });
+      summary = await host.takeTurn(remaining)({
+        episodeId,
+        turn,
+        container: episode.sandbox.containerName,
+        policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version },
+        promptRef: episode.task.promptRef,
+        maxTurns,
+        toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining),
+        maxObservationBytes: input.budgets.maxObservationBytes,
+      });
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
         counters.deadlineHits++;
-        return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}` };
+        return {
+          outcome: Outcomes.timeout,
+          detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}`,
+        };
       }
-      return { outcome: Outcomes.sandboxCrash, detail: isHostLost(error) ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue` : `turn ${turn} failed: ${messageOf(error)}` };
+      return {
+        outcome: Outcomes.sandboxCrash,
+        detail: isHostLost(error)
+          ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue`
+          : `turn ${turn} failed: ${messageOf(error)}`,
+      };
     }
     if (episode.timings) episode.timings.turnsMs += Date.now() - turnStart;
     if (episode.segmentState) {
@@ -365,7 +557,12 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
     if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
     // a check after a change is a stop point (the agent interface's actionKind)
     if (summary.actionKind === 'check' && episode.changed) {
-      const stop: StopRecord = { turn, passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut, submitted: false, probe: null };
+      const stop: StopRecord = {
+        turn,
+        passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut,
+        submitted: false,
+        probe: null,
+      };
       stops.push(stop);
       if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, episodeId, turn);
     }
@@ -393,10 +590,25 @@ async function takeTurns(input: EpisodeInput, episode: EpisodeState, host: Host,
  * decision gets no credit); the episode goes on: a strict probe never touches the agent's
  * container, and a weak one only runs the visible tests there, as the agent's own checks do.
  */
-async function probeStop(input: EpisodeInput, episode: EpisodeState, host: Host, episodeId: string, turn: number): Promise<number | null> {
+async function probeStop(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  episodeId: string,
+  turn: number,
+): Promise<number | null> {
   const started = Date.now();
   try {
-    const { reward } = await host.probeSubmission({ workflowId: workflowInfo().workflowId, episodeId, runId: input.runId, sandbox: episode.sandbox, task: episode.task, checker: input.checker, testTimeoutMs: input.budgets.testTimeoutMs, turn });
+    const { reward } = await host.probeSubmission({
+      workflowId: workflowInfo().workflowId,
+      episodeId,
+      runId: input.runId,
+      sandbox: episode.sandbox,
+      task: episode.task,
+      checker: input.checker,
+      testTimeoutMs: input.budgets.testTimeoutMs,
+      turn,
+    });
     return reward;
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -462,7 +674,7 @@ function isHostLost(error: unknown): boolean {
 
 function failureType(error: unknown): string | undefined {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure ? cause.type ?? undefined : undefined;
+  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
 }
 
 function messageOf(error: unknown): string {

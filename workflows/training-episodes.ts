@@ -1,4 +1,11 @@
-import { ApplicationFailure, ParentClosePolicy, executeChild, isCancellation, log, patched } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  executeChild,
+  isCancellation,
+  log,
+  patched,
+} from '@temporalio/workflow';
 import type { BatchEpisode } from '../activities';
 import { EpisodeInput, failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
 import { ErrorTypes } from '../shared/errors';
@@ -20,8 +27,17 @@ export interface EpisodeSpec {
 
 export type GroupedResult = EpisodeResult & { group: string };
 
-/** The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample (and `extra`: whom to report to, a segment budget). */
-export function episodeInput(input: TrainingRunInput, runId: string, spec: EpisodeSpec, probeStops: boolean, extra: Pick<EpisodeInput, 'reportTo' | 'segment'> = {}): EpisodeInput {
+/**
+ * The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample (and `extra`: whom
+ * to report to, a segment budget).
+ */
+export function episodeInput(
+  input: TrainingRunInput,
+  runId: string,
+  spec: EpisodeSpec,
+  probeStops: boolean,
+  extra: Pick<EpisodeInput, 'reportTo' | 'segment'> = {},
+): EpisodeInput {
   const toy = toyModelOf(input);
   return EpisodeInput.parse({
     task: spec.task,
@@ -31,7 +47,11 @@ export function episodeInput(input: TrainingRunInput, runId: string, spec: Episo
     runId,
     budgets: input.budgets,
     // the toy model's window is its context; a served chat model states its own
-    sampling: { ...input.sampling, seed: input.seed * 1_000_003 + spec.sample, ...(toy ? { window: toy.context } : {}) },
+    sampling: {
+      ...input.sampling,
+      seed: input.seed * 1_000_003 + spec.sample,
+      ...(toy ? { window: toy.context } : {}),
+    },
     ...extra,
   });
 }
@@ -54,11 +74,17 @@ export async function runEpisodes(
   let next = 0;
   const runChild = async (spec: EpisodeSpec, workflowId: string): Promise<EpisodeResult> => {
     try {
-      return await executeChild(rolloutEpisode, { workflowId, args: [episodeInput(input, runId, spec, probeStops)], parentClosePolicy: ParentClosePolicy.TERMINATE });
+      return await executeChild(rolloutEpisode, {
+        workflowId,
+        args: [episodeInput(input, runId, spec, probeStops)],
+        parentClosePolicy: ParentClosePolicy.TERMINATE,
+      });
     } catch (error) {
       if (isCancellation(error)) throw error;
       log.warn('episode failed; counted as an environment failure', { workflowId, error: String(error) });
-      const outcome = applicationFailureTypes(error).includes(ErrorTypes.policyError) ? Outcomes.policyError : Outcomes.sandboxCrash;
+      const outcome = applicationFailureTypes(error).includes(ErrorTypes.policyError)
+        ? Outcomes.policyError
+        : Outcomes.sandboxCrash;
       return childFailure(input, runId, spec, workflowId, String(error), outcome);
     }
   };
@@ -70,8 +96,15 @@ export async function runEpisodes(
       // an environment failure (a crashed sandbox, an unreachable policy, a grader fault) says nothing
       // of the policy: the episode runs again, so that its group stays whole
       // (runs started before re-sampling existed replay without it)
-      for (let again = 1; again <= maxResamples && environmentFailures.includes(result.outcome) && patched(resamplePatch); again++) {
-        log.warn('episode ended in an environment failure; sampling it again', { workflowId: result.workflowId, outcome: result.outcome });
+      for (
+        let again = 1;
+        again <= maxResamples && environmentFailures.includes(result.outcome) && patched(resamplePatch);
+        again++
+      ) {
+        log.warn('episode ended in an environment failure; sampling it again', {
+          workflowId: result.workflowId,
+          outcome: result.outcome,
+        });
         progress.resampled = (progress.resampled ?? 0) + 1;
         result = await runChild(spec, `${spec.id}.again-${again}`);
       }
@@ -95,7 +128,14 @@ export function taskName(path: string): string {
 
 /** What the batch builder needs of a result. */
 export function batchEpisode(result: GroupedResult): BatchEpisode {
-  return { episodeId: result.episodeId, groupId: result.group, outcome: result.outcome, reward: result.reward, trueSuccess: result.trueSuccess, stops: result.stops ?? [] };
+  return {
+    episodeId: result.episodeId,
+    groupId: result.group,
+    outcome: result.outcome,
+    reward: result.reward,
+    trueSuccess: result.trueSuccess,
+    stops: result.stops ?? [],
+  };
 }
 
 /** The types of the application failures along an error's causes (a child's activity's, for one). */
@@ -119,5 +159,13 @@ export function childFailure(
   error: string,
   outcome: typeof Outcomes.policyError | typeof Outcomes.sandboxCrash = Outcomes.sandboxCrash,
 ): EpisodeResult {
-  return failedEpisodeResult({ workflowId, episodeId: failedEpisodeIdOf(workflowId), runId, taskId: taskName(spec.task), checker: input.checker, outcome, error });
+  return failedEpisodeResult({
+    workflowId,
+    episodeId: failedEpisodeIdOf(workflowId),
+    runId,
+    taskId: taskName(spec.task),
+    checker: input.checker,
+    outcome,
+    error,
+  });
 }

@@ -1,17 +1,48 @@
-import { ApplicationFailure, continueAsNew, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
-import { InitPolicyInput, InitPolicyResult, nonRetryableTrainerErrors, type TrainerActivities, type TrainOnBatchResult } from '../shared/trainer-contract';
 import {
-  hfModelOf, inEvalTail, summariseEpisodes, TrainingRunInput, type EpisodeSetMetrics, type IterationMetrics, type TrainingProgress, type TrainingRunState,
+  InitPolicyInput,
+  InitPolicyResult,
+  nonRetryableTrainerErrors,
+  type TrainerActivities,
+  type TrainOnBatchResult,
+} from '../shared/trainer-contract';
+import {
+  hfModelOf,
+  inEvalTail,
+  summariseEpisodes,
+  TrainingRunInput,
+  type EpisodeSetMetrics,
+  type IterationMetrics,
+  type TrainingProgress,
+  type TrainingRunState,
 } from '../shared/training-run';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
-import { activities, batchModel, checked, publish, publishWeights, servedPolicy, stepFigures, trainerModel, trainStep, type Run } from './training-steps';
+import {
+  activities,
+  batchModel,
+  checked,
+  publish,
+  publishWeights,
+  servedPolicy,
+  stepFigures,
+  trainerModel,
+  trainStep,
+  type Run,
+} from './training-steps';
 
 export interface TrainingRunResult {
   runId: string;
@@ -28,12 +59,20 @@ export interface TrainingRunResult {
  */
 export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunResult> {
   const parsed = TrainingRunInput.safeParse(rawInput ?? {});
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(describeIssues('training run input', parsed.error), ErrorTypes.invalidInput);
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(describeIssues('training run input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
   const runId = input.runId ?? workflowInfo().workflowId;
   const progress: TrainingProgress = {
-    runId, phase: 'setting-up', iteration: input.state?.iteration ?? 0, iterations: input.iterations,
-    episodesDone: 0, episodesTotal: 0, step: input.state?.policy.step ?? 0, policyVersion: input.state?.policy.version ?? null, last: input.state?.last ?? null,
+    runId,
+    phase: 'setting-up',
+    iteration: input.state?.iteration ?? 0,
+    iterations: input.iterations,
+    episodesDone: 0,
+    episodesTotal: 0,
+    step: input.state?.policy.step ?? 0,
+    policyVersion: input.state?.policy.version ?? null,
+    last: input.state?.last ?? null,
   };
   setHandler(trainingProgressQuery, () => progress);
   // an asynchronous run's episodes report here by signal, whichever run of the chain is current
@@ -49,7 +88,12 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
     // a step on a CPU takes seconds to minutes; the heartbeat (every 2 s) notices a killed trainer
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: '30 seconds',
-    retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: nonRetryableTrainerErrors },
+    retry: {
+      initialInterval: '2s',
+      maximumInterval: '30s',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: nonRetryableTrainerErrors,
+    },
   });
   const state = input.state ?? (await setUpRun(input, runId, trainer));
   progress.step = state.policy.step;
@@ -59,14 +103,16 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
   if (!state.warmStarted && input.warmStart.episodes > 0 && state.policy.step === 0) await warmStart(run);
 
   if (input.mode === 'async') {
-    if ((await runAsync(run, events)) === 'continue') return continueAsNew<typeof trainingRun>({ ...input, runId, state });
+    if ((await runAsync(run, events)) === 'continue')
+      return continueAsNew<typeof trainingRun>({ ...input, runId, state });
     return finish(run);
   }
   const outOfTime = input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
   if (outOfTime) log.info('time budget spent: no further iterations', { runId, iteration: state.iteration });
   if (state.iteration < input.iterations && !outOfTime) {
     await runIteration(run);
-    const budgetLeft = input.timeBudgetMinutes === 0 || Date.now() - state.startedAtMs <= input.timeBudgetMinutes * 60_000;
+    const budgetLeft =
+      input.timeBudgetMinutes === 0 || Date.now() - state.startedAtMs <= input.timeBudgetMinutes * 60_000;
     if (state.iteration < input.iterations && budgetLeft) {
       return continueAsNew<typeof trainingRun>({ ...input, runId, state });
     }
@@ -81,7 +127,13 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
  */
 async function setUpRun(input: TrainingRunInput, runId: string, trainer: TrainerActivities): Promise<TrainingRunState> {
   const { state: _state, ...config } = input;
-  const setup = await activities.setupRun({ runId, tasks: input.tasks, evalTasks: input.evalTasks, evalLimit: input.evalLimit, config: { ...config, runId } });
+  const setup = await activities.setupRun({
+    runId,
+    tasks: input.tasks,
+    evalTasks: input.evalTasks,
+    evalLimit: input.evalLimit,
+    config: { ...config, runId },
+  });
   let state: TrainingRunState;
   if (setup.saved) {
     // an asynchronous run's episodes of before were let go when it stopped: a resumed run starts a fresh pool
@@ -91,12 +143,24 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
     await publishWeights(input, state.policy.onnxPath, state.policy.version);
   } else {
     // the toy model is initialised from the seed; a real model starts from its prepared weights
-    const request = checked(InitPolicyInput, { runDir: setup.runDir, seed: input.seed, ...trainerModel(input) }, 'initPolicy input');
+    const request = checked(
+      InitPolicyInput,
+      { runDir: setup.runDir, seed: input.seed, ...trainerModel(input) },
+      'initPolicy input',
+    );
     const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
     const version = await publishWeights(input, initial.onnxPath, initial.policyVersion);
     state = {
-      runDir: setup.runDir, trainTasks: setup.trainTasks, evalTasks: setup.evalTasks, iteration: 0, policy: { step: 0, version, onnxPath: initial.onnxPath },
-      versions: { [version]: 0 }, warmStarted: false, epoch: 0, startedAtMs: Date.now(), last: null,
+      runDir: setup.runDir,
+      trainTasks: setup.trainTasks,
+      evalTasks: setup.evalTasks,
+      iteration: 0,
+      policy: { step: 0, version, onnxPath: initial.onnxPath },
+      versions: { [version]: 0 },
+      warmStarted: false,
+      epoch: 0,
+      startedAtMs: Date.now(),
+      last: null,
     };
   }
   await activities.saveRunState({ state });
@@ -113,10 +177,25 @@ async function warmStart(run: Run): Promise<void> {
   const demonstrator = formatPolicySpec({ kind: 'demo', name: hfModelOf(input) ? 'tools' : 'format' });
   const specs = Array.from({ length: input.warmStart.episodes }, (_, index): EpisodeSpec => {
     const task = state.trainTasks[index % state.trainTasks.length]!;
-    return { id: `${run.prefix}.demo.${taskName(task)}.${index}`, task, policy: demonstrator, sample: index, group: task };
+    return {
+      id: `${run.prefix}.demo.${taskName(task)}.${index}`,
+      task,
+      policy: demonstrator,
+      sample: index,
+      group: task,
+    };
   });
   const demos = await runEpisodes(input, run.runId, run.progress, specs);
-  const batch = await activities.buildBatch({ runDir: state.runDir, name: 'warm-start', episodes: demos.map(batchEpisode), objective: 'imitation', estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input) });
+  const batch = await activities.buildBatch({
+    runDir: state.runDir,
+    name: 'warm-start',
+    episodes: demos.map(batchEpisode),
+    objective: 'imitation',
+    estimator: input.estimator,
+    truncation: input.truncation,
+    versions: state.versions,
+    ...batchModel(input),
+  });
   if (batch.rows > 0) {
     await publish(run, await trainStep(run, batch, 'imitation', input.warmStart.epochs, undefined, input.warmStart.lr));
     state.referenceStep = state.policy.step;
@@ -141,14 +220,27 @@ async function runIteration(run: Run): Promise<void> {
   const evalMetrics = evalNow ? await evaluate(run, `eval-${iteration}`) : null;
   const evalS = (Date.now() - evalStarted) / 1000;
   progress.phase = 'sampling';
-  const specs = tasks.flatMap((task) => Array.from({ length: input.groupSize }, (_, sample): EpisodeSpec => ({
-    id: `${run.prefix}.it${iteration}.${taskName(task)}.${sample}`, task, policy: servedPolicy(run), sample: iteration * 10_000 + sample, group: `${iteration}:${task}`,
-  })));
+  const specs = tasks.flatMap((task) =>
+    Array.from({ length: input.groupSize }, (_, sample): EpisodeSpec => ({
+      id: `${run.prefix}.it${iteration}.${taskName(task)}.${sample}`,
+      task,
+      policy: servedPolicy(run),
+      sample: iteration * 10_000 + sample,
+      group: `${iteration}:${task}`,
+    })),
+  );
   // the stop decisions' credit needs the grade of each passed check's state
   const results = await runEpisodes(input, run.runId, progress, specs, input.stopCredit > 0);
   const batch = await activities.buildBatch({
-    runDir: state.runDir, name: `iteration-${String(iteration).padStart(4, '0')}`, episodes: results.map(batchEpisode), objective: 'policy_gradient',
-    estimator: input.estimator, truncation: input.truncation, versions: state.versions, ...batchModel(input), stopCredit: input.stopCredit,
+    runDir: state.runDir,
+    name: `iteration-${String(iteration).padStart(4, '0')}`,
+    episodes: results.map(batchEpisode),
+    objective: 'policy_gradient',
+    estimator: input.estimator,
+    truncation: input.truncation,
+    versions: state.versions,
+    ...batchModel(input),
+    stopCredit: input.stopCredit,
   });
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;
@@ -183,9 +275,15 @@ async function evaluate(run: Run, label: string): Promise<EpisodeSetMetrics | nu
   const { input, state } = run;
   if (state.evalTasks.length === 0) return null;
   run.progress.phase = 'evaluating';
-  const specs = state.evalTasks.flatMap((task) => Array.from({ length: input.evalSamples }, (_, sample): EpisodeSpec => ({
-    id: `${run.prefix}.${label}.${taskName(task)}.${sample}`, task, policy: servedPolicy(run), sample, group: task,
-  })));
+  const specs = state.evalTasks.flatMap((task) =>
+    Array.from({ length: input.evalSamples }, (_, sample): EpisodeSpec => ({
+      id: `${run.prefix}.${label}.${taskName(task)}.${sample}`,
+      task,
+      policy: servedPolicy(run),
+      sample,
+      group: task,
+    })),
+  );
   return summariseEpisodes(await runEpisodes(input, run.runId, run.progress, specs));
 }
 
@@ -199,10 +297,31 @@ async function finish(run: Run): Promise<TrainingRunResult> {
     runDir: state.runDir,
     // without evaluation tasks only the report is rewritten
     metrics: finalEval
-      ? { iteration: state.iteration, step: state.policy.step, policyVersion: state.policy.version, train: null, eval: finalEval, batch: null, training: null, time: { sandboxS: 0, testsS: 0, probesS: 0, inferenceS: 0, trainingS: 0, wallS: (Date.now() - evalStarted) / 1000 } }
+      ? {
+          iteration: state.iteration,
+          step: state.policy.step,
+          policyVersion: state.policy.version,
+          train: null,
+          eval: finalEval,
+          batch: null,
+          training: null,
+          time: {
+            sandboxS: 0,
+            testsS: 0,
+            probesS: 0,
+            inferenceS: 0,
+            trainingS: 0,
+            wallS: (Date.now() - evalStarted) / 1000,
+          },
+        }
       : null,
   });
   progress.phase = 'done';
-  return { runId: run.runId, runDir: state.runDir, steps: state.policy.step, policyVersion: state.policy.version, reportPath };
+  return {
+    runId: run.runId,
+    runDir: state.runDir,
+    steps: state.policy.step,
+    policyVersion: state.policy.version,
+    reportPath,
+  };
 }
-

@@ -6,7 +6,14 @@ import { formatPolicySpec } from '../shared/policy-spec';
 import { describeIssues } from '../shared/task-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import type { EpisodeResult } from '../shared/episode';
-import { hfModelOf, toyModelOf, type IterationMetrics, type TrainingProgress, type TrainingRunInput, type TrainingRunState } from '../shared/training-run';
+import {
+  hfModelOf,
+  toyModelOf,
+  type IterationMetrics,
+  type TrainingProgress,
+  type TrainingRunInput,
+  type TrainingRunState,
+} from '../shared/training-run';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.
@@ -24,7 +31,12 @@ export const activities = proxyActivities<EpisodeActivities>({
 export const publisher = proxyActivities<EpisodeActivities>({
   startToCloseTimeout: '5 minutes',
   scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [ErrorTypes.invalidInput] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [ErrorTypes.invalidInput],
+  },
 });
 
 /** What the run's phases share: its input, the state carried between iterations and the progress it reports. */
@@ -46,26 +58,56 @@ export function trainerModel(input: TrainingRunInput): { modelConfig: Record<str
   return { modelConfig: size };
 }
 
-/** What the batch builder needs to know of the run's model: the toy vocabulary, or a chat model's interface and tokenizer. */
-export function batchModel(input: TrainingRunInput): { vocabSize: number } | { agentInterface: 'chat-tools'; chatTokenizer: string } {
+/**
+ * What the batch builder needs to know of the run's model: the toy vocabulary, or a chat model's interface and
+ * tokenizer.
+ */
+export function batchModel(
+  input: TrainingRunInput,
+): { vocabSize: number } | { agentInterface: 'chat-tools'; chatTokenizer: string } {
   const hf = hfModelOf(input);
   if (hf) return { agentInterface: 'chat-tools', chatTokenizer: hf.tokenizer };
   return { vocabSize: toyModelOf(input)!.vocabSize };
 }
 
 /** One trainer step on a batch, idempotent by its step id; `lr` replaces the run's learning rate (a warm start's). */
-export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_gradient' | 'imitation', epochs: number, maxStaleness?: number, lr?: number): Promise<TrainOnBatchResult> {
+export async function trainStep(
+  run: Run,
+  batch: BuiltBatch,
+  objective: 'policy_gradient' | 'imitation',
+  epochs: number,
+  maxStaleness?: number,
+  lr?: number,
+): Promise<TrainOnBatchResult> {
   const { input, state } = run;
   const step = state.policy.step + 1;
   run.progress.phase = 'training';
-  const request = checked(TrainOnBatchInput, {
-    runDir: state.runDir, stepId: `${run.runId}-step-${step}`, step, batchPath: batch.batchPath, seed: input.seed, ...trainerModel(input),
-    optimizer: { lr: lr ?? input.lr }, temperature: input.sampling.temperature ?? 1, clipEps: input.clipEps, aggregation: input.aggregation,
-    epochs, minibatches: input.minibatches, objective,
-    // the KL anchor is the warm-started step
-    ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep ? { klCoef: input.klCoef, referenceStep: state.referenceStep } : {}),
-    ...(objective === 'policy_gradient' ? { offPolicy: input.offPolicy, isCap: input.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) } : {}),
-  }, 'trainOnBatch input');
+  const request = checked(
+    TrainOnBatchInput,
+    {
+      runDir: state.runDir,
+      stepId: `${run.runId}-step-${step}`,
+      step,
+      batchPath: batch.batchPath,
+      seed: input.seed,
+      ...trainerModel(input),
+      optimizer: { lr: lr ?? input.lr },
+      temperature: input.sampling.temperature ?? 1,
+      clipEps: input.clipEps,
+      aggregation: input.aggregation,
+      epochs,
+      minibatches: input.minibatches,
+      objective,
+      // the KL anchor is the warm-started step
+      ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep
+        ? { klCoef: input.klCoef, referenceStep: state.referenceStep }
+        : {}),
+      ...(objective === 'policy_gradient'
+        ? { offPolicy: input.offPolicy, isCap: input.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) }
+        : {}),
+    },
+    'trainOnBatch input',
+  );
   return checked(TrainOnBatchResult, await run.trainer.trainOnBatch(request), 'trainOnBatch result');
 }
 
@@ -73,7 +115,10 @@ export async function trainStep(run: Run, batch: BuiltBatch, objective: 'policy_
  * Publishes a step's weights to the policy server; later episodes sample them. A real model's
  * server is told the version (the trainer's name for the step), the toy one's names it.
  */
-export async function publish(run: Run, result: { step: number; onnxPath: string; policyVersion: string }): Promise<string> {
+export async function publish(
+  run: Run,
+  result: { step: number; onnxPath: string; policyVersion: string },
+): Promise<string> {
   run.progress.phase = 'publishing';
   const version = await publishWeights(run.input, result.onnxPath, result.policyVersion);
   run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
@@ -108,18 +153,39 @@ export function checked<S extends z.ZodType>(schema: S, value: unknown, what: st
   throw ApplicationFailure.nonRetryable(describeIssues(what, parsed.error), ErrorTypes.invalidInput);
 }
 
-/** The batch, training and time figures of one metrics line, from its episodes, its batch and its step (null: no step). */
-export function stepFigures(results: readonly EpisodeResult[], batch: BuiltBatch, training: TrainOnBatchResult | null, wallMs: number): Pick<IterationMetrics, 'batch' | 'training' | 'time'> {
+/**
+ * The batch, training and time figures of one metrics line, from its episodes, its batch and its step (null: no step).
+ */
+export function stepFigures(
+  results: readonly EpisodeResult[],
+  batch: BuiltBatch,
+  training: TrainOnBatchResult | null,
+  wallMs: number,
+): Pick<IterationMetrics, 'batch' | 'training' | 'time'> {
   return {
-    batch: { rows: batch.rows, tokens: batch.tokens, generatedTokens: batch.generatedTokens, counts: { ...batch.counts } },
-    training: training ? {
-      loss: training.metrics.loss, meanRatio: training.metrics.meanRatio, clipFraction: training.metrics.clipFraction, klK3: training.metrics.klK3,
-      klRef: training.metrics.klRef ?? null, gradNorm: training.metrics.gradNorm, skipped: training.metrics.skipped,
-      ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
-      ...(training.metrics.mismatch !== undefined ? { mismatch: { ...training.metrics.mismatch } } : {}),
-    } : null,
+    batch: {
+      rows: batch.rows,
+      tokens: batch.tokens,
+      generatedTokens: batch.generatedTokens,
+      counts: { ...batch.counts },
+    },
+    training: training
+      ? {
+          loss: training.metrics.loss,
+          meanRatio: training.metrics.meanRatio,
+          clipFraction: training.metrics.clipFraction,
+          klK3: training.metrics.klK3,
+          klRef: training.metrics.klRef ?? null,
+          gradNorm: training.metrics.gradNorm,
+          skipped: training.metrics.skipped,
+          ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
+          ...(training.metrics.mismatch !== undefined ? { mismatch: { ...training.metrics.mismatch } } : {}),
+        }
+      : null,
     time: {
-      sandboxS: results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) / 1000,
+      sandboxS:
+        results.reduce((sum, result) => sum + result.timings.acquireMs + result.timings.turnsMs, -batch.inferenceMs) /
+        1000,
       testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
       probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
       inferenceS: batch.inferenceMs / 1000,

@@ -44,7 +44,12 @@ export interface ExportedTree {
 }
 
 /** Computes the agent's changes from an archive of its tree; nothing runs inside the agent's container. */
-export async function exportChanges(container: Dockerode.Container, pristine: Record<string, Buffer>, isProtected: (path: string) => boolean, maxBytes: number): Promise<ExportedTree> {
+export async function exportChanges(
+  container: Dockerode.Container,
+  pristine: Record<string, Buffer>,
+  isProtected: (path: string) => boolean,
+  maxBytes: number,
+): Promise<ExportedTree> {
   const stream = (await container.getArchive({ path: repoPath })) as unknown as Readable;
   const entries = await readTar(stream, { stripFirst: true, maxBytes });
   const overLimits = limitFindings(entries, pristine);
@@ -52,7 +57,8 @@ export async function exportChanges(container: Dockerode.Container, pristine: Re
   const tree = new Map<string, { content: Buffer; symlink: boolean }>();
   for (const entry of entries) {
     if (entry.type === 'file') tree.set(entry.path, { content: entry.content, symlink: false });
-    else if (entry.type === 'symlink') tree.set(entry.path, { content: Buffer.from(entry.linkTarget ?? ''), symlink: true });
+    else if (entry.type === 'symlink')
+      tree.set(entry.path, { content: Buffer.from(entry.linkTarget ?? ''), symlink: true });
   }
   const text = (data: Buffer | undefined): string | null => {
     if (!data) return null;
@@ -66,11 +72,23 @@ export async function exportChanges(container: Dockerode.Container, pristine: Re
     if (key === '.git' || key.startsWith('.git/') || /(^|\/)__pycache__\//.test(key)) continue;
     const before = pristine[path];
     const after = tree.get(path);
-    const status = !before ? 'added' : !after ? 'deleted' : after.symlink || !after.content.equals(before) ? 'modified' : null;
+    const status = !before
+      ? 'added'
+      : !after
+        ? 'deleted'
+        : after.symlink || !after.content.equals(before)
+          ? 'modified'
+          : null;
     if (!status) continue;
     const afterText = after?.symlink ? null : text(after?.content);
     changes.push({
-      path, key, status, before: text(before), after: afterText, protected: isProtected(path), symlink: Boolean(after?.symlink),
+      path,
+      key,
+      status,
+      before: text(before),
+      after: afterText,
+      protected: isProtected(path),
+      symlink: Boolean(after?.symlink),
       // bytes that are not UTF-8 (a coding cookie, binary files) reach the detector exactly
       ...(after && !after.symlink && afterText === null ? { afterBase64: after.content.toString('base64') } : {}),
     });
@@ -84,15 +102,26 @@ function limitFindings(entries: readonly ArchiveEntry[], pristine: Record<string
   const add = (path: string, detail: string) => {
     if (findings.length < 10) findings.push({ kind: 'over_limits', path: path.slice(0, 300), detail });
   };
-  if (entries.length > graderLimits.entries) add('.', `the tree holds ${entries.length} entries, over the grader's limit of ${graderLimits.entries}`);
+  if (entries.length > graderLimits.entries)
+    add('.', `the tree holds ${entries.length} entries, over the grader's limit of ${graderLimits.entries}`);
   for (const entry of entries) {
     const bytes = Buffer.byteLength(entry.path);
     const parts = entry.path.split('/');
-    if (bytes > graderLimits.pathBytes) add(entry.path, `a path of ${bytes} bytes, over the grader's limit of ${graderLimits.pathBytes}`);
-    else if (parts.length > graderLimits.depth) add(entry.path, `a path ${parts.length} levels deep, over the grader's limit of ${graderLimits.depth}`);
-    else if (parts.some((part) => Buffer.byteLength(part) > graderLimits.nameBytes)) add(entry.path, `a name over the grader's limit of ${graderLimits.nameBytes} bytes`);
-    else if (entry.type === 'file' && entry.content.length > graderLimits.fileBytes && !pristine[entry.path]?.equals(entry.content)) {
-      add(entry.path, `a changed file of ${entry.content.length} bytes, over the grader's limit of ${graderLimits.fileBytes}`);
+    if (bytes > graderLimits.pathBytes)
+      add(entry.path, `a path of ${bytes} bytes, over the grader's limit of ${graderLimits.pathBytes}`);
+    else if (parts.length > graderLimits.depth)
+      add(entry.path, `a path ${parts.length} levels deep, over the grader's limit of ${graderLimits.depth}`);
+    else if (parts.some((part) => Buffer.byteLength(part) > graderLimits.nameBytes))
+      add(entry.path, `a name over the grader's limit of ${graderLimits.nameBytes} bytes`);
+    else if (
+      entry.type === 'file' &&
+      entry.content.length > graderLimits.fileBytes &&
+      !pristine[entry.path]?.equals(entry.content)
+    ) {
+      add(
+        entry.path,
+        `a changed file of ${entry.content.length} bytes, over the grader's limit of ${graderLimits.fileBytes}`,
+      );
     }
   }
   return findings;
@@ -104,11 +133,21 @@ function limitFindings(entries: readonly ArchiveEntry[], pristine: Record<string
  */
 export function dropPathConflicts(files: Record<string, Buffer>, agentPaths: ReadonlySet<string>): string[] {
   const paths = Object.keys(files);
-  const folders = new Set(paths.flatMap((path) => path.split('/').slice(0, -1).map((_, index, parts) => parts.slice(0, index + 1).join('/'))));
+  const folders = new Set(
+    paths.flatMap((path) =>
+      path
+        .split('/')
+        .slice(0, -1)
+        .map((_, index, parts) => parts.slice(0, index + 1).join('/')),
+    ),
+  );
   const dropped: string[] = [];
   for (const path of paths) {
     if (!agentPaths.has(path)) continue;
-    const parents = path.split('/').slice(0, -1).map((_, index, parts) => parts.slice(0, index + 1).join('/'));
+    const parents = path
+      .split('/')
+      .slice(0, -1)
+      .map((_, index, parts) => parts.slice(0, index + 1).join('/'));
     if (folders.has(path) || parents.some((parent) => parent in files)) {
       delete files[path];
       dropped.push(path);

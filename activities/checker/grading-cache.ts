@@ -21,12 +21,19 @@ import { OracleAuditResult } from './oracle-audit';
  * (`grading.cacheResults: false`) for task sets whose tests are not.
  */
 export function createGradingCache(store: ArtifactStore, docker: Dockerode, enabled: boolean) {
-  const code = hashFiles(['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py', '../shared/tamper-kinds.json'].map((name) => join(sandboxDir, name)));
+  const code = hashFiles(
+    ['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py', '../shared/tamper-kinds.json'].map(
+      (name) => join(sandboxDir, name),
+    ),
+  );
   const imageIds = new Map<string, Promise<string>>();
   const imageId = (image: string) => {
     let id = imageIds.get(image);
     if (!id) {
-      id = docker.getImage(image).inspect().then((info) => info.Id);
+      id = docker
+        .getImage(image)
+        .inspect()
+        .then((info) => info.Id);
       // a failed lookup is not remembered: the next call asks again
       id.catch(() => imageIds.delete(image));
       imageIds.set(image, id);
@@ -41,10 +48,16 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
 
   return {
     /** The cached result of a test run of `files`, or the result of `run` (kept when it completed). */
-    async grade(options: { image: string; role: string; timeoutMs: number; files: Record<string, Buffer> }, run: () => Promise<HarnessResult>): Promise<HarnessResult & { cached?: boolean }> {
+    async grade(
+      options: { image: string; role: string; timeoutMs: number; files: Record<string, Buffer> },
+      run: () => Promise<HarnessResult>,
+    ): Promise<HarnessResult & { cached?: boolean }> {
       if (!enabled) return run();
-      const hash = createHash('sha256').update(`grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0`);
-      for (const path of Object.keys(options.files).sort()) hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      const hash = createHash('sha256').update(
+        `grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0`,
+      );
+      for (const path of Object.keys(options.files).sort())
+        hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
       const key = hash.digest('hex');
       const cached = await read(key, HarnessResult);
       if (cached) return { ...cached, cached: true };
@@ -54,10 +67,17 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
     },
 
     /** The cached outcome of an oracle audit of `files` (only the outcome is kept, no expected value), or `run`'s. */
-    async audit(options: { image: string; timeoutMs: number; files: Record<string, Buffer>; calls: readonly OracleCall[] }, run: () => Promise<OracleAuditResult>): Promise<OracleAuditResult & { cached?: boolean }> {
+    async audit(
+      options: { image: string; timeoutMs: number; files: Record<string, Buffer>; calls: readonly OracleCall[] },
+      run: () => Promise<OracleAuditResult>,
+    ): Promise<OracleAuditResult & { cached?: boolean }> {
       if (!enabled) return run();
-      const hash = createHash('sha256').update(`audit\0${code}\0${await imageId(options.image)}\0${options.timeoutMs}\0`).update(JSON.stringify(options.calls)).update('\0');
-      for (const path of Object.keys(options.files).sort()) hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      const hash = createHash('sha256')
+        .update(`audit\0${code}\0${await imageId(options.image)}\0${options.timeoutMs}\0`)
+        .update(JSON.stringify(options.calls))
+        .update('\0');
+      for (const path of Object.keys(options.files).sort())
+        hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
       const key = hash.digest('hex');
       const cached = await read(key, OracleAuditResult);
       if (cached) return { ...cached, cached: true };

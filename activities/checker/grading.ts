@@ -12,15 +12,19 @@ export type TestOutcome = (typeof TestOutcomes)[number];
 export const HarnessResult = z.object({
   exitCode: z.number().int().nullable(),
   timedOut: z.boolean(),
-  report: z.object({
-    tests: z.array(z.object({
-      nodeid: z.string(),
-      outcome: z.enum(TestOutcomes),
-      /** where a failed test failed (repository-relative path, 1-based line, the exception's text) */
-      crash: z.object({ path: z.string(), line: z.number().int(), message: z.string() }).optional(),
-    })),
-    collectErrors: z.array(z.string()),
-  }).nullable(),
+  report: z
+    .object({
+      tests: z.array(
+        z.object({
+          nodeid: z.string(),
+          outcome: z.enum(TestOutcomes),
+          /** where a failed test failed (repository-relative path, 1-based line, the exception's text) */
+          crash: z.object({ path: z.string(), line: z.number().int(), message: z.string() }).optional(),
+        }),
+      ),
+      collectErrors: z.array(z.string()),
+    })
+    .nullable(),
   output: z.string(),
   outputTruncated: z.boolean(),
   durationMs: z.number(),
@@ -51,7 +55,14 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
   const { docker, name } = options;
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
   const { container, volumes } = await createHardenedContainer(docker, {
-    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, episodeId: options.episodeId, runId: options.runId, role: options.role, sandbox: options.sandbox,
+    name,
+    deployment: options.deployment,
+    image: options.image,
+    workflowId: options.workflowId,
+    episodeId: options.episodeId,
+    runId: options.runId,
+    role: options.role,
+    sandbox: options.sandbox,
   });
   try {
     await container.start();
@@ -60,15 +71,28 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
     // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
     // that pytest has not collected yet
     await container.putArchive(await buildTar(entries, { uid: 0, gid: 0 }), { path: repoPath });
-    const args = ['python3', '-I', `${spoolPath}/grade-harness.py`, '--repo', repoPath, '--uid', String(options.sandbox.uid), '--gid', String(options.sandbox.uid),
-      '--timeout', String(Math.max(1, Math.ceil(options.timeoutMs / 1000)))];
+    const args = [
+      'python3',
+      '-I',
+      `${spoolPath}/grade-harness.py`,
+      '--repo',
+      repoPath,
+      '--uid',
+      String(options.sandbox.uid),
+      '--gid',
+      String(options.sandbox.uid),
+      '--timeout',
+      String(Math.max(1, Math.ceil(options.timeoutMs / 1000))),
+    ];
     if (options.collectOnly) args.push('--collect-only');
     const exec = await execCollect(docker, container, args, { user: '0:0', workingDir: '/' });
     const line = exec.stdout.trim().split('\n').pop() ?? '';
     try {
       return parseJson(HarnessResult, line, 'grade harness result');
     } catch {
-      throw new GraderError(`grade harness printed no result (exit ${exec.exitCode}): ${(exec.stderr || exec.stdout).slice(-800)}`);
+      throw new GraderError(
+        `grade harness printed no result (exit ${exec.exitCode}): ${(exec.stderr || exec.stdout).slice(-800)}`,
+      );
     }
   } finally {
     await removeSandbox(docker, name, volumes);
@@ -94,4 +118,3 @@ export function expectedOutcomesPassed(result: HarnessResult, expected: readonly
   const outcomes = new Map(result.report.tests.map((test) => [test.nodeid, test.outcome]));
   return expected.every((id) => outcomes.get(id) === 'passed');
 }
-

@@ -8,7 +8,14 @@
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { OracleCall } from '../../shared/task-spec';
-import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar, type ContainerOptions } from '../sandbox/container';
+import {
+  createHardenedContainer,
+  removeSandbox,
+  repoPath,
+  spoolPath,
+  spoolTar,
+  type ContainerOptions,
+} from '../sandbox/container';
 import { buildTar, execCollect } from '../sandbox/docker';
 
 /** Bounds of the comparison; beyond them an output is wrong, never a grader failure. */
@@ -49,24 +56,70 @@ export async function auditOracleCalls(options: OracleAuditOptions): Promise<Ora
   const started = Date.now();
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
   const { container, volumes } = await createHardenedContainer(docker, {
-    name, deployment: options.deployment, image: options.image, workflowId: options.workflowId, episodeId: options.episodeId, runId: options.runId, role: 'audit', sandbox: options.sandbox,
+    name,
+    deployment: options.deployment,
+    image: options.image,
+    workflowId: options.workflowId,
+    episodeId: options.episodeId,
+    runId: options.runId,
+    role: 'audit',
+    sandbox: options.sandbox,
   });
   let timer: NodeJS.Timeout | undefined;
   try {
     await container.start();
     // inputs only: the expected outcomes stay in this process
-    const requests = options.calls.map(({ module, function: fn, args, kwargs }) => ({ module, function: fn, args, ...(kwargs ? { kwargs } : {}) }));
+    const requests = options.calls.map(({ module, function: fn, args, kwargs }) => ({
+      module,
+      function: fn,
+      args,
+      ...(kwargs ? { kwargs } : {}),
+    }));
     await container.putArchive(await spoolTar(), { path: spoolPath });
-    await container.putArchive(await buildTar([{ path: 'calls.json', content: Buffer.from(JSON.stringify(requests)), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
-    await container.putArchive(await buildTar(Object.entries(options.files).map(([path, content]) => ({ path, content })), { uid: 0, gid: 0 }), { path: repoPath });
+    await container.putArchive(
+      await buildTar([{ path: 'calls.json', content: Buffer.from(JSON.stringify(requests)), mode: 0o444 }], {
+        uid: 0,
+        gid: 0,
+      }),
+      { path: spoolPath },
+    );
+    await container.putArchive(
+      await buildTar(
+        Object.entries(options.files).map(([path, content]) => ({ path, content })),
+        { uid: 0, gid: 0 },
+      ),
+      { path: repoPath },
+    );
     const uid = String(options.sandbox.uid);
-    const run = execCollect(docker, container, ['python3', '-I', `${spoolPath}/audit-runner.py`, `${spoolPath}/calls.json`, repoPath, String(auditLimits.perCallSeconds)], {
-      user: `${uid}:${uid}`, workingDir: repoPath, inspect: false, maxBytes: auditLimits.totalBytes,
-    });
-    const timeout = new Promise<null>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout(null), options.timeoutMs)));
+    const run = execCollect(
+      docker,
+      container,
+      [
+        'python3',
+        '-I',
+        `${spoolPath}/audit-runner.py`,
+        `${spoolPath}/calls.json`,
+        repoPath,
+        String(auditLimits.perCallSeconds),
+      ],
+      {
+        user: `${uid}:${uid}`,
+        workingDir: repoPath,
+        inspect: false,
+        maxBytes: auditLimits.totalBytes,
+      },
+    );
+    const timeout = new Promise<null>(
+      (resolveTimeout) => (timer = setTimeout(() => resolveTimeout(null), options.timeoutMs)),
+    );
     const exec = await Promise.race([run, timeout]);
     const outcomes = exec ? parseOutcomes(exec.stdout, options.calls.length) : new Map<number, unknown>();
-    return { ...compareOutcomes(options.calls, outcomes), timedOut: exec === null, durationMs: Date.now() - started, output: exec ? exec.stderr.slice(-2000) : '' };
+    return {
+      ...compareOutcomes(options.calls, outcomes),
+      timedOut: exec === null,
+      durationMs: Date.now() - started,
+      output: exec ? exec.stderr.slice(-2000) : '',
+    };
   } finally {
     clearTimeout(timer);
     // removing the container also ends a run that is still going
@@ -87,14 +140,18 @@ export function parseOutcomes(stdout: string, count: number): Map<number, unknow
     }
     if (!isRecord(parsed)) continue;
     const index = parsed.i;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || outcomes.has(index)) continue;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || outcomes.has(index))
+      continue;
     outcomes.set(index, parsed);
   }
   return outcomes;
 }
 
 /** Compares every call's outcome with its expectation (see outcomeMatches). */
-export function compareOutcomes(calls: readonly OracleCall[], outcomes: ReadonlyMap<number, unknown>): Omit<OracleAuditResult, 'timedOut' | 'durationMs' | 'output'> {
+export function compareOutcomes(
+  calls: readonly OracleCall[],
+  outcomes: ReadonlyMap<number, unknown>,
+): Omit<OracleAuditResult, 'timedOut' | 'durationMs' | 'output'> {
   let passed = 0;
   const failures: OracleAuditResult['failures'] = [];
   calls.forEach((call, index) => {
@@ -104,7 +161,12 @@ export function compareOutcomes(calls: readonly OracleCall[], outcomes: Readonly
       return;
     }
     if (failures.length < 10) {
-      failures.push({ index, call: `${call.module}.${call.function}(${call.args.map((arg) => brief(arg)).join(', ')})`, expected: brief(call.expect), got: outcome === undefined ? 'no outcome' : brief(outcome) });
+      failures.push({
+        index,
+        call: `${call.module}.${call.function}(${call.args.map((arg) => brief(arg)).join(', ')})`,
+        expected: brief(call.expect),
+        got: outcome === undefined ? 'no outcome' : brief(outcome),
+      });
     }
   });
   return { passed, total: calls.length, failures };
@@ -133,14 +195,25 @@ export function outcomeMatches(expect: OracleCall['expect'], outcome: unknown): 
 
 function sameValue(expected: unknown, actual: unknown, depth: number): boolean {
   if (depth > auditLimits.depth) return false;
-  if (expected === null || typeof expected !== 'object') return typeof actual === typeof expected && (actual === expected);
+  if (expected === null || typeof expected !== 'object')
+    return typeof actual === typeof expected && actual === expected;
   if (Array.isArray(expected)) {
-    return Array.isArray(actual) && actual.length === expected.length && expected.every((item, index) => sameValue(item, actual[index], depth + 1));
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((item, index) => sameValue(item, actual[index], depth + 1))
+    );
   }
   if (!isRecord(actual) || Array.isArray(actual)) return false;
   const keys = Object.keys(expected);
   const actualKeys = Object.keys(actual);
-  return keys.length === actualKeys.length && keys.every((key) => Object.hasOwn(actual, key) && sameValue((expected as Record<string, unknown>)[key], actual[key], depth + 1));
+  return (
+    keys.length === actualKeys.length &&
+    keys.every(
+      (key) =>
+        Object.hasOwn(actual, key) && sameValue((expected as Record<string, unknown>)[key], actual[key], depth + 1),
+    )
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -19,7 +19,11 @@ export async function detectTamper(changes: readonly FileChange[]): Promise<Tamp
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolveRun(stdout) : reject(new GraderError(`tamper detector failed (exit ${code}): ${stderr.slice(-500)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolveRun(stdout)
+        : reject(new GraderError(`tamper detector failed (exit ${code}): ${stderr.slice(-500)}`)),
+    );
     child.stdin.end(JSON.stringify({ changes, kindsFile, checkerPathsFile }));
   });
   return parseJson(z.object({ findings: z.array(TamperFinding) }), output, 'tamper detector output').findings;

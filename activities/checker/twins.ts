@@ -19,7 +19,13 @@ import { GraderError, type HarnessResult } from './grading';
 const TwinTest = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('real'), id: z.string() }),
   z.object({ kind: z.literal('other'), id: z.string() }),
-  z.object({ kind: z.literal('twin'), of: z.string().nullable(), group: z.string(), path: z.string(), lines: z.tuple([z.number().int(), z.number().int()]) }),
+  z.object({
+    kind: z.literal('twin'),
+    of: z.string().nullable(),
+    group: z.string(),
+    path: z.string(),
+    lines: z.tuple([z.number().int(), z.number().int()]),
+  }),
 ]);
 
 export const TwinPlan = z.object({
@@ -42,21 +48,34 @@ export async function checkerSecret(store: ArtifactStore): Promise<Buffer> {
   return (await store.readNamed(name))!;
 }
 
-/** The seed of one tree's twins: HMAC(secret, tree), so that the same tree gets the same twins (and grading cache hits). */
+/**
+ * The seed of one tree's twins: HMAC(secret, tree), so that the same tree gets the same twins (and grading cache hits).
+ */
 export function twinSeed(secret: Buffer, files: Record<string, Buffer>): string {
   const tree = createHash('sha256');
-  for (const path of Object.keys(files).sort()) tree.update(path).update('\0').update(createHash('sha256').update(files[path]!).digest());
+  for (const path of Object.keys(files).sort())
+    tree.update(path).update('\0').update(createHash('sha256').update(files[path]!).digest());
   return createHmac('sha256', secret).update(tree.digest()).digest('hex');
 }
 
 /** Rewrites the test modules with twins (sandbox/make-twins.py, run here, never in a sandbox). */
-export async function planTwins(input: { seed: string; files: Record<string, Buffer>; real: readonly string[]; fresh?: readonly OracleCall[]; target?: number }): Promise<TwinPlan> {
-  const files = Object.fromEntries(Object.entries(input.files).map(([path, content]) => [path, content.toString('utf8')]));
+export async function planTwins(input: {
+  seed: string;
+  files: Record<string, Buffer>;
+  real: readonly string[];
+  fresh?: readonly OracleCall[];
+  target?: number;
+}): Promise<TwinPlan> {
+  const files = Object.fromEntries(
+    Object.entries(input.files).map(([path, content]) => [path, content.toString('utf8')]),
+  );
   const fresh = (input.fresh ?? []).flatMap((call) => {
     if (!('value' in call.expect) || call.kwargs) return [];
     const args = call.args.map(pythonLiteral);
     const value = pythonLiteral(call.expect.value);
-    return args.every((arg) => arg !== null) && value !== null ? [{ module: call.module, function: call.function, args, value }] : [];
+    return args.every((arg) => arg !== null) && value !== null
+      ? [{ module: call.module, function: call.function, args, value }]
+      : [];
   });
   const request = JSON.stringify({ seed: input.seed, files, real: input.real, target: input.target ?? 1e-3, fresh });
   const output = await new Promise<string>((resolveRun, reject) => {
@@ -66,7 +85,11 @@ export async function planTwins(input: { seed: string; files: Record<string, Buf
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolveRun(Buffer.concat(stdout).toString('utf8')) : reject(new GraderError(`twin generator failed (exit ${code}): ${stderr.slice(-500)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolveRun(Buffer.concat(stdout).toString('utf8'))
+        : reject(new GraderError(`twin generator failed (exit ${code}): ${stderr.slice(-500)}`)),
+    );
     child.stdin.end(request);
   });
   return parseJson(TwinPlan, output, 'twin generator output');
@@ -90,7 +113,13 @@ export interface TwinVerdict {
  * call. A wrong solution that happens to return a twin's value fails the sibling (or, for a fresh
  * call, has no sibling) and is a plain failure.
  */
-export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: readonly string[], files: Record<string, Buffer>, canaryPaths: ReadonlySet<string> = new Set()): TwinVerdict {
+export function judgeTwins(
+  result: HarnessResult,
+  plan: TwinPlan,
+  realIds: readonly string[],
+  files: Record<string, Buffer>,
+  canaryPaths: ReadonlySet<string> = new Set(),
+): TwinVerdict {
   const outcomes = new Map((result.report?.tests ?? []).map((test) => [test.nodeid, test]));
   const realOutcome = new Map<string, string>();
   const twins: [string, Extract<z.infer<typeof TwinTest>, { kind: 'twin' }>][] = [];
@@ -99,13 +128,22 @@ export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: reado
     // only the twins of modules this run holds (the grader's run has no pytest-oracle module)
     else if (test.kind === 'twin' && test.path in files) twins.push([id, test]);
   }
-  const realPassed = !result.timedOut && result.report !== null && realIds.length > 0 && realIds.every((id) => realOutcome.get(id) === 'passed');
+  const realPassed =
+    !result.timedOut &&
+    result.report !== null &&
+    realIds.length > 0 &&
+    realIds.every((id) => realOutcome.get(id) === 'passed');
   const notFailed: TwinVerdict['notFailed'] = [];
   const passedGroups = new Set<string>();
   for (const [id, twin] of twins) {
     const test = outcomes.get(id);
-    const own = test?.outcome === 'failed' && test.crash !== undefined && test.crash.path === twin.path
-      && test.crash.line >= twin.lines[0] && test.crash.line <= twin.lines[1] && /^(AssertionError\b|assert\b)/.test(test.crash.message);
+    const own =
+      test?.outcome === 'failed' &&
+      test.crash !== undefined &&
+      test.crash.path === twin.path &&
+      test.crash.line >= twin.lines[0] &&
+      test.crash.line <= twin.lines[1] &&
+      /^(AssertionError\b|assert\b)/.test(test.crash.message);
     if (own) continue;
     notFailed.push({ id, outcome: test ? (test.outcome === 'failed' ? 'failed elsewhere' : test.outcome) : 'missing' });
     if (test?.outcome === 'passed') passedGroups.add(twin.group);
@@ -115,22 +153,47 @@ export function judgeTwins(result: HarnessResult, plan: TwinPlan, realIds: reado
   // hand-written canaries (a task's canary/ folder) must fail too, every parametrized instance of them
   for (const [id, test] of Object.entries(plan.tests)) {
     if (test.kind !== 'other' || !canaryPaths.has(test.id.split('::')[0]!) || !(id.split('::')[0]! in files)) continue;
-    const instances = [...outcomes.values()].filter((entry) => entry.nodeid === id || entry.nodeid.startsWith(`${id}[`));
+    const instances = [...outcomes.values()].filter(
+      (entry) => entry.nodeid === id || entry.nodeid.startsWith(`${id}[`),
+    );
     if (instances.length === 0) notFailed.push({ id, outcome: 'missing' });
-    for (const entry of instances) if (entry.outcome !== 'failed') notFailed.push({ id: entry.nodeid, outcome: entry.outcome });
+    for (const entry of instances)
+      if (entry.outcome !== 'failed') notFailed.push({ id: entry.nodeid, outcome: entry.outcome });
   }
-  const siblingPassed = twins.some(([, twin]) => twin.of !== null && passedGroups.has(twin.group) && realOutcome.get(twin.of) === 'passed');
+  const siblingPassed = twins.some(
+    ([, twin]) => twin.of !== null && passedGroups.has(twin.group) && realOutcome.get(twin.of) === 'passed',
+  );
   const passedTwins = notFailed.filter((twin) => twin.outcome === 'passed').length;
   const forged = siblingPassed
-    ? { kind: 'forged_report', path: '.', detail: `${passedTwins} of ${twins.length} canary twins passed beside a real test asserting another value for the same call` }
+    ? {
+        kind: 'forged_report',
+        path: '.',
+        detail:
+          `${passedTwins} of ${twins.length} canary twins passed beside a real test asserting another ` +
+          `value for the same call`,
+      }
     : null;
-  return { ok: realPassed && notFailed.length === 0, realPassed, twins: twins.length, notFailed: notFailed.slice(0, 20), forged };
+  return {
+    ok: realPassed && notFailed.length === 0,
+    realPassed,
+    twins: twins.length,
+    notFailed: notFailed.slice(0, 20),
+    forged,
+  };
 }
 
-/** A few oracle calls, chosen by the seed, for twins on fresh inputs (a lookup of the test files answers them wrongly). */
+/**
+ * A few oracle calls, chosen by the seed, for twins on fresh inputs (a lookup of the test files answers them wrongly).
+ */
 export function freshCalls(calls: readonly OracleCall[], seed: string): OracleCall[] {
-  const ranked = calls.map((call, index) => ({ call, rank: createHash('sha256').update(seed).update(String(index)).digest('hex') }));
-  return ranked.sort((a, b) => a.rank.localeCompare(b.rank)).slice(0, 4).map(({ call }) => call);
+  const ranked = calls.map((call, index) => ({
+    call,
+    rank: createHash('sha256').update(seed).update(String(index)).digest('hex'),
+  }));
+  return ranked
+    .sort((a, b) => a.rank.localeCompare(b.rank))
+    .slice(0, 4)
+    .map(({ call }) => call);
 }
 
 /** An encoded oracle value as Python literal source, or null where it has none (NaN, infinities, bytes, frozensets). */
@@ -156,7 +219,8 @@ export function pythonLiteral(value: unknown): string | null {
     return parts && (parts.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`);
   }
   // a set inside a set or as a key is a frozenset, which has no literal
-  const holdsSet = (items: unknown[]) => items.some((item) => typeof item === 'object' && item !== null && '$set' in item);
+  const holdsSet = (items: unknown[]) =>
+    items.some((item) => typeof item === 'object' && item !== null && '$set' in item);
   if (tag === '$set' && Array.isArray(body)) {
     if (holdsSet(body)) return null;
     const parts = all(body);
@@ -164,8 +228,12 @@ export function pythonLiteral(value: unknown): string | null {
   }
   if (tag === '$dict' && Array.isArray(body)) {
     if (holdsSet(body.map((pair) => (Array.isArray(pair) ? pair[0] : null)))) return null;
-    const pairs = body.map((pair) => (Array.isArray(pair) && pair.length === 2 ? [pythonLiteral(pair[0]), pythonLiteral(pair[1])] : [null, null]));
-    return pairs.every(([key, item]) => key !== null && item !== null) ? `{${pairs.map(([key, item]) => `${key}: ${item}`).join(', ')}}` : null;
+    const pairs = body.map((pair) =>
+      Array.isArray(pair) && pair.length === 2 ? [pythonLiteral(pair[0]), pythonLiteral(pair[1])] : [null, null],
+    );
+    return pairs.every(([key, item]) => key !== null && item !== null)
+      ? `{${pairs.map(([key, item]) => `${key}: ${item}`).join(', ')}}`
+      : null;
   }
   return null;
 }

@@ -11,7 +11,10 @@ import { CompletionResponse } from '../../shared/completions';
 export class PolicyUnavailable extends Error {
   override name = 'PolicyUnavailable';
   /** @param transient the server was unreachable or failed (5xx): it may come back, so the caller may wait */
-  constructor(message: string, readonly transient = false) {
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
     super(message);
   }
 }
@@ -21,17 +24,27 @@ export class PolicyUnavailable extends Error {
  * the current one's window (vLLM's `max_model_len`; null when it states none) and vocabulary.
  * Unreachable: a plain (retryable) error.
  */
-export async function describeServer(url: string): Promise<{ version: string; versions: string[]; window: number | null; vocabSize?: number }> {
+export async function describeServer(
+  url: string,
+): Promise<{ version: string; versions: string[]; window: number | null; vocabSize?: number }> {
   let response: Response;
   try {
     response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000) });
   } catch (error) {
     throw new Error(`policy server ${url} unreachable: ${(error as Error).message}`);
   }
-  const body = (await response.json().catch(() => null)) as { data?: { id: string; max_model_len?: number; vocab_size?: number }[] } | null;
+  const body = (await response.json().catch(() => null)) as {
+    data?: { id: string; max_model_len?: number; vocab_size?: number }[];
+  } | null;
   const model = body?.data?.[0];
-  if (!response.ok || !model) throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
-  return { version: model.id, versions: body!.data!.map((entry) => entry.id), window: model.max_model_len || null, ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}) };
+  if (!response.ok || !model)
+    throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
+  return {
+    version: model.id,
+    versions: body!.data!.map((entry) => entry.id),
+    window: model.max_model_len || null,
+    ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}),
+  };
 }
 
 export interface CompletionRequest {
@@ -46,13 +59,21 @@ export interface CompletionRequest {
 }
 
 /** One `/v1/completions` call with token ids in and out; connection failures and 5xx answers are retried briefly. */
-export async function complete(url: string, request: CompletionRequest): Promise<{ ids: number[]; logprobs: number[]; version: string }> {
+export async function complete(
+  url: string,
+  request: CompletionRequest,
+): Promise<{ ids: number[]; logprobs: number[]; version: string }> {
   const body = JSON.stringify({ ...request, logprobs: 0, return_token_ids: true, n: 1 });
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     let response: Response;
     try {
-      response = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(60_000) });
+      response = await fetch(`${url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(60_000),
+      });
     } catch (error) {
       lastError = error;
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
@@ -69,7 +90,8 @@ export async function complete(url: string, request: CompletionRequest): Promise
     }
     const parsed = CompletionResponse.safeParse(payload);
     const choice = parsed.success ? parsed.data.choices[0] : undefined;
-    if (!parsed.success || !choice?.token_ids || !choice.logprobs) throw new PolicyUnavailable(`policy server ${url} returned no token ids or log-probs`);
+    if (!parsed.success || !choice?.token_ids || !choice.logprobs)
+      throw new PolicyUnavailable(`policy server ${url} returned no token ids or log-probs`);
     return { ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs, version: parsed.data.model };
   }
   throw new PolicyUnavailable(`policy server ${url} unreachable: ${(lastError as Error)?.message ?? lastError}`, true);
@@ -79,14 +101,23 @@ export async function complete(url: string, request: CompletionRequest): Promise
 export async function loadWeights(url: string, onnxPath: string): Promise<string> {
   let response: Response;
   try {
-    response = await fetch(`${url}/v1/load_weights`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model_path: onnxPath }), signal: AbortSignal.timeout(60_000) });
+    response = await fetch(`${url}/v1/load_weights`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model_path: onnxPath }),
+      signal: AbortSignal.timeout(60_000),
+    });
   } catch (error) {
-    throw new Error(`policy server ${url} unreachable: ${(error as Error).message} (start it with npx agentrl policy-server --port …)`);
+    throw new Error(
+      `policy server ${url} unreachable: ${(error as Error).message} ` +
+        '(start it with npx agentrl policy-server --port …)',
+    );
   }
   const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
   const problem = `policy server ${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`;
   // a server that answers but refuses the weights will refuse them again; one that fails (5xx) may recover
-  if (response.status >= 400 && response.status < 500) throw ApplicationFailure.nonRetryable(problem, ErrorTypes.policyError);
+  if (response.status >= 400 && response.status < 500)
+    throw ApplicationFailure.nonRetryable(problem, ErrorTypes.policyError);
   if (!response.ok || !body?.model) throw new Error(problem);
   return body.model;
 }

@@ -33,7 +33,10 @@ export function readScript(content: string, path: string): string[] {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new PolicyError(`${path}:${index + 1}: not JSON; write each action as a JSON tool call ({"tool": "bash", "command": "..."}) or a JSON string ("run")`);
+      throw new PolicyError(
+        `${path}:${index + 1}: not JSON; write each action as a JSON tool call ({"tool": "bash", "command": ` +
+          `"..."}) or a JSON string ("run")`,
+      );
     }
     actions.push(typeof value === 'string' ? value : line);
   });
@@ -45,7 +48,12 @@ export function readScript(content: string, path: string): string[] {
  * a token-level policy with its sampling options (a served model's window and vocabulary are
  * checked here). Bad specs fail non-retryably; a server that does not answer is retried.
  */
-export async function preparePolicy(specText: string, store: ArtifactStore, baseDir: string, rawSampling: unknown = {}): Promise<PolicySummary> {
+export async function preparePolicy(
+  specText: string,
+  store: ArtifactStore,
+  baseDir: string,
+  rawSampling: unknown = {},
+): Promise<PolicySummary> {
   const invalid = (message: string) => ApplicationFailure.nonRetryable(`policy: ${message}`, ErrorTypes.invalidPolicy);
   const parsedSpec = parsePolicySpec(specText);
   if (!parsedSpec.ok) throw invalid(parsedSpec.error);
@@ -61,14 +69,36 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
       throw invalid((error as Error).message);
     }
     const ref = await store.putJson({ kind: 'scripted', actions } satisfies ScriptedSnapshot);
-    return { spec: specText, kind: 'scripted', ref, version: `scripted-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
+    return {
+      spec: specText,
+      kind: 'scripted',
+      ref,
+      version: `scripted-${createHash('sha256').update(content).digest('hex').slice(0, 12)}`,
+    };
   }
-  if (spec.kind === 'onnx') throw invalid(`${spec.file}: an exported policy is served first (npx agentrl eval serves it; in an episode name its server, completions:URL)`);
+  if (spec.kind === 'onnx')
+    throw invalid(
+      `${spec.file}: an exported policy is served first (npx agentrl eval serves it; in an episode name its ` +
+        `server, completions:URL)`,
+    );
   const parsed = SamplingOptions.safeParse(rawSampling ?? {});
-  if (!parsed.success) throw invalid(`sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw invalid(
+      `sampling: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
   const sampling = parsed.data;
-  if (spec.kind === 'tokens' || spec.kind === 'vllm' || spec.kind === 'sglang' || (spec.kind === 'demo' && spec.name === 'tools')) {
-    const snapshot = await prepareChatPolicy(spec.kind === 'demo' ? { kind: 'demo', name: 'tools' } : spec, sampling, baseDir, invalid);
+  if (
+    spec.kind === 'tokens' ||
+    spec.kind === 'vllm' ||
+    spec.kind === 'sglang' ||
+    (spec.kind === 'demo' && spec.name === 'tools')
+  ) {
+    const snapshot = await prepareChatPolicy(
+      spec.kind === 'demo' ? { kind: 'demo', name: 'tools' } : spec,
+      sampling,
+      baseDir,
+      invalid,
+    );
     const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
     return { spec: specText, kind: snapshot.kind, ref, version: snapshot.model! };
   }
@@ -79,21 +109,35 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
     snapshot = { kind: 'demo', url: null, window: sampling.window, sampling, interface: 'compact-actions' };
     version = 'demo';
   } else if (spec.kind === 'random') {
-    if (!sampling.constrained) throw invalid('random: samples uniformly over the constrained action space; sampling.constrained must be true');
+    if (!sampling.constrained)
+      throw invalid('random: samples uniformly over the constrained action space; sampling.constrained must be true');
     snapshot = { kind: 'random', url: null, window: sampling.window, sampling, interface: 'compact-actions' };
     version = 'random';
   } else {
     const model = await describeServer(spec.url);
     // completions:URL#VERSION pins the version: a server that does not serve it fails the episode
     if (spec.version && !model.versions.includes(spec.version)) {
-      throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves ${model.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
+      throw ApplicationFailure.nonRetryable(
+        `policy: ${spec.url} serves ${model.version}, not ${spec.version} (were other weights published to it?)`,
+        ErrorTypes.policyError,
+      );
     }
     if (model.window === null) throw invalid(`${spec.url} states no max_model_len; the context window must be known`);
     if (model.vocabSize !== undefined && model.vocabSize < tokenizer.vocabSize) {
-      throw invalid(`completions: ${spec.url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ${tokenizer.vocabSize}`);
+      throw invalid(
+        `completions: ${spec.url} serves a vocabulary of ${model.vocabSize}, the policy tokenizer needs ` +
+          `${tokenizer.vocabSize}`,
+      );
     }
     const pinned = spec.version ?? model.version;
-    snapshot = { kind: 'completions', url: spec.url, window: model.window, sampling, model: pinned, interface: 'compact-actions' };
+    snapshot = {
+      kind: 'completions',
+      url: spec.url,
+      window: model.window,
+      sampling,
+      model: pinned,
+      interface: 'compact-actions',
+    };
     version = pinned;
   }
   const ref = await store.putJson(TokenPolicySnapshot.parse(snapshot));
@@ -106,7 +150,10 @@ export async function preparePolicy(specText: string, store: ArtifactStore, base
  * version are read from its server; a tokens: file is read and checked against the vocabulary.
  */
 async function prepareChatPolicy(
-  spec: { kind: 'tokens'; file: string } | { kind: 'demo'; name: 'tools' } | { kind: 'vllm' | 'sglang'; url: string; version?: string },
+  spec:
+    | { kind: 'tokens'; file: string }
+    | { kind: 'demo'; name: 'tools' }
+    | { kind: 'vllm' | 'sglang'; url: string; version?: string },
   sampling: SamplingOptions,
   baseDir: string,
   invalid: (message: string) => Error,
@@ -130,24 +177,48 @@ async function prepareChatPolicy(
     if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);
     const content = readFileSync(path);
     const fixedTurns: FixedTurn[] = [];
-    content.toString('utf8').split('\n').forEach((line, index) => {
-      if (line.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw invalid(`${path}:${index + 1}: not JSON; write each turn as a JSON array of token ids or {"ids": [...], "logprobs": [...]}`);
-      }
-      const parsed = FixedTurn.safeParse(Array.isArray(value) ? { ids: value } : value);
-      if (!parsed.success) throw invalid(`${path}:${index + 1}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'turn'}: ${issue.message}`).join('; ')}`);
-      const outside = parsed.data.ids.find((id) => id >= tokenizer.vocabSize);
-      if (outside !== undefined) throw invalid(`${path}:${index + 1}: token ${outside} is outside the vocabulary of ${tokenizer.vocabSize} (${tokenizer.name})`);
-      if (parsed.data.logprobs && parsed.data.logprobs.length !== parsed.data.ids.length) throw invalid(`${path}:${index + 1}: ${parsed.data.logprobs.length} log-probs for ${parsed.data.ids.length} ids`);
-      fixedTurns.push(parsed.data);
-    });
+    content
+      .toString('utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        if (line.trim() === '') return;
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          throw invalid(
+            `${path}:${index + 1}: not JSON; write each turn as a JSON array of token ids or {"ids": [...], ` +
+              `"logprobs": [...]}`,
+          );
+        }
+        const parsed = FixedTurn.safeParse(Array.isArray(value) ? { ids: value } : value);
+        if (!parsed.success)
+          throw invalid(
+            `${path}:${index + 1}: ` +
+              `${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'turn'}: ${issue.message}`).join('; ')}`,
+          );
+        const outside = parsed.data.ids.find((id) => id >= tokenizer.vocabSize);
+        if (outside !== undefined)
+          throw invalid(
+            `${path}:${index + 1}: token ${outside} is outside the vocabulary of ${tokenizer.vocabSize} ` +
+              `(${tokenizer.name})`,
+          );
+        if (parsed.data.logprobs && parsed.data.logprobs.length !== parsed.data.ids.length)
+          throw invalid(
+            `${path}:${index + 1}: ${parsed.data.logprobs.length} log-probs for ${parsed.data.ids.length} ids`,
+          );
+        fixedTurns.push(parsed.data);
+      });
     const window = sampling.chat.window ?? tokenizer.window;
     if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
-    return { ...base, kind: 'tokens', url: null, window, fixedTurns, model: `tokens-${createHash('sha256').update(content).digest('hex').slice(0, 12)}` };
+    return {
+      ...base,
+      kind: 'tokens',
+      url: null,
+      window,
+      fixedTurns,
+      model: `tokens-${createHash('sha256').update(content).digest('hex').slice(0, 12)}`,
+    };
   }
   let described: { servedModel?: string; window: number; version: string };
   try {
@@ -160,20 +231,40 @@ async function prepareChatPolicy(
   if (spec.kind === 'vllm') {
     const checked = await vllmTokenizesAs(spec.url, described.servedModel!, tokenizer);
     if (checked && !checked.same) {
-      throw invalid(`vllm: ${spec.url} tokenizes differently from the tokenizer ${tokenizer.name} (its ids ${JSON.stringify(checked.served.slice(0, 8))}…, ours ${JSON.stringify(checked.ours.slice(0, 8))}…): set sampling.chat.tokenizer (--tokenizer) to the served model's`);
+      throw invalid(
+        `vllm: ${spec.url} tokenizes differently from the tokenizer ${tokenizer.name} (its ids ` +
+          (`${JSON.stringify(checked.served.slice(0, 8))}…, ours ${JSON.stringify(checked.ours.slice(0, 8))}…): ` +
+            `set sampling.chat.tokenizer (--tokenizer) to the served model's`),
+      );
     }
   }
   if (spec.version && described.version !== spec.version) {
-    throw ApplicationFailure.nonRetryable(`policy: ${spec.url} serves weight version ${described.version}, not ${spec.version} (were other weights published to it?)`, ErrorTypes.policyError);
+    throw ApplicationFailure.nonRetryable(
+      `policy: ${spec.url} serves weight version ${described.version}, not ${spec.version} (were other weights ` +
+        `published to it?)`,
+      ErrorTypes.policyError,
+    );
   }
-  return { ...base, kind: spec.kind, url: spec.url, window: described.window, model: described.version, ...(described.servedModel ? { servedModel: described.servedModel } : {}) };
+  return {
+    ...base,
+    kind: spec.kind,
+    url: spec.url,
+    window: described.window,
+    model: described.version,
+    ...(described.servedModel ? { servedModel: described.servedModel } : {}),
+  };
 }
 
 /** A scripted policy's action for a turn; every token has probability 1. */
-export async function scriptedAction(policy: Pick<PolicySummary, 'ref' | 'version'>, turn: number, store: ArtifactStore): Promise<PolicyAction> {
+export async function scriptedAction(
+  policy: Pick<PolicySummary, 'ref' | 'version'>,
+  turn: number,
+  store: ArtifactStore,
+): Promise<PolicyAction> {
   const actions = await scriptedActions(policy.ref, store);
   const text = actions[turn];
-  if (text === undefined) throw new PolicyError(`scripted policy has no action for turn ${turn + 1} (it has ${actions.length})`);
+  if (text === undefined)
+    throw new PolicyError(`scripted policy has no action for turn ${turn + 1} (it has ${actions.length})`);
   const tokenIds = byteTokenizer.encode(text);
   return { text, tokenIds, logprobs: tokenIds.map(() => 0), version: policy.version };
 }

@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentInterfaceNames } from '../../shared/agent-interface';
 import {
-  actId, ActionTrie, compactActions, allowedActions, demoAction, emptyMemory, endActId, longestAction, rememberTurn, type PolicyMemory,
+  actId,
+  ActionTrie,
+  compactActions,
+  allowedActions,
+  demoAction,
+  emptyMemory,
+  endActId,
+  longestAction,
+  rememberTurn,
+  type PolicyMemory,
 } from '../../shared/compact-actions';
 import { SamplingOptions } from '../../shared/episode';
 import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/model-context';
@@ -14,7 +23,10 @@ import { complete } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
 
 /** One turn of a `tokens:` policy: the ids it generates (the end-of-turn id included or not) and their log-probs. */
-export const FixedTurn = z.object({ ids: z.array(z.number().int().min(0)).min(1), logprobs: z.array(z.number().max(0)).optional() });
+export const FixedTurn = z.object({
+  ids: z.array(z.number().int().min(0)).min(1),
+  logprobs: z.array(z.number().max(0)).optional(),
+});
 export type FixedTurn = z.infer<typeof FixedTurn>;
 
 /** The snapshot of a token-level policy, stored in the artifact store at preparation. */
@@ -63,17 +75,42 @@ export async function sampleAction(
   maxTurns: number,
 ): Promise<SampledAction> {
   const start = context.ids.length;
-  const request = (fields: { prompt: number[]; max_tokens: number; seed: number; stop_token_ids?: number[]; allowed_token_ids?: number[] }) =>
-    complete(policy.url ?? '', { ...fields, temperature: policy.sampling.temperature, ...(policy.model ? { model: policy.model } : {}) });
+  const request = (fields: {
+    prompt: number[];
+    max_tokens: number;
+    seed: number;
+    stop_token_ids?: number[];
+    allowed_token_ids?: number[];
+  }) =>
+    complete(policy.url ?? '', {
+      ...fields,
+      temperature: policy.sampling.temperature,
+      ...(policy.model ? { model: policy.model } : {}),
+    });
   if (policy.kind === 'demo') {
     const trie = new ActionTrie(allowedActions(memory), policyTokenizer, endActId);
-    const target = [...policyTokenizer.encode(demoAction(memory, seededRandom(drawSeed(...seedParts, 'demo')), maxTurns)), endActId];
-    for (const id of target) appendGenerated(context, id, 0, 'demo', policy.sampling.constrained ? trie.allowedAfter(context.ids.slice(start)) : null);
+    const target = [
+      ...policyTokenizer.encode(demoAction(memory, seededRandom(drawSeed(...seedParts, 'demo')), maxTurns)),
+      endActId,
+    ];
+    for (const id of target)
+      appendGenerated(
+        context,
+        id,
+        0,
+        'demo',
+        policy.sampling.constrained ? trie.allowedAfter(context.ids.slice(start)) : null,
+      );
     return finish(context, start, 'demo');
   }
   if (!policy.sampling.constrained) {
     if (policy.kind !== 'completions') throw new Error('random: needs the constrained action space');
-    const choice = await request({ prompt: context.ids, max_tokens: policy.sampling.maxActionTokens, stop_token_ids: [endActId], seed: drawSeed(...seedParts) });
+    const choice = await request({
+      prompt: context.ids,
+      max_tokens: policy.sampling.maxActionTokens,
+      stop_token_ids: [endActId],
+      seed: drawSeed(...seedParts),
+    });
     choice.ids.forEach((id, index) => appendGenerated(context, id, choice.logprobs[index]!, choice.version, null));
     return finish(context, start, choice.version);
   }
@@ -87,16 +124,28 @@ export async function sampleAction(
       // a forced token has probability 1 under the constrained distribution; no model call is needed
       appendGenerated(context, allowed[0]!, 0, version, allowed);
     } else if (policy.kind === 'random') {
-      appendGenerated(context, allowed[Math.floor(random() * allowed.length)]!, -Math.log(allowed.length), version, allowed);
+      appendGenerated(
+        context,
+        allowed[Math.floor(random() * allowed.length)]!,
+        -Math.log(allowed.length),
+        version,
+        allowed,
+      );
     } else {
-      const choice = await request({ prompt: context.ids, max_tokens: 1, allowed_token_ids: allowed, seed: drawSeed(...seedParts, step) });
+      const choice = await request({
+        prompt: context.ids,
+        max_tokens: 1,
+        allowed_token_ids: allowed,
+        seed: drawSeed(...seedParts, step),
+      });
       version = choice.version;
       appendGenerated(context, choice.ids[0]!, choice.logprobs[0]!, version, allowed);
     }
     if (context.ids.at(-1) === endActId) break;
   }
   // tokens forced before the first model call carry the version of the call that followed
-  for (let index = start; index < context.ids.length; index++) if (context.versions[index] === '') context.versions[index] = version;
+  for (let index = start; index < context.ids.length; index++)
+    if (context.versions[index] === '') context.versions[index] = version;
   return finish(context, start, version);
 }
 
@@ -145,40 +194,88 @@ export function createTokenPolicy(store: ArtifactStore) {
     },
 
     /** The next action, or the token limit when the window cannot hold it. */
-    async act(turn: TokenTurn, snapshot: TokenPolicySnapshot, previous: ModelRecord | null): Promise<PolicyAction | { tokenLimit: string }> {
+    async act(
+      turn: TokenTurn,
+      snapshot: TokenPolicySnapshot,
+      previous: ModelRecord | null,
+    ): Promise<PolicyAction | { tokenLimit: string }> {
       const agent = compactActions;
       let context: ModelContext;
       if (previous) {
         context = await records.readContext(previous.contextRef);
       } else {
-        if (turn.turn > 0) throw new PolicyError(`turn ${turn.turn}: the model context of turn ${turn.turn - 1} is missing`);
+        if (turn.turn > 0)
+          throw new PolicyError(`turn ${turn.turn}: the model context of turn ${turn.turn - 1} is missing`);
         if (!turn.promptRef) throw new PolicyError('a token-level policy needs the task prompt');
         context = emptyContext();
-        appendGiven(context, agent.promptIds((await store.getBlob(turn.promptRef)).toString('utf8'), { maxPromptTokens: snapshot.sampling.maxPromptTokens }));
+        appendGiven(
+          context,
+          agent.promptIds((await store.getBlob(turn.promptRef)).toString('utf8'), {
+            maxPromptTokens: snapshot.sampling.maxPromptTokens,
+          }),
+        );
       }
       const memory = previous?.memory ?? emptyMemory();
       // room for the longest allowed action (or the action budget) and an empty observation
-      const room = snapshot.sampling.constrained ? longestAction(memory, agent.tokenizer) : snapshot.sampling.maxActionTokens;
+      const room = snapshot.sampling.constrained
+        ? longestAction(memory, agent.tokenizer)
+        : snapshot.sampling.maxActionTokens;
       if (context.ids.length + 1 + room + 2 > snapshot.window) {
-        return { tokenLimit: `the context holds ${context.ids.length} tokens; the next action needs up to ${room + 3} more, beyond the window of ${snapshot.window}` };
+        return {
+          tokenLimit:
+            `the context holds ${context.ids.length} tokens; the next action needs up to ${room + 3} ` +
+            `more, beyond the window of ${snapshot.window}`,
+        };
       }
       appendGiven(context, [actId]);
       const policy = snapshot.kind === 'completions' && turn.version ? { ...snapshot, model: turn.version } : snapshot;
-      const sampled = await sampleAction(policy, context, memory, [snapshot.sampling.seed, turn.episodeId, turn.turn], turn.maxTurns ?? Number.MAX_SAFE_INTEGER);
-      return { text: sampled.text, tokenIds: sampled.tokenIds, logprobs: sampled.logprobs, version: sampled.version, contextRef: await records.putContext(context) };
+      const sampled = await sampleAction(
+        policy,
+        context,
+        memory,
+        [snapshot.sampling.seed, turn.episodeId, turn.turn],
+        turn.maxTurns ?? Number.MAX_SAFE_INTEGER,
+      );
+      return {
+        text: sampled.text,
+        tokenIds: sampled.tokenIds,
+        logprobs: sampled.logprobs,
+        version: sampled.version,
+        contextRef: await records.putContext(context),
+      };
     },
 
     /**
      * The model's state after the turn: the observation appended to the action's context, and the
      * memory updated with `output` (the observation without its exit-status footer).
      */
-    async observe(snapshot: TokenPolicySnapshot, previous: ModelRecord | null, action: PolicyAction & { contextRef: string }, observation: string, output: string, exitCode: number | null, inferenceMs: number): Promise<{ model: ModelRecord; observationTokens: number }> {
+    async observe(
+      snapshot: TokenPolicySnapshot,
+      previous: ModelRecord | null,
+      action: PolicyAction & { contextRef: string },
+      observation: string,
+      output: string,
+      exitCode: number | null,
+      inferenceMs: number,
+    ): Promise<{ model: ModelRecord; observationTokens: number }> {
       const agent = compactActions;
       const context = await records.readContext(action.contextRef);
-      const seen = agent.observationIds(observation, { mode: snapshot.sampling.observations, maxTokens: snapshot.sampling.maxObservationTokens });
+      const seen = agent.observationIds(observation, {
+        mode: snapshot.sampling.observations,
+        maxTokens: snapshot.sampling.maxObservationTokens,
+      });
       appendGiven(context, seen);
-      const memory = rememberTurn(previous?.memory ?? emptyMemory(), action.text, output, exitCode, snapshot.sampling.observations);
-      return { model: { contextRef: await records.putContext(context), memory, tokens: context.ids.length, inferenceMs }, observationTokens: seen.length };
+      const memory = rememberTurn(
+        previous?.memory ?? emptyMemory(),
+        action.text,
+        output,
+        exitCode,
+        snapshot.sampling.observations,
+      );
+      return {
+        model: { contextRef: await records.putContext(context), memory, tokens: context.ids.length, inferenceMs },
+        observationTokens: seen.length,
+      };
     },
   };
 }

@@ -5,7 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,7 +28,13 @@ import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
 /** The scripts copied into containers (tool runner, grade harness, tamper detector). */
 export const sandboxDir = resolve(__dirname, '..', '..', 'sandbox');
 /** Container and volume labels; `episode` holds the deployment, so a reaper touches only its own. */
-export const labels = { episode: 'agentrl.episode', workflowId: 'agentrl.workflow-id', episodeId: 'agentrl.episode-id', role: 'agentrl.role', runId: 'agentrl.run-id' } as const;
+export const labels = {
+  episode: 'agentrl.episode',
+  workflowId: 'agentrl.workflow-id',
+  episodeId: 'agentrl.episode-id',
+  role: 'agentrl.role',
+  runId: 'agentrl.run-id',
+} as const;
 export const spoolPath = '/run/agentrl';
 export const repoPath = '/work';
 
@@ -43,7 +58,11 @@ export function deploymentId(address: string, namespace: string, taskQueue: stri
  * Container name of an episode's sandbox; a retried acquire finds the same one. The episode id is the
  * workflow id with its first run id, so a later workflow reusing the id never finds this sandbox.
  */
-export function sandboxName(deployment: string, episodeId: string, role: 'agent' | 'grader' | 'audit' = 'agent'): string {
+export function sandboxName(
+  deployment: string,
+  episodeId: string,
+  role: 'agent' | 'grader' | 'audit' = 'agent',
+): string {
   const hash = createHash('sha256').update(deployment).update('\0').update(episodeId).digest('hex').slice(0, 20);
   return role === 'agent' ? `agentrl-ep-${hash}` : `agentrl-ep-${hash}-${role}`;
 }
@@ -57,14 +76,26 @@ export interface ContainerOptions {
   runId: string;
   role: 'agent' | 'grader' | 'audit';
   sandbox: AgentrlConfig['sandbox'];
-  /** the repository root's owner and bits (a restored sandbox keeps its snapshot's); @default the agent's uid (root for graders), 0755 */
+  /**
+   * the repository root's owner and bits (a restored sandbox keeps its snapshot's); @default the agent's uid (root for
+   * graders), 0755
+   */
   workRoot?: { uid: number; gid: number; mode: number };
 }
 
 /** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
-export async function createHardenedContainer(docker: Dockerode, options: ContainerOptions): Promise<{ container: Dockerode.Container; volumes: string[] }> {
+export async function createHardenedContainer(
+  docker: Dockerode,
+  options: ContainerOptions,
+): Promise<{ container: Dockerode.Container; volumes: string[] }> {
   const { sandbox } = options;
-  const commonLabels = { [labels.episode]: options.deployment, [labels.workflowId]: options.workflowId, [labels.episodeId]: options.episodeId, [labels.role]: options.role, [labels.runId]: options.runId };
+  const commonLabels = {
+    [labels.episode]: options.deployment,
+    [labels.workflowId]: options.workflowId,
+    [labels.episodeId]: options.episodeId,
+    [labels.role]: options.role,
+    [labels.runId]: options.runId,
+  };
   const workVolume = `${options.name}-work`;
   const spoolVolume = `${options.name}-spool`;
   const grader = options.role !== 'agent';
@@ -72,9 +103,23 @@ export async function createHardenedContainer(docker: Dockerode, options: Contai
   // a grader's repository belongs to root, so the tests' user can read it but not change it
   const owner = grader ? 0 : sandbox.uid;
   const root = options.workRoot ?? { uid: owner, gid: owner, mode: 0o755 };
-  await docker.createVolume({ Name: workVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: `size=${sandbox.workDiskMb}m,uid=${root.uid},gid=${root.gid},mode=${(root.mode & 0o7777).toString(8).padStart(4, '0')}` } });
+  await docker.createVolume({
+    Name: workVolume,
+    Driver: 'local',
+    Labels: commonLabels,
+    DriverOpts: {
+      type: 'tmpfs',
+      device: 'tmpfs',
+      o: `size=${sandbox.workDiskMb}m,uid=${root.uid},gid=${root.gid},mode=${octalMode(root.mode)}`,
+    },
+  });
   // the spool is writable but not listable by the agent (mode 1733, owned by root)
-  await docker.createVolume({ Name: spoolVolume, Driver: 'local', Labels: commonLabels, DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' } });
+  await docker.createVolume({
+    Name: spoolVolume,
+    Driver: 'local',
+    Labels: commonLabels,
+    DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' },
+  });
   const container = await docker.createContainer({
     name: options.name,
     Image: options.image,
@@ -110,7 +155,11 @@ export async function createHardenedContainer(docker: Dockerode, options: Contai
 }
 
 /** Removes a container and its volumes; absent ones are fine. */
-export async function removeSandbox(docker: Dockerode, containerName: string, volumes: readonly string[]): Promise<void> {
+export async function removeSandbox(
+  docker: Dockerode,
+  containerName: string,
+  volumes: readonly string[],
+): Promise<void> {
   await removeContainer(docker, containerName);
   for (const volume of volumes) {
     try {
@@ -143,7 +192,8 @@ export async function ensureImage(docker: Dockerode, image: string): Promise<voi
   } catch (error) {
     if (isNotFound(error)) {
       throw ApplicationFailure.nonRetryable(
-        `task image ${image} is not on this host; build the base image with scripts/build-base-image.sh (or pull/build the task's image)`,
+        `task image ${image} is not on this host; build the base image with scripts/build-base-image.sh (or ` +
+          `pull/build the task's image)`,
         ErrorTypes.missingImage,
       );
     }
@@ -153,7 +203,9 @@ export async function ensureImage(docker: Dockerode, image: string): Promise<voi
 
 /** The sandbox's helper scripts, owned by root and read-only for the agent. */
 export function spoolTar(): Promise<Buffer> {
-  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].filter((name) => existsSync(join(sandboxDir, name)));
+  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].filter(
+    (name) => existsSync(join(sandboxDir, name)),
+  );
   return buildTar(
     files.map((name) => ({ path: name, content: readFileSync(join(sandboxDir, name)), mode: 0o555 })),
     { uid: 0, gid: 0 },
@@ -164,7 +216,12 @@ export function spoolTar(): Promise<Buffer> {
  * The starting repository as a tar: a git repository with exactly one commit, no other refs and no reflog.
  * The commit is deterministic (fixed author and date), so the same snapshot always gives the same commit id.
  */
-export async function repositoryTar(files: Record<string, Buffer>, uid: number, cacheDir: string, cacheKey: string): Promise<Buffer> {
+export async function repositoryTar(
+  files: Record<string, Buffer>,
+  uid: number,
+  cacheDir: string,
+  cacheKey: string,
+): Promise<Buffer> {
   const cached = join(cacheDir, 'repos', `${cacheKey.replace(/[^a-z0-9]/gi, '_')}.tar`);
   if (existsSync(cached)) return readFileSync(cached);
   const work = mkdtempSync(join(tmpdir(), 'agentrl-repo-'));
@@ -175,11 +232,18 @@ export async function repositoryTar(files: Record<string, Buffer>, uid: number, 
     }
     const env = {
       ...process.env,
-      GIT_AUTHOR_NAME: 'agentrl', GIT_AUTHOR_EMAIL: 'agentrl@localhost', GIT_COMMITTER_NAME: 'agentrl', GIT_COMMITTER_EMAIL: 'agentrl@localhost',
-      GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z', GIT_CONFIG_NOSYSTEM: '1', HOME: work,
+      GIT_AUTHOR_NAME: 'agentrl',
+      GIT_AUTHOR_EMAIL: 'agentrl@localhost',
+      GIT_COMMITTER_NAME: 'agentrl',
+      GIT_COMMITTER_EMAIL: 'agentrl@localhost',
+      GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+      GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: work,
     };
     // asynchronous: a blocked event loop would stop every activity's heartbeats
-    const git = (...args: string[]) => promisify(execFile)('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env });
+    const git = (...args: string[]) =>
+      promisify(execFile)('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env });
     await git('init', '-q', '-b', 'main');
     await git('add', '-A');
     await git('commit', '-q', '-m', 'Starting repository');
@@ -209,3 +273,7 @@ export function decodeFiles(files: Record<string, string>): Record<string, Buffe
   return Object.fromEntries(Object.entries(files).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
 }
 
+/** A file mode's permission bits as four octal digits (a tmpfs mount's mode= option). */
+function octalMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}

@@ -11,7 +11,10 @@ export interface TarEntry {
 }
 
 /** Builds an uncompressed tar archive in memory; parent folders get the same owner as the files. */
-export async function buildTar(entries: readonly TarEntry[], defaults: { uid: number; gid: number; dirMode?: number }): Promise<Buffer> {
+export async function buildTar(
+  entries: readonly TarEntry[],
+  defaults: { uid: number; gid: number; dirMode?: number },
+): Promise<Buffer> {
   const archive = pack();
   const seenDirs = new Set<string>();
   for (const entry of entries) {
@@ -20,7 +23,13 @@ export async function buildTar(entries: readonly TarEntry[], defaults: { uid: nu
       const dir = parts.slice(0, i).join('/');
       if (seenDirs.has(dir)) continue;
       seenDirs.add(dir);
-      archive.entry({ name: dir, type: 'directory', mode: defaults.dirMode ?? 0o755, uid: defaults.uid, gid: defaults.gid });
+      archive.entry({
+        name: dir,
+        type: 'directory',
+        mode: defaults.dirMode ?? 0o755,
+        uid: defaults.uid,
+        gid: defaults.gid,
+      });
     }
     archive.entry(
       { name: entry.path, mode: entry.mode ?? 0o644, uid: entry.uid ?? defaults.uid, gid: entry.gid ?? defaults.gid },
@@ -40,7 +49,10 @@ export interface ArchiveEntry {
 }
 
 /** Reads every entry of a tar stream; `stripFirst` drops the leading folder docker adds. */
-export async function readTar(stream: Readable, options: { stripFirst?: boolean; maxBytes?: number } = {}): Promise<ArchiveEntry[]> {
+export async function readTar(
+  stream: Readable,
+  options: { stripFirst?: boolean; maxBytes?: number } = {},
+): Promise<ArchiveEntry[]> {
   const entries: ArchiveEntry[] = [];
   const parser = extract();
   let total = 0;
@@ -48,7 +60,9 @@ export async function readTar(stream: Readable, options: { stripFirst?: boolean;
     parser.on('entry', (header, body, next) => {
       // refuse before buffering: a sparse file can claim far more than the volume holds
       if (options.maxBytes !== undefined && total + (header.size ?? 0) > options.maxBytes) {
-        parser.destroy(new ArchiveTooLargeError(`archive is larger than ${options.maxBytes} bytes (at ${header.name})`));
+        parser.destroy(
+          new ArchiveTooLargeError(`archive is larger than ${options.maxBytes} bytes (at ${header.name})`),
+        );
         return;
       }
       const chunks: Buffer[] = [];
@@ -65,9 +79,21 @@ export async function readTar(stream: Readable, options: { stripFirst?: boolean;
         let path = header.name.replace(/\/+$/, '');
         if (options.stripFirst) path = path.split('/').slice(1).join('/');
         if (path) {
-          const type = header.type === 'file' || header.type === 'contiguous-file' ? 'file'
-            : header.type === 'directory' ? 'directory' : header.type === 'symlink' ? 'symlink' : 'other';
-          entries.push({ path, type, content: Buffer.concat(chunks), mode: header.mode ?? 0o644, ...(header.linkname ? { linkTarget: header.linkname } : {}) });
+          const type =
+            header.type === 'file' || header.type === 'contiguous-file'
+              ? 'file'
+              : header.type === 'directory'
+                ? 'directory'
+                : header.type === 'symlink'
+                  ? 'symlink'
+                  : 'other';
+          entries.push({
+            path,
+            type,
+            content: Buffer.concat(chunks),
+            mode: header.mode ?? 0o644,
+            ...(header.linkname ? { linkTarget: header.linkname } : {}),
+          });
         }
         next();
       });
@@ -152,7 +178,11 @@ async function boundedBuffer(stream: NodeJS.ReadableStream, limit: number): Prom
 }
 
 /** Reads one file out of a container through the archive API (no program runs inside it). */
-export async function readContainerFile(container: Dockerode.Container, path: string, maxBytes = 16 * 1024 * 1024): Promise<Buffer | null> {
+export async function readContainerFile(
+  container: Dockerode.Container,
+  path: string,
+  maxBytes = 16 * 1024 * 1024,
+): Promise<Buffer | null> {
   try {
     const stream = (await container.getArchive({ path })) as unknown as Readable;
     const entries = await readTar(stream, { maxBytes });
@@ -179,7 +209,11 @@ export async function removeContainer(docker: Dockerode, idOrName: string, waitM
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
-    if (!((error as { statusCode?: number }).statusCode === 409 && /removal .* already in progress/.test(String((error as Error).message)))) throw error;
+    if (!(
+      (error as { statusCode?: number }).statusCode === 409 &&
+      /removal .* already in progress/.test(String((error as Error).message))
+    ))
+      throw error;
   }
   const until = Date.now() + waitMs;
   for (;;) {
@@ -189,7 +223,8 @@ export async function removeContainer(docker: Dockerode, idOrName: string, waitM
       if (isNotFound(error)) return false;
       throw error;
     }
-    if (Date.now() > until) throw new Error(`container ${idOrName}: another removal did not finish within ${waitMs} ms`);
+    if (Date.now() > until)
+      throw new Error(`container ${idOrName}: another removal did not finish within ${waitMs} ms`);
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));
   }
 }

@@ -7,7 +7,17 @@ import { TaskSnapshot } from '../../shared/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createJournal } from '../tools/journal';
 import {
-  createHardenedContainer, decodeFiles, ensureImage, labels, removeEpisodeSandboxes, removeSandbox, repoPath, repositoryTar, sandboxName, spoolPath, spoolTar,
+  createHardenedContainer,
+  decodeFiles,
+  ensureImage,
+  labels,
+  removeEpisodeSandboxes,
+  removeSandbox,
+  repoPath,
+  repositoryTar,
+  sandboxName,
+  spoolPath,
+  spoolTar,
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
 import { sweepAgentProcesses } from './sweep';
@@ -45,7 +55,10 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
 
   async function acquire(input: AcquireSandboxInput): Promise<SandboxHandle> {
     // each segment of a parked episode gets a container of its own; every one is labelled with the episode
-    const name = sandboxName(deployment, input.restore ? `${input.episodeId}#${input.restore.segment}` : input.episodeId);
+    const name = sandboxName(
+      deployment,
+      input.restore ? `${input.episodeId}#${input.restore.segment}` : input.episodeId,
+    );
     const volumes = [`${name}-work`, `${name}-spool`];
     const existing = docker.getContainer(name);
     try {
@@ -60,7 +73,14 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     }
     await ensureImage(docker, input.task.image);
     const { container } = await createHardenedContainer(docker, {
-      name, deployment, image: input.task.image, workflowId: input.workflowId, episodeId: input.episodeId, runId: input.runId, role: 'agent', sandbox: config.sandbox,
+      name,
+      deployment,
+      image: input.task.image,
+      workflowId: input.workflowId,
+      episodeId: input.episodeId,
+      runId: input.runId,
+      role: 'agent',
+      sandbox: config.sandbox,
       ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
     });
     try {
@@ -72,10 +92,18 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
         await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
       } else {
         const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
-        const repoTar = await repositoryTar(decodeFiles(snapshot.repo), config.sandbox.uid, config.stateDir, input.task.snapshotRef);
+        const repoTar = await repositoryTar(
+          decodeFiles(snapshot.repo),
+          config.sandbox.uid,
+          config.stateDir,
+          input.task.snapshotRef,
+        );
         await container.putArchive(repoTar, { path: repoPath });
       }
-      await container.putArchive(await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }), { path: spoolPath });
+      await container.putArchive(
+        await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }),
+        { path: spoolPath },
+      );
     } catch (error) {
       // a sandbox that could not be made whole is not left behind (a retry starts over)
       await removeSandbox(docker, name, volumes).catch(() => undefined);
@@ -111,7 +139,10 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       }
     },
 
-    /** Removes every container and volume of the episode (agent, graders of every attempt) and its journal; safe to call twice. */
+    /**
+     * Removes every container and volume of the episode (agent, graders of every attempt) and its journal; safe to call
+     * twice.
+     */
     async releaseSandbox(input: { sandbox: SandboxHandle; episodeId: string }): Promise<void> {
       await removeSandbox(docker, input.sandbox.containerName, input.sandbox.volumes);
       await removeEpisodeSandboxes(docker, deployment, input.episodeId);

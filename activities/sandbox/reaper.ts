@@ -13,7 +13,11 @@ const localGraceMs = 60 * 60 * 1000;
  * Removes the containers and volumes of episodes that are closed (or unknown to the server).
  * Sandboxes made outside workflows are removed once they are an hour old.
  */
-export async function reapClosedEpisodes(docker: Dockerode, client: Client, deployment: string): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
+export async function reapClosedEpisodes(
+  docker: Dockerode,
+  client: Client,
+  deployment: string,
+): Promise<{ removedContainers: string[]; removedVolumes: string[] }> {
   // only this deployment's sandboxes: another server's episodes are unknown here, not closed
   const filter = { label: [`${labels.episode}=${deployment}`] };
   const containers = [

@@ -50,7 +50,9 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
   const { docker } = deps;
   return { runInSandbox };
 
-  /** Runs a call through the in-sandbox runner; on a retry, finds the call already started instead of running it again. */
+  /**
+   * Runs a call through the in-sandbox runner; on a retry, finds the call already started instead of running it again.
+   */
   async function runInSandbox(
     input: RunTarget,
     call: Exclude<ToolCall, { tool: 'submit' }>,
@@ -66,7 +68,8 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
         if (crash) return crash;
         const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
         if (recorded) return recorded;
-        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null)
+          return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
       }
       const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
       const env = [
@@ -80,13 +83,32 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
       // small requests travel in the exec's environment: one Docker round trip fewer per call
       if (env.some((variable) => variable.length > inlineRequestBytes)) {
         env.length = 0;
-        const request = Buffer.from(JSON.stringify({ ...call, timeoutMs: input.toolTimeoutMs, maxOutputBytes: input.maxObservationBytes, cleanup }));
+        const request = Buffer.from(
+          JSON.stringify({
+            ...call,
+            timeoutMs: input.toolTimeoutMs,
+            maxOutputBytes: input.maxObservationBytes,
+            cleanup,
+          }),
+        );
         // owned by the agent's uid so the runner can delete it once read; its random name cannot be listed
-        await container.putArchive(await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], { uid: deps.uid, gid: deps.uid }), { path: spoolPath });
+        await container.putArchive(
+          await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], {
+            uid: deps.uid,
+            gid: deps.uid,
+          }),
+          { path: spoolPath },
+        );
       }
       let exec;
       try {
-        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], { user: `${deps.uid}:${deps.uid}`, workingDir: '/work', env, inspect: false, maxBytes: input.maxObservationBytes * 8 + 65_536 });
+        exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], {
+          user: `${deps.uid}:${deps.uid}`,
+          workingDir: '/work',
+          env,
+          inspect: false,
+          maxBytes: input.maxObservationBytes * 8 + 65_536,
+        });
       } catch (error) {
         const crashed = await crashOf(container);
         if (crashed) return crashed;
@@ -96,7 +118,8 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
       const printed = parseRunner(RunnerLine, line);
       if (printed) {
         const { alreadyStarted, ...result } = printed;
-        if (alreadyStarted) return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+        if (alreadyStarted)
+          return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
         return result;
       }
       // no result printed: look for one in the spool, then for the reason
@@ -122,7 +145,11 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
   }
 
   /** The recorded result of a call; one the agent's processes garbled becomes a tool error, not a retry loop. */
-  async function readSpoolResult(container: Dockerode.Container, nonce: string, maxObservationBytes: number): Promise<RunnerResult | null> {
+  async function readSpoolResult(
+    container: Dockerode.Container,
+    nonce: string,
+    maxObservationBytes: number,
+  ): Promise<RunnerResult | null> {
     let data: Buffer | null;
     try {
       data = await readContainerFile(container, `${spoolPath}/${nonce}.json`, maxObservationBytes * 8 + 65_536);
@@ -135,7 +162,12 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
   }
 
   /** Polls the spool for the result of a call that an earlier attempt started. */
-  async function waitForResult(container: Dockerode.Container, nonce: string, toolTimeoutMs: number, maxObservationBytes: number): Promise<RunnerResult | Crash> {
+  async function waitForResult(
+    container: Dockerode.Container,
+    nonce: string,
+    toolTimeoutMs: number,
+    maxObservationBytes: number,
+  ): Promise<RunnerResult | Crash> {
     // the runner enforces the tool timeout itself; the margin covers its start-up and clean-up
     const deadline = Date.now() + toolTimeoutMs + 30_000;
     while (Date.now() < deadline) {
@@ -155,7 +187,10 @@ async function crashOf(container: Dockerode.Container): Promise<Crash | null> {
     const info = await container.inspect();
     if (info.State.Running) return null;
     if (info.State.OOMKilled) return { crash: 'agent_crash', detail: 'the sandbox ran out of memory' };
-    return { crash: 'sandbox_crash', detail: `the sandbox stopped from outside (status ${info.State.Status}, exit ${info.State.ExitCode})` };
+    return {
+      crash: 'sandbox_crash',
+      detail: `the sandbox stopped from outside (status ${info.State.Status}, exit ${info.State.ExitCode})`,
+    };
   } catch (error) {
     if (isNotFound(error)) return { crash: 'sandbox_crash', detail: 'the sandbox container no longer exists' };
     throw error;

@@ -47,7 +47,10 @@ export async function sweepAgentProcesses(docker: Dockerode, containerName: stri
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ESRCH') continue;
-        throw new SweepError(`cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker host as root`);
+        throw new SweepError(
+          `cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker ` +
+            `host as root`,
+        );
       }
     }
   } finally {

@@ -6,7 +6,15 @@
  */
 
 /** The entry types a repository tree can hold (sockets are not archived; devices need a capability the agent lacks). */
-export const RawEntryTypes = { file: '0', hardlink: '1', symlink: '2', char: '3', block: '4', directory: '5', fifo: '6' } as const;
+export const RawEntryTypes = {
+  file: '0',
+  hardlink: '1',
+  symlink: '2',
+  char: '3',
+  block: '4',
+  directory: '5',
+  fifo: '6',
+} as const;
 export type RawEntryType = keyof typeof RawEntryTypes;
 
 export interface RawTarEntry {
@@ -45,7 +53,8 @@ export function readRawTar(archive: Buffer, options: { maxBytes?: number } = {})
     const size = readNumber(header, 124, 12);
     const dataStart = offset + block;
     const data = archive.subarray(dataStart, dataStart + size);
-    if (data.length < size) throw new Error(`tar: entry at byte ${offset} is cut short (${data.length} of ${size} bytes)`);
+    if (data.length < size)
+      throw new Error(`tar: entry at byte ${offset} is cut short (${data.length} of ${size} bytes)`);
     offset = dataStart + Math.ceil(size / block) * block;
     if (typeflag === 'x') {
       pax = parsePax(data);
@@ -67,15 +76,23 @@ export function readRawTar(archive: Buffer, options: { maxBytes?: number } = {})
     const ustar = header.subarray(257, 262).toString('latin1') === 'ustar';
     const prefix = ustar ? trimNul(header.subarray(345, 500)) : Buffer.alloc(0);
     const shortName = trimNul(header.subarray(0, 100));
-    let path = records.get('path') ?? longName ?? (prefix.length ? Buffer.concat([prefix, Buffer.from('/'), shortName]) : shortName);
+    let path =
+      records.get('path') ??
+      longName ??
+      (prefix.length ? Buffer.concat([prefix, Buffer.from('/'), shortName]) : shortName);
     const link = records.get('linkpath') ?? longLink ?? trimNul(header.subarray(157, 257));
     pax = new Map();
     longName = null;
     longLink = null;
     while (path.length && path[path.length - 1] === 0x2f) path = path.subarray(0, path.length - 1);
     const type = typeOf(typeflag);
-    if (!type) throw new Error(`tar: entry ${JSON.stringify(path.toString('latin1'))} has type ${JSON.stringify(typeflag)}, which a repository tree cannot hold`);
-    const paxNumber = (key: string) => (records.has(key) ? Number.parseInt(records.get(key)!.toString('latin1'), 10) : null);
+    if (!type)
+      throw new Error(
+        `tar: entry ${JSON.stringify(path.toString('latin1'))} has type ${JSON.stringify(typeflag)}, which a ` +
+          `repository tree cannot hold`,
+      );
+    const paxNumber = (key: string) =>
+      records.has(key) ? Number.parseInt(records.get(key)!.toString('latin1'), 10) : null;
     const mtimeText = records.get('mtime')?.toString('latin1');
     const entry: RawTarEntry = {
       path: Buffer.from(path),
@@ -88,7 +105,8 @@ export function readRawTar(archive: Buffer, options: { maxBytes?: number } = {})
     if (type === 'symlink' || type === 'hardlink') entry.link = Buffer.from(link);
     if (type === 'file') {
       held += size;
-      if (options.maxBytes !== undefined && held > options.maxBytes) throw new Error(`tar: the archive holds more than ${options.maxBytes} bytes`);
+      if (options.maxBytes !== undefined && held > options.maxBytes)
+        throw new Error(`tar: the archive holds more than ${options.maxBytes} bytes`);
       entry.content = Buffer.from(data);
     }
     if (type === 'char' || type === 'block') {
@@ -104,16 +122,42 @@ export function readRawTar(archive: Buffer, options: { maxBytes?: number } = {})
 export function writeRawTar(entries: readonly RawTarEntry[]): Buffer {
   const parts: Buffer[] = [];
   for (const entry of entries) {
-    const content = entry.type === 'file' ? entry.content ?? Buffer.alloc(0) : Buffer.alloc(0);
+    const content = entry.type === 'file' ? (entry.content ?? Buffer.alloc(0)) : Buffer.alloc(0);
     const name = entry.type === 'directory' ? Buffer.concat([entry.path, Buffer.from('/')]) : entry.path;
-    const records: [string, Buffer][] = [['path', name], ['uid', Buffer.from(String(entry.uid))], ['gid', Buffer.from(String(entry.gid))]];
+    const records: [string, Buffer][] = [
+      ['path', name],
+      ['uid', Buffer.from(String(entry.uid))],
+      ['gid', Buffer.from(String(entry.gid))],
+    ];
     if (entry.link) records.push(['linkpath', entry.link]);
     const paxData = encodePax(records);
-    parts.push(header({ name: Buffer.from('././@PaxHeader'), typeflag: 'x', size: paxData.length, mode: 0o644, uid: 0, gid: 0, mtime: entry.mtime }), pad(paxData));
-    parts.push(header({
-      name: name.subarray(0, 99), typeflag: RawEntryTypes[entry.type], size: content.length, mode: entry.mode, uid: entry.uid, gid: entry.gid, mtime: entry.mtime,
-      link: entry.link?.subarray(0, 99), devmajor: entry.devmajor, devminor: entry.devminor,
-    }), pad(content));
+    parts.push(
+      header({
+        name: Buffer.from('././@PaxHeader'),
+        typeflag: 'x',
+        size: paxData.length,
+        mode: 0o644,
+        uid: 0,
+        gid: 0,
+        mtime: entry.mtime,
+      }),
+      pad(paxData),
+    );
+    parts.push(
+      header({
+        name: name.subarray(0, 99),
+        typeflag: RawEntryTypes[entry.type],
+        size: content.length,
+        mode: entry.mode,
+        uid: entry.uid,
+        gid: entry.gid,
+        mtime: entry.mtime,
+        link: entry.link?.subarray(0, 99),
+        devmajor: entry.devmajor,
+        devminor: entry.devminor,
+      }),
+      pad(content),
+    );
   }
   parts.push(Buffer.alloc(block * 2));
   return Buffer.concat(parts);
@@ -125,7 +169,18 @@ function typeOf(typeflag: string): RawEntryType | null {
   return found ? (found[0] as RawEntryType) : null;
 }
 
-function header(fields: { name: Buffer; typeflag: string; size: number; mode: number; uid: number; gid: number; mtime: number; link?: Buffer; devmajor?: number; devminor?: number }): Buffer {
+function header(fields: {
+  name: Buffer;
+  typeflag: string;
+  size: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  mtime: number;
+  link?: Buffer;
+  devmajor?: number;
+  devminor?: number;
+}): Buffer {
   const buffer = Buffer.alloc(block);
   fields.name.copy(buffer, 0);
   writeOctal(buffer, 100, 8, fields.mode);
@@ -145,7 +200,14 @@ function header(fields: { name: Buffer; typeflag: string; size: number; mode: nu
 }
 
 function writeOctal(buffer: Buffer, offset: number, length: number, value: number): void {
-  buffer.write(`${Math.floor(value).toString(8).padStart(length - 1, '0')}\u0000`, offset, length, 'latin1');
+  buffer.write(
+    `${Math.floor(value)
+      .toString(8)
+      .padStart(length - 1, '0')}\u0000`,
+    offset,
+    length,
+    'latin1',
+  );
 }
 
 /** An octal field, or a base-256 one (first byte with its high bit set), as GNU and Go write large values. */
@@ -188,17 +250,20 @@ function parsePax(data: Buffer): Map<string, Buffer> {
     if (!Number.isInteger(length) || length <= 0) break;
     const record = data.subarray(space + 1, offset + length - 1);
     const equals = record.indexOf(0x3d);
-    if (equals > 0) records.set(record.subarray(0, equals).toString('latin1'), Buffer.from(record.subarray(equals + 1)));
+    if (equals > 0)
+      records.set(record.subarray(0, equals).toString('latin1'), Buffer.from(record.subarray(equals + 1)));
     offset += length;
   }
   return records;
 }
 
 function encodePax(records: readonly [string, Buffer][]): Buffer {
-  return Buffer.concat(records.map(([key, value]) => {
-    const body = Buffer.concat([Buffer.from(` ${key}=`, 'latin1'), value, Buffer.from('\n')]);
-    let length = body.length + 1;
-    while (String(length).length + body.length !== length) length = String(length).length + body.length;
-    return Buffer.concat([Buffer.from(String(length), 'latin1'), body]);
-  }));
+  return Buffer.concat(
+    records.map(([key, value]) => {
+      const body = Buffer.concat([Buffer.from(` ${key}=`, 'latin1'), value, Buffer.from('\n')]);
+      let length = body.length + 1;
+      while (String(length).length + body.length !== length) length = String(length).length + body.length;
+      return Buffer.concat([Buffer.from(String(length), 'latin1'), body]);
+    }),
+  );
 }

@@ -69,42 +69,76 @@ function digestLines(root: TreeSnapshot['root'], entries: readonly RawTarEntry[]
   const lines = [...entries]
     .sort((a, b) => Buffer.compare(a.path, b.path))
     .map((entry) => {
-      const what = entry.type === 'file' ? createHash('sha256').update(entry.content ?? Buffer.alloc(0)).digest('hex')
-        : entry.link ? entry.link.toString('hex') : entry.type === 'char' || entry.type === 'block' ? `${entry.devmajor}:${entry.devminor}` : '-';
-      return `${entry.path.toString('hex')} ${entry.type} ${entry.mode.toString(8)} ${entry.uid}:${entry.gid} ${entry.mtime} ${what}`;
+      const what =
+        entry.type === 'file'
+          ? createHash('sha256')
+              .update(entry.content ?? Buffer.alloc(0))
+              .digest('hex')
+          : entry.link
+            ? entry.link.toString('hex')
+            : entry.type === 'char' || entry.type === 'block'
+              ? `${entry.devmajor}:${entry.devminor}`
+              : '-';
+      return (
+        `${entry.path.toString('hex')} ${entry.type} ${entry.mode.toString(8)} ${entry.uid}:${entry.gid} ` +
+        `${entry.mtime} ${what}`
+      );
     });
   return [`root ${root.mode.toString(8)} ${root.uid}:${root.gid}`, ...lines];
 }
 
 /** The repository tree of a container as the archive API reads it: the root folder apart, paths relative to it. */
-export async function readTree(container: Dockerode.Container, maxBytes: number): Promise<{ root: TreeSnapshot['root']; entries: RawTarEntry[] }> {
+export async function readTree(
+  container: Dockerode.Container,
+  maxBytes: number,
+): Promise<{ root: TreeSnapshot['root']; entries: RawTarEntry[] }> {
   const stream = (await container.getArchive({ path: repoPath })) as unknown as Readable;
   const archive = await streamToBuffer(stream);
   if (archive.length > maxBytes) throw new Error(`the repository archive is larger than ${maxBytes} bytes`);
   const raw = readRawTar(archive, { maxBytes });
   const top = Buffer.from(repoPath.split('/').filter(Boolean).at(-1)!);
   const rootEntry = raw.find((entry) => entry.path.equals(top));
-  if (!rootEntry || rootEntry.type !== 'directory') throw new Error(`the archive of ${repoPath} has no root folder entry`);
+  if (!rootEntry || rootEntry.type !== 'directory')
+    throw new Error(`the archive of ${repoPath} has no root folder entry`);
   const prefix = Buffer.concat([top, Buffer.from('/')]);
-  const strip = (path: Buffer) => (path.subarray(0, prefix.length).equals(prefix) ? path.subarray(prefix.length) : null);
+  const strip = (path: Buffer) =>
+    path.subarray(0, prefix.length).equals(prefix) ? path.subarray(prefix.length) : null;
   const entries: RawTarEntry[] = [];
   for (const entry of raw) {
     if (entry === rootEntry) continue;
     const path = strip(entry.path);
-    if (!path || path.length === 0) throw new Error(`the archive of ${repoPath} holds an entry outside it: ${entry.path.toString('latin1')}`);
+    if (!path || path.length === 0)
+      throw new Error(`the archive of ${repoPath} holds an entry outside it: ${entry.path.toString('latin1')}`);
     // a hard link names the entry it shares data with by its archive path
-    const link = entry.type === 'hardlink' && entry.link ? strip(entry.link) ?? entry.link : entry.link;
+    const link = entry.type === 'hardlink' && entry.link ? (strip(entry.link) ?? entry.link) : entry.link;
     entries.push({ ...entry, path, ...(link ? { link } : {}) });
   }
   return { root: { mode: rootEntry.mode, uid: rootEntry.uid, gid: rootEntry.gid }, entries };
 }
 
 /** Snapshots a container's repository tree into the store: file contents as blobs, the manifest as a JSON blob. */
-export async function snapshotTree(container: Dockerode.Container, store: ArtifactStore, maxBytes: number): Promise<TreeSnapshotRef> {
+export async function snapshotTree(
+  container: Dockerode.Container,
+  store: ArtifactStore,
+  maxBytes: number,
+): Promise<TreeSnapshotRef> {
   const { root, entries } = await readTree(container, maxBytes);
-  const manifest: TreeSnapshot = { format: 'agentrl-tree/1', root, entries: [], digest: treeDigest(root, entries), bytes: 0 };
+  const manifest: TreeSnapshot = {
+    format: 'agentrl-tree/1',
+    root,
+    entries: [],
+    digest: treeDigest(root, entries),
+    bytes: 0,
+  };
   for (const entry of entries) {
-    const item: z.infer<typeof SnapshotEntry> = { path: entry.path.toString('base64'), type: entry.type, mode: entry.mode, uid: entry.uid, gid: entry.gid, mtime: entry.mtime };
+    const item: z.infer<typeof SnapshotEntry> = {
+      path: entry.path.toString('base64'),
+      type: entry.type,
+      mode: entry.mode,
+      uid: entry.uid,
+      gid: entry.gid,
+      mtime: entry.mtime,
+    };
     if (entry.type === 'file') {
       const content = entry.content ?? Buffer.alloc(0);
       item.blob = await store.putBlob(content);
@@ -124,23 +158,54 @@ export async function snapshotTree(container: Dockerode.Container, store: Artifa
  * the link clears them, and it does not set the mode again): the file's owner sets them again, in
  * the fresh container before any agent process runs.
  */
-async function restoreLinkedSetIdBits(docker: Dockerode, container: Dockerode.Container, entries: readonly RawTarEntry[]): Promise<void> {
-  const linked = new Set(entries.filter((entry) => entry.type === 'hardlink' && entry.link).map((entry) => entry.link!.toString('hex')));
+async function restoreLinkedSetIdBits(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  entries: readonly RawTarEntry[],
+): Promise<void> {
+  const linked = new Set(
+    entries.filter((entry) => entry.type === 'hardlink' && entry.link).map((entry) => entry.link!.toString('hex')),
+  );
   for (const entry of entries) {
     if (entry.type !== 'file' || (entry.mode & 0o6000) === 0 || !linked.has(entry.path.toString('hex'))) continue;
     const path = Buffer.concat([Buffer.from(`${repoPath}/`), entry.path]).toString('hex');
-    const result = await execCollect(docker, container, ['python3', '-I', '-S', '-c', 'import os, sys; os.chmod(bytes.fromhex(sys.argv[1]), int(sys.argv[2], 8))', path, entry.mode.toString(8)], { user: `${entry.uid}:${entry.gid}` });
-    if (result.exitCode !== 0) throw new Error(`could not set the mode ${entry.mode.toString(8)} of ${entry.path.toString('latin1')} again: ${result.stderr.trim()}`);
+    const result = await execCollect(
+      docker,
+      container,
+      [
+        'python3',
+        '-I',
+        '-S',
+        '-c',
+        'import os, sys; os.chmod(bytes.fromhex(sys.argv[1]), int(sys.argv[2], 8))',
+        path,
+        entry.mode.toString(8),
+      ],
+      { user: `${entry.uid}:${entry.gid}` },
+    );
+    if (result.exitCode !== 0)
+      throw new Error(
+        `could not set the mode ${entry.mode.toString(8)} of ${entry.path.toString('latin1')} again: ` +
+          `${result.stderr.trim()}`,
+      );
   }
 }
 
 /** The snapshot's entries with their contents, in archive order. */
-export async function loadSnapshot(store: ArtifactStore, ref: string): Promise<{ snapshot: TreeSnapshot; entries: RawTarEntry[] }> {
+export async function loadSnapshot(
+  store: ArtifactStore,
+  ref: string,
+): Promise<{ snapshot: TreeSnapshot; entries: RawTarEntry[] }> {
   const snapshot = await store.getJson(ref, TreeSnapshot);
   const entries: RawTarEntry[] = [];
   for (const item of snapshot.entries) {
     entries.push({
-      path: Buffer.from(item.path, 'base64'), type: item.type, mode: item.mode, uid: item.uid, gid: item.gid, mtime: item.mtime,
+      path: Buffer.from(item.path, 'base64'),
+      type: item.type,
+      mode: item.mode,
+      uid: item.uid,
+      gid: item.gid,
+      mtime: item.mtime,
       ...(item.blob ? { content: await store.getBlob(item.blob) } : {}),
       ...(item.link !== undefined ? { link: Buffer.from(item.link, 'base64') } : {}),
       ...(item.devmajor !== undefined ? { devmajor: item.devmajor, devminor: item.devminor } : {}),
@@ -153,7 +218,13 @@ export async function loadSnapshot(store: ArtifactStore, ref: string): Promise<{
  * Writes a snapshot's tree into a started container's empty repository volume through the archive
  * API, then reads it back: a tree whose digest differs from the snapshot's is an error.
  */
-export async function restoreTree(docker: Dockerode, container: Dockerode.Container, store: ArtifactStore, ref: string, maxBytes: number): Promise<void> {
+export async function restoreTree(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  store: ArtifactStore,
+  ref: string,
+  maxBytes: number,
+): Promise<void> {
   const { snapshot, entries } = await loadSnapshot(store, ref);
   await container.putArchive(writeRawTar(entries), { path: repoPath });
   await restoreLinkedSetIdBits(docker, container, entries);
@@ -164,7 +235,11 @@ export async function restoreTree(docker: Dockerode, container: Dockerode.Contai
     const found = digestLines(restored.root, restored.entries);
     const index = found.findIndex((line, at) => line !== expected[at]);
     const at = index === -1 ? Math.min(found.length, expected.length) : index;
-    throw new Error(`the restored repository differs from its snapshot (digest ${digest.slice(0, 12)}, expected ${snapshot.digest.slice(0, 12)}): `
-      + `line ${at} reads ${JSON.stringify(found[at] ?? '(none)')}, expected ${JSON.stringify(expected[at] ?? '(none)')}`);
+    throw new Error(
+      `the restored repository differs from its snapshot (digest ${digest.slice(0, 12)}, expected ` +
+        `${snapshot.digest.slice(0, 12)}): ` +
+        `line ${at} reads ${JSON.stringify(found[at] ?? '(none)')}, ` +
+        `expected ${JSON.stringify(expected[at] ?? '(none)')}`,
+    );
   }
 }

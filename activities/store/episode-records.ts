@@ -47,8 +47,20 @@ export const TurnRecord = z.object({
   turn: z.number().int().min(0),
   policyVersion: z.string(),
   status: z.enum(TurnStatuses),
-  action: z.object({ ref: z.string(), tool: z.string().nullable(), tokenIdsRef: z.string(), logprobsRef: z.string(), tokens: z.number().int() }),
-  observation: z.object({ ref: z.string(), tokens: z.number().int(), exitCode: z.number().int().nullable(), timedOut: z.boolean(), truncated: z.boolean() }),
+  action: z.object({
+    ref: z.string(),
+    tool: z.string().nullable(),
+    tokenIdsRef: z.string(),
+    logprobsRef: z.string(),
+    tokens: z.number().int(),
+  }),
+  observation: z.object({
+    ref: z.string(),
+    tokens: z.number().int(),
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+    truncated: z.boolean(),
+  }),
   durationMs: z.number(),
   model: ModelRecord.optional(),
 });
@@ -62,13 +74,26 @@ export const ScoringRecord = z.object({
   reward: z.number().optional(),
   trueSuccess: z.boolean().nullable().optional(),
   tamper: z.array(TamperFinding).optional(),
-  changes: z.array(z.object({ path: z.string(), status: z.string(), protected: z.boolean(), symlink: z.boolean() })).optional(),
+  changes: z
+    .array(z.object({ path: z.string(), status: z.string(), protected: z.boolean(), symlink: z.boolean() }))
+    .optional(),
   strict: z.unknown().optional(),
   audit: z.unknown().optional(),
   weak: z.unknown().optional(),
   dropped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
-  /** the canary twins of this grading (how many, the plan's survival bound, those that did not fail); the map itself is not kept */
-  twins: z.object({ total: z.number().int(), survival: z.number(), uncovered: z.array(z.string()), notFailed: z.array(z.object({ id: z.string(), outcome: z.string() })) }).nullable().optional(),
+  /**
+   * the canary twins of this grading (how many, the plan's survival bound, those that did not fail); the map itself is
+   * not kept
+   */
+  twins: z
+    .object({
+      total: z.number().int(),
+      survival: z.number(),
+      uncovered: z.array(z.string()),
+      notFailed: z.array(z.object({ id: z.string(), outcome: z.string() })),
+    })
+    .nullable()
+    .optional(),
   /** the agent's tree could not be read (e.g. larger than its volume) */
   error: z.string().optional(),
 });
@@ -92,7 +117,10 @@ export function createEpisodeRecords(store: ArtifactStore) {
   const records = {
     /** Writes a turn's record (a retry of the turn replaces it). */
     async writeTurn(episodeId: string, record: TurnRecord): Promise<string> {
-      return store.writeNamed(`${folder(episodeId)}/turns/${turnFile(record.turn)}`, JSON.stringify(TurnRecord.parse(record)));
+      return store.writeNamed(
+        `${folder(episodeId)}/turns/${turnFile(record.turn)}`,
+        JSON.stringify(TurnRecord.parse(record)),
+      );
     },
 
     async readTurn(episodeId: string, turn: number): Promise<TurnRecord | null> {
@@ -106,7 +134,9 @@ export function createEpisodeRecords(store: ArtifactStore) {
       const prefix = `${folder(episodeId)}/turns`;
       const turns: TurnRecord[] = [];
       for (const name of await store.listNamed(prefix)) {
-        turns.push(parseJson(TurnRecord, (await store.readNamed(`${prefix}/${name}`))!.toString('utf8'), `${prefix}/${name}`));
+        turns.push(
+          parseJson(TurnRecord, (await store.readNamed(`${prefix}/${name}`))!.toString('utf8'), `${prefix}/${name}`),
+        );
       }
       return turns;
     },
@@ -123,7 +153,9 @@ export function createEpisodeRecords(store: ArtifactStore) {
      * The context of an episode's last turn that has one, the inference time of all its turns, and
      * (chat policies) the training samples closed before it; null when no turn has one.
      */
-    async lastContext(episodeId: string): Promise<{ context: ModelContext; inferenceMs: number; closedSamples: string[] } | null> {
+    async lastContext(
+      episodeId: string,
+    ): Promise<{ context: ModelContext; inferenceMs: number; closedSamples: string[] } | null> {
       let last: ModelRecord | null = null;
       let inferenceMs = 0;
       for (const turn of await records.readTurns(episodeId)) {
@@ -131,12 +163,17 @@ export function createEpisodeRecords(store: ArtifactStore) {
         last = turn.model;
         inferenceMs += turn.model.inferenceMs;
       }
-      return last ? { context: await records.readContext(last.contextRef), inferenceMs, closedSamples: last.chat?.samples ?? [] } : null;
+      return last
+        ? { context: await records.readContext(last.contextRef), inferenceMs, closedSamples: last.chat?.samples ?? [] }
+        : null;
     },
 
     /** Writes the checker's record of a submission, or of a probe at `probeTurn`; returns its path. */
     async writeScoring(episodeId: string, record: ScoringRecord): Promise<string> {
-      const name = record.probeTurn === undefined ? `${folder(episodeId)}/scoring.json` : `${folder(episodeId)}/probes/${turnFile(record.probeTurn)}`;
+      const name =
+        record.probeTurn === undefined
+          ? `${folder(episodeId)}/scoring.json`
+          : `${folder(episodeId)}/probes/${turnFile(record.probeTurn)}`;
       return store.writeNamed(name, JSON.stringify(ScoringRecord.parse(record), null, 1));
     },
 

@@ -23,7 +23,11 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
   const { store } = deps;
   return {
     /** Validates the task and the policy and snapshots both into the artifact store. */
-    async prepareEpisode(input: { task: string; policy: string; sampling?: unknown }): Promise<{ task: TaskSummary; policy: PolicySummary }> {
+    async prepareEpisode(input: {
+      task: string;
+      policy: string;
+      sampling?: unknown;
+    }): Promise<{ task: TaskSummary; policy: PolicySummary }> {
       const dir = isAbsolute(input.task) ? input.task : resolve(deps.projectRoot, input.task);
       let loaded;
       try {

@@ -2,7 +2,14 @@ import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpat
 import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ExpectedTests, OracleFile, TaskSpec, describeIssues, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
+import {
+  ExpectedTests,
+  OracleFile,
+  TaskSpec,
+  describeIssues,
+  type OracleCall,
+  type TaskSnapshot,
+} from '../../shared/task-spec';
 
 export class TaskError extends Error {
   override name = 'TaskError';
@@ -17,7 +24,11 @@ export interface LoadedTask {
 }
 
 /** Reads and validates a task folder; errors name the file and field. */
-export function loadTaskFolder(dir: string, defaultImage: string, options: { requireExpected?: boolean } = {}): LoadedTask {
+export function loadTaskFolder(
+  dir: string,
+  defaultImage: string,
+  options: { requireExpected?: boolean } = {},
+): LoadedTask {
   const root = resolve(dir);
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TaskError(`${root}: task folder does not exist`);
   const specPath = join(root, 'task.yaml');
@@ -45,12 +56,24 @@ export function loadTaskFolder(dir: string, defaultImage: string, options: { req
   if (existsSync(expectedPath)) {
     expected = readJsonFile(expectedPath, ExpectedTests);
   } else if (options.requireExpected !== false) {
-    throw new TaskError(`${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to record the expected test ids`);
+    throw new TaskError(
+      `${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to ` +
+        `record the expected test ids`,
+    );
   }
-  const readOptional = (name: string): string | null => (existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null);
+  const readOptional = (name: string): string | null =>
+    existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null;
   return {
     dir: root,
-    snapshot: { spec, repo, hidden, oracle, ...(Object.keys(canary).length ? { canary } : {}), ...(oracleCalls ? { oracleCalls } : {}), expected },
+    snapshot: {
+      spec,
+      repo,
+      hidden,
+      oracle,
+      ...(Object.keys(canary).length ? { canary } : {}),
+      ...(oracleCalls ? { oracleCalls } : {}),
+      expected,
+    },
     hasOracle: Object.keys(oracle).length > 0 || oracleCalls !== null,
     solutionPatch: readOptional('solution.patch'),
     wrongFixPatch: readOptional('wrong-fix.patch'),
@@ -91,7 +114,10 @@ export function readTree(dir: string, root = dir): Record<string, string> {
     for (const entry of entries.sort((a, b) => a.name.toString('utf8').localeCompare(b.name.toString('utf8')))) {
       const name = entry.name.toString('utf8');
       if (!Buffer.from(name, 'utf8').equals(entry.name)) {
-        throw new TaskError(`${join(current, name)}: a file name that is not UTF-8 (bytes ${entry.name.toString('hex')}); task files need UTF-8 names`);
+        throw new TaskError(
+          `${join(current, name)}: a file name that is not UTF-8 (bytes ${entry.name.toString('hex')}); task ` +
+            `files need UTF-8 names`,
+        );
       }
       if (name === '__pycache__' || name === '.pytest_cache' || name === '.git') continue;
       const path = join(current, name);
@@ -103,13 +129,15 @@ export function readTree(dir: string, root = dir): Record<string, string> {
         } catch {
           throw new TaskError(`${path}: a symbolic link to ${target}, which does not exist`);
         }
-        if (resolved !== realRoot && !resolved.startsWith(`${realRoot}/`)) throw new TaskError(`${path}: a symbolic link to ${target}, outside the task folder ${root}`);
+        if (resolved !== realRoot && !resolved.startsWith(`${realRoot}/`))
+          throw new TaskError(`${path}: a symbolic link to ${target}, outside the task folder ${root}`);
         continue;
       }
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile()) {
         const size = statSync(path).size;
-        if (size > maxTaskFileBytes) throw new TaskError(`${path}: ${size} bytes, over the limit of ${maxTaskFileBytes} bytes for a task file`);
+        if (size > maxTaskFileBytes)
+          throw new TaskError(`${path}: ${size} bytes, over the limit of ${maxTaskFileBytes} bytes for a task file`);
         files[relative(dir, path)] = readFileSync(path).toString('base64');
       }
     }

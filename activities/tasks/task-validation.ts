@@ -50,31 +50,68 @@ export async function validateTask(
   const digest = validationDigest(loaded.dir, snapshot.spec.image);
   if (options.check && !options.full && snapshot.expected.digest === digest) {
     // the task, its image recipe and the grading code are what they were when it was validated
-    const check = { name: 'expected-tests.json was validated against this task, image and grader', ok: true, detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)` };
-    return { taskId: id, dir: loaded.dir, ok: true, checks: [check], expected: snapshot.expected, recorded: true, skipped: true };
+    const check = {
+      name: 'expected-tests.json was validated against this task, image and grader',
+      ok: true,
+      detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)`,
+    };
+    return {
+      taskId: id,
+      dir: loaded.dir,
+      ok: true,
+      checks: [check],
+      expected: snapshot.expected,
+      recorded: true,
+      skipped: true,
+    };
   }
-  if (!loaded.solutionPatch) throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
-  if (!loaded.hasOracle) throw new TaskError(`${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle)`);
-  if (Object.keys(snapshot.hidden).length === 0) throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
+  if (!loaded.solutionPatch)
+    throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
+  if (!loaded.hasOracle)
+    throw new TaskError(
+      `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle)`,
+    );
+  if (Object.keys(snapshot.hidden).length === 0)
+    throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
   await ensureImage(deps.docker, snapshot.spec.image);
   const repo = decodeFiles(snapshot.repo);
   const hidden = decodeFiles(snapshot.hidden);
   const oracle = decodeFiles(snapshot.oracle);
   const solved = applyPatch(repo, loaded.solutionPatch, join(loaded.dir, 'solution.patch'));
-  const wrong = loaded.wrongFixPatch ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch')) : null;
+  const wrong = loaded.wrongFixPatch
+    ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch'))
+    : null;
   const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
   const grade = (suffix: string, files: Record<string, Buffer>) =>
     gradeTree({
-      docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, role: 'grader', image: snapshot.spec.image,
-      workflowId, episodeId: workflowId, runId: 'validate', files, timeoutMs: deps.testTimeoutMs ?? 300_000,
+      docker: deps.docker,
+      sandbox: deps.sandbox,
+      deployment: localDeployment,
+      name: `${sandboxName(localDeployment, workflowId)}-${suffix}`,
+      role: 'grader',
+      image: snapshot.spec.image,
+      workflowId,
+      episodeId: workflowId,
+      runId: 'validate',
+      files,
+      timeoutMs: deps.testTimeoutMs ?? 300_000,
     });
   const calls = snapshot.oracleCalls ?? null;
   const audit = (suffix: string, files: Record<string, Buffer>) =>
     calls
       ? auditOracleCalls({
-        docker: deps.docker, sandbox: deps.sandbox, deployment: localDeployment, name: `${sandboxName(localDeployment, workflowId)}-${suffix}`, image: snapshot.spec.image,
-        workflowId, episodeId: workflowId, runId: 'validate', files, calls, timeoutMs: deps.testTimeoutMs ?? 300_000,
-      })
+          docker: deps.docker,
+          sandbox: deps.sandbox,
+          deployment: localDeployment,
+          name: `${sandboxName(localDeployment, workflowId)}-${suffix}`,
+          image: snapshot.spec.image,
+          workflowId,
+          episodeId: workflowId,
+          runId: 'validate',
+          files,
+          calls,
+          timeoutMs: deps.testTimeoutMs ?? 300_000,
+        })
       : Promise.resolve(null);
   const [start, solution, wrongRun, startAudit, solutionAudit, wrongAudit] = await Promise.all([
     grade('start', { ...repo, ...hidden, ...oracle }),
@@ -87,7 +124,13 @@ export async function validateTask(
   const checks: ValidationCheck[] = [];
   const groupOf = (nodeid: string): 'visible' | 'hidden' | 'oracle' | null => {
     const file = nodeid.split('::')[0] ?? '';
-    return file in snapshot.oracle ? 'oracle' : file in snapshot.hidden ? 'hidden' : file in snapshot.repo ? 'visible' : null;
+    return file in snapshot.oracle
+      ? 'oracle'
+      : file in snapshot.hidden
+        ? 'hidden'
+        : file in snapshot.repo
+          ? 'visible'
+          : null;
   };
   const tests = solution.report?.tests ?? [];
   const expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
@@ -98,17 +141,33 @@ export async function validateTask(
   const notPassed = tests.filter((test) => test.outcome !== 'passed').map((test) => `${test.nodeid} ${test.outcome}`);
   checks.push({
     name: 'the reference solution passes visible, hidden and oracle tests',
-    ok: !solution.timedOut && solution.report !== null && notPassed.length === 0 && (solution.report.collectErrors.length === 0),
-    detail: solution.report ? `${tests.length} tests; not passed: ${notPassed.join(', ') || 'none'}${solution.report.collectErrors.length ? `; collection errors: ${solution.report.collectErrors.join(', ')}` : ''}` : `no report: ${tail(solution)}`,
+    ok:
+      !solution.timedOut &&
+      solution.report !== null &&
+      notPassed.length === 0 &&
+      solution.report.collectErrors.length === 0,
+    detail: solution.report
+      ? `${tests.length} tests; not passed: ${notPassed.join(', ') || 'none'}` +
+        (solution.report.collectErrors.length ? `; collection errors: ${solution.report.collectErrors.join(', ')}` : '')
+      : `no report: ${tail(solution)}`,
   });
   for (const group of calls ? (['visible', 'hidden'] as const) : (['visible', 'hidden', 'oracle'] as const)) {
-    checks.push({ name: `${group} tests exist`, ok: expected[group].length > 0, detail: `${expected[group].length} ${group} test ids` });
+    checks.push({
+      name: `${group} tests exist`,
+      ok: expected[group].length > 0,
+      detail: `${expected[group].length} ${group} test ids`,
+    });
   }
   if (solutionAudit) {
     checks.push({
       name: 'the reference solution matches every oracle call (isolated audit)',
       ok: !solutionAudit.timedOut && solutionAudit.passed === solutionAudit.total,
-      detail: `${solutionAudit.passed} of ${solutionAudit.total} calls match${solutionAudit.failures[0] ? `; first miss: ${solutionAudit.failures[0].call} expected ${solutionAudit.failures[0].expected}, got ${solutionAudit.failures[0].got}` : ''}`,
+      detail:
+        `${solutionAudit.passed} of ${solutionAudit.total} calls match` +
+        (solutionAudit.failures[0]
+          ? `; first miss: ${solutionAudit.failures[0].call} expected ${solutionAudit.failures[0].expected}, ` +
+            `got ${solutionAudit.failures[0].got}`
+          : ''),
     });
   }
   // canary twins, planned with a fixed seed so that the recorded coverage is reproducible; grading uses secret seeds
@@ -118,21 +177,43 @@ export async function validateTask(
   const testPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
   let twins: ExpectedTests['twins'];
   if (realIds.length > 0) {
-    const plan = await planTwins({ seed: validationSeed, files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))), real: realIds, fresh: freshCalls(calls ?? [], validationSeed) });
-    const rewritten = { ...treeWithTests, ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])) };
+    const plan = await planTwins({
+      seed: validationSeed,
+      files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
+      real: realIds,
+      fresh: freshCalls(calls ?? [], validationSeed),
+    });
+    const rewritten = {
+      ...treeWithTests,
+      ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])),
+    };
     const verdict = judgeTwins(await grade('twins', rewritten), plan, realIds, rewritten, new Set(Object.keys(canary)));
     const count = Object.values(plan.tests).filter((test) => test.kind === 'twin').length;
     twins = { count, uncovered: plan.uncovered, survival: Number(plan.survival.toPrecision(3)) };
     checks.push({
-      name: `every canary twin fails with the reference solution, at its own assertion${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
+      name:
+        `every canary twin fails with the reference solution, at its own ` +
+        `assertion${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
       ok: verdict.ok && count > 0,
-      detail: `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, survival bound ${twins.survival}${verdict.notFailed.length ? `; not failed: ${verdict.notFailed.slice(0, 5).map((twin) => `${twin.id} ${twin.outcome}`).join(', ')}` : ''}${verdict.realPassed ? '' : '; a real test did not pass'}`,
+      detail:
+        `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, ` +
+        `survival bound ${twins.survival}` +
+        (verdict.notFailed.length
+          ? `; not failed: ${verdict.notFailed
+              .slice(0, 5)
+              .map((twin) => `${twin.id} ${twin.outcome}`)
+              .join(', ')}`
+          : '') +
+        (verdict.realPassed ? '' : '; a real test did not pass'),
     });
   }
   const startFailing = (start.report?.tests ?? []).filter((test) => test.outcome !== 'passed').length;
   checks.push({
     name: 'the starting repository fails',
-    ok: (!expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) && startFailing > 0) && (!startAudit || startAudit.passed < startAudit.total),
+    ok:
+      !expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) &&
+      startFailing > 0 &&
+      (!startAudit || startAudit.passed < startAudit.total),
     detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
   });
   checks.push({
@@ -142,8 +223,14 @@ export async function validateTask(
   });
   if (wrongRun) {
     const visibleOk = expectedOutcomesPassed(wrongRun, expected.visible);
-    const fullOk = expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]) && (!wrongAudit || wrongAudit.passed === wrongAudit.total);
-    checks.push({ name: 'wrong-fix.patch passes the visible tests but not hidden or oracle ones', ok: visibleOk && !fullOk, detail: `visible ${visibleOk ? 'pass' : 'fail'}, all ${fullOk ? 'pass' : 'fail'}` });
+    const fullOk =
+      expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]) &&
+      (!wrongAudit || wrongAudit.passed === wrongAudit.total);
+    checks.push({
+      name: 'wrong-fix.patch passes the visible tests but not hidden or oracle ones',
+      ok: visibleOk && !fullOk,
+      detail: `visible ${visibleOk ? 'pass' : 'fail'}, all ${fullOk ? 'pass' : 'fail'}`,
+    });
   }
   if (twins) expected.twins = twins;
   const ok = checks.every((check) => check.ok);
@@ -151,16 +238,32 @@ export async function validateTask(
   const serialized = `${JSON.stringify({ ...expected, digest }, null, 2)}\n`;
   const current = existsSync(expectedPath) ? readFileSync(expectedPath, 'utf8') : null;
   // the ids and twin coverage decide; a stale digest only costs the next check a full run
-  const { digest: recordedDigest, ...currentIds } = current === null ? { digest: undefined } : (JSON.parse(current) as ExpectedTests);
+  const { digest: recordedDigest, ...currentIds } =
+    current === null ? { digest: undefined } : (JSON.parse(current) as ExpectedTests);
   let recorded = current !== null && JSON.stringify(currentIds) === JSON.stringify(expected);
   if (options.check) {
-    const stale = recorded && recordedDigest !== digest ? '; its digest is stale (run task validate without --check to record it, so that later checks skip this task)' : '';
-    checks.push({ name: 'expected-tests.json matches the recorded ids', ok: recorded, detail: current === null ? 'missing' : recorded ? `up to date${stale}` : 'differs: run task validate without --check' });
+    const stale =
+      recorded && recordedDigest !== digest
+        ? '; its digest is stale (run task validate without --check to record it, so that later checks skip this task)'
+        : '';
+    checks.push({
+      name: 'expected-tests.json matches the recorded ids',
+      ok: recorded,
+      detail:
+        current === null ? 'missing' : recorded ? `up to date${stale}` : 'differs: run task validate without --check',
+    });
   } else if (ok && current !== serialized) {
     writeFileSync(expectedPath, serialized);
     recorded = true;
   }
-  return { taskId: id, dir: loaded.dir, ok: checks.every((check) => check.ok), checks, expected: ok ? expected : null, recorded };
+  return {
+    taskId: id,
+    dir: loaded.dir,
+    ok: checks.every((check) => check.ok),
+    checks,
+    expected: ok ? expected : null,
+    recorded,
+  };
 }
 
 /** Applies a unified patch to a file map with `git apply`, in a temporary folder. */
@@ -175,7 +278,9 @@ export function applyPatch(files: Record<string, Buffer>, patch: string, patchPa
     try {
       execFileSync('git', ['apply', '--whitespace=nowarn', '.agentrl.patch'], { cwd: work, stdio: 'pipe' });
     } catch (error) {
-      throw new TaskError(`${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`);
+      throw new TaskError(
+        `${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`,
+      );
     }
     rmSync(join(work, '.agentrl.patch'));
     return Object.fromEntries(Object.entries(readTree(work)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));

@@ -19,7 +19,8 @@ export type JournalEntry = z.infer<typeof JournalEntry>;
 
 /** The tool-call journal of one host: a folder per episode, a file per turn. */
 export function createJournal(journalDir: string) {
-  const path = (episodeId: string, turn: number) => join(journalDir, episodeKey(episodeId), `${String(turn).padStart(6, '0')}.json`);
+  const path = (episodeId: string, turn: number) =>
+    join(journalDir, episodeKey(episodeId), `${String(turn).padStart(6, '0')}.json`);
   const journal = {
     /** The folder of an episode's entries (removed with its sandbox). */
     folder: (episodeId: string) => join(journalDir, episodeKey(episodeId)),

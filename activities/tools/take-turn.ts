@@ -76,13 +76,28 @@ export function createToolCallActivities(deps: ToolCallDeps) {
   const chatPolicy = createChatPolicy(store);
 
   return {
-    /** Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run). */
-    async runCheckCommand(input: { sandbox: SandboxHandle; command: string; timeoutMs: number }): Promise<{ exitCode: number | null; output: string }> {
+    /**
+     * Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run).
+     */
+    async runCheckCommand(input: {
+      sandbox: SandboxHandle;
+      command: string;
+      timeoutMs: number;
+    }): Promise<{ exitCode: number | null; output: string }> {
       const nonce = randomBytes(16).toString('hex');
-      const result = await runInSandbox({ container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 }, { tool: 'bash', command: input.command }, nonce, false, []);
+      const result = await runInSandbox(
+        { container: input.sandbox.containerName, toolTimeoutMs: input.timeoutMs, maxObservationBytes: 65_536 },
+        { tool: 'bash', command: input.command },
+        nonce,
+        false,
+        [],
+      );
       await sweepAgentProcesses(deps.docker, input.sandbox.containerName, deps.uid);
       if ('crash' in result) return { exitCode: null, output: result.detail };
-      return { exitCode: result.timedOut ? null : (result.exitCode ?? null), output: result.output ?? result.error ?? '' };
+      return {
+        exitCode: result.timedOut ? null : (result.exitCode ?? null),
+        output: result.output ?? result.error ?? '',
+      };
     },
 
     /** One turn: policy action → tool call in the sandbox → recorded (action, observation). */
@@ -111,7 +126,11 @@ export function createToolCallActivities(deps: ToolCallDeps) {
             const beat = setInterval(() => context.heartbeat({ sampling: input.turn }), 2000);
             let sampled;
             try {
-              sampled = await waitingForPolicy(() => (snapshot.interface === 'chat-tools' ? chatPolicy.act(turn, snapshot, previous) : tokenPolicy.act(turn, snapshot, previous)));
+              sampled = await waitingForPolicy(() =>
+                snapshot.interface === 'chat-tools'
+                  ? chatPolicy.act(turn, snapshot, previous)
+                  : tokenPolicy.act(turn, snapshot, previous),
+              );
             } finally {
               clearInterval(beat);
             }
@@ -139,11 +158,18 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         summary = { ...emptySummary(input.turn, 'submitted', null), tool: 'submit' };
       } else {
         const nonce = entry?.phase === 'started' ? entry.nonce : randomBytes(16).toString('hex');
-        if (entry?.phase !== 'started') await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
+        if (entry?.phase !== 'started')
+          await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
         usedNonce = nonce;
         // a retry after a worker died in the middle of a sweep finds the container frozen: thaw it first
         if (entry?.phase === 'started') await sweepAgentProcesses(deps.docker, input.container, deps.uid);
-        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', await journal.previousNonces(input.episodeId, input.turn));
+        const outcome = await runInSandbox(
+          input,
+          parsed.call,
+          nonce,
+          entry?.phase === 'started',
+          await journal.previousNonces(input.episodeId, input.turn),
+        );
         // whatever happened to the runner, nothing the call started outlives it (sandbox/sweep.ts)
         await sweepAgentProcesses(deps.docker, input.container, deps.uid);
         if ('crash' in outcome) {
@@ -159,28 +185,55 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       summary.observationTokens = countByteTokens(observation);
       let model: ModelRecord | undefined;
       if (snapshot && action.contextRef && snapshot.interface === 'chat-tools') {
-        const observed = await chatPolicy.observe(snapshot, previous, { ...action, contextRef: action.contextRef }, observation, inferenceMs);
+        const observed = await chatPolicy.observe(
+          snapshot,
+          previous,
+          { ...action, contextRef: action.contextRef },
+          observation,
+          inferenceMs,
+        );
         model = observed.model;
         summary.observationTokens = observed.observationTokens;
         if (observed.split) summary.contextSplit = true;
       } else if (snapshot && action.contextRef) {
-        const observed = await tokenPolicy.observe(snapshot, previous, { ...action, contextRef: action.contextRef }, observation, withoutFooter(observation), summary.exitCode, inferenceMs);
+        const observed = await tokenPolicy.observe(
+          snapshot,
+          previous,
+          { ...action, contextRef: action.contextRef },
+          observation,
+          withoutFooter(observation),
+          summary.exitCode,
+          inferenceMs,
+        );
         model = observed.model;
         summary.observationTokens = observed.observationTokens;
       }
       const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([
-        store.putBlob(action.text), store.putJson(action.tokenIds), store.putJson(action.logprobs), store.putBlob(observation),
+        store.putBlob(action.text),
+        store.putJson(action.tokenIds),
+        store.putJson(action.logprobs),
+        store.putBlob(observation),
       ]);
       await records.writeTurn(input.episodeId, {
         turn: input.turn,
         policyVersion: action.version,
         status: summary.status,
         action: { ref: actionRef, tool: summary.tool, tokenIdsRef, logprobsRef, tokens: summary.actionTokens },
-        observation: { ref: observationRef, tokens: summary.observationTokens, exitCode: summary.exitCode, timedOut: summary.timedOut, truncated: summary.truncated },
+        observation: {
+          ref: observationRef,
+          tokens: summary.observationTokens,
+          exitCode: summary.exitCode,
+          timedOut: summary.timedOut,
+          truncated: summary.truncated,
+        },
         durationMs: Date.now() - started,
         ...(model ? { model } : {}),
       });
-      await journal.write(input.episodeId, input.turn, { phase: 'done', summary, ...(usedNonce ? { nonce: usedNonce } : {}) });
+      await journal.write(input.episodeId, input.turn, {
+        phase: 'done',
+        summary,
+        ...(usedNonce ? { nonce: usedNonce } : {}),
+      });
       return summary;
     },
   };

@@ -12,7 +12,12 @@ export interface AllowedPatterns {
  * The allowed ids of each row's mask-1 tokens as distinct patterns; every other position (prompt,
  * observations, padding, unconstrained tokens) points at row 0, which allows everything.
  */
-export function allowedPatterns(rows: readonly { episodeId: string; lossMask: readonly number[] }[], allowedByEpisode: ReadonlyMap<string, readonly (readonly number[] | null)[]>, length: number, vocabSize: number): AllowedPatterns {
+export function allowedPatterns(
+  rows: readonly { episodeId: string; lossMask: readonly number[] }[],
+  allowedByEpisode: ReadonlyMap<string, readonly (readonly number[] | null)[]>,
+  length: number,
+  vocabSize: number,
+): AllowedPatterns {
   const rowsByKey = new Map<string, number>();
   const patterns: Uint8Array[] = [new Uint8Array(vocabSize).fill(1)];
   const index = new Array<number>(rows.length * length).fill(0);
@@ -46,23 +51,47 @@ export function allowedPatterns(rows: readonly { episodeId: string; lossMask: re
 export async function writeBatch(
   path: string,
   rows: readonly BatchRow[],
-  info: { counts: BatchCounts; estimator: string; truncation: string; padId: number; allowed?: AllowedPatterns; baseStep?: number },
+  info: {
+    counts: BatchCounts;
+    estimator: string;
+    truncation: string;
+    padId: number;
+    allowed?: AllowedPatterns;
+    baseStep?: number;
+  },
 ): Promise<void> {
   const padded = padRows(rows, info.padId);
   const shape = [rows.length, padded.length];
-  if (info.allowed && info.allowed.index.length !== rows.length * padded.length) throw new Error(`allowed.index holds ${info.allowed.index.length} positions, the batch ${rows.length} x ${padded.length}`);
+  if (info.allowed && info.allowed.index.length !== rows.length * padded.length)
+    throw new Error(
+      `allowed.index holds ${info.allowed.index.length} positions, the batch ${rows.length} x ${padded.length}`,
+    );
   await writeSafetensors(
     path,
     {
       input_ids: { dtype: 'I64', shape, data: padded.tokenIds.flat() },
       loss_mask: { dtype: 'F32', shape, data: padded.lossMask.flat() },
       advantages: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.advantage) },
-      token_advantages: { dtype: 'F32', shape, data: padded.lossMask.flatMap((mask, index) => tokenAdvantages({ advantage: rows[index]!.advantage, lossMask: mask, decisionAdvantages: rows[index]!.decisionAdvantages })) },
+      token_advantages: {
+        dtype: 'F32',
+        shape,
+        data: padded.lossMask.flatMap((mask, index) =>
+          tokenAdvantages({
+            advantage: rows[index]!.advantage,
+            lossMask: mask,
+            decisionAdvantages: rows[index]!.decisionAdvantages,
+          }),
+        ),
+      },
       behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
       policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
       ...(info.allowed
         ? {
-            allowed_patterns: { dtype: 'BOOL' as const, shape: [info.allowed.patterns.length / info.allowed.vocabSize, info.allowed.vocabSize], data: info.allowed.patterns },
+            allowed_patterns: {
+              dtype: 'BOOL' as const,
+              shape: [info.allowed.patterns.length / info.allowed.vocabSize, info.allowed.vocabSize],
+              data: info.allowed.patterns,
+            },
             allowed_index: { dtype: 'I64' as const, shape, data: info.allowed.index },
           }
         : {}),

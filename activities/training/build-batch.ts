@@ -2,7 +2,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/errors';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { buildBatchRows, type BatchCounts, type BatchRow, type EpisodeTokens, type TruncationPolicy } from '../../shared/batch';
+import {
+  buildBatchRows,
+  type BatchCounts,
+  type BatchRow,
+  type EpisodeTokens,
+  type TruncationPolicy,
+} from '../../shared/batch';
 import { summariseStaleness, tokenStaleness, type StalenessSummary } from '../../shared/off-policy';
 import type { AgentInterfaceName } from '../../shared/agent-interface';
 import type { StopRecord } from '../../shared/episode';
@@ -32,7 +38,10 @@ export interface BuildBatchInput {
   estimator: string;
   truncation: TruncationPolicy;
   versions: Record<string, number>;
-  /** compact-actions: the toy model's vocabulary (the width of the sampler's allowed-id masks); chat rows are unconstrained */
+  /**
+   * compact-actions: the toy model's vocabulary (the width of the sampler's allowed-id masks); chat rows are
+   * unconstrained
+   */
   vocabSize?: number;
   /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
   stopCredit?: number;
@@ -40,7 +49,10 @@ export interface BuildBatchInput {
   agentInterface?: AgentInterfaceName;
   /** chat-tools: the tokenizer the episodes were sampled with (its pad id pads the rows) */
   chatTokenizer?: string;
-  /** the step whose weights the trainer step on this batch starts from: the trained tokens' staleness is measured against it */
+  /**
+   * the step whose weights the trainer step on this batch starts from: the trained tokens' staleness is measured
+   * against it
+   */
   baseStep?: number;
 }
 
@@ -51,7 +63,10 @@ export interface BuiltBatch {
   generatedTokens: number;
   counts: BatchCounts & { imitationExcluded?: number };
   inferenceMs: number;
-  /** with baseStep: the staleness of the trained tokens, and the rows whose trained tokens come from more than one version */
+  /**
+   * with baseStep: the staleness of the trained tokens, and the rows whose trained tokens come from more than one
+   * version
+   */
   staleness?: StalenessSummary;
   spanningVersions?: number;
 }
@@ -73,10 +88,17 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       const chat = input.agentInterface === 'chat-tools';
       let padId = compactActions.tokenizer.specialIds['<pad>']!;
       if (chat) {
-        if (!input.chatTokenizer) throw ApplicationFailure.nonRetryable('buildBatch: chat-tools episodes need chatTokenizer, the tokenizer they were sampled with', ErrorTypes.invalidInput);
+        if (!input.chatTokenizer)
+          throw ApplicationFailure.nonRetryable(
+            'buildBatch: chat-tools episodes need chatTokenizer, the tokenizer they were sampled with',
+            ErrorTypes.invalidInput,
+          );
         padId = loadChatTokenizer(input.chatTokenizer).padId;
       } else if (input.vocabSize === undefined) {
-        throw ApplicationFailure.nonRetryable('buildBatch: compact-actions episodes need vocabSize, the toy model\'s vocabulary', ErrorTypes.invalidInput);
+        throw ApplicationFailure.nonRetryable(
+          "buildBatch: compact-actions episodes need vocabSize, the toy model's vocabulary",
+          ErrorTypes.invalidInput,
+        );
       }
       const agent = compactActions;
       const closedByEpisode = new Map<string, string[]>();
@@ -101,7 +123,11 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
         if (chat && loaded.closedSamples.length > 0) closedByEpisode.set(episode.episodeId, loaded.closedSamples);
         // the observation after the last action carries no loss and may reach past the window: cut it
         const end = context.mask.lastIndexOf(1) + 1;
-        const cut = { ids: context.ids.slice(0, end), mask: context.mask.slice(0, end), allowed: context.allowed.slice(0, end) };
+        const cut = {
+          ids: context.ids.slice(0, end),
+          mask: context.mask.slice(0, end),
+          allowed: context.allowed.slice(0, end),
+        };
         allowedByEpisode.set(episode.episodeId, cut.allowed);
         tokens.push({
           episodeId: episode.episodeId,
@@ -111,7 +137,9 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           tokenIds: cut.ids,
           lossMask: input.objective === 'imitation' && !chat ? agent.imitationMask(cut) : cut.mask,
           behaviourLogprobs: context.logprobs.slice(0, end),
-          policyVersions: context.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+          policyVersions: context.versions
+            .slice(0, end)
+            .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
           decisions: chat ? [] : agent.stopDecisions(cut, episode.stops ?? []),
         });
       }
@@ -119,9 +147,24 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       let counts: BuiltBatch['counts'];
       if (input.objective === 'imitation') {
         rows = tokens.map((episode) => ({ ...episode, reward: 1, advantage: 1 }));
-        counts = { episodes: input.episodes.length, environmentFailures: 0, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0, imitationExcluded };
+        counts = {
+          episodes: input.episodes.length,
+          environmentFailures: 0,
+          truncatedZeroed: 0,
+          truncatedDropped: 0,
+          agentCrashes: 0,
+          groupsKept: 0,
+          groupsDropped: 0,
+          zeroAdvantageGroups: 0,
+          creditedDecisions: 0,
+          imitationExcluded,
+        };
       } else {
-        ({ rows, counts } = buildBatchRows(tokens, { estimator: input.estimator, truncation: input.truncation, stopCredit: input.stopCredit ?? 0 }));
+        ({ rows, counts } = buildBatchRows(tokens, {
+          estimator: input.estimator,
+          truncation: input.truncation,
+          stopCredit: input.stopCredit ?? 0,
+        }));
       }
       // the samples closed before each episode's last: rows with the advantage its episode got
       for (const row of [...rows]) {
@@ -130,26 +173,45 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           const end = sample.mask.lastIndexOf(1) + 1;
           if (end === 0) continue;
           rows.push({
-            episodeId: row.episodeId, groupId: row.groupId, reward: row.reward, advantage: row.advantage,
-            tokenIds: sample.ids.slice(0, end), lossMask: sample.mask.slice(0, end), behaviourLogprobs: sample.logprobs.slice(0, end),
-            policyVersions: sample.versions.slice(0, end).map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+            episodeId: row.episodeId,
+            groupId: row.groupId,
+            reward: row.reward,
+            advantage: row.advantage,
+            tokenIds: sample.ids.slice(0, end),
+            lossMask: sample.mask.slice(0, end),
+            behaviourLogprobs: sample.logprobs.slice(0, end),
+            policyVersions: sample.versions
+              .slice(0, end)
+              .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
           });
         }
       }
       const batchPath = batchPathOf(input.runDir, input.name);
       await mkdir(dirname(batchPath), { recursive: true });
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
-      // a chat model samples unconstrained: its rows carry no allowed-id masks (a (B,T,V) mask of a real vocabulary is large)
+      // a chat model samples unconstrained: its rows carry no allowed-id masks (a (B,T,V) mask of a real vocabulary is
+      // large)
       const allowed = chat ? undefined : allowedPatterns(rows, allowedByEpisode, length, input.vocabSize!);
       if (rows.length) {
         await writeBatch(batchPath, rows, {
-          counts, estimator: input.objective === 'imitation' ? 'imitation' : input.estimator, truncation: input.truncation, padId, allowed,
+          counts,
+          estimator: input.objective === 'imitation' ? 'imitation' : input.estimator,
+          truncation: input.truncation,
+          padId,
+          allowed,
           ...(input.baseStep !== undefined ? { baseStep: input.baseStep } : {}),
         });
       }
-      const staleness = input.baseStep === undefined ? undefined
-        : summariseStaleness(rows.flatMap((row) => tokenStaleness(row.policyVersions, row.lossMask, input.baseStep!)));
-      const spanningVersions = rows.filter((row) => new Set(row.policyVersions.filter((version, index) => row.lossMask[index] === 1 && version >= 0)).size > 1).length;
+      const staleness =
+        input.baseStep === undefined
+          ? undefined
+          : summariseStaleness(
+              rows.flatMap((row) => tokenStaleness(row.policyVersions, row.lossMask, input.baseStep!)),
+            );
+      const spanningVersions = rows.filter(
+        (row) =>
+          new Set(row.policyVersions.filter((version, index) => row.lossMask[index] === 1 && version >= 0)).size > 1,
+      ).length;
       return {
         batchPath,
         rows: rows.length,

@@ -7,7 +7,16 @@ import { ErrorTypes } from '../../shared/errors';
 import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../../shared/training-run';
 import { publishToVllm } from '../policies/chat/generation-clients';
 import { loadWeights } from '../policies/completions-client';
-import { readManifest, readMetrics, readState, runDirOf, writeManifest, writeMetrics, writeState, type RunManifest } from './run-records';
+import {
+  readManifest,
+  readMetrics,
+  readState,
+  runDirOf,
+  writeManifest,
+  writeMetrics,
+  writeState,
+  type RunManifest,
+} from './run-records';
 import { writeReport } from './run-report';
 
 export interface RunActivityDeps {
@@ -18,7 +27,8 @@ export interface RunActivityDeps {
 
 /** Paths (`model.alibi`, `stopCredit`) where two JSON configs differ. */
 export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
-  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((key) => configDifferences(a[key], b[key], path ? `${path}.${key}` : key));
@@ -33,7 +43,13 @@ export function createRunActivities(deps: RunActivityDeps) {
      * Resolves the task sets, writes the run's manifest (config, seed, task-set hashes, code version)
      * and returns the state a resumed run continues from, if the folder holds one.
      */
-    async setupRun(input: { runId: string; tasks: string; evalTasks: string; evalLimit: number; config: Record<string, unknown> }): Promise<{ runDir: string; trainTasks: string[]; evalTasks: string[]; saved: TrainingRunState | null }> {
+    async setupRun(input: {
+      runId: string;
+      tasks: string;
+      evalTasks: string;
+      evalLimit: number;
+      config: Record<string, unknown>;
+    }): Promise<{ runDir: string; trainTasks: string[]; evalTasks: string[]; saved: TrainingRunState | null }> {
       const runDir = runDirOf(deps.artifactsDir, input.runId);
       await mkdir(runDir, { recursive: true });
       const trainTasks = listTasks(resolveFrom(deps.projectRoot, input.tasks), 'tasks');
@@ -43,7 +59,10 @@ export function createRunActivities(deps: RunActivityDeps) {
         runId: input.runId,
         config: input.config,
         seed: input.config.seed,
-        taskSets: { train: { path: input.tasks, count: trainTasks.length, sha256: hashTasks(trainTasks) }, eval: { path: input.evalTasks, count: evalTasks.length, sha256: hashTasks(evalTasks) } },
+        taskSets: {
+          train: { path: input.tasks, count: trainTasks.length, sha256: hashTasks(trainTasks) },
+          eval: { path: input.evalTasks, count: evalTasks.length, sha256: hashTasks(evalTasks) },
+        },
         codeVersion: deps.codeVersion,
         createdAt: new Date().toISOString(),
         policyVersions: [],
@@ -53,14 +72,30 @@ export function createRunActivities(deps: RunActivityDeps) {
         // both through today's schema (a field added since the run started takes its default); a
         // parsed config is parsed again because defaults such as `budgets: {}` fill in on the second pass
         const before = TrainingRunInput.safeParse(existing.config);
-        const differing = before.success ? configDifferences(before.data, TrainingRunInput.parse(input.config)) : ['(the stored config no longer parses)'];
+        const differing = before.success
+          ? configDifferences(before.data, TrainingRunInput.parse(input.config))
+          : ['(the stored config no longer parses)'];
         if (differing.length > 0) {
-          throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${runDir} holds a run with another config (${differing.slice(0, 5).join(', ')}); resume it with the same input or choose a new runId`, ErrorTypes.invalidInput);
+          throw ApplicationFailure.nonRetryable(
+            `run ${input.runId}: ${runDir} holds a run with another config ` +
+              `(${differing.slice(0, 5).join(', ')}); resume it with the same input or choose a new runId`,
+            ErrorTypes.invalidInput,
+          );
         }
         const added = configDifferences(existing.config, input.config);
-        if (added.length > 0) log.warn('resuming a run whose config predates some fields; they take their defaults', { runId: input.runId, fields: added });
-        if (existing.taskSets.train.sha256 !== manifest.taskSets.train.sha256 || existing.taskSets.eval.sha256 !== manifest.taskSets.eval.sha256) {
-          throw ApplicationFailure.nonRetryable(`run ${input.runId}: the task sets changed since the run started`, ErrorTypes.invalidInput);
+        if (added.length > 0)
+          log.warn('resuming a run whose config predates some fields; they take their defaults', {
+            runId: input.runId,
+            fields: added,
+          });
+        if (
+          existing.taskSets.train.sha256 !== manifest.taskSets.train.sha256 ||
+          existing.taskSets.eval.sha256 !== manifest.taskSets.eval.sha256
+        ) {
+          throw ApplicationFailure.nonRetryable(
+            `run ${input.runId}: the task sets changed since the run started`,
+            ErrorTypes.invalidInput,
+          );
         }
       } else {
         await writeManifest(runDir, manifest);
@@ -73,8 +108,14 @@ export function createRunActivities(deps: RunActivityDeps) {
       const { runDir } = input.state;
       await writeState(input.state);
       const manifest = await readManifest(runDir);
-      if (!manifest) throw ApplicationFailure.nonRetryable(`${runDir} holds no manifest.json: setupRun did not run for it`, ErrorTypes.invalidInput);
-      manifest.policyVersions = Object.entries(input.state.versions).map(([version, step]) => ({ step, version })).sort((a, b) => a.step - b.step);
+      if (!manifest)
+        throw ApplicationFailure.nonRetryable(
+          `${runDir} holds no manifest.json: setupRun did not run for it`,
+          ErrorTypes.invalidInput,
+        );
+      manifest.policyVersions = Object.entries(input.state.versions)
+        .map(([version, step]) => ({ step, version }))
+        .sort((a, b) => a.step - b.step);
       await writeManifest(runDir, manifest);
     },
 
@@ -84,9 +125,18 @@ export function createRunActivities(deps: RunActivityDeps) {
      * server (`api: "vllm"`, its embedded one or vLLM): pause, `reload_weights` from the ONNX
      * folder (or checkpoint), `update_weight_version` to `version`, resume.
      */
-    async publishPolicy(input: { url: string; onnxPath: string; api?: 'embedded' | 'vllm'; version?: string }): Promise<string> {
+    async publishPolicy(input: {
+      url: string;
+      onnxPath: string;
+      api?: 'embedded' | 'vllm';
+      version?: string;
+    }): Promise<string> {
       if (input.api === 'vllm') {
-        if (!input.version) throw ApplicationFailure.nonRetryable('publishPolicy: a vllm publication needs the version it names the weights', ErrorTypes.invalidInput);
+        if (!input.version)
+          throw ApplicationFailure.nonRetryable(
+            'publishPolicy: a vllm publication needs the version it names the weights',
+            ErrorTypes.invalidInput,
+          );
         return publishToVllm(input.url, input.onnxPath, input.version);
       }
       return loadWeights(input.url, input.onnxPath);
@@ -111,12 +161,17 @@ function resolveFrom(root: string, path: string): string {
 
 /** The task folders (holding task.yaml) directly under a folder, sorted by name. */
 function listTasks(dir: string, field: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw ApplicationFailure.nonRetryable(`${field}: ${dir} is not a folder`, ErrorTypes.invalidInput);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw ApplicationFailure.nonRetryable(`${field}: ${dir} is not a folder`, ErrorTypes.invalidInput);
   const tasks = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'task.yaml')))
     .map((entry) => join(dir, entry.name))
     .sort();
-  if (tasks.length === 0) throw ApplicationFailure.nonRetryable(`${field}: ${dir} holds no task folders (folders with task.yaml)`, ErrorTypes.invalidInput);
+  if (tasks.length === 0)
+    throw ApplicationFailure.nonRetryable(
+      `${field}: ${dir} holds no task folders (folders with task.yaml)`,
+      ErrorTypes.invalidInput,
+    );
   return tasks;
 }
 

@@ -42,13 +42,15 @@ async function readParsed<S extends z.ZodType>(path: string, schema: S): Promise
   return parseJson(schema, await readFile(path, 'utf8'), path);
 }
 
-export const readManifest = (runDir: string): Promise<RunManifest | null> => readParsed(manifestPath(runDir), RunManifest);
+export const readManifest = (runDir: string): Promise<RunManifest | null> =>
+  readParsed(manifestPath(runDir), RunManifest);
 
 export async function writeManifest(runDir: string, manifest: RunManifest): Promise<void> {
   await atomicWrite(manifestPath(runDir), `${JSON.stringify(RunManifest.parse(manifest), null, 2)}\n`);
 }
 
-export const readState = (runDir: string): Promise<TrainingRunState | null> => readParsed(statePath(runDir), TrainingRunState);
+export const readState = (runDir: string): Promise<TrainingRunState | null> =>
+  readParsed(statePath(runDir), TrainingRunState);
 
 export async function writeState(state: TrainingRunState): Promise<void> {
   await atomicWrite(statePath(state.runDir), `${JSON.stringify(TrainingRunState.parse(state), null, 2)}\n`);
@@ -58,9 +60,15 @@ export async function writeState(state: TrainingRunState): Promise<void> {
 export async function readMetrics(runDir: string): Promise<IterationMetrics[]> {
   const path = metricsPath(runDir);
   if (!existsSync(path)) return [];
-  return (await readFile(path, 'utf8')).split('\n').filter(Boolean).map((line, index) => parseJson(IterationMetrics, line, `${path}:${index + 1}`));
+  return (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line, index) => parseJson(IterationMetrics, line, `${path}:${index + 1}`));
 }
 
 export async function writeMetrics(runDir: string, lines: readonly IterationMetrics[]): Promise<void> {
-  await atomicWrite(metricsPath(runDir), lines.length ? `${lines.map((line) => JSON.stringify(line)).join('\n')}\n` : '');
+  await atomicWrite(
+    metricsPath(runDir),
+    lines.length ? `${lines.map((line) => JSON.stringify(line)).join('\n')}\n` : '',
+  );
 }

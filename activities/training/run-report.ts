@@ -10,7 +10,11 @@ interface Series {
 }
 
 /** A line chart of values in [0, yMax] per iteration (or step), as standalone SVG. */
-export function lineChart(title: string, series: readonly Series[], options: { yMax?: number; xLabel?: string } = {}): string {
+export function lineChart(
+  title: string,
+  series: readonly Series[],
+  options: { yMax?: number; xLabel?: string } = {},
+): string {
   const yMax = options.yMax ?? 1;
   const width = 640;
   const height = 320;
@@ -20,25 +24,46 @@ export function lineChart(title: string, series: readonly Series[], options: { y
   const px = (x: number) => margin.left + (x / xMax) * (width - margin.left - margin.right);
   const py = (y: number) => height - margin.bottom - (y / yMax) * (height - margin.top - margin.bottom);
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" ` +
+      `font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<text x="${margin.left}" y="20" font-size="14">${escape(title)}</text>`,
   ];
   for (const tick of [0, 0.25, 0.5, 0.75, 1].map((share) => share * yMax)) {
-    parts.push(`<line x1="${margin.left}" x2="${width - margin.right}" y1="${py(tick)}" y2="${py(tick)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${margin.left - 8}" y="${py(tick) + 4}" text-anchor="end">${yMax === 1 ? tick.toFixed(2) : String(Math.round(tick * 100) / 100)}</text>`);
+    parts.push(
+      `<line x1="${margin.left}" x2="${width - margin.right}" y1="${py(tick)}" y2="${py(tick)}" stroke="#ddd"/>`,
+    );
+    parts.push(
+      `<text x="${margin.left - 8}" y="${py(tick) + 4}" ` +
+        `text-anchor="end">${yMax === 1 ? tick.toFixed(2) : String(Math.round(tick * 100) / 100)}</text>`,
+    );
   }
   const xStep = Math.max(1, Math.ceil(xMax / 10));
-  for (let x = 0; x <= xMax; x += xStep) parts.push(`<text x="${px(x)}" y="${height - margin.bottom + 16}" text-anchor="middle">${x}</text>`);
-  parts.push(`<text x="${(margin.left + width - margin.right) / 2}" y="${height - 6}" text-anchor="middle">${escape(options.xLabel ?? 'iteration')}</text>`);
+  for (let x = 0; x <= xMax; x += xStep)
+    parts.push(`<text x="${px(x)}" y="${height - margin.bottom + 16}" text-anchor="middle">${x}</text>`);
+  parts.push(
+    `<text x="${(margin.left + width - margin.right) / 2}" y="${height - 6}" ` +
+      `text-anchor="middle">${escape(options.xLabel ?? 'iteration')}</text>`,
+  );
   series.forEach((line, index) => {
     if (line.points.length) {
-      const path = line.points.map((point, i) => `${i ? 'L' : 'M'}${px(point.x).toFixed(1)},${py(point.y).toFixed(1)}`).join(' ');
-      parts.push(`<path d="${path}" fill="none" stroke="${line.colour}" stroke-width="2"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
-      for (const point of line.points) parts.push(`<circle cx="${px(point.x).toFixed(1)}" cy="${py(point.y).toFixed(1)}" r="2.5" fill="${line.colour}"/>`);
+      const path = line.points
+        .map((point, i) => `${i ? 'L' : 'M'}${px(point.x).toFixed(1)},${py(point.y).toFixed(1)}`)
+        .join(' ');
+      parts.push(
+        `<path d="${path}" fill="none" stroke="${line.colour}" ` +
+          `stroke-width="2"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
+      for (const point of line.points)
+        parts.push(
+          `<circle cx="${px(point.x).toFixed(1)}" cy="${py(point.y).toFixed(1)}" r="2.5" fill="${line.colour}"/>`,
+        );
     }
     const y = margin.top + 10 + index * 18;
-    parts.push(`<line x1="${width - margin.right + 12}" x2="${width - margin.right + 36}" y1="${y}" y2="${y}" stroke="${line.colour}" stroke-width="2"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+    parts.push(
+      `<line x1="${width - margin.right + 12}" x2="${width - margin.right + 36}" y1="${y}" y2="${y}" ` +
+        `stroke="${line.colour}" stroke-width="2"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
     parts.push(`<text x="${width - margin.right + 42}" y="${y + 4}">${escape(line.name)}</text>`);
   });
   parts.push('</svg>');
@@ -67,13 +92,29 @@ export async function writeReport(runDir: string, metrics: readonly IterationMet
   await atomicWrite(join(runDir, 'reward.svg'), chart);
   const steps = metrics.filter((line) => line.async);
   if (steps.length) {
-    const staleness = lineChart('staleness of the trained tokens per step (versions)', [
-      { name: 'max', colour: '#d62728', dashed: false, points: steps.map((line) => ({ x: line.iteration, y: line.async!.staleness.max })) },
-      { name: 'mean', colour: '#1f77b4', dashed: true, points: steps.map((line) => ({ x: line.iteration, y: line.async!.staleness.mean })) },
-    ], { yMax: Math.max(1, ...steps.map((line) => line.async!.staleness.max)), xLabel: 'step' });
+    const staleness = lineChart(
+      'staleness of the trained tokens per step (versions)',
+      [
+        {
+          name: 'max',
+          colour: '#d62728',
+          dashed: false,
+          points: steps.map((line) => ({ x: line.iteration, y: line.async!.staleness.max })),
+        },
+        {
+          name: 'mean',
+          colour: '#1f77b4',
+          dashed: true,
+          points: steps.map((line) => ({ x: line.iteration, y: line.async!.staleness.mean })),
+        },
+      ],
+      { yMax: Math.max(1, ...steps.map((line) => line.async!.staleness.max)), xLabel: 'step' },
+    );
     await atomicWrite(join(runDir, 'staleness.svg'), staleness);
   }
-  const outcomes = [...new Set(metrics.flatMap((line) => Object.keys({ ...line.train?.outcomes, ...line.eval?.outcomes })))].sort();
+  const outcomes = [
+    ...new Set(metrics.flatMap((line) => Object.keys({ ...line.train?.outcomes, ...line.eval?.outcomes }))),
+  ].sort();
   const lines = [
     '# Training run report',
     '',
@@ -81,32 +122,74 @@ export async function writeReport(runDir: string, metrics: readonly IterationMet
     '',
     'Iteration i samples with the policy published before its step; `eval` is measured on tasks never trained on.',
     '',
-    '| iteration | policy | train reward | train true success | eval reward | eval true success | tampered | forged reports | loss | clip frac | KL | sandbox s | tests s | probes s | inference s | training s |',
+    '| iteration | policy | train reward | train true success | eval reward | eval true success | tampered | ' +
+      'forged reports | loss | clip frac | KL | sandbox s | tests s | probes s | inference s | training s |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...metrics.map((line) => `| ${line.iteration} | ${line.policyVersion} | ${fixed(line.train?.meanReward)} | ${fixed(line.train?.trueSuccess)} | ${fixed(line.eval?.meanReward)} | ${fixed(line.eval?.trueSuccess)} | ${line.train?.tampered ?? '-'} | ${line.train ? (line.train.forgedReports ?? 0) + (line.eval?.forgedReports ?? 0) : '-'} | ${fixed(line.training?.loss)} | ${fixed(line.training?.clipFraction)} | ${fixed(line.training?.klK3)} | ${line.time.sandboxS.toFixed(1)} | ${line.time.testsS.toFixed(1)} | ${(line.time.probesS ?? 0).toFixed(1)} | ${line.time.inferenceS.toFixed(1)} | ${line.time.trainingS.toFixed(1)} |`),
+    ...metrics.map((line) =>
+      [
+        '',
+        line.iteration,
+        line.policyVersion,
+        fixed(line.train?.meanReward),
+        fixed(line.train?.trueSuccess),
+        fixed(line.eval?.meanReward),
+        fixed(line.eval?.trueSuccess),
+        line.train?.tampered ?? '-',
+        line.train ? (line.train.forgedReports ?? 0) + (line.eval?.forgedReports ?? 0) : '-',
+        fixed(line.training?.loss),
+        fixed(line.training?.clipFraction),
+        fixed(line.training?.klK3),
+        line.time.sandboxS.toFixed(1),
+        line.time.testsS.toFixed(1),
+        (line.time.probesS ?? 0).toFixed(1),
+        line.time.inferenceS.toFixed(1),
+        line.time.trainingS.toFixed(1),
+        '',
+      ]
+        .join(' | ')
+        .trim(),
+    ),
     '',
     '## Outcomes (training episodes / evaluation episodes)',
     '',
     `| iteration | ${outcomes.join(' | ')} |`,
     `|---|${outcomes.map(() => '---').join('|')}|`,
-    ...metrics.map((line) => `| ${line.iteration} | ${outcomes.map((outcome) => `${line.train?.outcomes[outcome] ?? 0} / ${line.eval?.outcomes[outcome] ?? 0}`).join(' | ')} |`),
+    ...metrics.map(
+      (line) =>
+        `| ${line.iteration} | ` +
+        outcomes
+          .map((outcome) => `${line.train?.outcomes[outcome] ?? 0} / ${line.eval?.outcomes[outcome] ?? 0}`)
+          .join(' | ') +
+        ' |',
+    ),
     '',
-    ...(steps.length ? [
-      '## Asynchronous steps',
-      '',
-      '![staleness of the trained tokens per step](staleness.svg)',
-      '',
-      'Staleness of a trained token: the version its step starts from minus the version that generated it. `stale`: groups dropped when the batch was cut; `spanning`: episodes whose trained tokens come from several versions; w = π_prox / μ.',
-      '',
-      '| step | staleness max | mean | histogram | stale | parked | resumed | abandoned | spanning | w mean | w max | w over cap | mismatch KL | trainer idle | sampler idle |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-      ...steps.map((line) => {
-        const a = line.async!;
-        const w = a.importanceWeight;
-        return `| ${line.iteration} | ${a.staleness.max} | ${fixed(a.staleness.mean)} | ${a.staleness.histogram.join(' ') || '-'} | ${a.stale} | ${a.parked} | ${a.resumed} | ${a.abandoned} | ${a.spanningVersions} | ${fixed(w?.mean)} | ${fixed(w?.max)} | ${fixed(w?.truncatedShare)} | ${fixed(line.training?.mismatchKl)} | ${fixed(a.trainerIdleShare)} | ${fixed(a.samplerIdleShare)} |`;
-      }),
-      '',
-    ] : []),
+    ...(steps.length
+      ? [
+          '## Asynchronous steps',
+          '',
+          '![staleness of the trained tokens per step](staleness.svg)',
+          '',
+          'Staleness of a trained token: the version its step starts from minus the version that generated it. ' +
+            ('`stale`: groups dropped when the batch was cut; `spanning`: episodes whose trained tokens come ' +
+              'from several versions; w = π_prox / μ.'),
+          '',
+          '| step | staleness max | mean | histogram | stale | parked | resumed | abandoned | spanning | w mean ' +
+            '| w max | w over cap | mismatch KL | trainer idle | sampler idle |',
+          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+          ...steps.map((line) => {
+            const a = line.async!;
+            const w = a.importanceWeight;
+            return (
+              `| ${line.iteration} | ${a.staleness.max} | ${fixed(a.staleness.mean)} | ` +
+              (`${a.staleness.histogram.join(' ') || '-'} | ${a.stale} | ${a.parked} | ${a.resumed} | ` +
+                (`${a.abandoned} | ${a.spanningVersions} | ${fixed(w?.mean)} | ${fixed(w?.max)} | ` +
+                  (`${fixed(w?.truncatedShare)} | ${fixed(line.training?.mismatchKl)} | ` +
+                    `${fixed(a.trainerIdleShare)} | ${fixed(a.samplerIdleShare)} |`)))
+            );
+          }),
+          '',
+        ]
+      : []),
   ];
   const path = join(runDir, 'report.md');
   await atomicWrite(path, lines.join('\n'));

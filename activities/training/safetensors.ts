@@ -22,14 +22,22 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
   for (const name of Object.keys(tensors).sort()) {
     const tensor = tensors[name]!;
     const count = tensor.shape.reduce((product, size) => product * size, 1);
-    if (count !== tensor.data.length) throw new Error(`tensor ${name}: shape ${JSON.stringify(tensor.shape)} holds ${count} values, got ${tensor.data.length}`);
-    if (tensor.data instanceof Uint8Array && tensor.dtype !== 'U8' && tensor.dtype !== 'BOOL') throw new Error(`tensor ${name}: raw bytes are only for U8 and BOOL, not ${tensor.dtype}`);
-    const bytes = tensor.data instanceof Uint8Array ? Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength) : Buffer.alloc(count * dtypes[tensor.dtype]);
-    if (!(tensor.data instanceof Uint8Array)) (tensor.data as readonly (number | bigint)[]).forEach((value, index) => {
-      if (tensor.dtype === 'F32') bytes.writeFloatLE(Number(value), index * 4);
-      else if (tensor.dtype === 'I64') bytes.writeBigInt64LE(BigInt(value), index * 8);
-      else bytes.writeUInt8(Number(value) ? (tensor.dtype === 'BOOL' ? 1 : Number(value)) : 0, index);
-    });
+    if (count !== tensor.data.length)
+      throw new Error(
+        `tensor ${name}: shape ${JSON.stringify(tensor.shape)} holds ${count} values, got ${tensor.data.length}`,
+      );
+    if (tensor.data instanceof Uint8Array && tensor.dtype !== 'U8' && tensor.dtype !== 'BOOL')
+      throw new Error(`tensor ${name}: raw bytes are only for U8 and BOOL, not ${tensor.dtype}`);
+    const bytes =
+      tensor.data instanceof Uint8Array
+        ? Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength)
+        : Buffer.alloc(count * dtypes[tensor.dtype]);
+    if (!(tensor.data instanceof Uint8Array))
+      (tensor.data as readonly (number | bigint)[]).forEach((value, index) => {
+        if (tensor.dtype === 'F32') bytes.writeFloatLE(Number(value), index * 4);
+        else if (tensor.dtype === 'I64') bytes.writeBigInt64LE(BigInt(value), index * 8);
+        else bytes.writeUInt8(Number(value) ? (tensor.dtype === 'BOOL' ? 1 : Number(value)) : 0, index);
+      });
     header[name] = { dtype: tensor.dtype, shape: tensor.shape, data_offsets: [offset, offset + bytes.length] };
     chunks.push(bytes);
     offset += bytes.length;
@@ -43,7 +51,11 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
 }
 
 /** Writes a safetensors file atomically. */
-export async function writeSafetensors(path: string, tensors: Record<string, Tensor>, metadata: Record<string, string> = {}): Promise<void> {
+export async function writeSafetensors(
+  path: string,
+  tensors: Record<string, Tensor>,
+  metadata: Record<string, string> = {},
+): Promise<void> {
   await atomicWrite(path, encodeSafetensors(tensors, metadata));
 }
 
@@ -55,21 +67,38 @@ export interface DecodedTensor {
 }
 
 /** Reads what encodeSafetensors writes (the dtypes it knows): the tensors by name and the metadata. */
-export function decodeSafetensors(file: Buffer): { tensors: Record<string, DecodedTensor>; metadata: Record<string, string> } {
+export function decodeSafetensors(file: Buffer): {
+  tensors: Record<string, DecodedTensor>;
+  metadata: Record<string, string>;
+} {
   if (file.length < 8) throw new Error('safetensors: shorter than its 8-byte header length');
   const headerLength = Number(file.readBigUInt64LE(0));
-  if (8 + headerLength > file.length) throw new Error(`safetensors: a header of ${headerLength} bytes does not fit in ${file.length}`);
-  const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8')) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }> & { __metadata__?: Record<string, string> };
+  if (8 + headerLength > file.length)
+    throw new Error(`safetensors: a header of ${headerLength} bytes does not fit in ${file.length}`);
+  const header = JSON.parse(file.subarray(8, 8 + headerLength).toString('utf8')) as Record<
+    string,
+    { dtype: string; shape: number[]; data_offsets: [number, number] }
+  > & { __metadata__?: Record<string, string> };
   const data = file.subarray(8 + headerLength);
   const tensors: Record<string, DecodedTensor> = {};
   for (const [name, entry] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    const { dtype, shape, data_offsets: [start, end] } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
-    if (!(dtype in dtypes)) throw new Error(`safetensors: tensor ${name} has dtype ${dtype}, which this reader does not know`);
+    const {
+      dtype,
+      shape,
+      data_offsets: [start, end],
+    } = entry as { dtype: string; shape: number[]; data_offsets: [number, number] };
+    if (!(dtype in dtypes))
+      throw new Error(`safetensors: tensor ${name} has dtype ${dtype}, which this reader does not know`);
     const size = dtypes[dtype as SafetensorsDtype];
     const bytes = data.subarray(start, end);
     const values = Array.from({ length: bytes.length / size }, (_, index) =>
-      dtype === 'F32' ? bytes.readFloatLE(index * 4) : dtype === 'I64' ? Number(bytes.readBigInt64LE(index * 8)) : bytes.readUInt8(index));
+      dtype === 'F32'
+        ? bytes.readFloatLE(index * 4)
+        : dtype === 'I64'
+          ? Number(bytes.readBigInt64LE(index * 8))
+          : bytes.readUInt8(index),
+    );
     tensors[name] = { dtype: dtype as SafetensorsDtype, shape, values };
   }
   return { tensors, metadata: header.__metadata__ ?? {} };

@@ -21,11 +21,18 @@ export const episodeResume: Command = {
   options: { 'policy-version': { type: 'string' }, 'segment-turns': { type: 'string' } },
   positionals: true,
   async run(values, positionals) {
-    if (positionals.length !== 1) throw new Error(`name one episode: npx agentrl episode resume WORKFLOW_ID (got ${positionals.length} argument(s))`);
+    if (positionals.length !== 1)
+      throw new Error(
+        `name one episode: npx agentrl episode resume WORKFLOW_ID (got ${positionals.length} argument(s))`,
+      );
     const workflowId = positionals[0]!;
     const version = values['policy-version'] as string | undefined;
-    if (version !== undefined && version.trim() === '') throw new Error('--policy-version: expected a version name, got ""');
-    const segmentTurns = values['segment-turns'] === undefined ? undefined : positiveInt('--segment-turns', values['segment-turns'] as string);
+    if (version !== undefined && version.trim() === '')
+      throw new Error('--policy-version: expected a version name, got ""');
+    const segmentTurns =
+      values['segment-turns'] === undefined
+        ? undefined
+        : positiveInt('--segment-turns', values['segment-turns'] as string);
     const request = ResumeRequest.parse({
       ...(version ? { policyVersion: version } : { newest: true }),
       segment: segmentTurns ? { maxTurns: segmentTurns } : null,
@@ -39,11 +46,16 @@ export const episodeResume: Command = {
       try {
         description = await handle.describe();
       } catch (error) {
-        if (error instanceof WorkflowNotFoundError) throw new Error(`no episode ${workflowId} on ${config.temporal.address} (namespace ${config.temporal.namespace})`);
+        if (error instanceof WorkflowNotFoundError)
+          throw new Error(
+            `no episode ${workflowId} on ${config.temporal.address} (namespace ${config.temporal.namespace})`,
+          );
         throw error;
       }
-      if (description.type !== 'rolloutEpisode') throw new Error(`${workflowId} is a ${description.type} workflow, not an episode`);
-      if (description.status.name !== 'RUNNING') throw new Error(`episode ${workflowId} has already ended (${description.status.name.toLowerCase()})`);
+      if (description.type !== 'rolloutEpisode')
+        throw new Error(`${workflowId} is a ${description.type} workflow, not an episode`);
+      if (description.status.name !== 'RUNNING')
+        throw new Error(`episode ${workflowId} has already ended (${description.status.name.toLowerCase()})`);
       await handle.signal(resumeSignal, request);
       // a query needs a worker; without one (all stopped) the resume still waits in the workflow's history
       const progress = await Promise.race([
@@ -51,8 +63,16 @@ export const episodeResume: Command = {
         new Promise<null>((resolveLater) => setTimeout(() => resolveLater(null), 3000).unref()),
       ]);
       if (progress?.phase === 'parked') console.log(`${workflowId}: resume accepted; it resumes now`);
-      else if (progress && progress.segmented === false) console.log(`${workflowId}: resume accepted; it is ${progress.phase} without a segment budget, so it does not park and the resume changes nothing`);
-      else console.log(`${workflowId}: resume accepted; it is ${progress?.phase ?? 'not answering queries'}, and resumes when it parks`);
+      else if (progress && progress.segmented === false)
+        console.log(
+          `${workflowId}: resume accepted; it is ${progress.phase} without a segment budget, so it does not ` +
+            `park and the resume changes nothing`,
+        );
+      else
+        console.log(
+          `${workflowId}: resume accepted; it is ${progress?.phase ?? 'not answering queries'}, and resumes ` +
+            `when it parks`,
+        );
       return 0;
     } finally {
       await connection.close();

@@ -26,10 +26,18 @@ export const evaluate: Command = {
     '  --checker KIND        strict or weak                           default: strict',
     '  --json                print the summary and the per-task figures as JSON',
   ].join('\n'),
-  options: { policy: { type: 'string' }, tasks: { type: 'string' }, k: { type: 'string', short: 'k' }, samples: { type: 'string' }, checker: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    policy: { type: 'string' },
+    tasks: { type: 'string' },
+    k: { type: 'string', short: 'k' },
+    samples: { type: 'string' },
+    checker: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run(values) {
     if (!values.policy) throw new Error('eval: --policy is required (e.g. scripted:FILE.jsonl)');
-    if (!values.tasks || !existsSync(resolve(values.tasks as string))) throw new Error(`eval: --tasks must name an existing folder, got ${JSON.stringify(values.tasks ?? null)}`);
+    if (!values.tasks || !existsSync(resolve(values.tasks as string)))
+      throw new Error(`eval: --tasks must name an existing folder, got ${JSON.stringify(values.tasks ?? null)}`);
     const k = values.k === undefined ? 1 : positiveInt('-k', values.k as string);
     const samples = values.samples === undefined ? k : positiveInt('--samples', values.samples as string);
     if (samples < k) throw new Error(`eval: --samples (${samples}) must be at least k (${k})`);
@@ -38,7 +46,12 @@ export const evaluate: Command = {
     const policy = await policyFlag(config, values.policy as string, log);
     const { client, close } = await connectWithWorker(config, log);
     try {
-      return await runEvaluation(client, config, { policy, tasks: resolve(values.tasks as string), k, samples, checker, json: Boolean(values.json) }, log);
+      return await runEvaluation(
+        client,
+        config,
+        { policy, tasks: resolve(values.tasks as string), k, samples, checker, json: Boolean(values.json) },
+        log,
+      );
     } finally {
       await close();
     }

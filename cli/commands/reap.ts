@@ -22,9 +22,19 @@ export const reap: Command = {
     const config = loadConfig();
     const connection = await Connection.connect({ address: config.temporal.address });
     try {
-      const deployment = deploymentId(config.temporal.address, config.temporal.namespace, (values['task-queue'] as string | undefined) ?? defaultTaskQueue);
-      const result = await reapClosedEpisodes(new Dockerode(), new Client({ connection, namespace: config.temporal.namespace }), deployment);
-      console.log(`removed ${result.removedContainers.length} container(s) and ${result.removedVolumes.length} volume(s)`);
+      const deployment = deploymentId(
+        config.temporal.address,
+        config.temporal.namespace,
+        (values['task-queue'] as string | undefined) ?? defaultTaskQueue,
+      );
+      const result = await reapClosedEpisodes(
+        new Dockerode(),
+        new Client({ connection, namespace: config.temporal.namespace }),
+        deployment,
+      );
+      console.log(
+        `removed ${result.removedContainers.length} container(s) and ${result.removedVolumes.length} volume(s)`,
+      );
     } finally {
       await connection.close();
     }

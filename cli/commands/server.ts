@@ -1,7 +1,15 @@
 import { codeVersion } from '../../workers/code-version';
 import { loadConfig } from '../../workers/config';
 import { log, type Command } from '../command';
-import { devServerName, devServerStatus, listServices, startDevServer, stopDevServer, stopServices, workerName } from '../services';
+import {
+  devServerName,
+  devServerStatus,
+  listServices,
+  startDevServer,
+  stopDevServer,
+  stopServices,
+  workerName,
+} from '../services';
 
 export const server: Command = {
   summary: 'start, stop or show the embedded Temporal dev server and the background services: server start|stop|status',
@@ -10,7 +18,8 @@ export const server: Command = {
     '',
     '  start    start the embedded Temporal dev server (SQLite file in the state folder, Web UI, search attributes',
     '           registered), or find the one that runs',
-    '  stop     stop the background episode worker, trainer worker, policy servers and model servers, then the dev server',
+    '  stop     stop the background episode worker, trainer worker, policy servers and model servers, then the ' +
+      'dev server',
     '  status   whether a server answers at the configured address (and whether this project started it), and the',
     '           background services with their pids',
     '',
@@ -24,7 +33,10 @@ export const server: Command = {
     const action = positionals[0] ?? 'status';
     if (action === 'start') {
       const status = await startDevServer(config, log);
-      console.log(`Temporal dev server at ${status.address}, UI ${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ' (not started by this project)'}`);
+      console.log(
+        `Temporal dev server at ${status.address}, UI ` +
+          `${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ' (not started by this project)'}`,
+      );
     } else if (action === 'stop') {
       await stopServices(config, workerName);
       await stopServices(config, 'trainer');
@@ -33,13 +45,20 @@ export const server: Command = {
       console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
     } else if (action === 'status') {
       const status = await devServerStatus(config);
-      const server = !status.running ? 'not running' : status.pid ? `running (pid ${status.pid})` : 'running (not started by this project)';
+      const server = !status.running
+        ? 'not running'
+        : status.pid
+          ? `running (pid ${status.pid})`
+          : 'running (not started by this project)';
       console.log(`server: ${server} at ${status.address}, UI ${status.uiUrl}`);
       const services = listServices(config).filter((service) => service.name !== devServerName && service.alive);
       if (!services.some((service) => service.name === workerName)) console.log('worker: none');
       for (const { name, record } of services) {
         const stale = name === workerName && record.codeVersion !== codeVersion() ? ' (older than this checkout)' : '';
-        console.log(`${name}: pid ${record.pid}, code ${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`);
+        console.log(
+          `${name}: pid ${record.pid}, code ` +
+            `${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`,
+        );
       }
     } else {
       throw new Error(`server: unknown action ${JSON.stringify(action)}; use start, stop or status`);

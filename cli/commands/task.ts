@@ -26,7 +26,12 @@ export const taskValidate: Command = {
     'Reports are printed in the order of the folders; a task that cannot be validated is reported as FAIL and the',
     'others are still validated. Exit code 1 when any task fails.',
   ].join('\n'),
-  options: { check: { type: 'boolean' }, full: { type: 'boolean' }, all: { type: 'boolean' }, jobs: { type: 'string' } },
+  options: {
+    check: { type: 'boolean' },
+    full: { type: 'boolean' },
+    all: { type: 'boolean' },
+    jobs: { type: 'string' },
+  },
   positionals: true,
   async run(values, positionals) {
     const config = loadConfig();
@@ -47,16 +52,27 @@ export const taskValidate: Command = {
           failed++;
           continue;
         }
-        console.log(`${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} (${report.dir})${report.skipped ? ' unchanged since validated' : ''}`);
+        console.log(
+          `${report.ok ? 'ok  ' : 'FAIL'} ${report.taskId} ` +
+            `(${report.dir})${report.skipped ? ' unchanged since validated' : ''}`,
+        );
         if (report.skipped) continue;
-        for (const check of report.checks) console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
-        if (report.expected) console.log(`  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`);
+        for (const check of report.checks)
+          console.log(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+        if (report.expected)
+          console.log(
+            `  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} ` +
+              `hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`,
+          );
         if (!report.ok) failed++;
       }
     };
     await runMany(dirs.length, jobs, async (index) => {
-      reports[index] = await validateTask(dirs[index]!, { docker, sandbox: config.sandbox }, { check: Boolean(values.check), full: Boolean(values.full) })
-        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      reports[index] = await validateTask(
+        dirs[index]!,
+        { docker, sandbox: config.sandbox },
+        { check: Boolean(values.check), full: Boolean(values.full) },
+      ).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
       print();
     });
     return failed ? 1 : 0;

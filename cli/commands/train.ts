@@ -23,11 +23,12 @@ export const train: Command = {
     '  --input FILE.json         the trainingRun input; the options below override its fields',
     `  --model NAME              [model.name] ${modelNames.join(', ')}   default toy`,
     '                            a real model trains from its prepared weights, is served by its embedded server',
-    `                            (port ${modelServingPort}, started when none runs) and takes its presets (shared/models.json)`,
+    `                            (port ${modelServingPort}, started when none runs) and takes its presets ` +
+      `(shared/models.json)`,
     '                            for the fields the input leaves out',
     '  --iterations N            [iterations]              default 2',
     '  --tasks DIR               [tasks]                   default tasks/suite/train',
-    '  --eval-tasks DIR          [evalTasks] (\'\' for none) default tasks/suite/heldout',
+    "  --eval-tasks DIR          [evalTasks] ('' for none) default tasks/suite/heldout",
     '  --tasks-per-iteration N   [tasksPerIteration]       default 4',
     '  --group-size N            [groupSize]               default 4',
     '  --checker strict|weak     [checker]                 default strict',
@@ -39,15 +40,32 @@ export const train: Command = {
     '  --off-policy MODE         [offPolicy] none, tis or decoupled      default none',
     '  --segment-turns N         [segment.maxTurns] async: park episodes every N turns   default none',
     '  --run-id ID               [runId]                   default train-<time>',
-    '  --resume ID               continue run ID (its manifest\'s input) from its last completed step',
+    "  --resume ID               continue run ID (its manifest's input) from its last completed step",
     `  --policy-port N           port of the embedded policy server   default ${defaultPolicyPort}`,
     `  --model-port N            port of a real model's embedded server   default ${modelServingPort}`,
     '  --json                    print the result as one JSON object',
   ].join('\n'),
   options: {
-    input: { type: 'string' }, model: { type: 'string' }, iterations: { type: 'string' }, tasks: { type: 'string' }, 'eval-tasks': { type: 'string' },
-    'tasks-per-iteration': { type: 'string' }, 'group-size': { type: 'string' }, checker: { type: 'string' }, observations: { type: 'string' },
-    'warm-start': { type: 'string' }, seed: { type: 'string' }, mode: { type: 'string' }, 'max-staleness': { type: 'string' }, 'off-policy': { type: 'string' }, 'segment-turns': { type: 'string' }, 'run-id': { type: 'string' }, resume: { type: 'string' }, 'policy-port': { type: 'string' }, 'model-port': { type: 'string' }, json: { type: 'boolean' },
+    input: { type: 'string' },
+    model: { type: 'string' },
+    iterations: { type: 'string' },
+    tasks: { type: 'string' },
+    'eval-tasks': { type: 'string' },
+    'tasks-per-iteration': { type: 'string' },
+    'group-size': { type: 'string' },
+    checker: { type: 'string' },
+    observations: { type: 'string' },
+    'warm-start': { type: 'string' },
+    seed: { type: 'string' },
+    mode: { type: 'string' },
+    'max-staleness': { type: 'string' },
+    'off-policy': { type: 'string' },
+    'segment-turns': { type: 'string' },
+    'run-id': { type: 'string' },
+    resume: { type: 'string' },
+    'policy-port': { type: 'string' },
+    'model-port': { type: 'string' },
+    json: { type: 'boolean' },
   },
   async run(values) {
     const config = loadConfig();
@@ -61,34 +79,60 @@ export const train: Command = {
       } catch (error) {
         throw new Error(`--input: ${path} is not JSON: ${(error as Error).message}`);
       }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`--input: ${path} must hold one JSON object (the trainingRun input)`);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error(`--input: ${path} must hold one JSON object (the trainingRun input)`);
       input = parsed as Record<string, unknown>;
     }
-    const count = (flag: string, allowZero = false) => (allowZero ? nonNegativeInt : positiveInt)(`--${flag}`, values[flag] as string);
+    const count = (flag: string, allowZero = false) =>
+      (allowZero ? nonNegativeInt : positiveInt)(`--${flag}`, values[flag] as string);
     if (values.model !== undefined) {
       const name = values.model as string;
-      if (!modelNames.includes(name)) throw new Error(`--model: unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}`);
+      if (!modelNames.includes(name))
+        throw new Error(`--model: unknown model ${JSON.stringify(name)}; known: ${modelNames.join(', ')}`);
       input.model = name === 'toy' ? { ...(input.model as object | undefined), name } : { name };
     }
     if (values.iterations !== undefined) input.iterations = count('iterations');
     if (values.tasks !== undefined) input.tasks = resolve(values.tasks as string);
-    if (values['eval-tasks'] !== undefined) input.evalTasks = values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string);
+    if (values['eval-tasks'] !== undefined)
+      input.evalTasks = values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string);
     if (values['tasks-per-iteration'] !== undefined) input.tasksPerIteration = count('tasks-per-iteration');
     if (values['group-size'] !== undefined) input.groupSize = count('group-size');
     if (values.checker !== undefined) input.checker = oneOf('--checker', values.checker as string, CheckerKinds);
-    if (values.observations !== undefined) input.sampling = { ...(input.sampling as object | undefined), observations: oneOf('--observations', values.observations as string, ObservationModes) };
-    if (values['warm-start'] !== undefined) input.warmStart = { ...(input.warmStart as object | undefined), episodes: count('warm-start', true) };
+    if (values.observations !== undefined)
+      input.sampling = {
+        ...(input.sampling as object | undefined),
+        observations: oneOf('--observations', values.observations as string, ObservationModes),
+      };
+    if (values['warm-start'] !== undefined)
+      input.warmStart = { ...(input.warmStart as object | undefined), episodes: count('warm-start', true) };
     if (values.seed !== undefined) input.seed = count('seed', true);
     if (values.mode !== undefined) input.mode = oneOf('--mode', values.mode as string, ['sync', 'async'] as const);
     if (values['max-staleness'] !== undefined) input.maxStaleness = count('max-staleness', true);
-    if (values['off-policy'] !== undefined) input.offPolicy = oneOf('--off-policy', values['off-policy'] as string, OffPolicyModes);
-    if (values['segment-turns'] !== undefined) input.segment = { ...(input.segment as object | undefined), maxTurns: count('segment-turns') };
+    if (values['off-policy'] !== undefined)
+      input.offPolicy = oneOf('--off-policy', values['off-policy'] as string, OffPolicyModes);
+    if (values['segment-turns'] !== undefined)
+      input.segment = { ...(input.segment as object | undefined), maxTurns: count('segment-turns') };
     if (values['run-id'] !== undefined) input.runId = values['run-id'];
-    const policyPort = values['policy-port'] === undefined ? defaultPolicyPort : positiveInt('--policy-port', values['policy-port'] as string);
-    const modelPort = values['model-port'] === undefined ? modelServingPort : positiveInt('--model-port', values['model-port'] as string);
-    const result = await runTraining(config, input, { ...(values.resume ? { resume: values.resume as string } : {}), policyPort, modelPort, json: Boolean(values.json), log });
+    const policyPort =
+      values['policy-port'] === undefined
+        ? defaultPolicyPort
+        : positiveInt('--policy-port', values['policy-port'] as string);
+    const modelPort =
+      values['model-port'] === undefined
+        ? modelServingPort
+        : positiveInt('--model-port', values['model-port'] as string);
+    const result = await runTraining(config, input, {
+      ...(values.resume ? { resume: values.resume as string } : {}),
+      policyPort,
+      modelPort,
+      json: Boolean(values.json),
+      log,
+    });
     if (values.json) console.log(JSON.stringify(result));
-    else console.log(`run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`);
+    else
+      console.log(
+        `run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`,
+      );
     return 0;
   },
 };

@@ -6,11 +6,11 @@ import type { Command } from '../command';
 import { clearServiceRecord, workerName, workerReadyLine, workerSettings, writeServiceRecord } from '../services';
 
 export const worker: Command = {
-  summary: 'run a worker for this host in the foreground (episode workflows, sandbox acquisition, this host\'s queue)',
+  summary: "run a worker for this host in the foreground (episode workflows, sandbox acquisition, this host's queue)",
   usage: [
     'Usage: npx agentrl worker [--task-queue NAME]',
     '',
-    'Serves the episode and training-run workflows, sandbox acquisition and this host\'s own queue until',
+    "Serves the episode and training-run workflows, sandbox acquisition and this host's own queue until",
     'interrupted (SIGINT or SIGTERM: running activities finish first). It records itself in the state folder,',
     'so `episode`, `examples`, `eval` and `train` use it instead of starting a background worker.',
     '',
@@ -28,7 +28,13 @@ export const worker: Command = {
         taskQueue,
         onReady: async ({ hostId }) => {
           await writeServiceRecord(config, workerName, {
-            pid: process.pid, codeVersion: version, settings: workerSettings(config, taskQueue), startedAt: new Date().toISOString(), hostId, taskQueue, address: config.temporal.address,
+            pid: process.pid,
+            codeVersion: version,
+            settings: workerSettings(config, taskQueue),
+            startedAt: new Date().toISOString(),
+            hostId,
+            taskQueue,
+            address: config.temporal.address,
           });
           console.log(`${workerReadyLine(process.pid)}: queue ${taskQueue}, host ${hostId}, code ${version}`);
         },

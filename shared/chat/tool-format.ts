@@ -22,7 +22,15 @@ export interface ChatMessage {
 /** An OpenAI-style function tool, as chat templates take them. */
 export interface ChatTool {
   type: 'function';
-  function: { name: string; description: string; parameters: { type: 'object'; properties: Record<string, { type: string; description: string }>; required: string[] } };
+  function: {
+    name: string;
+    description: string;
+    parameters: {
+      type: 'object';
+      properties: Record<string, { type: string; description: string }>;
+      required: string[];
+    };
+  };
 }
 
 export const chatTools: readonly ChatTool[] = [
@@ -31,7 +39,11 @@ export const chatTools: readonly ChatTool[] = [
     function: {
       name: 'bash',
       description: 'Run a shell command in the repository root; the answer is its output and exit code.',
-      parameters: { type: 'object', properties: { command: { type: 'string', description: 'the command line' } }, required: ['command'] },
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'string', description: 'the command line' } },
+        required: ['command'],
+      },
     },
   },
   {
@@ -41,14 +53,21 @@ export const chatTools: readonly ChatTool[] = [
       description: 'Write a file (created or replaced), its path relative to the repository root.',
       parameters: {
         type: 'object',
-        properties: { path: { type: 'string', description: 'relative path' }, content: { type: 'string', description: 'the whole new content' } },
+        properties: {
+          path: { type: 'string', description: 'relative path' },
+          content: { type: 'string', description: 'the whole new content' },
+        },
         required: ['path', 'content'],
       },
     },
   },
   {
     type: 'function',
-    function: { name: 'submit', description: 'End the episode: the repository as it is now is graded.', parameters: { type: 'object', properties: {}, required: [] } },
+    function: {
+      name: 'submit',
+      description: 'End the episode: the repository as it is now is graded.',
+      parameters: { type: 'object', properties: {}, required: [] },
+    },
   },
 ];
 
@@ -66,7 +85,9 @@ export function hermesToolPrompt(tools: readonly ChatTool[] = chatTools): string
 }
 
 /** The default system prompt of a chat agent. */
-export const defaultChatSystemPrompt = 'You are a software engineer fixing a bug in a repository. Work with the tools, one tool call per turn; call submit when the tests pass.';
+export const defaultChatSystemPrompt =
+  'You are a software engineer fixing a bug in a repository. Work with the tools, one tool call per turn; call ' +
+  'submit when the tests pass.';
 
 /**
  * The tool call in a model's turn. `cutByLength`: generation stopped at the length limit, so an
@@ -78,12 +99,22 @@ export function parseChatToolCall(full: string, options: { cutByLength?: boolean
   const text = thought >= 0 ? full.slice(thought + '</think>'.length) : full;
   const open = text.indexOf(toolCallOpen);
   if (open < 0) {
-    if (options.cutByLength) return { ok: false, error: 'the turn was cut by the length limit before any tool call; write a shorter turn' };
-    return { ok: false, error: `no tool call: write one as ${toolCallOpen}{"name": ..., "arguments": {...}}${toolCallClose}; tools: ${toolNames.join(', ')}` };
+    if (options.cutByLength)
+      return { ok: false, error: 'the turn was cut by the length limit before any tool call; write a shorter turn' };
+    return {
+      ok: false,
+      error:
+        `no tool call: write one as ${toolCallOpen}{"name": ..., "arguments": {...}}${toolCallClose}; ` +
+        `tools: ${toolNames.join(', ')}`,
+    };
   }
   let close = text.indexOf(toolCallClose, open);
   if (close < 0) {
-    if (options.cutByLength) return { ok: false, error: `the tool call was cut by the length limit before ${toolCallClose}; write a shorter call` };
+    if (options.cutByLength)
+      return {
+        ok: false,
+        error: `the tool call was cut by the length limit before ${toolCallClose}; write a shorter call`,
+      };
     return { ok: false, error: `the tool call is not closed with ${toolCallClose}` };
   }
   // a written file may hold </tool_call> itself: the call ends at the first closing tag after valid JSON
@@ -101,13 +132,27 @@ export function parseChatToolCall(full: string, options: { cutByLength?: boolean
       parseError ??= error as Error;
     }
   }
-  if (parseError) return { ok: false, error: `the tool call is not valid JSON (${parseError.message}): ${JSON.stringify(body.slice(0, 80))}` };
-  if (text.indexOf(toolCallOpen, close) >= 0) return { ok: false, error: 'more than one tool call in a turn; make one call and read its result' };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'the tool call must be a JSON object {"name": ..., "arguments": {...}}' };
+  if (parseError)
+    return {
+      ok: false,
+      error: `the tool call is not valid JSON (${parseError.message}): ${JSON.stringify(body.slice(0, 80))}`,
+    };
+  if (text.indexOf(toolCallOpen, close) >= 0)
+    return { ok: false, error: 'more than one tool call in a turn; make one call and read its result' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: 'the tool call must be a JSON object {"name": ..., "arguments": {...}}' };
   const { name, arguments: rawArguments, ...rest } = value as { name?: unknown; arguments?: unknown };
-  if (Object.keys(rest).length > 0) return { ok: false, error: `the tool call has unknown fields ${Object.keys(rest).map((key) => JSON.stringify(key)).join(', ')}; it takes "name" and "arguments"` };
-  if (typeof name !== 'string') return { ok: false, error: `the tool call's "name" must be a string naming a tool: ${toolNames.join(', ')}` };
-  if (!(toolNames as readonly string[]).includes(name)) return { ok: false, error: `unknown tool ${JSON.stringify(name)}; known tools: ${toolNames.join(', ')}` };
+  if (Object.keys(rest).length > 0)
+    return {
+      ok: false,
+      error: `the tool call has unknown fields ${Object.keys(rest)
+        .map((key) => JSON.stringify(key))
+        .join(', ')}; it takes "name" and "arguments"`,
+    };
+  if (typeof name !== 'string')
+    return { ok: false, error: `the tool call's "name" must be a string naming a tool: ${toolNames.join(', ')}` };
+  if (!(toolNames as readonly string[]).includes(name))
+    return { ok: false, error: `unknown tool ${JSON.stringify(name)}; known tools: ${toolNames.join(', ')}` };
   // some models write the arguments as a JSON string
   let args: unknown = rawArguments ?? {};
   if (typeof args === 'string') {
@@ -117,18 +162,32 @@ export function parseChatToolCall(full: string, options: { cutByLength?: boolean
       return { ok: false, error: `${name}: "arguments" must be a JSON object` };
     }
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { ok: false, error: `${name}: "arguments" must be a JSON object` };
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return { ok: false, error: `${name}: "arguments" must be a JSON object` };
   const schema = chatTools.find((tool) => tool.function.name === name)!.function.parameters;
   for (const [field, spec] of Object.entries(schema.properties)) {
     const given = (args as Record<string, unknown>)[field];
     if (given === undefined) {
-      if (schema.required.includes(field)) return { ok: false, error: `${name}: missing argument "${field}" (${spec.type})` };
+      if (schema.required.includes(field))
+        return { ok: false, error: `${name}: missing argument "${field}" (${spec.type})` };
     } else if (typeof given !== spec.type) {
-      return { ok: false, error: `${name}: argument "${field}" must be a ${spec.type}, got ${Array.isArray(given) ? 'an array' : given === null ? 'null' : `a ${typeof given}`}` };
+      return {
+        ok: false,
+        error:
+          `${name}: argument "${field}" must be a ${spec.type}, got ` +
+          `${Array.isArray(given) ? 'an array' : given === null ? 'null' : `a ${typeof given}`}`,
+      };
     }
   }
   const unknown = Object.keys(args).filter((field) => !(field in schema.properties));
-  if (unknown.length > 0) return { ok: false, error: `${name}: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((field) => JSON.stringify(field)).join(', ')}; it takes ${Object.keys(schema.properties).join(', ') || 'none'}` };
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      error:
+        `${name}: unknown argument${unknown.length > 1 ? 's' : ''} ` +
+        (`${unknown.map((field) => JSON.stringify(field)).join(', ')}; it takes ` +
+          `${Object.keys(schema.properties).join(', ') || 'none'}`),
+    };
   const parsed = ToolCall.safeParse({ tool: name, ...(args as object) });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

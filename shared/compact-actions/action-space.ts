@@ -45,7 +45,11 @@ export function allowedActions(memory: PolicyMemory): string[] {
   const last = memory.actions.at(-1)?.trim();
   const commands = ['run', 'show', 'locate', 'write_test'].filter((command) => command !== last);
   const tried = new Set(memory.actions.filter(isEditAction).map((action) => action.trim()));
-  return [...commands, ...(atStopPoint(memory) ? ['submit'] : []), ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action))];
+  return [
+    ...commands,
+    ...(atStopPoint(memory) ? ['submit'] : []),
+    ...allCandidates(memory.sourceLines).filter((action) => !tried.has(action)),
+  ];
 }
 
 /**
@@ -66,10 +70,17 @@ const sameLine = (a: SourceLine) => (b: SourceLine) => a.path === b.path && a.li
  * line's new text; the known source keeps the starting text, which the next edit applies to.
  * `observation` is the tool's output without the exit-status footer.
  */
-export function rememberTurn(memory: PolicyMemory, action: string, observation: string, exitCode: number | null, observations: ObservationMode = 'full'): PolicyMemory {
+export function rememberTurn(
+  memory: PolicyMemory,
+  action: string,
+  observation: string,
+  exitCode: number | null,
+  observations: ObservationMode = 'full',
+): PolicyMemory {
   const command = action.trim().split(' ')[0];
   const edited = memory.edited ?? [];
-  const starting = (lines: SourceLine[]) => lines.map((line) => ({ ...line, code: edited.find(sameLine(line))?.start ?? line.code }));
+  const starting = (lines: SourceLine[]) =>
+    lines.map((line) => ({ ...line, code: edited.find(sameLine(line))?.start ?? line.code }));
   let sourceLines = memory.sourceLines;
   let nowEdited = edited;
   if (command === 'show' && exitCode === 0) sourceLines = starting(parseShownSource(observation));

@@ -24,8 +24,13 @@ const submitFirstId = policyTokenizer.encode('submit')[0]!;
  * `maxTokens` tokens of whole sentences (the first sentence is cut at a word when it alone is longer).
  */
 export function compactPrompt(prompt: string, tokenizer: WordTokenizer, maxTokens: number): string {
-  const text = prompt.replace(/\s+/g, ' ').trim().replace(/^Bug report:\s*/i, '');
-  const sentences = text.split(/(?<=[.;])\s+/).filter((sentence) => !/^(The repository is|Tests run with|Fix the bug|its docstring says)/i.test(sentence));
+  const text = prompt
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^Bug report:\s*/i, '');
+  const sentences = text
+    .split(/(?<=[.;])\s+/)
+    .filter((sentence) => !/^(The repository is|Tests run with|Fix the bug|its docstring says)/i.test(sentence));
   let kept = '';
   for (const sentence of sentences) {
     const next = kept ? `${kept} ${sentence}` : sentence;
@@ -49,7 +54,11 @@ export function promptIds(prompt: string, tokenizer: WordTokenizer, maxPromptTok
  * The ids of an observation: <obs> TEXT </obs>, TEXT cut to `maxTokens` with a stated cut, or
  * empty when observations are blanked.
  */
-export function observationIds(observation: string, tokenizer: WordTokenizer, options: { mode: 'full' | 'blank'; maxTokens: number }): number[] {
+export function observationIds(
+  observation: string,
+  tokenizer: WordTokenizer,
+  options: { mode: 'full' | 'blank'; maxTokens: number },
+): number[] {
   const ids = tokenizer.specialIds;
   let body: number[] = [];
   if (options.mode === 'full') {
@@ -92,7 +101,10 @@ export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'mask'>, toke
  * episode ended there) decides nothing, and neither does one where the constraint left no choice
  * of `submit`.
  */
-export function stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>, stops: readonly StopRecord[]): StopDecision[] {
+export function stopDecisions(
+  context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>,
+  stops: readonly StopRecord[],
+): StopDecision[] {
   const { ids, mask, allowed } = context;
   const actionStarts: number[] = [];
   ids.forEach((id, index) => {
@@ -104,7 +116,11 @@ export function stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allo
     if (position === undefined || mask[position] !== 1) continue;
     const choices = allowed[position];
     if (choices && !choices.includes(submitFirstId)) continue;
-    decisions.push({ position, submitted: stop.submitted, grade: stop.submitted ? null : stop.passed ? stop.probe : 0 });
+    decisions.push({
+      position,
+      submitted: stop.submitted,
+      grade: stop.submitted ? null : stop.passed ? stop.probe : 0,
+    });
   }
   return decisions;
 }

@@ -20,7 +20,9 @@ export function demoAction(memory: PolicyMemory, random: () => number, maxTurns:
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   // a weighted draw among the choices the constraint allows ('edit' stands for a random edit)
   const choose = (weights: Record<string, number>): string => {
-    const options = Object.entries(weights).filter(([action]) => (action === 'edit' ? edits.length > 0 : allowed.has(action)));
+    const options = Object.entries(weights).filter(([action]) =>
+      action === 'edit' ? edits.length > 0 : allowed.has(action),
+    );
     let roll = random() * options.reduce((sum, [, weight]) => sum + weight, 0);
     for (const [action, weight] of options) {
       roll -= weight;

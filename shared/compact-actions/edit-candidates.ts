@@ -20,13 +20,16 @@ export function renderShow(files: readonly { path: string; text: string }[]): st
     out.push(`# ${file.path.replace(/^\.\//, '')}`);
     let closing = '';
     // Python reads text with universal newlines, then the script splits on \n
-    file.text.replace(/\r\n?/g, '\n').split('\n').forEach((text, index) => {
-      const code = text.trim();
-      const opening = code.slice(0, 3);
-      if (closing) closing = code.includes(closing) ? '' : closing;
-      else if (opening === '"""' || opening === "'''") closing = code.slice(3).includes(opening) ? '' : opening;
-      else if (code) out.push(`${index + 1}: ${code}`);
-    });
+    file.text
+      .replace(/\r\n?/g, '\n')
+      .split('\n')
+      .forEach((text, index) => {
+        const code = text.trim();
+        const opening = code.slice(0, 3);
+        if (closing) closing = code.includes(closing) ? '' : closing;
+        else if (opening === '"""' || opening === "'''") closing = code.slice(3).includes(opening) ? '' : opening;
+        else if (code) out.push(`${index + 1}: ${code}`);
+      });
   }
   return out.map((row) => `${row}\n`).join('');
 }
@@ -107,13 +110,88 @@ const comparisons = ['<', '<=', '>', '>=', '==', '!='];
 const arithmetic = ['+', '-', '*', '//', '%'];
 const headerWords = new Set(['def', 'class', 'import', 'from', 'async']);
 const keywords = new Set([
-  'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except', 'finally',
-  'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try',
-  'while', 'with', 'yield', 'None', 'True', 'False',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+  'None',
+  'True',
+  'False',
 ]);
 // calls whose sole argument is a collection: `len(values + 1)` is never a fix
-const collectionCalls = new Set(['len', 'sum', 'sorted', 'list', 'set', 'tuple', 'min', 'max', 'reversed', 'enumerate', 'zip', 'iter', 'any', 'all', 'str', 'repr', 'dict']);
-const longOperators = ['**=', '//=', '>>=', '<<=', '...', '->', ':=', '**', '//', '<=', '>=', '==', '!=', '<<', '>>', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@='];
+const collectionCalls = new Set([
+  'len',
+  'sum',
+  'sorted',
+  'list',
+  'set',
+  'tuple',
+  'min',
+  'max',
+  'reversed',
+  'enumerate',
+  'zip',
+  'iter',
+  'any',
+  'all',
+  'str',
+  'repr',
+  'dict',
+]);
+const longOperators = [
+  '**=',
+  '//=',
+  '>>=',
+  '<<=',
+  '...',
+  '->',
+  ':=',
+  '**',
+  '//',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '<<',
+  '>>',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '@=',
+];
 const opening: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 
 /** Python tokens of one line (a comment ends it); strings are single tokens. */
@@ -133,7 +211,8 @@ function tokenize(code: string): Token[] {
     const name = /^[A-Za-z_]\w*/.exec(rest)?.[0];
     if (/^\s/.test(rest)) position += 1;
     else if (rest.startsWith('#')) break;
-    else if (name && /^(?:[rbuf]|rb|br|fr|rf)$/i.test(name) && /^["']/.test(rest.slice(name.length))) push('string', stringEnd(code, position + name.length));
+    else if (name && /^(?:[rbuf]|rb|br|fr|rf)$/i.test(name) && /^["']/.test(rest.slice(name.length)))
+      push('string', stringEnd(code, position + name.length));
     else if (name) push('name', position + name.length);
     else if (/^["']/.test(rest)) push('string', stringEnd(code, position));
     else if (/^\.?\d/.test(rest)) push('number', position + /^\.?\d[\w.]*/.exec(rest)![0].length);
@@ -153,14 +232,23 @@ function stringEnd(code: string, quote: number): number {
 }
 
 const isValue = (token: Token | undefined) =>
-  !!token && ((token.kind === 'name' && !keywords.has(token.text)) || token.kind === 'number' || token.kind === 'string' || [')', ']', '}'].includes(token.text) || ['None', 'True', 'False'].includes(token.text));
+  !!token &&
+  ((token.kind === 'name' && !keywords.has(token.text)) ||
+    token.kind === 'number' ||
+    token.kind === 'string' ||
+    [')', ']', '}'].includes(token.text) ||
+    ['None', 'True', 'False'].includes(token.text));
 const isBinary = (tokens: Token[], index: number) => isValue(tokens[index - 1]);
 
 /** Index of the bracket matching the one at `index` (scanning forward from an opener, back from a closer). */
 function matching(tokens: Token[], index: number): number {
   const step = opening[tokens[index]!.text] ? 1 : -1;
   for (let i = index + step; i >= 0 && i < tokens.length; i += step) {
-    if (tokens[i]!.depth === tokens[index]!.depth && (opening[tokens[i]!.text] || [')', ']', '}'].includes(tokens[i]!.text))) return i;
+    if (
+      tokens[i]!.depth === tokens[index]!.depth &&
+      (opening[tokens[i]!.text] || [')', ']', '}'].includes(tokens[i]!.text))
+    )
+      return i;
   }
   return -1;
 }
@@ -183,14 +271,19 @@ function splitParts(tokens: Token[], open: number, close: number): [number, numb
 }
 
 /** Every pair of items, the earlier one first. */
-const pairs = <T>(items: readonly T[]): [T, T][] => items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
+const pairs = <T>(items: readonly T[]): [T, T][] =>
+  items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
 
-const spanOf = (tokens: Token[], from: number, to: number): Span => ({ start: tokens[from]!.start, end: tokens[to]!.end });
+const spanOf = (tokens: Token[], from: number, to: number): Span => ({
+  start: tokens[from]!.start,
+  end: tokens[to]!.end,
+});
 
 /** Two comma-separated parts, each non-empty, no unpacking, no keyword argument, no generator. */
 function pairOf(tokens: Token[], open: number, close: number): [Span, Span] | null {
   const parts = splitParts(tokens, open, close);
-  if (parts.length !== 2 || parts.some(([from, to]) => from > to || ['*', '**'].includes(tokens[from]!.text))) return null;
+  if (parts.length !== 2 || parts.some(([from, to]) => from > to || ['*', '**'].includes(tokens[from]!.text)))
+    return null;
   const inside = tokens.slice(open + 1, close).filter((token) => token.depth === innerDepth(tokens, open));
   if (inside.some((token) => ['=', 'for', ':', ':='].includes(token.text))) return null;
   return [spanOf(tokens, ...parts[0]!), spanOf(tokens, ...parts[1]!)];
@@ -228,7 +321,12 @@ function proposeChanges(code: string, tokens: Token[]): Change[] {
   // off-by-one: drop a trailing `+ 1`/`- 1` of an operand, or add one to a bound or index
   tokens.forEach((token, index) => {
     const next = tokens[index + 2];
-    if (['+', '-'].includes(token.text) && isBinary(tokens, index) && tokens[index + 1]?.text === '1' && !['*', '/', '//', '%', '**', '(', '[', '.'].includes(next?.text ?? '')) {
+    if (
+      ['+', '-'].includes(token.text) &&
+      isBinary(tokens, index) &&
+      tokens[index + 1]?.text === '1' &&
+      !['*', '/', '//', '%', '**', '(', '[', '.'].includes(next?.text ?? '')
+    ) {
       replace({ start: tokens[index - 1]!.end, end: tokens[index + 1]!.end }, '');
     }
   });
@@ -237,10 +335,16 @@ function proposeChanges(code: string, tokens: Token[]): Change[] {
     replace(token, `${token.text} + 1`);
     replace(token, `${token.text} - 1`);
   }
-  // swaps: the two arguments of a call, the returned pair, the operands of `a - b`, f-string fields, comparison operators
+  // swaps: the two arguments of a call, the returned pair, the operands of `a - b`, f-string fields, comparison
+  // operators
   tokens.forEach((token, index) => {
     const callee = tokens[index - 1];
-    if (token.text !== '(' || !callee || !((callee.kind === 'name' && !keywords.has(callee.text)) || [')', ']'].includes(callee.text))) return;
+    if (
+      token.text !== '(' ||
+      !callee ||
+      !((callee.kind === 'name' && !keywords.has(callee.text)) || [')', ']'].includes(callee.text))
+    )
+      return;
     const pair = pairOf(tokens, index, matching(tokens, index));
     if (pair) swap(...pair);
   });
@@ -251,7 +355,8 @@ function proposeChanges(code: string, tokens: Token[]): Change[] {
   }
   tokens.forEach((token, index) => {
     const [left, right] = [tokens[index - 1], tokens[index + 1]];
-    const simple = (operand: Token | undefined) => !!operand && (operand.kind === 'number' || (operand.kind === 'name' && !keywords.has(operand.text)));
+    const simple = (operand: Token | undefined) =>
+      !!operand && (operand.kind === 'number' || (operand.kind === 'name' && !keywords.has(operand.text)));
     if (!['-', '//', '%'].includes(token.text) || !simple(left) || !simple(right)) return;
     if (['.', '*', '/', '//', '%', '**', '-', '+', '@'].includes(tokens[index - 2]?.text ?? '')) return;
     if (['.', '*', '/', '//', '%', '**', '(', '[', '@'].includes(tokens[index + 2]?.text ?? '')) return;
@@ -282,8 +387,14 @@ function boundEnds(tokens: Token[]): number[] {
     const next = tokens[index + 1];
     if (!next || binding.get(token.depth)) return;
     const inBrackets = token.depth > 0;
-    const innermost = [...tokens.slice(0, index)].reverse().find((before) => opening[before.text] && before.depth === token.depth - 1);
-    const closes = next.text === ')' || next.text === ']' || (next.text === ',' && inBrackets) || (next.text === ':' && innermost?.text === '[');
+    const innermost = [...tokens.slice(0, index)]
+      .reverse()
+      .find((before) => opening[before.text] && before.depth === token.depth - 1);
+    const closes =
+      next.text === ')' ||
+      next.text === ']' ||
+      (next.text === ',' && inBrackets) ||
+      (next.text === ':' && innermost?.text === '[');
     if (!closes) return;
     let first = index;
     if (token.kind === 'name' && !keywords.has(token.text)) {
@@ -297,9 +408,12 @@ function boundEnds(tokens: Token[]): number[] {
       return;
     }
     const before = tokens[first - 1];
-    const after = ['(', '[', ',', ':'].includes(before?.text ?? '') || (['+', '-'].includes(before?.text ?? '') && isBinary(tokens, first - 1));
+    const after =
+      ['(', '[', ',', ':'].includes(before?.text ?? '') ||
+      (['+', '-'].includes(before?.text ?? '') && isBinary(tokens, first - 1));
     const callOf = tokens[first - 2];
-    const soleArgument = before?.text === '(' && next.text === ')' && callOf?.kind === 'name' && collectionCalls.has(callOf.text);
+    const soleArgument =
+      before?.text === '(' && next.text === ')' && callOf?.kind === 'name' && collectionCalls.has(callOf.text);
     if (after && !soleArgument) ends.push(index);
   });
   return ends;
@@ -308,7 +422,13 @@ function boundEnds(tokens: Token[]): number[] {
 function changedCode(code: string, change: Change): string {
   if (change.kind === 'replace') return code.slice(0, change.span.start) + change.text + code.slice(change.span.end);
   const { a, b } = change;
-  return code.slice(0, a.start) + code.slice(b.start, b.end) + code.slice(a.end, b.start) + code.slice(a.start, a.end) + code.slice(b.end);
+  return (
+    code.slice(0, a.start) +
+    code.slice(b.start, b.end) +
+    code.slice(a.end, b.start) +
+    code.slice(a.start, a.end) +
+    code.slice(b.end)
+  );
 }
 
 /**
@@ -330,7 +450,10 @@ function resolveAction(line: number, code: string, tokens: Token[], change: Chan
   const text = result.slice(span.start, result.length - (code.length - span.end));
   let [start, end] = [span.start, span.end];
   for (let grow = 0; ; grow++) {
-    const action = start < end ? works('edit', code.slice(start, end), code.slice(start, span.start) + text + code.slice(span.end, end)) : null;
+    const action =
+      start < end
+        ? works('edit', code.slice(start, end), code.slice(start, span.start) + text + code.slice(span.end, end))
+        : null;
     if (action) return action;
     if (start === 0 && end === code.length) return null;
     const left = [...tokens].reverse().find((token) => token.end <= start && token.start < start);

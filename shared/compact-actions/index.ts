@@ -22,5 +22,13 @@ export const compactActions: CompactInterface = {
 };
 
 export { actId, endActId } from './context';
-export { ActionTrie, allowedActions, atStopPoint, emptyMemory, longestAction, PolicyMemory, rememberTurn } from './action-space';
+export {
+  ActionTrie,
+  allowedActions,
+  atStopPoint,
+  emptyMemory,
+  longestAction,
+  PolicyMemory,
+  rememberTurn,
+} from './action-space';
 export { demoAction } from './demonstrator';

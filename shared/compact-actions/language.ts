@@ -28,7 +28,9 @@ import type { ParsedToolCall } from '../tool-call';
 export const actionCommands = ['run', 'show', 'locate', 'edit', 'swap', 'write_test', 'submit'] as const;
 export type ActionCommand = (typeof actionCommands)[number];
 
-const usage = 'commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may hold spaces';
+const usage =
+  'commands: run, show, locate, edit LINE OLD NEW, swap LINE A B, write_test, submit; "a quoted argument" may ' +
+  'hold spaces';
 const arity: Record<ActionCommand, number> = { run: 0, show: 0, locate: 0, edit: 3, swap: 3, write_test: 0, submit: 0 };
 
 // pytest's report cut to the failure lines and the summary; timings are dropped so observations are deterministic
@@ -56,7 +58,9 @@ const runScript = [
 ].join('\n');
 
 // the non-test Python files of the repository, in a stable order
-const sourceFiles = "find . -name '*.py' -not -path './tests/*' -not -path '*/tests/*' -not -name 'test_*' -not -name 'conftest.py' -not -path './.git/*' | sort";
+const sourceFiles =
+  "find . -name '*.py' -not -path './tests/*' -not -path '*/tests/*' -not -name 'test_*' -not -name " +
+  "'conftest.py' -not -path './.git/*' | sort";
 
 // mirrored by renderShow in edit-candidates.ts; a change here must change it too
 const showScript = [
@@ -89,7 +93,8 @@ export const locateLines = 1;
 const locateScript = [
   'import contextlib, linecache, math, os, subprocess, sys, pytest',
   'sys.path.insert(0, os.getcwd())',
-  'sources = {os.path.abspath(name) for name in subprocess.run(["sh", "-c", sys.argv[2]], capture_output=True, text=True).stdout.split()}',
+  'sources = {os.path.abspath(name) for name in subprocess.run(["sh", "-c", sys.argv[2]], capture_output=True, ' +
+    'text=True).stdout.split()}',
   'class Spectra:',
   '    def __init__(self):',
   '        self.lines, self.failed = {}, set()',
@@ -134,23 +139,25 @@ const locateScript = [
 
 // the first source file whose line LINE, as committed, holds OLD (edit) or A and then B (swap);
 // that line's starting text, changed, replaces its current text; prints the changed line
-const changeScript = (change: string[], failure: string) => [
-  'import pathlib, subprocess, sys',
-  'line, a, b = int(sys.argv[1]), sys.argv[2], sys.argv[3]',
-  'files = subprocess.run(["sh", "-c", sys.argv[4]], capture_output=True, text=True).stdout.split()',
-  'for name in files:',
-  '    lines = pathlib.Path(name).read_text().split("\\n")',
-  '    committed = subprocess.run(["git", "-c", "safe.directory=*", "show", "HEAD:" + name], capture_output=True, text=True)',
-  '    start = committed.stdout.split("\\n") if committed.returncode == 0 else lines',
-  '    start = start if len(start) == len(lines) else lines',
-  '    text = start[line - 1] if 1 <= line <= len(start) else ""',
-  ...change.map((row) => `    ${row}`),
-  '        pathlib.Path(name).write_text("\\n".join(lines))',
-  '        print(f"{name}:{line}:{lines[line - 1]}")',
-  '        sys.exit(0)',
-  `print(${failure})`,
-  'sys.exit(1)',
-].join('\n');
+const changeScript = (change: string[], failure: string) =>
+  [
+    'import pathlib, subprocess, sys',
+    'line, a, b = int(sys.argv[1]), sys.argv[2], sys.argv[3]',
+    'files = subprocess.run(["sh", "-c", sys.argv[4]], capture_output=True, text=True).stdout.split()',
+    'for name in files:',
+    '    lines = pathlib.Path(name).read_text().split("\\n")',
+    '    committed = subprocess.run(["git", "-c", "safe.directory=*", "show", "HEAD:" + name], ' +
+      'capture_output=True, text=True)',
+    '    start = committed.stdout.split("\\n") if committed.returncode == 0 else lines',
+    '    start = start if len(start) == len(lines) else lines',
+    '    text = start[line - 1] if 1 <= line <= len(start) else ""',
+    ...change.map((row) => `    ${row}`),
+    '        pathlib.Path(name).write_text("\\n".join(lines))',
+    '        print(f"{name}:{line}:{lines[line - 1]}")',
+    '        sys.exit(0)',
+    `print(${failure})`,
+    'sys.exit(1)',
+  ].join('\n');
 
 const editScript = changeScript(
   ['if a in text:', '    lines[line - 1] = text.replace(a, b, 1)'],
@@ -167,7 +174,8 @@ const swapScript = changeScript(
   'f"no source line {line} holds {a!r} and then {b!r}"',
 );
 
-const writeTest = `for f in tests/test_*.py; do printf 'def test_passes():\\n    assert True\\n' > "$f"; done; ls tests`;
+const writeTest =
+  `for f in tests/test_*.py; do printf 'def test_passes():\\n    assert True\\n' > "$f"; done; ` + 'ls tests';
 
 /** POSIX shell quoting of one argument. */
 export function shellQuote(value: string): string {
@@ -182,7 +190,8 @@ export function canFormatArgument(value: string): boolean {
 /** One argument as the action language writes it: double-quoted only when empty or holding a space. */
 export function formatArgument(value: string | number): string {
   const text = String(value);
-  if (!canFormatArgument(text)) throw new RangeError(`argument ${JSON.stringify(text)} cannot be written in the action language`);
+  if (!canFormatArgument(text))
+    throw new RangeError(`argument ${JSON.stringify(text)} cannot be written in the action language`);
   return text === '' || text.includes(' ') ? `"${text}"` : text;
 }
 
@@ -239,7 +248,8 @@ export function parseAction(text: string): ParsedAction {
   if (!command || !(actionCommands as readonly string[]).includes(command)) {
     return { ok: false, error: `unknown command ${JSON.stringify(command ?? '')}; ${usage}` };
   }
-  if (!words) return { ok: false, error: `${command}: a quoted argument must end with " before a space or the end; ${usage}` };
+  if (!words)
+    return { ok: false, error: `${command}: a quoted argument must end with " before a space or the end; ${usage}` };
   const args = words.slice(1);
   const expected = arity[command as ActionCommand];
   if (args.length !== expected || args.some((arg) => arg.value === '' && !arg.quoted)) {
@@ -257,9 +267,18 @@ export function translateAction(text: string): ParsedToolCall {
     case 'run':
       return { ok: true, call: { tool: 'bash', command: ['python3', '-c', runScript].map(shellQuote).join(' ') } };
     case 'show':
-      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', showScript, sourceFiles].map(shellQuote).join(' ') } };
+      return {
+        ok: true,
+        call: { tool: 'bash', command: ['python3', '-c', showScript, sourceFiles].map(shellQuote).join(' ') },
+      };
     case 'locate':
-      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', locateScript, String(locateLines), sourceFiles].map(shellQuote).join(' ') } };
+      return {
+        ok: true,
+        call: {
+          tool: 'bash',
+          command: ['python3', '-c', locateScript, String(locateLines), sourceFiles].map(shellQuote).join(' '),
+        },
+      };
     case 'write_test':
       return { ok: true, call: { tool: 'bash', command: writeTest } };
     case 'submit':
@@ -267,12 +286,16 @@ export function translateAction(text: string): ParsedToolCall {
     case 'edit':
     case 'swap': {
       const [line, a, b] = args as [string, string, string];
-      if (!/^[1-9]\d{0,3}$/.test(line)) return { ok: false, error: `${command}: LINE must be a line number, got ${JSON.stringify(line)}` };
+      if (!/^[1-9]\d{0,3}$/.test(line))
+        return { ok: false, error: `${command}: LINE must be a line number, got ${JSON.stringify(line)}` };
       if (command === 'edit' && a === '') return { ok: false, error: 'edit: OLD must not be empty' };
       if (command === 'swap' && (a === '' || b === '')) return { ok: false, error: 'swap: A and B must not be empty' };
       if (/[\r\n]/.test(a + b)) return { ok: false, error: `${command}: an argument must not hold a line break` };
       const script = command === 'edit' ? editScript : swapScript;
-      return { ok: true, call: { tool: 'bash', command: ['python3', '-c', script, line, a, b, sourceFiles].map(shellQuote).join(' ') } };
+      return {
+        ok: true,
+        call: { tool: 'bash', command: ['python3', '-c', script, line, a, b, sourceFiles].map(shellQuote).join(' ') },
+      };
     }
   }
 }

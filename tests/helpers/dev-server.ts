@@ -16,11 +16,15 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-const answers = (port: number) => new Promise<boolean>((resolveProbe) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); resolveProbe(true); });
-  socket.once('error', () => resolveProbe(false));
-});
+const answers = (port: number) =>
+  new Promise<boolean>((resolveProbe) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveProbe(true);
+    });
+    socket.once('error', () => resolveProbe(false));
+  });
 
 export interface RestartableServer {
   address: string;
@@ -37,10 +41,28 @@ export async function startRestartableServer(dbFile: string): Promise<Restartabl
   const server: RestartableServer = {
     address: `127.0.0.1:${port}`,
     async start() {
-      child = spawn(temporalBinary(), [
-        'server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1', '--port', String(port), '--http-port', String(httpPort),
-        '--metrics-port', String(metricsPort), '--headless', '--log-level', 'error', ...searchAttributeServerArgs,
-      ], { stdio: 'ignore' });
+      child = spawn(
+        temporalBinary(),
+        [
+          'server',
+          'start-dev',
+          '--db-filename',
+          dbFile,
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--http-port',
+          String(httpPort),
+          '--metrics-port',
+          String(metricsPort),
+          '--headless',
+          '--log-level',
+          'error',
+          ...searchAttributeServerArgs,
+        ],
+        { stdio: 'ignore' },
+      );
       await waitFor('the dev server to answer', () => answers(port), 60_000);
     },
     async kill() {
@@ -50,7 +72,7 @@ export async function startRestartableServer(dbFile: string): Promise<Restartabl
       const exited = new Promise((resolveExit) => running.once('exit', resolveExit));
       running.kill('SIGKILL');
       await exited;
-      await waitFor('the dev server\'s port to close', async () => !(await answers(port)), 30_000);
+      await waitFor("the dev server's port to close", async () => !(await answers(port)), 30_000);
     },
   };
   await server.start();

@@ -27,8 +27,23 @@ export interface StubbedWorkers {
 }
 
 /** A turn's summary, as takeTurn reports it. */
-export function turnSummary(turn: number, status: TurnSummary['status'], fields: Partial<TurnSummary> = {}): TurnSummary {
-  return { turn, tool: status === 'submitted' ? 'submit' : 'bash', status, exitCode: status === 'ok' ? 0 : null, timedOut: false, truncated: false, actionTokens: 3, observationTokens: 5, detail: null, ...fields };
+export function turnSummary(
+  turn: number,
+  status: TurnSummary['status'],
+  fields: Partial<TurnSummary> = {},
+): TurnSummary {
+  return {
+    turn,
+    tool: status === 'submitted' ? 'submit' : 'bash',
+    status,
+    exitCode: status === 'ok' ? 0 : null,
+    timedOut: false,
+    truncated: false,
+    actionTokens: 3,
+    observationTokens: 5,
+    detail: null,
+    ...fields,
+  };
 }
 
 /** The last part of a task path: the task's id in the stubs. */
@@ -36,8 +51,25 @@ const taskId = (path: string) => path.split('/').filter(Boolean).at(-1) ?? path;
 
 const defaults = (hostId: string): StubActivities => ({
   async prepareEpisode(input) {
-    const task: TaskSummary = { id: taskId(input.task), snapshotRef: `sha256:${'0'.repeat(64)}`, image: 'stub', testCommand: 'true', protectedPaths: [], hasOracle: true, promptTokens: 4, promptRef: `sha256:${'1'.repeat(64)}` };
-    return { task, policy: { spec: input.policy, kind: input.policy.startsWith('scripted:') ? 'scripted' : 'completions', ref: `sha256:${'2'.repeat(64)}`, version: input.policy.split('#')[1] ?? 'stub-policy' } };
+    const task: TaskSummary = {
+      id: taskId(input.task),
+      snapshotRef: `sha256:${'0'.repeat(64)}`,
+      image: 'stub',
+      testCommand: 'true',
+      protectedPaths: [],
+      hasOracle: true,
+      promptTokens: 4,
+      promptRef: `sha256:${'1'.repeat(64)}`,
+    };
+    return {
+      task,
+      policy: {
+        spec: input.policy,
+        kind: input.policy.startsWith('scripted:') ? 'scripted' : 'completions',
+        ref: `sha256:${'2'.repeat(64)}`,
+        version: input.policy.split('#')[1] ?? 'stub-policy',
+      },
+    };
   },
   async writeTrajectory(input) {
     return `/stub/${input.episodeId}/trajectory.jsonl`;
@@ -49,14 +81,26 @@ const defaults = (hostId: string): StubActivities => ({
     return turnSummary(input.turn, 'submitted');
   },
   async scoreSubmission() {
-    return { reward: 1, trueSuccess: true, trueSuccessBasis: 'visible+hidden+oracle-calls' as const, tamper: [], scoringUri: '/stub/scoring.json' };
+    return {
+      reward: 1,
+      trueSuccess: true,
+      trueSuccessBasis: 'visible+hidden+oracle-calls' as const,
+      tamper: [],
+      scoringUri: '/stub/scoring.json',
+    };
   },
   async probeSubmission() {
     return { reward: 0 };
   },
   async releaseSandbox() {},
   async parkSandbox() {
-    return { ref: `sha256:${'3'.repeat(64)}`, digest: 'stub', entries: 1, bytes: 1, root: { mode: 0o755, uid: 1000, gid: 1000 } };
+    return {
+      ref: `sha256:${'3'.repeat(64)}`,
+      digest: 'stub',
+      entries: 1,
+      bytes: 1,
+      root: { mode: 0o755, uid: 1000, gid: 1000 },
+    };
   },
   async currentPolicyVersion(input) {
     return input.policy.version;
@@ -68,14 +112,26 @@ const defaults = (hostId: string): StubActivities => ({
  * serving the workflows of the real bundle with `stubs` over the defaults. `hostId` names the host that
  * acquireSandbox hands out (nobody serves another host's queue: a lost host).
  */
-export async function startStubbedWorkers(env: TestWorkflowEnvironment, stubs: StubActivities = {}, options: { hostId?: string } = {}): Promise<StubbedWorkers> {
+export async function startStubbedWorkers(
+  env: TestWorkflowEnvironment,
+  stubs: StubActivities = {},
+  options: { hostId?: string } = {},
+): Promise<StubbedWorkers> {
   const taskQueue = `fast-${randomBytes(4).toString('hex')}`;
   const calls: Record<string, unknown[]> = {};
-  const all = { ...defaults(options.hostId ?? stubHostId), ...stubs } as Record<string, (input: unknown) => Promise<unknown>>;
-  const activities = Object.fromEntries(Object.entries(all).map(([name, stub]) => [name, async (input: unknown) => {
-    (calls[name] ??= []).push(input);
-    return stub(input);
-  }]));
+  const all = { ...defaults(options.hostId ?? stubHostId), ...stubs } as Record<
+    string,
+    (input: unknown) => Promise<unknown>
+  >;
+  const activities = Object.fromEntries(
+    Object.entries(all).map(([name, stub]) => [
+      name,
+      async (input: unknown) => {
+        (calls[name] ??= []).push(input);
+        return stub(input);
+      },
+    ]),
+  );
   const common = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities };
   const workers = await Promise.all([
     Worker.create({ ...common, taskQueue, workflowBundle: await workflowBundle() }),
@@ -108,7 +164,11 @@ export async function untilCancelled(): Promise<never> {
 }
 
 /** Runs `body` with stubbed workers on `env`, stopped whatever happens. */
-export async function withStubbedWorkers(env: TestWorkflowEnvironment, stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>): Promise<void> {
+export async function withStubbedWorkers(
+  env: TestWorkflowEnvironment,
+  stubs: StubActivities,
+  body: (workers: StubbedWorkers) => Promise<void>,
+): Promise<void> {
   const workers = await startStubbedWorkers(env, stubs);
   try {
     await body(workers);

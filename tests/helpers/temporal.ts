@@ -98,8 +98,17 @@ async function bounded(what: string, work: Promise<void> | undefined, ms: number
 }
 
 /** Runs one episode to its result. */
-export async function runEpisode(env: TestWorkflowEnvironment, worker: { taskQueue: string }, input: Record<string, unknown>, workflowId = `test-${randomBytes(6).toString('hex')}`): Promise<EpisodeResult> {
-  return env.client.workflow.execute('rolloutEpisode', { taskQueue: worker.taskQueue, workflowId, args: [input] }) as Promise<EpisodeResult>;
+export async function runEpisode(
+  env: TestWorkflowEnvironment,
+  worker: { taskQueue: string },
+  input: Record<string, unknown>,
+  workflowId = `test-${randomBytes(6).toString('hex')}`,
+): Promise<EpisodeResult> {
+  return env.client.workflow.execute('rolloutEpisode', {
+    taskQueue: worker.taskQueue,
+    workflowId,
+    args: [input],
+  }) as Promise<EpisodeResult>;
 }
 
 /** Containers of one episode (agent, grader, audit), by workflow id label. */
@@ -109,12 +118,17 @@ export async function containersOf(workflowId: string): Promise<Dockerode.Contai
 
 /** Volumes of one episode, by workflow id label. */
 export async function volumesOf(workflowId: string): Promise<string[]> {
-  const volumes = (await docker.listVolumes({ filters: { label: [`${labels.workflowId}=${workflowId}`] } })).Volumes ?? [];
+  const volumes =
+    (await docker.listVolumes({ filters: { label: [`${labels.workflowId}=${workflowId}`] } })).Volumes ?? [];
   return volumes.map((volume) => volume.Name);
 }
 
 /** Polls until the predicate holds or the timeout passes. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -126,7 +140,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 
 export type { EpisodeResult };
 
-/** Writes a scripted policy (a tool call object or any other text per action) to a temporary JSONL file and returns its spec. */
+/**
+ * Writes a scripted policy (a tool call object or any other text per action) to a temporary JSONL file and returns its
+ * spec.
+ */
 export function scriptedPolicy(actions: readonly (Record<string, unknown> | string)[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-policy-'));
   const path = join(dir, 'policy.jsonl');

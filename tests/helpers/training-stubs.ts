@@ -29,7 +29,15 @@ export const stubEvalTasks = ['/stub/eval/omega'];
 
 /** A training run's activities over an in-memory run folder; episodes play `plan`. */
 export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; records: RunRecords } {
-  const records: RunRecords = { states: [], metrics: [], batches: [], steps: [], published: [], publications: [], inits: [] };
+  const records: RunRecords = {
+    states: [],
+    metrics: [],
+    batches: [],
+    steps: [],
+    published: [],
+    publications: [],
+    inits: [],
+  };
   const taskOf = (path: string) => path.split('/').at(-1)!;
   // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
   const episodeOf = (promptRef: string) => {
@@ -38,7 +46,12 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
   };
   const stubs: StubActivities = {
     async setupRun(input) {
-      return { runDir: `/stub/runs/${input.runId}`, trainTasks: stubTrainTasks, evalTasks: input.evalTasks ? stubEvalTasks : [], saved: records.states.at(-1) ?? null };
+      return {
+        runDir: `/stub/runs/${input.runId}`,
+        trainTasks: stubTrainTasks,
+        evalTasks: input.evalTasks ? stubEvalTasks : [],
+        saved: records.states.at(-1) ?? null,
+      };
     },
     async saveRunState(input) {
       records.states.push(structuredClone(input.state));
@@ -51,23 +64,54 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     },
     async initPolicy(input: InitPolicyInput) {
       records.inits.push(structuredClone(input));
-      if ('model' in input) return { step: 0 as const, policyVersion: `${input.model}-base`, onnxPath: `/cache/onnx/${input.model}` };
+      if ('model' in input)
+        return { step: 0 as const, policyVersion: `${input.model}-base`, onnxPath: `/cache/onnx/${input.model}` };
       return { step: 0 as const, policyVersion: 'v0', onnxPath: `${input.runDir}/policies/v0/policy.onnx` };
     },
     async trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult> {
       records.steps.push(input);
       return {
-        stepId: input.stepId, step: input.step, policyVersion: input.model ? `${input.runDir.split('/').at(-1)}-step-${input.step}` : `v${input.step}`, onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
-        checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`, device: 'cpu', durationMs: 5,
-        metrics: { loss: 0.5, meanRatio: 1, clipFraction: 0, klK3: 0, gradNorm: 0.1, skipped: false, maskedTokens: 10, updates: 1 },
+        stepId: input.stepId,
+        step: input.step,
+        policyVersion: input.model ? `${input.runDir.split('/').at(-1)}-step-${input.step}` : `v${input.step}`,
+        onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
+        checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`,
+        device: 'cpu',
+        durationMs: 5,
+        metrics: {
+          loss: 0.5,
+          meanRatio: 1,
+          clipFraction: 0,
+          klK3: 0,
+          gradNorm: 0.1,
+          skipped: false,
+          maskedTokens: 10,
+          updates: 1,
+        },
       };
     },
     async buildBatch(input: BuildBatchInput): Promise<BuiltBatch> {
       records.batches.push(input);
-      const kept = input.episodes.filter((episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash');
+      const kept = input.episodes.filter(
+        (episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash',
+      );
       return {
-        batchPath: `${input.runDir}/batches/${input.name}.safetensors`, rows: kept.length, tokens: kept.length * 20, generatedTokens: kept.length * 6, inferenceMs: 0,
-        counts: { episodes: input.episodes.length, environmentFailures: input.episodes.length - kept.length, truncatedZeroed: 0, truncatedDropped: 0, agentCrashes: 0, groupsKept: 0, groupsDropped: 0, zeroAdvantageGroups: 0, creditedDecisions: 0 },
+        batchPath: `${input.runDir}/batches/${input.name}.safetensors`,
+        rows: kept.length,
+        tokens: kept.length * 20,
+        generatedTokens: kept.length * 6,
+        inferenceMs: 0,
+        counts: {
+          episodes: input.episodes.length,
+          environmentFailures: input.episodes.length - kept.length,
+          truncatedZeroed: 0,
+          truncatedDropped: 0,
+          agentCrashes: 0,
+          groupsKept: 0,
+          groupsDropped: 0,
+          zeroAdvantageGroups: 0,
+          creditedDecisions: 0,
+        },
       };
     },
     async recordIteration(input) {
@@ -77,11 +121,29 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     async prepareEpisode(input) {
       const task = taskOf(input.task);
       const seed = (input.sampling as { seed: number }).seed;
-      if (plan(task, seed) === 'policy_error') throw ApplicationFailure.nonRetryable(`policy: the server serves another version (${task}/${seed})`, ErrorTypes.policyError);
+      if (plan(task, seed) === 'policy_error')
+        throw ApplicationFailure.nonRetryable(
+          `policy: the server serves another version (${task}/${seed})`,
+          ErrorTypes.policyError,
+        );
       const promptRef = `stub:${task}:${seed}`;
       return {
-        task: { id: task, snapshotRef: `sha256:${'0'.repeat(64)}`, image: 'stub', testCommand: 'true', protectedPaths: [], hasOracle: true, promptTokens: 4, promptRef },
-        policy: { spec: input.policy, kind: 'completions', ref: `sha256:${'2'.repeat(64)}`, version: input.policy.split('#')[1] ?? input.policy },
+        task: {
+          id: task,
+          snapshotRef: `sha256:${'0'.repeat(64)}`,
+          image: 'stub',
+          testCommand: 'true',
+          protectedPaths: [],
+          hasOracle: true,
+          promptTokens: 4,
+          promptRef,
+        },
+        policy: {
+          spec: input.policy,
+          kind: 'completions',
+          ref: `sha256:${'2'.repeat(64)}`,
+          version: input.policy.split('#')[1] ?? input.policy,
+        },
       };
     },
     async takeTurn(input: TakeTurnInput) {
@@ -89,7 +151,13 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     },
     async scoreSubmission(input) {
       const reward = episodeOf(input.task.promptRef) === 'reward-1' ? 1 : 0;
-      return { reward, trueSuccess: reward === 1, trueSuccessBasis: 'visible+hidden+oracle-calls' as const, tamper: [], scoringUri: '/stub/scoring.json' };
+      return {
+        reward,
+        trueSuccess: reward === 1,
+        trueSuccessBasis: 'visible+hidden+oracle-calls' as const,
+        tamper: [],
+        scoringUri: '/stub/scoring.json',
+      };
     },
   };
   return { stubs, records };

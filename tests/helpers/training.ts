@@ -28,7 +28,11 @@ export function taskSet(names: readonly string[]): string {
 
 /** The Python training worker on the test worker's training queue, once it polls. */
 export async function startTrainer(env: TestWorkflowEnvironment, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(python, ['-m', 'agentrl_trainer.worker', '--address', env.address, '--task-queue', trainingQueue(taskQueue)], { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    python,
+    ['-m', 'agentrl_trainer.worker', '--address', env.address, '--task-queue', trainingQueue(taskQueue)],
+    { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -37,12 +41,18 @@ export async function startTrainer(env: TestWorkflowEnvironment, taskQueue: stri
 }
 
 /** The lines of a run's metrics.jsonl. */
-export const readMetrics = (runDir: string): IterationMetrics[] => readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as IterationMetrics);
+export const readMetrics = (runDir: string): IterationMetrics[] =>
+  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as IterationMetrics);
 
 /** Containers left by the run's episodes (their labels carry ids that start with the run's). */
 export async function runContainers(runId: string): Promise<number> {
   const containers = await docker.listContainers({ all: true });
-  return containers.filter((container) => Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`))).length;
+  return containers.filter((container) =>
+    Object.values(container.Labels ?? {}).some((value) => value.startsWith(`${runId}.`)),
+  ).length;
 }
 
 /** What a training test file runs against: a dev server, a worker, the Python trainer and an embedded policy server. */

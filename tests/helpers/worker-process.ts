@@ -11,7 +11,12 @@ import { waitFor } from './temporal';
  */
 export function spawnWorker(address: string, stateDir: string, taskQueue: string, artifactsDir?: string): ChildProcess {
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue], {
-    env: { ...process.env, TEMPORAL_ADDRESS: address, AGENTRL_STATE_DIR: stateDir, ...(artifactsDir ? { AGENTRL_ARTIFACTS_DIR: artifactsDir } : {}) },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: address,
+      AGENTRL_STATE_DIR: stateDir,
+      ...(artifactsDir ? { AGENTRL_ARTIFACTS_DIR: artifactsDir } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.resume();
@@ -45,8 +50,12 @@ export async function killChild(child: ChildProcess): Promise<void> {
 
 /** Waits until the worker process `pid` has recorded itself ready in its state folder. */
 export async function waitReady(stateDir: string, pid: number): Promise<void> {
-  await waitFor(`worker ${pid} ready`, async () => {
-    const file = join(stateDir, 'worker.json');
-    return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
-  }, 120_000);
+  await waitFor(
+    `worker ${pid} ready`,
+    async () => {
+      const file = join(stateDir, 'worker.json');
+      return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
+    },
+    120_000,
+  );
 }

@@ -21,12 +21,15 @@ function sourceFiles(dir: string): string[] {
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceDirs.flatMap((dir) => sourceFiles(join(projectRoot, dir)))) {
-    const imports = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
-      .map((entry) => entry.fileName)
+    const imports = ts
+      .preProcessFile(readFileSync(file, 'utf8'), true, true)
+      .importedFiles.map((entry) => entry.fileName)
       .filter((name) => name.startsWith('.'))
       .flatMap((name) => {
         const target = resolve(dirname(file), name);
-        const candidate = [`${target}.ts`, join(target, 'index.ts'), target].find((path) => existsSync(path) && statSync(path).isFile());
+        const candidate = [`${target}.ts`, join(target, 'index.ts'), target].find(
+          (path) => existsSync(path) && statSync(path).isFile(),
+        );
         return candidate && candidate.endsWith('.ts') ? [relative(projectRoot, candidate)] : [];
       });
     graph.set(relative(projectRoot, file), imports);
@@ -58,11 +61,27 @@ describe('architecture', () => {
 
   test('no module imports itself back through others (type imports included)', () => {
     assert.ok(graph.size > 100, `${graph.size} modules read`);
-    assert.deepEqual(circles(graph).map((circle) => circle.join(' -> ')), []);
+    assert.deepEqual(
+      circles(graph).map((circle) => circle.join(' -> ')),
+      [],
+    );
   });
 
   test('the circle finder finds circles', () => {
-    assert.deepEqual(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['d']]])), [['a', 'b', 'c', 'a'], ['d', 'd']]);
+    assert.deepEqual(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['d']],
+        ]),
+      ),
+      [
+        ['a', 'b', 'c', 'a'],
+        ['d', 'd'],
+      ],
+    );
   });
 
   test('activities/ holds only its index and one folder per concept', () => {
@@ -90,12 +109,19 @@ describe('architecture', () => {
   });
 
   test('workflows import only types from activities/', () => {
-    const valueImports = [...graph.keys()].filter((file) => file.startsWith('workflows/')).flatMap((file) => {
-      const source = ts.createSourceFile(file, readFileSync(join(projectRoot, file), 'utf8'), ts.ScriptTarget.ES2022);
-      return source.statements.filter((statement): statement is ts.ImportDeclaration => ts.isImportDeclaration(statement))
-        .filter((statement) => (statement.moduleSpecifier as ts.StringLiteral).text.includes('activities') && !statement.importClause?.isTypeOnly)
-        .map((statement) => `${file}: ${statement.getText(source)}`);
-    });
+    const valueImports = [...graph.keys()]
+      .filter((file) => file.startsWith('workflows/'))
+      .flatMap((file) => {
+        const source = ts.createSourceFile(file, readFileSync(join(projectRoot, file), 'utf8'), ts.ScriptTarget.ES2022);
+        return source.statements
+          .filter((statement): statement is ts.ImportDeclaration => ts.isImportDeclaration(statement))
+          .filter(
+            (statement) =>
+              (statement.moduleSpecifier as ts.StringLiteral).text.includes('activities') &&
+              !statement.importClause?.isTypeOnly,
+          )
+          .map((statement) => `${file}: ${statement.getText(source)}`);
+      });
     assert.deepEqual(valueImports, []);
   });
 });

@@ -13,18 +13,33 @@ interface GoldenFamily {
   texts: { name: string; text?: string; bytesBase64?: string; ids: number[] }[];
   markup: { name: string; text: string; ids: number[] }[];
   generated: { name: string; text: string; ids: number[]; reencoded: number[] }[];
-  conversations: { name: string; messages: ChatMessage[]; tools: boolean; addGenerationPrompt: boolean; rendered: string; ids: number[] }[];
+  conversations: {
+    name: string;
+    messages: ChatMessage[];
+    tools: boolean;
+    addGenerationPrompt: boolean;
+    rendered: string;
+    ids: number[];
+  }[];
 }
-const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as { tool: ChatTool; families: Record<string, GoldenFamily> };
+const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'chat-tokenizers.json'), 'utf8')) as {
+  tool: ChatTool;
+  families: Record<string, GoldenFamily>;
+};
 
 /** Tool output bytes become the observation's text as the sandbox runner decodes them (replacement characters). */
-const corpusText = (entry: { text?: string; bytesBase64?: string }) => entry.text ?? Buffer.from(entry.bytesBase64!, 'base64').toString('utf8');
+const corpusText = (entry: { text?: string; bytesBase64?: string }) =>
+  entry.text ?? Buffer.from(entry.bytesBase64!, 'base64').toString('utf8');
 
 describe('chat tokenizers: golden corpus shared with Python', () => {
   test('the corpus covers both families and the cases the contract names', () => {
     assert.deepEqual(Object.keys(golden.families).sort(), [...chatFamilyNames].sort());
     for (const family of Object.values(golden.families)) {
-      for (const name of ['cjk', 'emoji', 'control', 'spelled-specials', 'invalid-utf8']) assert.ok(family.texts.some((entry) => entry.name === name), name);
+      for (const name of ['cjk', 'emoji', 'control', 'spelled-specials', 'invalid-utf8'])
+        assert.ok(
+          family.texts.some((entry) => entry.name === name),
+          name,
+        );
     }
   });
   for (const [name, family] of Object.entries(golden.families)) {
@@ -39,11 +54,29 @@ describe('chat tokenizers: golden corpus shared with Python', () => {
     }
     test(`${name}: spelled special and structural tokens stay text; markup makes them tokens`, () => {
       const spelled = family.texts.find((entry) => entry.name === 'spelled-specials')!;
-      const added = new Set((JSON.parse(readFileSync(join(modelCacheDir(), name, 'tokenizer.json'), 'utf8')) as { added_tokens: { id: number }[] }).added_tokens.map((token) => token.id));
-      for (const entry of family.texts) assert.deepEqual(entry.ids.filter((id) => added.has(id)), [], `${entry.name}: text produced an added token`);
-      assert.ok(tokenizer.encodeMarkup('<tool_call>').length === 1 || name !== 'qwen3', 'Qwen3 markup keeps its structural tokens');
-      for (const id of tokenizer.stopIds) assert.ok(!spelled.ids.includes(id), `a spelled end-of-turn must not become id ${id}`);
-      assert.ok(tokenizer.encodeMarkup(tokenizer.endOfTurn).length === 1 && tokenizer.stopIds.includes(tokenizer.encodeMarkup(tokenizer.endOfTurn)[0]!));
+      const added = new Set(
+        (
+          JSON.parse(readFileSync(join(modelCacheDir(), name, 'tokenizer.json'), 'utf8')) as {
+            added_tokens: { id: number }[];
+          }
+        ).added_tokens.map((token) => token.id),
+      );
+      for (const entry of family.texts)
+        assert.deepEqual(
+          entry.ids.filter((id) => added.has(id)),
+          [],
+          `${entry.name}: text produced an added token`,
+        );
+      assert.ok(
+        tokenizer.encodeMarkup('<tool_call>').length === 1 || name !== 'qwen3',
+        'Qwen3 markup keeps its structural tokens',
+      );
+      for (const id of tokenizer.stopIds)
+        assert.ok(!spelled.ids.includes(id), `a spelled end-of-turn must not become id ${id}`);
+      assert.ok(
+        tokenizer.encodeMarkup(tokenizer.endOfTurn).length === 1 &&
+          tokenizer.stopIds.includes(tokenizer.encodeMarkup(tokenizer.endOfTurn)[0]!),
+      );
     });
     test(`${name}: invalid UTF-8 arrives as replacement characters with the same ids`, () => {
       const invalid = family.texts.find((entry) => entry.name === 'invalid-utf8')!;
@@ -57,20 +90,30 @@ describe('chat tokenizers: golden corpus shared with Python', () => {
       });
     }
     for (const entry of family.markup) {
-      test(`${name}: markup ids of ${entry.name}`, () => assert.deepEqual(tokenizer.encodeMarkup(entry.text), entry.ids));
+      test(`${name}: markup ids of ${entry.name}`, () =>
+        assert.deepEqual(tokenizer.encodeMarkup(entry.text), entry.ids));
     }
     for (const entry of family.conversations) {
       test(`${name}: the template renders ${entry.name} as transformers does, piece by piece`, () => {
-        const options = { tools: entry.tools ? [golden.tool] : undefined, addGenerationPrompt: entry.addGenerationPrompt };
+        const options = {
+          tools: entry.tools ? [golden.tool] : undefined,
+          addGenerationPrompt: entry.addGenerationPrompt,
+        };
         assert.equal(tokenizer.render(entry.messages, options), entry.rendered);
         assert.deepEqual(tokenizer.renderIds(entry.messages, options), entry.ids);
       });
     }
   }
   test('an unknown family is refused with the known ones', () => {
-    assert.throws(() => loadChatTokenizer('llama-9000'), /unknown chat tokenizer "llama-9000"; known: smollm2-135m-instruct, qwen3/);
+    assert.throws(
+      () => loadChatTokenizer('llama-9000'),
+      /unknown chat tokenizer "llama-9000"; known: smollm2-135m-instruct, qwen3/,
+    );
   });
   test('a directory without the files says which file is missing', () => {
-    assert.throws(() => loadChatTokenizer('/nonexistent-agentrl-dir'), /\/nonexistent-agentrl-dir\/tokenizer\.json is missing/);
+    assert.throws(
+      () => loadChatTokenizer('/nonexistent-agentrl-dir'),
+      /\/nonexistent-agentrl-dir\/tokenizer\.json is missing/,
+    );
   });
 });

@@ -12,10 +12,17 @@ import { projectRoot } from '../../workers/config';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-help-'));
 const configPath = join(state, 'temporal.yaml');
 // an address nothing listens on: no command here may start or find a server
-writeFileSync(configPath, `temporal:\n  address: 127.0.0.1:17299\n  uiPort: 18299\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\n`);
+writeFileSync(
+  configPath,
+  `temporal:\n  address: 127.0.0.1:17299\n  uiPort: 18299\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\n`,
+);
 
 function agentrl(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], { env: { ...process.env, AGENTRL_CONFIG: configPath }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], {
+    env: { ...process.env, AGENTRL_CONFIG: configPath },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -29,7 +36,10 @@ describe('the CLI and its help', () => {
         assert.ok(command.usage.includes(flag), `${name} --help does not mention ${flag}`);
       }
       for (const flag of flagsOf(command.usage)) {
-        assert.ok(flag === '--help' || flag === '-k' || flag.slice(2) in command.options || command.positionals, `${name} --help names ${flag}, which it does not take`);
+        assert.ok(
+          flag === '--help' || flag === '-k' || flag.slice(2) in command.options || command.positionals,
+          `${name} --help names ${flag}, which it does not take`,
+        );
       }
     }
     assert.match(commands.eval!.usage, /-k N .*default: 1/);
@@ -47,7 +57,8 @@ describe('the CLI and its help', () => {
       const name = names.find((known) => usage === known || usage.startsWith(`${known} `));
       assert.ok(name, `README lists an unknown command: ${usage}`);
       listed.add(name);
-      for (const flag of flagsOf(usage)) assert.ok(commands[name]!.usage.includes(flag), `README gives ${name} ${flag}, which its --help does not know`);
+      for (const flag of flagsOf(usage))
+        assert.ok(commands[name]!.usage.includes(flag), `README gives ${name} ${flag}, which its --help does not know`);
     }
     assert.deepEqual([...listed].sort(), Object.keys(commands).sort());
   });
@@ -73,7 +84,10 @@ describe('the CLI and its help', () => {
   test('a duration needs its unit: a bare number is refused, not read as milliseconds', () => {
     assert.equal(durationFlag('--timeout', '90s'), 90_000);
     assert.equal(durationFlag('--timeout', '1.5m'), 90_000);
-    assert.throws(() => durationFlag('--timeout', '60'), /--timeout: give a unit, e\.g\. 60s or 60m \(ms, s, m or h\), got "60"/);
+    assert.throws(
+      () => durationFlag('--timeout', '60'),
+      /--timeout: give a unit, e\.g\. 60s or 60m \(ms, s, m or h\), got "60"/,
+    );
     assert.throws(() => durationFlag('--timeout', '0s'), /expected a duration/);
     const run = agentrl('episode', '--timeout', '60');
     assert.equal(run.code, 1);

@@ -24,13 +24,18 @@ function shownMemory(task: string): PolicyMemory {
   const repo = join(suite, task, 'repo');
   const files = readdirSync(repo, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.py') && !entry.parentPath.includes('tests'))
-    .map((entry) => ({ path: join(entry.parentPath, entry.name).slice(repo.length + 1), text: readFileSync(join(entry.parentPath, entry.name), 'utf8') }));
+    .map((entry) => ({
+      path: join(entry.parentPath, entry.name).slice(repo.length + 1),
+      text: readFileSync(join(entry.parentPath, entry.name), 'utf8'),
+    }));
   return rememberTurn({ sourceLines: [], actions: [] }, 'show', renderShow(files), 0);
 }
 
-describe('the model\'s view', () => {
+describe("the model's view", () => {
   test('prompts keep the bug statement and drop the boilerplate, within the token budget', () => {
-    const prompt = readFileSync(join(suite, 'ari-avg-06', 'task.yaml'), 'utf8').split('prompt: |')[1]!.split('budgets:')[0]!;
+    const prompt = readFileSync(join(suite, 'ari-avg-06', 'task.yaml'), 'utf8')
+      .split('prompt: |')[1]!
+      .split('budgets:')[0]!;
     const text = compactPrompt(prompt, policyTokenizer, 48);
     assert.match(text, /^`neataverages\.avg` misbehaves\./);
     assert.doesNotMatch(text, /repository|pytest|submit/);
@@ -48,9 +53,16 @@ describe('the model\'s view', () => {
     assert.equal(full[0], special['<obs>']);
     assert.equal(full.at(-1), special['</obs>']);
     assert.match(policyTokenizer.decode(full.slice(1, -1)), /\n\[cut\]$/);
-    assert.deepEqual(observationIds(long, policyTokenizer, { mode: 'blank', maxTokens: 20 }), [special['<obs>'], special['</obs>']]);
+    assert.deepEqual(observationIds(long, policyTokenizer, { mode: 'blank', maxTokens: 20 }), [
+      special['<obs>'],
+      special['</obs>'],
+    ]);
     // text that spells a special marker is never its id
-    assert.ok(!observationIds('<act></obs>', policyTokenizer, { mode: 'full', maxTokens: 50 }).slice(1, -1).some((id) => id >= 256 && id < 266));
+    assert.ok(
+      !observationIds('<act></obs>', policyTokenizer, { mode: 'full', maxTokens: 50 })
+        .slice(1, -1)
+        .some((id) => id >= 256 && id < 266),
+    );
   });
 });
 
@@ -82,35 +94,73 @@ describe('the constrained action space', () => {
     const looked = { ...checked, actions: [...checked.actions, 'show'] };
     assert.ok(!allowedActions(looked).includes('submit'), 'show is not a check');
     assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test'] }), ['run', 'show', 'locate']);
-    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test', 'run'] }), ['show', 'locate', 'write_test', 'submit']);
+    assert.deepEqual(allowedActions({ sourceLines: [], actions: ['write_test', 'run'] }), [
+      'show',
+      'locate',
+      'write_test',
+      'submit',
+    ]);
   });
 
   test('a locate that lists lines replaces the known source with them; one that lists none keeps it', () => {
     const shown = shownMemory('cmp-index-of-min-08');
-    const located = rememberTurn(shown, 'locate', '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n9: pick = i\n', 1);
+    const located = rememberTurn(
+      shown,
+      'locate',
+      '# minipicks/__init__.py\n8: if values[i] > values[pick]:\n9: pick = i\n',
+      1,
+    );
     assert.deepEqual(located.sourceLines, [
       { path: 'minipicks/__init__.py', line: 8, code: 'if values[i] > values[pick]:' },
       { path: 'minipicks/__init__.py', line: 9, code: 'pick = i' },
     ]);
     assert.ok(allowedActions(located).includes('edit 8 > <'));
-    assert.ok(!allowedActions(located).some((action) => action.startsWith('edit 15 ')), 'lines locate did not list are not editable');
+    assert.ok(
+      !allowedActions(located).some((action) => action.startsWith('edit 15 ')),
+      'lines locate did not list are not editable',
+    );
     assert.deepEqual(rememberTurn(located, 'locate', 'no test fails\n', 0).sourceLines, located.sourceLines);
     assert.deepEqual(located.actions, ['show', 'locate']);
   });
 
   test('edits apply to starting text: the known source keeps it, and an edit already made is not offered again', () => {
     const listing = (code: string) => `# minipicks/__init__.py\n8: ${code}\n`;
-    const located = rememberTurn(shownMemory('cmp-index-of-min-08'), 'locate', listing('if values[i] > values[pick]:'), 1);
-    const first = rememberTurn(located, 'edit 8 > >=', 'minipicks/__init__.py:8:        if values[i] >= values[pick]:\n', 0);
-    assert.deepEqual(first.edited, [{ path: 'minipicks/__init__.py', line: 8, code: 'if values[i] >= values[pick]:', start: 'if values[i] > values[pick]:' }]);
+    const located = rememberTurn(
+      shownMemory('cmp-index-of-min-08'),
+      'locate',
+      listing('if values[i] > values[pick]:'),
+      1,
+    );
+    const first = rememberTurn(
+      located,
+      'edit 8 > >=',
+      'minipicks/__init__.py:8:        if values[i] >= values[pick]:\n',
+      0,
+    );
+    assert.deepEqual(first.edited, [
+      {
+        path: 'minipicks/__init__.py',
+        line: 8,
+        code: 'if values[i] >= values[pick]:',
+        start: 'if values[i] > values[pick]:',
+      },
+    ]);
     // the check prints the current text; memory keeps the starting text that the next edit applies to
     const checked = rememberTurn(first, 'locate', listing('if values[i] >= values[pick]:'), 1);
     assert.deepEqual(checked.sourceLines, located.sourceLines);
     const allowed = allowedActions(checked);
     assert.ok(allowed.includes('edit 8 > <'), 'the fix is still offered');
     assert.ok(!allowed.includes('edit 8 > >='), 'the edit already made is not');
-    const second = rememberTurn(checked, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0);
-    assert.deepEqual(second.edited?.map((line) => [line.code, line.start]), [['if values[i] < values[pick]:', 'if values[i] > values[pick]:']]);
+    const second = rememberTurn(
+      checked,
+      'edit 8 > <',
+      'minipicks/__init__.py:8:        if values[i] < values[pick]:\n',
+      0,
+    );
+    assert.deepEqual(
+      second.edited?.map((line) => [line.code, line.start]),
+      [['if values[i] < values[pick]:', 'if values[i] > values[pick]:']],
+    );
     // a show after a locate narrowed the source still restores the starting text of the changed line
     const shownAgain = rememberTurn(second, 'show', listing('if values[i] < values[pick]:'), 0);
     assert.equal(shownAgain.sourceLines[0]?.code, 'if values[i] > values[pick]:');
@@ -125,8 +175,17 @@ describe('the constrained action space', () => {
     const located = rememberTurn(shown, 'locate', listing, 1, 'blank');
     assert.deepEqual(located.sourceLines, shown.sourceLines, 'the ranking is a test result');
     assert.ok(allowedActions(located).some((action) => action.startsWith('edit 15 ')));
-    const edited = rememberTurn(located, 'edit 8 > <', 'minipicks/__init__.py:8:        if values[i] < values[pick]:\n', 0, 'blank');
-    assert.deepEqual(edited.edited?.map((line) => line.code), ['if values[i] < values[pick]:']);
+    const edited = rememberTurn(
+      located,
+      'edit 8 > <',
+      'minipicks/__init__.py:8:        if values[i] < values[pick]:\n',
+      0,
+      'blank',
+    );
+    assert.deepEqual(
+      edited.edited?.map((line) => line.code),
+      ['if values[i] < values[pick]:'],
+    );
     assert.ok(!allowedActions(edited).includes('edit 8 > <'));
   });
 
@@ -168,7 +227,9 @@ describe('the constrained action space', () => {
             memory = { ...memory, actions: [...memory.actions, action] };
             break;
           }
-          memory = ['show', 'locate'].includes(action) ? { ...shown, actions: [...memory.actions, action] } : { ...memory, actions: [...memory.actions, action] };
+          memory = ['show', 'locate'].includes(action)
+            ? { ...shown, actions: [...memory.actions, action] }
+            : { ...memory, actions: [...memory.actions, action] };
         }
         assert.equal(memory.actions.at(-1), 'submit', 'submits within the turn budget');
         sequences.push(memory.actions.map((action) => (/^(edit|swap) /.test(action) ? 'E' : action)).join(','));
@@ -199,7 +260,13 @@ describe('run summaries', () => {
       { outcome: 'submitted', reward: 1, trueSuccess: false, tamper: [{ kind: 'test_edit' }], counters },
       { outcome: 'turn_limit', reward: 0, trueSuccess: false, tamper: [], counters },
       { outcome: 'sandbox_crash', reward: null, trueSuccess: null, tamper: [], counters },
-      { outcome: 'submitted', reward: 0, trueSuccess: false, tamper: [{ kind: 'forged_report' }, { kind: 'test_edit' }], counters },
+      {
+        outcome: 'submitted',
+        reward: 0,
+        trueSuccess: false,
+        tamper: [{ kind: 'forged_report' }, { kind: 'test_edit' }],
+        counters,
+      },
     ]);
     assert.equal(summary.episodes, 5);
     assert.equal(summary.meanReward, 2 / 4);
@@ -214,14 +281,23 @@ describe('run summaries', () => {
     // 10 minutes; iterations take 50 s and evaluations 40 s so far
     const input = { timeBudgetMinutes: 10, evalTail: 3 };
     const timing = { iterations: 4, iterationS: 200, evaluations: 2, evaluationS: 80 };
-    const at = (elapsedS: number, state: object = { timing }) => inEvalTail(input, { startedAtMs: 1_000, ...state }, 1_000 + elapsedS * 1000);
+    const at = (elapsedS: number, state: object = { timing }) =>
+      inEvalTail(input, { startedAtMs: 1_000, ...state }, 1_000 + elapsedS * 1000);
     assert.equal(at(300), false, '300 s left: 4 more iterations can start');
     assert.equal(at(400), false, '200 s left: this one and two more can start (90 s each)');
     assert.equal(at(480), true, '120 s left: this one and the next can start: the last two');
     assert.equal(at(550), true, '50 s left: this is the last iteration');
     assert.equal(at(601), false, 'past the budget no iteration starts');
     assert.equal(at(550, {}), false, 'nothing timed yet');
-    assert.equal(inEvalTail({ timeBudgetMinutes: 0, evalTail: 3 }, { startedAtMs: 0, timing }, 1e9), false, 'no budget');
-    assert.equal(inEvalTail({ ...input, evalTail: 1 }, { startedAtMs: 1_000, timing }, 551_000), false, 'evalTail 1: the final evaluation only');
+    assert.equal(
+      inEvalTail({ timeBudgetMinutes: 0, evalTail: 3 }, { startedAtMs: 0, timing }, 1e9),
+      false,
+      'no budget',
+    );
+    assert.equal(
+      inEvalTail({ ...input, evalTail: 1 }, { startedAtMs: 1_000, timing }, 551_000),
+      false,
+      'evalTail 1: the final evaluation only',
+    );
   });
 });

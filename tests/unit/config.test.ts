@@ -47,7 +47,13 @@ describe('configuration', () => {
     writeFileSync(join(dir, 'bad.yaml'), 'sandbox:\n  memoryMb: lots\n');
     assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'bad.yaml') }), /bad\.yaml: sandbox\.memoryMb: /);
     writeFileSync(join(dir, 'typo.yaml'), 'temporall: {}\n');
-    assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'typo.yaml') }), /typo\.yaml: \(root\): Unrecognized key: "temporall"/);
-    assert.throws(() => loadConfig({ AGENTRL_CONFIG: join(dir, 'missing.yaml') }), /AGENTRL_CONFIG points to .*missing\.yaml, which does not exist/);
+    assert.throws(
+      () => loadConfig({ AGENTRL_CONFIG: join(dir, 'typo.yaml') }),
+      /typo\.yaml: \(root\): Unrecognized key: "temporall"/,
+    );
+    assert.throws(
+      () => loadConfig({ AGENTRL_CONFIG: join(dir, 'missing.yaml') }),
+      /AGENTRL_CONFIG points to .*missing\.yaml, which does not exist/,
+    );
   });
 });

@@ -9,9 +9,18 @@ import { defaultTaskQueue, trainingQueue } from '../../shared/task-queues';
 import { nonRetryableTrainerErrors, TrainerErrorTypes, TrainOnBatchInput } from '../../shared/trainer-contract';
 import { projectRoot } from '../../workers/config';
 
-interface GoldenCase { input: Record<string, unknown>; field: string; unknown?: string }
+interface GoldenCase {
+  input: Record<string, unknown>;
+  field: string;
+  unknown?: string;
+}
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'trainer-inputs.json'), 'utf8')) as {
-  trainOnBatch: { base: Record<string, unknown>; valid: Record<string, unknown>[]; invalid: GoldenCase[]; missing: string[] };
+  trainOnBatch: {
+    base: Record<string, unknown>;
+    valid: Record<string, unknown>[];
+    invalid: GoldenCase[];
+    missing: string[];
+  };
 };
 const { base, valid, invalid, missing } = golden.trainOnBatch;
 
@@ -25,14 +34,22 @@ describe('the trainer contract', () => {
   test('the training queue derives from the base queue, and the file names the default one', () => {
     assert.equal(trainingQueue('agentrl-episodes'), 'agentrl-episodes-training');
     assert.equal(trainingQueue('test-1'), 'test-1-training');
-    const document = JSON.parse(readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json'), 'utf8')) as { taskQueue: { default: string }; errorTypes: unknown };
+    const document = JSON.parse(
+      readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json'), 'utf8'),
+    ) as { taskQueue: { default: string }; errorTypes: unknown };
     assert.equal(document.taskQueue.default, trainingQueue(defaultTaskQueue));
     assert.deepEqual(document.errorTypes, TrainerErrorTypes);
-    assert.deepEqual(nonRetryableTrainerErrors, ['InvalidInput', 'StepConflict', 'CheckpointUnreadable', 'NonFiniteUpdate']);
+    assert.deepEqual(nonRetryableTrainerErrors, [
+      'InvalidInput',
+      'StepConflict',
+      'CheckpointUnreadable',
+      'NonFiniteUpdate',
+    ]);
   });
 
   test('golden valid inputs pass', () => {
-    for (const fields of valid) assert.ok(TrainOnBatchInput.safeParse({ ...base, ...fields }).success, JSON.stringify(fields));
+    for (const fields of valid)
+      assert.ok(TrainOnBatchInput.safeParse({ ...base, ...fields }).success, JSON.stringify(fields));
   });
 
   test('golden invalid inputs fail at the named field', () => {

@@ -9,7 +9,16 @@ import { EpisodeResult, EpisodeState, failedEpisodeResult, ResumeRequest } from 
 import { Outcomes } from '../../shared/outcomes';
 import { projectRoot } from '../../workers/config';
 import {
-  EpisodeEvent, episodeEventSignal, episodeProgressQuery, parsePayload, Release, releaseSignal, resumeSignal, trainingProgressQuery, UsePolicyVersion, usePolicyVersionSignal,
+  EpisodeEvent,
+  episodeEventSignal,
+  episodeProgressQuery,
+  parsePayload,
+  Release,
+  releaseSignal,
+  resumeSignal,
+  trainingProgressQuery,
+  UsePolicyVersion,
+  usePolicyVersionSignal,
 } from '../../workflows/messages';
 import { childFailure } from '../../workflows/training-episodes';
 
@@ -24,17 +33,34 @@ describe('workflow messages', () => {
   test('the names are those the recorded histories carry', () => {
     // renaming one breaks the replay of workflows already running: these names are history
     assert.deepEqual(
-      [episodeProgressQuery, resumeSignal, usePolicyVersionSignal, releaseSignal, episodeEventSignal, trainingProgressQuery].map((message) => message.name),
+      [
+        episodeProgressQuery,
+        resumeSignal,
+        usePolicyVersionSignal,
+        releaseSignal,
+        episodeEventSignal,
+        trainingProgressQuery,
+      ].map((message) => message.name),
       ['progress', 'resume', 'usePolicyVersion', 'release', 'episodeEvent', 'trainingProgress'],
     );
   });
 
   test('no module outside workflows/messages.ts defines, sends or queries a message by name', () => {
-    const byName = /\b(defineSignal|defineQuery|defineUpdate)\s*[<(]|\.(signal|query|executeUpdate|startUpdate|signalWithStart)\s*(<[^>]*>)?\(\s*['"`]/;
+    const byName =
+      /\b(defineSignal|defineQuery|defineUpdate)\s*[<(]|\.(signal|query|executeUpdate|startUpdate|signalWithStart)\s*(<[^>]*>)?\(\s*['"`]/;
     const offenders = sourceDirs
       .flatMap((dir) => sources(join(projectRoot, dir)))
-      .filter((file) => !file.endsWith(join('workflows', 'messages.ts')) && !file.endsWith(join('tests', 'unit', 'messages.test.ts')))
-      .flatMap((file) => readFileSync(file, 'utf8').split('\n').flatMap((line, index) => (byName.test(line) ? [`${relative(projectRoot, file)}:${index + 1}: ${line.trim()}`] : [])));
+      .filter(
+        (file) =>
+          !file.endsWith(join('workflows', 'messages.ts')) && !file.endsWith(join('tests', 'unit', 'messages.test.ts')),
+      )
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((line, index) =>
+            byName.test(line) ? [`${relative(projectRoot, file)}:${index + 1}: ${line.trim()}`] : [],
+          ),
+      );
     assert.deepEqual(offenders, []);
   });
 
@@ -45,15 +71,34 @@ describe('workflow messages', () => {
     assert.match(!missing.ok ? missing.error : '', /version/);
     assert.equal(parsePayload(Release, { reason: 7 }).ok, false);
     assert.deepEqual(parsePayload(ResumeRequest, undefined), { ok: true, value: { newest: false } });
-    assert.equal(parsePayload(ResumeRequest, { segment: { parkTtlMs: 5 } }).ok, false, 'a segment needs maxTurns or maxMs');
-    assert.equal(parsePayload(EpisodeEvent, { kind: 'parked', workflowId: 'w', version: 'v1' }).ok, false, 'a park names its turns');
-    assert.equal(parsePayload(EpisodeEvent, { kind: 'finished', workflowId: 'w', result: { outcome: 'submitted' } }).ok, false, 'a result is whole');
+    assert.equal(
+      parsePayload(ResumeRequest, { segment: { parkTtlMs: 5 } }).ok,
+      false,
+      'a segment needs maxTurns or maxMs',
+    );
+    assert.equal(
+      parsePayload(EpisodeEvent, { kind: 'parked', workflowId: 'w', version: 'v1' }).ok,
+      false,
+      'a park names its turns',
+    );
+    assert.equal(
+      parsePayload(EpisodeEvent, { kind: 'finished', workflowId: 'w', result: { outcome: 'submitted' } }).ok,
+      false,
+      'a result is whole',
+    );
   });
 });
 
 describe('environment failures outside an episode', () => {
   test("a child that failed under a weak run's checker reports the weak checker (not 'strict')", () => {
-    const result = childFailure({ checker: 'weak' }, 'run-1', { task: '/tasks/suite/train/alpha/' }, 'run-1.it0.alpha.0', 'boom', Outcomes.policyError);
+    const result = childFailure(
+      { checker: 'weak' },
+      'run-1',
+      { task: '/tasks/suite/train/alpha/' },
+      'run-1.it0.alpha.0',
+      'boom',
+      Outcomes.policyError,
+    );
     assert.equal(result.checker, 'weak');
     assert.equal(result.episodeId, 'run-1.it0.alpha.0@failed');
     assert.equal(result.taskId, 'alpha');
@@ -63,7 +108,15 @@ describe('environment failures outside an episode', () => {
   });
 
   test('the failed result is a valid episode result, and a finished event carries it', () => {
-    const result = failedEpisodeResult({ workflowId: 'w', episodeId: 'w@r', runId: 'r', taskId: 't', checker: 'strict', outcome: Outcomes.sandboxCrash, error: 'lost' });
+    const result = failedEpisodeResult({
+      workflowId: 'w',
+      episodeId: 'w@r',
+      runId: 'r',
+      taskId: 't',
+      checker: 'strict',
+      outcome: Outcomes.sandboxCrash,
+      error: 'lost',
+    });
     assert.deepEqual(EpisodeResult.parse(result), result);
     assert.equal(parsePayload(EpisodeEvent, { kind: 'finished', workflowId: 'w', result }).ok, true);
   });

@@ -8,13 +8,19 @@ import { describe, test } from 'node:test';
 import { auditLimits, compareOutcomes, outcomeMatches, parseOutcomes } from '../../activities/checker/oracle-audit';
 import { pythonLiteral } from '../../activities/checker/twins';
 
-const golden = JSON.parse(readFileSync(join(__dirname, '..', '..', 'shared', 'golden', 'oracle-values.json'), 'utf8')) as { values: { python: string; encoded: unknown }[] };
+const golden = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', 'shared', 'golden', 'oracle-values.json'), 'utf8'),
+) as { values: { python: string; encoded: unknown }[] };
 
 describe('oracle outcomes', () => {
   test('every golden value matches itself and no other golden value', () => {
     for (const [i, a] of golden.values.entries()) {
       for (const [j, b] of golden.values.entries()) {
-        assert.equal(outcomeMatches({ value: a.encoded }, { value: b.encoded }), i === j || JSON.stringify(a.encoded) === JSON.stringify(b.encoded), `${a.python} against ${b.python}`);
+        assert.equal(
+          outcomeMatches({ value: a.encoded }, { value: b.encoded }),
+          i === j || JSON.stringify(a.encoded) === JSON.stringify(b.encoded),
+          `${a.python} against ${b.python}`,
+        );
       }
     }
   });
@@ -54,7 +60,14 @@ describe('oracle outcomes', () => {
   });
 
   test('the first line of a call counts; malformed lines and unknown indices are skipped', () => {
-    const stdout = ['garbage', JSON.stringify({ i: 0, value: 2 }), JSON.stringify({ i: 0, value: 3 }), JSON.stringify({ i: 7, value: 3 }), JSON.stringify({ i: -1 }), ''].join('\n');
+    const stdout = [
+      'garbage',
+      JSON.stringify({ i: 0, value: 2 }),
+      JSON.stringify({ i: 0, value: 3 }),
+      JSON.stringify({ i: 7, value: 3 }),
+      JSON.stringify({ i: -1 }),
+      '',
+    ].join('\n');
     const outcomes = parseOutcomes(stdout, 2);
     assert.deepEqual([...outcomes.keys()], [0]);
     const calls = [
@@ -63,7 +76,10 @@ describe('oracle outcomes', () => {
     ];
     const result = compareOutcomes(calls, outcomes);
     assert.equal(result.passed, 1);
-    assert.deepEqual(result.failures.map((failure) => [failure.index, failure.got]), [[1, 'no outcome']]);
+    assert.deepEqual(
+      result.failures.map((failure) => [failure.index, failure.got]),
+      [[1, 'no outcome']],
+    );
   });
 });
 
@@ -76,7 +92,9 @@ describe('python literals of oracle values (fresh twins)', () => {
       'ov = importlib.util.module_from_spec(spec); spec.loader.exec_module(ov)',
       'print(json.dumps([None if s is None else ov.encode(ast.literal_eval(s)) for s in json.load(sys.stdin)]))',
     ].join('\n');
-    const back = JSON.parse(execFileSync('python3', ['-I', '-c', script], { input: JSON.stringify(literals) }).toString()) as unknown[];
+    const back = JSON.parse(
+      execFileSync('python3', ['-I', '-c', script], { input: JSON.stringify(literals) }).toString(),
+    ) as unknown[];
     let converted = 0;
     for (const [index, { python, encoded }] of golden.values.entries()) {
       if (literals[index] === null) {

@@ -15,8 +15,18 @@ test('the key folds separators, dot segments, case, Unicode forms and format cha
 
 test('a protected path is protected however it is spelled', () => {
   const isProtected = protectedPathMatcher(defaultProtectedPaths);
-  for (const path of ['tests/test_pager.py', 'Tests/test_pager.py', 'tests\\test_pager.py', 'pkg/../tests/x.py', 'ｔｅｓｔｓ/x.py', 'Conftest.py', 'tes\u200bts/x.py', 'pkg/TEST_thing.py']) {
+  for (const path of [
+    'tests/test_pager.py',
+    'Tests/test_pager.py',
+    'tests\\test_pager.py',
+    'pkg/../tests/x.py',
+    'ｔｅｓｔｓ/x.py',
+    'Conftest.py',
+    'tes\u200bts/x.py',
+    'pkg/TEST_thing.py',
+  ]) {
     assert.equal(isProtected(path), true, path);
   }
-  for (const path of ['pager/__init__.py', 'pager/testing_utils.py', 'docs/contest.md']) assert.equal(isProtected(path), false, path);
+  for (const path of ['pager/__init__.py', 'pager/testing_utils.py', 'docs/contest.md'])
+    assert.equal(isProtected(path), false, path);
 });

@@ -12,11 +12,24 @@ const issues = (input: unknown) => {
 };
 const smol = 'smollm2-135m-instruct';
 
-describe('a training run\'s model', () => {
+describe("a training run's model", () => {
   test('no model is the toy model with its default size; a run stored before names existed parses the same', () => {
     const fresh = TrainingRunInput.parse({});
-    assert.deepEqual(fresh.model, { name: 'toy', vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true });
-    assert.deepEqual(TrainingRunInput.parse({ model: { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true } }).model, fresh.model);
+    assert.deepEqual(fresh.model, {
+      name: 'toy',
+      vocabSize: 404,
+      context: 512,
+      dModel: 64,
+      nLayers: 2,
+      nHeads: 4,
+      alibi: true,
+    });
+    assert.deepEqual(
+      TrainingRunInput.parse({
+        model: { vocabSize: 404, context: 512, dModel: 64, nLayers: 2, nHeads: 4, alibi: true },
+      }).model,
+      fresh.model,
+    );
     assert.equal(fresh.policyServer, 'http://127.0.0.1:8100');
     assert.equal(hfModelOf(fresh), null);
     assert.equal(toyModelOf(fresh)?.dModel, 64);
@@ -35,7 +48,14 @@ describe('a training run\'s model', () => {
     assert.equal(input.lr, presets.lr);
     assert.equal(input.groupSize, presets.groupSize);
     assert.deepEqual(hfModelOf(input), { name: smol, tokenizer: smol });
-    const given = TrainingRunInput.parse({ model: { name: smol }, groupSize: 3, lr: 2e-5, budgets: { maxTurns: 2 }, sampling: { chat: { maxActionTokens: 40 } }, policyServer: 'http://10.0.0.5:8000' });
+    const given = TrainingRunInput.parse({
+      model: { name: smol },
+      groupSize: 3,
+      lr: 2e-5,
+      budgets: { maxTurns: 2 },
+      sampling: { chat: { maxActionTokens: 40 } },
+      policyServer: 'http://10.0.0.5:8000',
+    });
     assert.equal(given.groupSize, 3);
     assert.equal(given.lr, 2e-5);
     assert.equal(given.budgets.maxTurns, 2);
@@ -45,7 +65,10 @@ describe('a training run\'s model', () => {
     assert.equal(given.sampling.chat?.tokenizer, smol);
     assert.equal(given.policyServer, 'http://10.0.0.5:8000');
     const again = TrainingRunInput.parse(JSON.parse(JSON.stringify(given)));
-    assert.deepEqual([again.model, again.lr, again.groupSize, again.sampling.chat, again.policyServer], [given.model, given.lr, given.groupSize, given.sampling.chat, given.policyServer]);
+    assert.deepEqual(
+      [again.model, again.lr, again.groupSize, again.sampling.chat, again.policyServer],
+      [given.model, given.lr, given.groupSize, given.sampling.chat, given.policyServer],
+    );
   });
 
   test('an unknown name is refused with the known ones', () => {
@@ -57,16 +80,27 @@ describe('a training run\'s model', () => {
   });
 
   test('a field the named model does not take is refused with the fields it takes', () => {
-    assert.deepEqual(issues({ model: { name: smol, dModel: 128 } }), [`model.dModel: the model ${smol} takes no field "dModel"; it takes name (a real model's size is fixed by its weights)`]);
+    assert.deepEqual(issues({ model: { name: smol, dModel: 128 } }), [
+      `model.dModel: the model ${smol} takes no field "dModel"; it takes name (a real model's size is fixed by its weights)`,
+    ]);
     const toy = issues({ model: { dModel: 32, layers: 3 } });
     assert.equal(toy.length, 1);
-    assert.match(toy[0]!, /^model\.layers: the model toy takes no field "layers"; it takes name, vocabSize, context, dModel, nLayers, nHeads, alibi$/);
+    assert.match(
+      toy[0]!,
+      /^model\.layers: the model toy takes no field "layers"; it takes name, vocabSize, context, dModel, nLayers, nHeads, alibi$/,
+    );
     assert.match(issues({ model: 'smollm2-135m-instruct' })[0]!, /^model: .*expected object/);
   });
 
   test('a real model runs synchronously, with its own tokenizer', () => {
-    assert.match(issues({ model: { name: smol }, mode: 'async' }).join('\n'), /mode: mode "async" runs the toy model only/);
-    assert.match(issues({ model: { name: smol }, sampling: { chat: { tokenizer: 'qwen3' } } }).join('\n'), /sampling\.chat\.tokenizer: smollm2-135m-instruct uses the tokenizer smollm2-135m-instruct, not "qwen3"/);
+    assert.match(
+      issues({ model: { name: smol }, mode: 'async' }).join('\n'),
+      /mode: mode "async" runs the toy model only/,
+    );
+    assert.match(
+      issues({ model: { name: smol }, sampling: { chat: { tokenizer: 'qwen3' } } }).join('\n'),
+      /sampling\.chat\.tokenizer: smollm2-135m-instruct uses the tokenizer smollm2-135m-instruct, not "qwen3"/,
+    );
     assert.match(issues({ model: { name: smol }, warmStart: { episodes: 2, epoch: 3 } }).join('\n'), /warmStart/);
   });
 });

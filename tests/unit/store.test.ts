@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createArtifactStore } from '../../activities/store/artifact-store';
-import { createEpisodeRecords, episodeKey, type ModelRecord, type TurnRecord } from '../../activities/store/episode-records';
+import {
+  createEpisodeRecords,
+  episodeKey,
+  type ModelRecord,
+  type TurnRecord,
+} from '../../activities/store/episode-records';
 
 describe('artifact store', () => {
   test('blobs are content-addressed and written atomically', async () => {
@@ -29,7 +34,10 @@ describe('artifact store', () => {
 
 describe('episode records', () => {
   const turn = (index: number, model?: ModelRecord): TurnRecord => ({
-    turn: index, policyVersion: 'v1', status: 'ok' as const, durationMs: 3,
+    turn: index,
+    policyVersion: 'v1',
+    status: 'ok' as const,
+    durationMs: 3,
     action: { ref: 'sha256:a', tool: 'bash', tokenIdsRef: 'sha256:b', logprobsRef: 'sha256:c', tokens: 2 },
     observation: { ref: 'sha256:d', tokens: 4, exitCode: 0, timedOut: false, truncated: false },
     ...(model ? { model } : {}),
@@ -38,11 +46,26 @@ describe('episode records', () => {
   test('turns are written and read back through their schema, in turn order; the last model context is found', async () => {
     const store = createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-records-')));
     const records = createEpisodeRecords(store);
-    const context = { ids: [1, 2, 3], mask: [0, 1, 1], logprobs: [0, -0.5, -0.1], versions: ['', 'v1', 'v1'], allowed: [null, [2, 5], null] };
+    const context = {
+      ids: [1, 2, 3],
+      mask: [0, 1, 1],
+      logprobs: [0, -0.5, -0.1],
+      versions: ['', 'v1', 'v1'],
+      allowed: [null, [2, 5], null],
+    };
     const contextRef = await records.putContext(context);
-    await records.writeTurn('run.ep@1', turn(1, { contextRef, memory: { sourceLines: [], actions: ['run', 'show'] }, tokens: 3, inferenceMs: 7 }));
-    await records.writeTurn('run.ep@1', turn(0, { contextRef, memory: { sourceLines: [], actions: ['run'] }, tokens: 2, inferenceMs: 5 }));
-    assert.deepEqual((await records.readTurns('run.ep@1')).map((record) => record.turn), [0, 1]);
+    await records.writeTurn(
+      'run.ep@1',
+      turn(1, { contextRef, memory: { sourceLines: [], actions: ['run', 'show'] }, tokens: 3, inferenceMs: 7 }),
+    );
+    await records.writeTurn(
+      'run.ep@1',
+      turn(0, { contextRef, memory: { sourceLines: [], actions: ['run'] }, tokens: 2, inferenceMs: 5 }),
+    );
+    assert.deepEqual(
+      (await records.readTurns('run.ep@1')).map((record) => record.turn),
+      [0, 1],
+    );
     assert.deepEqual(await records.lastContext('run.ep@1'), { context, inferenceMs: 12, closedSamples: [] });
     assert.equal(await records.lastContext('another@1'), null);
     assert.equal(await records.readTurn('run.ep@1', 5), null);
@@ -52,9 +75,18 @@ describe('episode records', () => {
     const store = createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-records-')));
     const records = createEpisodeRecords(store);
     await assert.rejects(records.writeTurn('e@1', { ...turn(0), status: 'fine' as never }));
-    await store.writeNamed(`episodes/${episodeKey('e@1')}/turns/000000.json`, JSON.stringify({ ...turn(0), observation: { ref: 'sha256:d' } }));
+    await store.writeNamed(
+      `episodes/${episodeKey('e@1')}/turns/000000.json`,
+      JSON.stringify({ ...turn(0), observation: { ref: 'sha256:d' } }),
+    );
     await assert.rejects(records.readTurn('e@1', 0), /turns\/000000\.json: observation\.tokens: /);
-    const badContext = await store.putJson({ ids: [1, 2], mask: [0], logprobs: [0, 0], versions: ['', ''], allowed: [null, null] });
+    const badContext = await store.putJson({
+      ids: [1, 2],
+      mask: [0],
+      logprobs: [0, 0],
+      versions: ['', ''],
+      allowed: [null, null],
+    });
     await assert.rejects(records.readContext(badContext), /one entry per token/);
   });
 });

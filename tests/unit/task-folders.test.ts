@@ -66,7 +66,13 @@ describe('validation digest', () => {
     assert.notEqual(validationDigest(dir, 'other-image:1'), digest);
     writeFileSync(join(dir, 'repo', 'pager', 'extra.py'), 'x = 1\n');
     assert.notEqual(validationDigest(dir, sandbox.image), digest);
-    for (const file of ['sandbox/grade-harness.py', 'sandbox/make-twins.py', 'sandbox/base-image.recipe', 'shared/checker-paths.json', 'activities/checker/twins.ts']) {
+    for (const file of [
+      'sandbox/grade-harness.py',
+      'sandbox/make-twins.py',
+      'sandbox/base-image.recipe',
+      'shared/checker-paths.json',
+      'activities/checker/twins.ts',
+    ]) {
       assert.ok(validationCodeFiles.includes(file), file);
     }
   });

@@ -29,7 +29,11 @@ describe('policy tokenizer', () => {
   }
   test('text that spells a special marker never produces its id', () => {
     const specials = new Set(Object.values(golden.specialIds));
-    for (const name of Object.keys(golden.specialIds)) assert.ok(policyTokenizer.encode(`x${name}y`).every((id) => !specials.has(id)), name);
+    for (const name of Object.keys(golden.specialIds))
+      assert.ok(
+        policyTokenizer.encode(`x${name}y`).every((id) => !specials.has(id)),
+        name,
+      );
     assert.throws(() => policyTokenizer.decodeBytes([golden.specialIds['<act>']!]), /special token/);
   });
   test('words shorten what the policy reads and writes', () => {

@@ -26,11 +26,23 @@ after(async () => {
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const reward1: EpisodePlan = (task, seed) => (seed % 2 === 0 ? 'reward-1' : 'reward-0');
 const input = (runId: string, fields: Record<string, unknown> = {}) => ({
-  runId, tasks: '/stub/tasks', evalTasks: '', iterations: 3, tasksPerIteration: 2, groupSize: 2, concurrency: 4,
-  warmStart: { episodes: 0, epochs: 1 }, policyServer: 'http://stub.invalid:1', seed: 0, stopCredit: 0, mode: 'async', ...fields,
+  runId,
+  tasks: '/stub/tasks',
+  evalTasks: '',
+  iterations: 3,
+  tasksPerIteration: 2,
+  groupSize: 2,
+  concurrency: 4,
+  warmStart: { episodes: 0, epochs: 1 },
+  policyServer: 'http://stub.invalid:1',
+  seed: 0,
+  stopCredit: 0,
+  mode: 'async',
+  ...fields,
 });
 
-const withWorkers = (stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>) => withStubbedWorkers(env, stubs, body);
+const withWorkers = (stubs: StubActivities, body: (workers: StubbedWorkers) => Promise<void>) =>
+  withStubbedWorkers(env, stubs, body);
 
 /** The task of a stubbed episode, from the prompt reference the stubs give it. */
 const taskOfTurn = (turn: TakeTurnInput) => turn.promptRef!.split(':')[1]!;
@@ -39,15 +51,40 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
   test('η = 0 trains, step by step, the task draws and groups of the synchronous run, every token fresh', async () => {
     const { stubs, records } = trainingStubs(reward1);
     await withWorkers(stubs, async (workers) => {
-      await env.client.workflow.execute('trainingRun', { taskQueue: workers.taskQueue, workflowId: 'fast-async-eta0', args: [input('fast-async-eta0', { maxStaleness: 0 })] });
-      const asyncBatches = records.batches.map((batch) => ({ base: batch.baseStep, groups: [...new Set(batch.episodes.map((episode) => episode.groupId.split(':')[1]))].sort() }));
-      assert.deepEqual(asyncBatches.map((batch) => batch.base), [0, 1, 2]);
+      await env.client.workflow.execute('trainingRun', {
+        taskQueue: workers.taskQueue,
+        workflowId: 'fast-async-eta0',
+        args: [input('fast-async-eta0', { maxStaleness: 0 })],
+      });
+      const asyncBatches = records.batches.map((batch) => ({
+        base: batch.baseStep,
+        groups: [...new Set(batch.episodes.map((episode) => episode.groupId.split(':')[1]))].sort(),
+      }));
+      assert.deepEqual(
+        asyncBatches.map((batch) => batch.base),
+        [0, 1, 2],
+      );
       // each step's groups are the synchronous iteration's draw
-      for (const [index, batch] of asyncBatches.entries()) assert.deepEqual(batch.groups, seededSample(stubTrainTasks, 2, index).sort(), `step ${index}`);
-      assert.deepEqual(records.steps.map((step) => [step.step, step.maxStaleness, step.offPolicy]), [[1, 0, 'none'], [2, 0, 'none'], [3, 0, 'none']]);
+      for (const [index, batch] of asyncBatches.entries())
+        assert.deepEqual(batch.groups, seededSample(stubTrainTasks, 2, index).sort(), `step ${index}`);
+      assert.deepEqual(
+        records.steps.map((step) => [step.step, step.maxStaleness, step.offPolicy]),
+        [
+          [1, 0, 'none'],
+          [2, 0, 'none'],
+          [3, 0, 'none'],
+        ],
+      );
       // every episode of a batch sampled the version its step starts from: admission paused while training
       const children = workers.calls.takeTurn as TakeTurnInput[];
-      const versionsOf = (base: number) => new Set(records.batches[base]!.episodes.flatMap((episode) => children.filter((turn) => episode.episodeId.startsWith(turn.episodeId.split('@')[0]!)).map((turn) => turn.policy.version)));
+      const versionsOf = (base: number) =>
+        new Set(
+          records.batches[base]!.episodes.flatMap((episode) =>
+            children
+              .filter((turn) => episode.episodeId.startsWith(turn.episodeId.split('@')[0]!))
+              .map((turn) => turn.policy.version),
+          ),
+        );
       assert.deepEqual([...versionsOf(0)], ['published-v0']);
       assert.deepEqual([...versionsOf(1)], ['published-v1']);
       assert.deepEqual([...versionsOf(2)], ['published-v2']);
@@ -74,7 +111,11 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
     };
     await withWorkers(slow, async (workers) => {
       const runId = 'fast-async-stale';
-      await env.client.workflow.execute('trainingRun', { taskQueue: workers.taskQueue, workflowId: runId, args: [input(runId, { maxStaleness: 1, groupsPerStep: 1, iterations: 4, concurrency: 4 })] });
+      await env.client.workflow.execute('trainingRun', {
+        taskQueue: workers.taskQueue,
+        workflowId: runId,
+        args: [input(runId, { maxStaleness: 1, groupsPerStep: 1, iterations: 4, concurrency: 4 })],
+      });
       const lines = records.metrics.filter((line) => line.async);
       assert.equal(lines.length, 4);
       const stale = lines.reduce((sum, line) => sum + line.async!.stale, 0);
@@ -84,8 +125,13 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       const children = workers.calls.takeTurn as TakeTurnInput[];
       for (const batch of records.batches) {
         for (const episode of batch.episodes) {
-          const versions = children.filter((turn) => turn.episodeId.startsWith(episode.episodeId.split('@')[0]!)).map((turn) => versionStep(turn.policy.version));
-          assert.ok(batch.baseStep! - Math.min(...versions) <= 1, `${episode.episodeId} in the batch of base ${batch.baseStep}: versions ${versions}`);
+          const versions = children
+            .filter((turn) => turn.episodeId.startsWith(episode.episodeId.split('@')[0]!))
+            .map((turn) => versionStep(turn.policy.version));
+          assert.ok(
+            batch.baseStep! - Math.min(...versions) <= 1,
+            `${episode.episodeId} in the batch of base ${batch.baseStep}: versions ${versions}`,
+          );
         }
       }
     });
@@ -104,30 +150,51 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       },
       async parkSandbox(park) {
         parked.push(park.episodeId);
-        return { ref: `sha256:${'3'.repeat(64)}`, digest: 'd', entries: 1, bytes: 1, root: { mode: 0o755, uid: 1000, gid: 1000 } };
+        return {
+          ref: `sha256:${'3'.repeat(64)}`,
+          digest: 'd',
+          entries: 1,
+          bytes: 1,
+          root: { mode: 0o755, uid: 1000, gid: 1000 },
+        };
       },
       async acquireSandbox(acquire) {
         if (acquire.restore) restored.push(acquire.restore);
-        return { hostId: 'stub-host', containerId: `id-${acquire.episodeId}`, containerName: `stub-${acquire.episodeId}-${acquire.restore?.segment ?? 0}`, volumes: [] };
+        return {
+          hostId: 'stub-host',
+          containerId: `id-${acquire.episodeId}`,
+          containerName: `stub-${acquire.episodeId}-${acquire.restore?.segment ?? 0}`,
+          volumes: [],
+        };
       },
     };
     await withWorkers(segmented, async (workers) => {
       const runId = 'fast-async-park';
-      await env.client.workflow.execute('trainingRun', { taskQueue: workers.taskQueue, workflowId: runId, args: [input(runId, { segment: { maxTurns: 1 }, maxStaleness: 2, iterations: 2 })] });
+      await env.client.workflow.execute('trainingRun', {
+        taskQueue: workers.taskQueue,
+        workflowId: runId,
+        args: [input(runId, { segment: { maxTurns: 1 }, maxStaleness: 2, iterations: 2 })],
+      });
       assert.ok(parked.length > 0);
       assert.equal(restored.length, parked.length, 'every parked episode was resumed in a restored sandbox');
       const lines = records.metrics.filter((line) => line.async);
-      const sum = (key: keyof AsyncStepMetrics) => lines.reduce((total, line) => total + (line.async![key] as number), 0);
+      const sum = (key: keyof AsyncStepMetrics) =>
+        lines.reduce((total, line) => total + (line.async![key] as number), 0);
       assert.equal(sum('parked'), sum('resumed') + lines.at(-1)!.async!.parkedNow);
       // some episode sampled its first turn under one version and a later turn under the next
       const turns = workers.calls.takeTurn as TakeTurnInput[];
       const byEpisode = new Map<string, string[]>();
-      for (const turn of turns) byEpisode.set(turn.episodeId, [...(byEpisode.get(turn.episodeId) ?? []), turn.policy.version]);
-      assert.ok([...byEpisode.values()].some((versions) => new Set(versions).size > 1), JSON.stringify([...byEpisode.values()]));
+      for (const turn of turns)
+        byEpisode.set(turn.episodeId, [...(byEpisode.get(turn.episodeId) ?? []), turn.policy.version]);
+      assert.ok(
+        [...byEpisode.values()].some((versions) => new Set(versions).size > 1),
+        JSON.stringify([...byEpisode.values()]),
+      );
       assert.ok(sum('spanningVersions') >= 0);
       // the run continued as new after its first step with episodes in flight, and they reported to its next run
       const executions: string[] = [];
-      for await (const execution of env.client.workflow.list({ query: `WorkflowId = "${runId}"` })) executions.push(execution.status.name);
+      for await (const execution of env.client.workflow.list({ query: `WorkflowId = "${runId}"` }))
+        executions.push(execution.status.name);
       assert.ok(executions.includes('CONTINUED_AS_NEW'), executions.join(','));
     });
   });
@@ -148,7 +215,13 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
         return turnSummary(turn.turn, 'ok');
       },
       async parkSandbox() {
-        return { ref: `sha256:${'3'.repeat(64)}`, digest: 'd', entries: 1, bytes: 1, root: { mode: 0o755, uid: 1000, gid: 1000 } };
+        return {
+          ref: `sha256:${'3'.repeat(64)}`,
+          digest: 'd',
+          entries: 1,
+          bytes: 1,
+          root: { mode: 0o755, uid: 1000, gid: 1000 },
+        };
       },
       async releaseSandbox(release) {
         released.push(release.sandbox.containerName);
@@ -156,27 +229,50 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
     };
     await withWorkers(hanging, async (workers) => {
       const runId = 'fast-async-cancel';
-      const handle = await env.client.workflow.start('trainingRun', { taskQueue: workers.taskQueue, workflowId: runId, args: [input(runId, { segment: { maxTurns: 1 }, tasksPerIteration: 3, concurrency: 6 })] });
-      await waitFor('episodes to park and others to act', async () => {
-        let parkedNow = 0;
-        for await (const execution of env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND AgentrlPhase = "parked" AND ExecutionStatus = "Running"` })) parkedNow += execution ? 1 : 0;
-        return parkedNow >= 2;
-      }, 60_000);
+      const handle = await env.client.workflow.start('trainingRun', {
+        taskQueue: workers.taskQueue,
+        workflowId: runId,
+        args: [input(runId, { segment: { maxTurns: 1 }, tasksPerIteration: 3, concurrency: 6 })],
+      });
+      await waitFor(
+        'episodes to park and others to act',
+        async () => {
+          let parkedNow = 0;
+          for await (const execution of env.client.workflow.list({
+            query: `AgentrlRunId = "${runId}" AND AgentrlPhase = "parked" AND ExecutionStatus = "Running"`,
+          }))
+            parkedNow += execution ? 1 : 0;
+          return parkedNow >= 2;
+        },
+        60_000,
+      );
       await handle.cancel();
       await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError);
       // every episode of the run has ended, and every container it held was released
-      await waitFor('every episode to end', async () => {
-        for await (const execution of env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Running"` })) return !execution;
-        return true;
-      }, 60_000);
+      await waitFor(
+        'every episode to end',
+        async () => {
+          for await (const execution of env.client.workflow.list({
+            query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Running"`,
+          }))
+            return !execution;
+          return true;
+        },
+        60_000,
+      );
       const acquired = (workers.calls.acquireSandbox ?? []).length;
       assert.ok(acquired >= 4);
-      assert.equal(new Set(released).size, acquired, 'one release per container, the parked episodes\' at their park');
+      assert.equal(new Set(released).size, acquired, "one release per container, the parked episodes' at their park");
       const results: EpisodeResult[] = [];
-      for await (const execution of env.client.workflow.list({ query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Completed"` })) {
+      for await (const execution of env.client.workflow.list({
+        query: `AgentrlRunId = "${runId}" AND ExecutionStatus = "Completed"`,
+      })) {
         results.push((await env.client.workflow.getHandle(execution.workflowId).result()) as EpisodeResult);
       }
-      assert.ok(results.every((result) => result.outcome === 'abandoned'), JSON.stringify(results.map((result) => result.outcome)));
+      assert.ok(
+        results.every((result) => result.outcome === 'abandoned'),
+        JSON.stringify(results.map((result) => result.outcome)),
+      );
     });
   });
 });

@@ -11,7 +11,9 @@ import { workflowBundle } from '../helpers/temporal';
 const dir = join(__dirname, '..', 'histories');
 
 test('recorded histories of both workflows replay without nondeterminism', async () => {
-  const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
   const bundle = await workflowBundle();
   const types = new Set<string>();
   for (const file of files) {

@@ -9,7 +9,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import type { EpisodeResult } from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
-import { startStubbedWorkers, turnSummary, untilCancelled, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
+import {
+  startStubbedWorkers,
+  turnSummary,
+  untilCancelled,
+  type StubActivities,
+  type StubbedWorkers,
+} from '../helpers/stubs';
 import { startTestServer } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
@@ -20,11 +26,21 @@ after(async () => {
   await env?.teardown();
 });
 
-/** Runs one episode on fresh stubbed workers; returns its result (or its failure) and what the activities were asked. */
-async function episode(stubs: StubActivities, input: Record<string, unknown> = {}, options: { hostId?: string } = {}): Promise<{ result: EpisodeResult | null; error: unknown; workers: StubbedWorkers }> {
+/**
+ * Runs one episode on fresh stubbed workers; returns its result (or its failure) and what the activities were asked.
+ */
+async function episode(
+  stubs: StubActivities,
+  input: Record<string, unknown> = {},
+  options: { hostId?: string } = {},
+): Promise<{ result: EpisodeResult | null; error: unknown; workers: StubbedWorkers }> {
   const workers = await startStubbedWorkers(env, stubs, options);
   try {
-    const result = (await env.client.workflow.execute('rolloutEpisode', { taskQueue: workers.taskQueue, workflowId: `fast-${randomBytes(4).toString('hex')}`, args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl', ...input }] })) as EpisodeResult;
+    const result = (await env.client.workflow.execute('rolloutEpisode', {
+      taskQueue: workers.taskQueue,
+      workflowId: `fast-${randomBytes(4).toString('hex')}`,
+      args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl', ...input }],
+    })) as EpisodeResult;
     return { result, error: null, workers };
   } catch (error) {
     return { result: null, error, workers };
@@ -40,7 +56,9 @@ const turns = (...statuses: TurnStatusSpec[]): StubActivities => ({
     return typeof spec === 'string' ? turnSummary(input.turn, spec) : turnSummary(input.turn, spec.status, spec);
   },
 });
-type TurnStatusSpec = Parameters<typeof turnSummary>[1] | (Parameters<typeof turnSummary>[2] & { status: Parameters<typeof turnSummary>[1] });
+type TurnStatusSpec =
+  | Parameters<typeof turnSummary>[1]
+  | (Parameters<typeof turnSummary>[2] & { status: Parameters<typeof turnSummary>[1] });
 
 describe('rolloutEpisode outcomes (stubbed activities)', () => {
   test('a submission is scored; reward and true success come from the checker; the sandbox is released', async () => {
@@ -58,7 +76,11 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
 
   test('a host that stops serving its queue turns into sandbox_crash after the schedule-to-start wait, with no reward', async () => {
     const started = Date.now();
-    const { result, workers } = await episode({}, { timeouts: { hostScheduleToStartMs: '2s' } }, { hostId: 'vanished' });
+    const { result, workers } = await episode(
+      {},
+      { timeouts: { hostScheduleToStartMs: '2s' } },
+      { hostId: 'vanished' },
+    );
     assert.equal(result!.outcome, 'sandbox_crash');
     assert.equal(result!.reward, null);
     assert.equal(result!.trueSuccess, null);
@@ -69,13 +91,21 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
   });
 
   test('a grader failure is grader_error and a sandbox gone before scoring is sandbox_crash; neither has a reward', async () => {
-    const grader = await episode({ async scoreSubmission() { throw ApplicationFailure.nonRetryable('the harness printed nothing', ErrorTypes.graderError); } });
+    const grader = await episode({
+      async scoreSubmission() {
+        throw ApplicationFailure.nonRetryable('the harness printed nothing', ErrorTypes.graderError);
+      },
+    });
     assert.equal(grader.result!.outcome, 'grader_error');
     assert.equal(grader.result!.reward, null);
     assert.match(grader.result!.error!, /scoring failed: the harness printed nothing/);
     assert.equal(grader.workers.calls.scoreSubmission!.length, 1, 'a deterministic grader fault is not retried');
     assert.equal(grader.workers.calls.releaseSandbox!.length, 1);
-    const gone = await episode({ async scoreSubmission() { throw ApplicationFailure.nonRetryable('the sandbox stopped before scoring', ErrorTypes.sandboxCrash); } });
+    const gone = await episode({
+      async scoreSubmission() {
+        throw ApplicationFailure.nonRetryable('the sandbox stopped before scoring', ErrorTypes.sandboxCrash);
+      },
+    });
     assert.equal(gone.result!.outcome, 'sandbox_crash');
     assert.equal(gone.result!.trueSuccess, null);
   });
@@ -88,9 +118,14 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
       },
     });
     try {
-      const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: workers.taskQueue, workflowId: `fast-host-${randomBytes(4).toString('hex')}`, args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl', timeouts: { hostScheduleToStartMs: '2s' } }] });
+      const handle = await env.client.workflow.start('rolloutEpisode', {
+        taskQueue: workers.taskQueue,
+        workflowId: `fast-host-${randomBytes(4).toString('hex')}`,
+        args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl', timeouts: { hostScheduleToStartMs: '2s' } }],
+      });
       const deadline = Date.now() + 20_000;
-      while ((workers.calls.takeTurn?.length ?? 0) < 2 && Date.now() < deadline) await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
+      while ((workers.calls.takeTurn?.length ?? 0) < 2 && Date.now() < deadline)
+        await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
       await workers.stopHost();
       const result = (await handle.result()) as EpisodeResult;
       assert.equal(result.outcome, 'sandbox_crash');
@@ -107,11 +142,19 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
   test('cancelling a running episode writes its trajectory, releases its sandbox, and ends cancelled', async () => {
     const workers = await startStubbedWorkers(env, { takeTurn: untilCancelled });
     try {
-      const handle = await env.client.workflow.start('rolloutEpisode', { taskQueue: workers.taskQueue, workflowId: `fast-cancel-${randomBytes(4).toString('hex')}`, args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl' }] });
+      const handle = await env.client.workflow.start('rolloutEpisode', {
+        taskQueue: workers.taskQueue,
+        workflowId: `fast-cancel-${randomBytes(4).toString('hex')}`,
+        args: [{ task: 'tasks/stub', policy: 'scripted:/stub.jsonl' }],
+      });
       const deadline = Date.now() + 20_000;
-      while (!workers.calls.takeTurn && Date.now() < deadline) await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
+      while (!workers.calls.takeTurn && Date.now() < deadline)
+        await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
       await handle.cancel();
-      await assert.rejects(handle.result(), (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure);
+      await assert.rejects(
+        handle.result(),
+        (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure,
+      );
       assert.equal(workers.calls.releaseSandbox!.length, 1, 'released although cancelled');
       assert.equal(workers.calls.writeTrajectory!.length, 1, 'the trajectory so far is kept');
       assert.equal(workers.calls.scoreSubmission, undefined, 'a cancelled episode is never scored');
@@ -120,7 +163,7 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
     }
   });
 
-  test('policy errors and agent crashes: only the agent\'s own crash is trainable (reward 0)', async () => {
+  test("policy errors and agent crashes: only the agent's own crash is trainable (reward 0)", async () => {
     const policy = await episode(turns('ok', 'policy_error'));
     assert.equal(policy.result!.outcome, 'policy_error');
     assert.equal(policy.result!.reward, null);
@@ -145,29 +188,43 @@ describe('rolloutEpisode outcomes (stubbed activities)', () => {
   });
 
   test('acquisition that keeps failing is sandbox_crash; a missing image fails the workflow', async () => {
-    const flaky = await episode({ async acquireSandbox() { throw new Error('daemon hiccup'); } });
+    const flaky = await episode({
+      async acquireSandbox() {
+        throw new Error('daemon hiccup');
+      },
+    });
     assert.equal(flaky.result!.outcome, 'sandbox_crash');
     assert.match(flaky.result!.error!, /sandbox acquisition failed: daemon hiccup/);
     assert.equal(flaky.workers.calls.acquireSandbox!.length, 3, 'three attempts');
-    const missing = await episode({ async acquireSandbox() { throw ApplicationFailure.nonRetryable('task image x is not on this host', ErrorTypes.missingImage); } });
+    const missing = await episode({
+      async acquireSandbox() {
+        throw ApplicationFailure.nonRetryable('task image x is not on this host', ErrorTypes.missingImage);
+      },
+    });
     assert.ok(missing.error instanceof WorkflowFailedError);
     assert.equal(missing.workers.calls.acquireSandbox!.length, 1);
   });
 
   test('a check after a change is a stop point; with probes each passed one is graded, and the next submit is recorded', async () => {
-    const { result, workers } = await episode(turns(
-      { status: 'ok', actionKind: 'check', exitCode: 1 },
-      { status: 'ok', actionKind: 'change' },
-      { status: 'ok', actionKind: 'check', exitCode: 1 },
-      { status: 'ok', actionKind: 'change' },
-      { status: 'ok', actionKind: 'check', exitCode: 0 },
-      'submitted',
-    ), { probeStops: true });
+    const { result, workers } = await episode(
+      turns(
+        { status: 'ok', actionKind: 'check', exitCode: 1 },
+        { status: 'ok', actionKind: 'change' },
+        { status: 'ok', actionKind: 'check', exitCode: 1 },
+        { status: 'ok', actionKind: 'change' },
+        { status: 'ok', actionKind: 'check', exitCode: 0 },
+        'submitted',
+      ),
+      { probeStops: true },
+    );
     assert.deepEqual(result!.stops, [
       { turn: 2, passed: false, submitted: false, probe: null },
       { turn: 4, passed: true, submitted: true, probe: 0 },
     ]);
-    assert.deepEqual((workers.calls.probeSubmission as { turn: number }[]).map((call) => call.turn), [4]);
+    assert.deepEqual(
+      (workers.calls.probeSubmission as { turn: number }[]).map((call) => call.turn),
+      [4],
+    );
     assert.equal(workers.calls.takeTurn!.length, 6);
     assert.equal((workers.calls.takeTurn as TakeTurnInput[])[0]!.container, `stub-${result!.episodeId}`);
   });

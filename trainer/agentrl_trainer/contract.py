@@ -29,11 +29,21 @@ TASK_QUEUE_SUFFIX: str = CONTRACT["taskQueue"]["suffix"]
 class ErrorTypes:
     """ApplicationError types the trainer raises (the contract's errorTypes); the first four are non-retryable."""
 
-    INVALID_INPUT: str = CONTRACT["errorTypes"]["invalidInput"]["type"]  # a field is malformed, a file it names is missing, or checkpoint N-1 is absent
-    STEP_CONFLICT: str = CONTRACT["errorTypes"]["stepConflict"]["type"]  # stepId or step disagrees with what the run folder already holds
-    CHECKPOINT_UNREADABLE: str = CONTRACT["errorTypes"]["checkpointUnreadable"]["type"]  # checkpoint N-1 exists but cannot be loaded
-    NON_FINITE_UPDATE: str = CONTRACT["errorTypes"]["nonFiniteUpdate"]["type"]  # the loss, gradient norm or weights became inf/NaN
-    RUN_BUSY: str = CONTRACT["errorTypes"]["runBusy"]["type"]  # retryable: another attempt of this run still holds the run lock
+    INVALID_INPUT: str = CONTRACT["errorTypes"]["invalidInput"][
+        "type"
+    ]  # a field is malformed, a file it names is missing, or checkpoint N-1 is absent
+    STEP_CONFLICT: str = CONTRACT["errorTypes"]["stepConflict"][
+        "type"
+    ]  # stepId or step disagrees with what the run folder already holds
+    CHECKPOINT_UNREADABLE: str = CONTRACT["errorTypes"]["checkpointUnreadable"][
+        "type"
+    ]  # checkpoint N-1 exists but cannot be loaded
+    NON_FINITE_UPDATE: str = CONTRACT["errorTypes"]["nonFiniteUpdate"][
+        "type"
+    ]  # the loss, gradient norm or weights became inf/NaN
+    RUN_BUSY: str = CONTRACT["errorTypes"]["runBusy"][
+        "type"
+    ]  # retryable: another attempt of this run still holds the run lock
     WORKER_SHUTDOWN: str = CONTRACT["errorTypes"]["workerShutdown"]["type"]  # retryable: the worker is stopping
 
 
@@ -101,11 +111,27 @@ def _must_be(field: str, schema: Mapping[str, Any], value: Any) -> str:
     kind = schema.get("type")
     if kind == "integer":
         low, high = schema.get("minimum"), schema.get("maximum")
-        bounds = f" in [{low}, {high}]" if low is not None and high is not None else f" >= {low}" if low is not None else f" <= {high}" if high is not None else ""
+        bounds = (
+            f" in [{low}, {high}]"
+            if low is not None and high is not None
+            else f" >= {low}"
+            if low is not None
+            else f" <= {high}"
+            if high is not None
+            else ""
+        )
         return f"{field} must be an integer{bounds}, got {value!r}"
     if kind == "number":
-        parts = [f"{sign} {float(schema[key])}" for key, sign in
-                 (("exclusiveMinimum", ">"), ("minimum", ">="), ("exclusiveMaximum", "<"), ("maximum", "<=")) if key in schema]
+        parts = [
+            f"{sign} {float(schema[key])}"
+            for key, sign in (
+                ("exclusiveMinimum", ">"),
+                ("minimum", ">="),
+                ("exclusiveMaximum", "<"),
+                ("maximum", "<="),
+            )
+            if key in schema
+        ]
         return f"{field} must be a finite number{' ' + ' and '.join(parts) if parts else ''}, got {value!r}"
     if kind == "string":
         return f"{field} must be a non-empty string, got {value!r}"

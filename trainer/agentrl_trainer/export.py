@@ -123,8 +123,12 @@ def _with_weights(traced: bytes, model: PolicyModel) -> bytes:
         if tensor is None:
             continue
         value = tensor.detach().to("cpu").contiguous().numpy()
-        if list(value.shape) != list(initializer.dims) or initializer.data_type != onnx.helper.np_dtype_to_tensor_dtype(value.dtype):
-            raise RuntimeError(f"{initializer.name}: {value.dtype} {list(value.shape)}, the traced graph holds type {initializer.data_type} {list(initializer.dims)}")
+        if list(value.shape) != list(initializer.dims) or initializer.data_type != onnx.helper.np_dtype_to_tensor_dtype(
+            value.dtype
+        ):
+            raise RuntimeError(
+                f"{initializer.name}: {value.dtype} {list(value.shape)}, the traced graph holds type {initializer.data_type} {list(initializer.dims)}"
+            )
         for field in ("float_data", "double_data", "int32_data", "int64_data"):
             initializer.ClearField(field)
         initializer.raw_data = value.tobytes()

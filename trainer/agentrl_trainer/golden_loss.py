@@ -21,7 +21,9 @@ def reference_loss(case: dict) -> dict:
     return aggregated(*token_losses(case, case["behaviour_logprobs"]))
 
 
-def token_losses(case: dict, anchors: list[list[float]], weight=lambda b, t: 1.0) -> tuple[list[list[float]], list[float], list[float], int]:
+def token_losses(
+    case: dict, anchors: list[list[float]], weight=lambda b, t: 1.0
+) -> tuple[list[list[float]], list[float], list[float], int]:
     """Per-sequence lists of per-token clipped losses (each times weight(b, t)) with ratio = exp(logprobs - anchors), at mask-1 positions; and the ratios, k3 terms and binding clips."""
     eps_low = case.get("clip_eps", 0.2)
     eps_high = case.get("clip_eps_high") or eps_low
@@ -68,8 +70,16 @@ def aggregated(sequences: list[list[float]], ratios: list[float], kls: list[floa
 def _case(name, note, ratios, behaviour, advantages, loss_mask, **options):
     """logprobs = behaviour + log(ratio), so each token's ratio is the number written in `ratios`."""
     logprobs = [[bt + math.log(r) for bt, r in zip(brow, rrow)] for brow, rrow in zip(behaviour, ratios)]
-    case = {"name": name, "note": note, "ratios": ratios, "logprobs": logprobs, "behaviour_logprobs": behaviour,
-            "advantages": advantages, "loss_mask": loss_mask, **options}
+    case = {
+        "name": name,
+        "note": note,
+        "ratios": ratios,
+        "logprobs": logprobs,
+        "behaviour_logprobs": behaviour,
+        "advantages": advantages,
+        "loss_mask": loss_mask,
+        **options,
+    }
     case["expected"] = reference_loss(case)
     return case
 
@@ -78,33 +88,67 @@ def build_cases() -> list[dict]:
     """Small cases whose answers can be checked by hand from `ratios` and `advantages`."""
     lp = math.log
     return [
-        _case("unclipped, positive advantage",
-              "A=2, ratios 1.1 and 0.9 inside [0.8, 1.2]: per-token -2.2, -1.8; token_mean -2.0, token_sum -4.0",
-              [[1.0, 1.1, 0.9]], [[0.0, lp(0.5), lp(0.25)]], [2.0], [[0, 1, 1]]),
-        _case("clipped on both sides",
-              "seq0 A=+1: ratio 1.5 clipped to 1.2 (binding, -1.2), ratio 0.5 not binding (-0.5); "
-              "seq1 A=-1: ratio 1.5 not binding (+1.5), ratio 0.5 clipped to 0.8 (binding, +0.8); clip_fraction 0.5",
-              [[1.0, 1.5, 0.5], [1.0, 1.5, 0.5]], [[0.0, lp(0.2), lp(0.4)], [0.0, lp(0.3), lp(0.6)]],
-              [1.0, -1.0], [[0, 1, 1], [0, 1, 1]]),
-        _case("unequal lengths",
-              "ratios 1: seq0 one token A=1 (-1), seq1 three tokens A=-0.5 (+0.5 each); "
-              "token_mean 0.125, seq_mean_token_mean -0.25, seq_mean_token_sum 0.25",
-              [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]], [[0.0, lp(0.5), 0.0, 0.0], [0.0, lp(0.5), lp(0.5), lp(0.5)]],
-              [1.0, -0.5], [[0, 1, 0, 0], [0, 1, 1, 1]]),
-        _case("empty sequence and garbage at mask-0",
-              "seq1 has no mask-1 token and is dropped from every denominator; mask-0 positions hold ratios "
-              "e^40 and e^-40 that must be ignored; seq0: ratio 1.1, A=1 -> -1.1",
-              [[math.exp(40.0), 1.1, math.exp(-40.0)], [math.exp(40.0), 1.0, 1.0]],
-              [[0.0, lp(0.5), -3.0], [0.0, -1.0, -2.0]], [1.0, 5.0], [[0, 1, 0], [0, 0, 0]]),
-        _case("asymmetric clip",
-              "clip_eps 0.2, clip_eps_high 0.28: ratio 1.25 with A=1 is not clipped (-1.25), ratio 1.3 is (-1.28)",
-              [[1.0, 1.25, 1.3]], [[0.0, lp(0.5), lp(0.5)]], [1.0], [[0, 1, 1]], clip_eps=0.2, clip_eps_high=0.28),
-        _case("per-token advantages",
-              "advantages (B, T): ratio 1; tokens carry A=1, 3 and (masked) 100; per-token -1, -3",
-              [[1.0, 1.0, 1.0, 1.0]], [[0.0, lp(0.5), lp(0.5), lp(0.5)]], [[100.0, 1.0, 3.0, 100.0]], [[0, 1, 1, 0]]),
-        _case("no mask-1 token",
-              "nothing to learn from: loss 0 in every mode, mean_ratio 1, clip_fraction 0, kl_k3 0",
-              [[1.0, 2.0], [1.0, 0.5]], [[0.0, lp(0.5)], [0.0, lp(0.5)]], [1.0, -1.0], [[0, 0], [0, 0]]),
+        _case(
+            "unclipped, positive advantage",
+            "A=2, ratios 1.1 and 0.9 inside [0.8, 1.2]: per-token -2.2, -1.8; token_mean -2.0, token_sum -4.0",
+            [[1.0, 1.1, 0.9]],
+            [[0.0, lp(0.5), lp(0.25)]],
+            [2.0],
+            [[0, 1, 1]],
+        ),
+        _case(
+            "clipped on both sides",
+            "seq0 A=+1: ratio 1.5 clipped to 1.2 (binding, -1.2), ratio 0.5 not binding (-0.5); "
+            "seq1 A=-1: ratio 1.5 not binding (+1.5), ratio 0.5 clipped to 0.8 (binding, +0.8); clip_fraction 0.5",
+            [[1.0, 1.5, 0.5], [1.0, 1.5, 0.5]],
+            [[0.0, lp(0.2), lp(0.4)], [0.0, lp(0.3), lp(0.6)]],
+            [1.0, -1.0],
+            [[0, 1, 1], [0, 1, 1]],
+        ),
+        _case(
+            "unequal lengths",
+            "ratios 1: seq0 one token A=1 (-1), seq1 three tokens A=-0.5 (+0.5 each); "
+            "token_mean 0.125, seq_mean_token_mean -0.25, seq_mean_token_sum 0.25",
+            [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]],
+            [[0.0, lp(0.5), 0.0, 0.0], [0.0, lp(0.5), lp(0.5), lp(0.5)]],
+            [1.0, -0.5],
+            [[0, 1, 0, 0], [0, 1, 1, 1]],
+        ),
+        _case(
+            "empty sequence and garbage at mask-0",
+            "seq1 has no mask-1 token and is dropped from every denominator; mask-0 positions hold ratios "
+            "e^40 and e^-40 that must be ignored; seq0: ratio 1.1, A=1 -> -1.1",
+            [[math.exp(40.0), 1.1, math.exp(-40.0)], [math.exp(40.0), 1.0, 1.0]],
+            [[0.0, lp(0.5), -3.0], [0.0, -1.0, -2.0]],
+            [1.0, 5.0],
+            [[0, 1, 0], [0, 0, 0]],
+        ),
+        _case(
+            "asymmetric clip",
+            "clip_eps 0.2, clip_eps_high 0.28: ratio 1.25 with A=1 is not clipped (-1.25), ratio 1.3 is (-1.28)",
+            [[1.0, 1.25, 1.3]],
+            [[0.0, lp(0.5), lp(0.5)]],
+            [1.0],
+            [[0, 1, 1]],
+            clip_eps=0.2,
+            clip_eps_high=0.28,
+        ),
+        _case(
+            "per-token advantages",
+            "advantages (B, T): ratio 1; tokens carry A=1, 3 and (masked) 100; per-token -1, -3",
+            [[1.0, 1.0, 1.0, 1.0]],
+            [[0.0, lp(0.5), lp(0.5), lp(0.5)]],
+            [[100.0, 1.0, 3.0, 100.0]],
+            [[0, 1, 1, 0]],
+        ),
+        _case(
+            "no mask-1 token",
+            "nothing to learn from: loss 0 in every mode, mean_ratio 1, clip_fraction 0, kl_k3 0",
+            [[1.0, 2.0], [1.0, 0.5]],
+            [[0.0, lp(0.5)], [0.0, lp(0.5)]],
+            [1.0, -1.0],
+            [[0, 0], [0, 0]],
+        ),
     ]
 
 

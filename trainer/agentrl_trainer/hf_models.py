@@ -13,6 +13,7 @@ layout and an ONNX graph with an explicit key/value cache for the embedded serve
   New weights are published by writing a new model.onnx.data in that layout next to a copy of the
   graph (`write_onnx_weights`): the graph is exported once, the weights per step.
 """
+
 from __future__ import annotations
 
 import json
@@ -100,7 +101,17 @@ def prepare_weights(name: str, force: bool = False) -> Path:
     staging.mkdir(parents=True)
     plain.save_pretrained(staging)
     parameters = sum(parameter.numel() for parameter in plain.parameters())
-    (staging / "agentrl.json").write_text(json.dumps({"model": name, "source": MODELS[name]["source"], "parameters": parameters, "preparerRevision": PREPARER_REVISION}, indent=2))
+    (staging / "agentrl.json").write_text(
+        json.dumps(
+            {
+                "model": name,
+                "source": MODELS[name]["source"],
+                "parameters": parameters,
+                "preparerRevision": PREPARER_REVISION,
+            },
+            indent=2,
+        )
+    )
     _swap_in(staging, target)
     return target
 
@@ -130,7 +141,11 @@ def export_onnx(name: str, force: bool = False) -> Path:
     staging = target.with_name(f".{name}.staging")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    batch, new, past = torch.export.Dim("batch", min=1, max=256), torch.export.Dim("new", min=1, max=8192), torch.export.Dim("past", min=0, max=8192)
+    batch, new, past = (
+        torch.export.Dim("batch", min=1, max=256),
+        torch.export.Dim("new", min=1, max=8192),
+        torch.export.Dim("past", min=0, max=8192),
+    )
     sample_batch, sample_new, sample_past = 2, 3, 4
     args = (
         torch.ones(sample_batch, sample_new, dtype=torch.long),
@@ -138,13 +153,28 @@ def export_onnx(name: str, force: bool = False) -> Path:
         torch.ones(sample_batch, sample_past, dtype=torch.long),
         *[torch.zeros(sample_batch, step.kv_heads, sample_past, step.head_dim) for _ in range(2 * step.layers)],
     )
-    inputs = ["input_ids", "position_ids", "past_mask"] + [f"past_{kind}_{index}" for index in range(step.layers) for kind in ("key", "value")]
+    inputs = ["input_ids", "position_ids", "past_mask"] + [
+        f"past_{kind}_{index}" for index in range(step.layers) for kind in ("key", "value")
+    ]
     outputs = ["logits"] + [f"present_{kind}_{index}" for index in range(step.layers) for kind in ("key", "value")]
-    shapes = {"input_ids": {0: batch, 1: new}, "position_ids": {0: batch, 1: new}, "past_mask": {0: batch, 1: past},
-              "past": tuple({0: batch, 2: past} for _ in range(2 * step.layers))}
+    shapes = {
+        "input_ids": {0: batch, 1: new},
+        "position_ids": {0: batch, 1: new},
+        "past_mask": {0: batch, 1: past},
+        "past": tuple({0: batch, 2: past} for _ in range(2 * step.layers)),
+    }
     # unoptimized: every weight stays an initializer named after its parameter, so new weights can be written in place
-    torch.onnx.export(step, args, str(staging / "model.onnx"), dynamo=True, dynamic_shapes=shapes, input_names=inputs,
-                      output_names=outputs, external_data=True, optimize=False)
+    torch.onnx.export(
+        step,
+        args,
+        str(staging / "model.onnx"),
+        dynamo=True,
+        dynamic_shapes=shapes,
+        input_names=inputs,
+        output_names=outputs,
+        external_data=True,
+        optimize=False,
+    )
     graph = onnx.load(str(staging / "model.onnx"), load_external_data=False).graph
     parameters = model.state_dict()  # tied weights (lm_head and embed_tokens) appear under both names
     layout = []
@@ -155,12 +185,32 @@ def export_onnx(name: str, force: bool = False) -> Path:
         parameter = tensor.name.removeprefix("model.")
         if parameter not in parameters:
             raise RuntimeError(f"exported weight {tensor.name} is no parameter of the model")
-        layout.append({"initializer": tensor.name, "parameter": parameter, "offset": int(info.get("offset", 0)),
-                       "length": int(info["length"]), "shape": list(tensor.dims)})
+        layout.append(
+            {
+                "initializer": tensor.name,
+                "parameter": parameter,
+                "offset": int(info.get("offset", 0)),
+                "length": int(info["length"]),
+                "shape": list(tensor.dims),
+            }
+        )
     (staging / "layout.json").write_text(json.dumps({"data": "model.onnx.data", "weights": layout}, indent=1))
-    (staging / "agentrl.json").write_text(json.dumps({"model": name, "inputs": inputs, "outputs": outputs, "kvHeads": step.kv_heads,
-                                                       "headDim": step.head_dim, "layers": step.layers, "vocabSize": model.config.vocab_size,
-                                                       "window": model.config.max_position_embeddings, "preparerRevision": GRAPH_REVISION}, indent=2))
+    (staging / "agentrl.json").write_text(
+        json.dumps(
+            {
+                "model": name,
+                "inputs": inputs,
+                "outputs": outputs,
+                "kvHeads": step.kv_heads,
+                "headDim": step.head_dim,
+                "layers": step.layers,
+                "vocabSize": model.config.vocab_size,
+                "window": model.config.max_position_embeddings,
+                "preparerRevision": GRAPH_REVISION,
+            },
+            indent=2,
+        )
+    )
     _swap_in(staging, target)
     return target
 
@@ -203,7 +253,9 @@ class CausalLmPolicy(nn.Module):
     def __init__(self, inner: nn.Module):
         super().__init__()
         self.inner = inner
-        self.config = types.SimpleNamespace(context=inner.config.max_position_embeddings, vocab_size=inner.config.vocab_size)
+        self.config = types.SimpleNamespace(
+            context=inner.config.max_position_embeddings, vocab_size=inner.config.vocab_size
+        )
 
     def hidden_states(self, input_ids: torch.Tensor) -> torch.Tensor:
         return self.inner.model(input_ids=input_ids).last_hidden_state
@@ -226,16 +278,28 @@ def golden_logprobs() -> dict:
     from .chat_tokenizers import load
 
     tokenizer = load("smollm2-135m-instruct")
-    prompt = tokenizer.render_ids([{"role": "system", "content": "You fix bugs with tools."}, {"role": "user", "content": "Run the tests."}], None, True)
-    continuation = tokenizer.encode_text('<tool_call>\n{"name": "bash", "arguments": {"command": "python3 -m pytest -q"}}\n</tool_call>') + [2]
+    prompt = tokenizer.render_ids(
+        [{"role": "system", "content": "You fix bugs with tools."}, {"role": "user", "content": "Run the tests."}],
+        None,
+        True,
+    )
+    continuation = tokenizer.encode_text(
+        '<tool_call>\n{"name": "bash", "arguments": {"command": "python3 -m pytest -q"}}\n</tool_call>'
+    ) + [2]
     model = load_model(weights_dir("smollm2-135m-instruct"))
     temperature = 0.7
     with torch.no_grad():
         logits = model(torch.tensor([prompt + continuation])).logits[0].to(torch.float64)
     logprobs = torch.log_softmax(logits / temperature, dim=-1)
     scores = [float(logprobs[len(prompt) - 1 + index, token]) for index, token in enumerate(continuation)]
-    return {"//": "written by python -m agentrl_trainer.hf_models --write-golden; read by trainer/tests/test_hf_models.py and tests/unit/causal-lm.test.ts",
-            "model": "smollm2-135m-instruct", "temperature": temperature, "prompt": prompt, "continuation": continuation, "logprobs": scores}
+    return {
+        "//": "written by python -m agentrl_trainer.hf_models --write-golden; read by trainer/tests/test_hf_models.py and tests/unit/causal-lm.test.ts",
+        "model": "smollm2-135m-instruct",
+        "temperature": temperature,
+        "prompt": prompt,
+        "continuation": continuation,
+        "logprobs": scores,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -244,12 +308,17 @@ def main(argv: list[str]) -> int:
         print(f"wrote {GOLDEN_PATH}", file=sys.stderr)
         return 0
     if argv[:1] == ["prepare"]:
-        names = [arg for arg in argv[1:] if not arg.startswith("--")] or [name for name, entry in MODELS.items() if entry["kind"] == "hf-causal-lm"]
+        names = [arg for arg in argv[1:] if not arg.startswith("--")] or [
+            name for name, entry in MODELS.items() if entry["kind"] == "hf-causal-lm"
+        ]
         for name in names:
             started = time.monotonic()
             weights = prepare_weights(name, force="--force" in argv)
             graph = export_onnx(name, force="--force" in argv)
-            print(f"model {name}: weights {weights}, ONNX graph {graph} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+            print(
+                f"model {name}: weights {weights}, ONNX graph {graph} ({time.monotonic() - started:.0f} s)",
+                file=sys.stderr,
+            )
         return 0
     print("usage: python -m agentrl_trainer.hf_models prepare [NAME ...] [--force] | --write-golden", file=sys.stderr)
     return 2

@@ -11,6 +11,7 @@ outputs (the embedded server keeps a cache per request and batches requests).
 Queries attend to every real past key and to the new keys up to their own position (causal).
 Rotary embeddings use the model's own inverse frequencies (default rope only).
 """
+
 from __future__ import annotations
 
 import math
@@ -43,7 +44,9 @@ class LlamaStep(nn.Module):
         rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
         return x * cos + rotated * sin
 
-    def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor, past_mask: torch.Tensor, *past: torch.Tensor):
+    def forward(
+        self, input_ids: torch.Tensor, position_ids: torch.Tensor, past_mask: torch.Tensor, *past: torch.Tensor
+    ):
         inner = self.model.model
         batch, new = input_ids.shape
         hidden = inner.embed_tokens(input_ids)
@@ -56,9 +59,15 @@ class LlamaStep(nn.Module):
         keys = torch.arange(total, device=input_ids.device)
         queries = torch.arange(new, device=input_ids.device) + past_length
         causal = keys[None, :] <= queries[:, None]  # (T, P + T)
-        real = torch.cat((past_mask.bool(), torch.ones(batch, new, dtype=torch.bool, device=input_ids.device)), dim=1)  # (B, P + T)
+        real = torch.cat(
+            (past_mask.bool(), torch.ones(batch, new, dtype=torch.bool, device=input_ids.device)), dim=1
+        )  # (B, P + T)
         allowed = causal[None, None] & real[:, None, None, :]
-        bias = torch.where(allowed, torch.zeros((), dtype=hidden.dtype), torch.full((), torch.finfo(hidden.dtype).min, dtype=hidden.dtype))
+        bias = torch.where(
+            allowed,
+            torch.zeros((), dtype=hidden.dtype),
+            torch.full((), torch.finfo(hidden.dtype).min, dtype=hidden.dtype),
+        )
         presents: list[torch.Tensor] = []
         group = self.heads // self.kv_heads
         grouped_bias = bias.repeat(1, 1, group, 1)  # (B, 1, group*T, P + T): the same mask for each head of a group
@@ -79,7 +88,11 @@ class LlamaStep(nn.Module):
             grouped = q.reshape(batch, self.kv_heads, group * new, self.head_dim)
             scores = torch.matmul(grouped, k.transpose(-1, -2)) * scale + grouped_bias  # (B, KV, group*T, P + T)
             mixed = torch.matmul(torch.softmax(scores, dim=-1), v)  # (B, KV, group*T, D)
-            mixed = mixed.reshape(batch, self.heads, new, self.head_dim).transpose(1, 2).reshape(batch, new, self.heads * self.head_dim)
+            mixed = (
+                mixed.reshape(batch, self.heads, new, self.head_dim)
+                .transpose(1, 2)
+                .reshape(batch, new, self.heads * self.head_dim)
+            )
             hidden = hidden + attention.o_proj(mixed)
             hidden = hidden + layer.mlp(layer.post_attention_layernorm(hidden))
         last = inner.norm(hidden[:, -1])

@@ -11,6 +11,7 @@ step id: the same losses, masks, aggregations and mismatch measurement as the to
 
 It runs on a GPU when one is present (CUDA), else on the CPU, in float32.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,12 +37,33 @@ def hf_policy_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
     return Path(run_dir) / "policies" / f"v{step}"
 
 
-def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, model_name: str, policy_version: str,
-                  lr: float = 1e-5, weight_decay: float = 0.0, temperature: float = 1.0, objective: str = "policy_gradient",
-                  epochs: int = 1, minibatches: int = 1, clip_eps: float = 0.2, aggregation: str = "token_mean",
-                  seed: int = 0, base_version: int | None = None, locked: bool = False, kl_coef: float = 0.0,
-                  reference_step: int | None = None, off_policy: str = "none", is_cap: float = DEFAULT_IS_CAP,
-                  max_staleness: int | None = None, max_grad_norm: float = 1.0, clip_eps_high: float | None = None) -> dict[str, Any]:
+def train_hf_step(
+    *,
+    run_dir: str,
+    step: int,
+    step_id: str,
+    batch_path: str,
+    model_name: str,
+    policy_version: str,
+    lr: float = 1e-5,
+    weight_decay: float = 0.0,
+    temperature: float = 1.0,
+    objective: str = "policy_gradient",
+    epochs: int = 1,
+    minibatches: int = 1,
+    clip_eps: float = 0.2,
+    aggregation: str = "token_mean",
+    seed: int = 0,
+    base_version: int | None = None,
+    locked: bool = False,
+    kl_coef: float = 0.0,
+    reference_step: int | None = None,
+    off_policy: str = "none",
+    is_cap: float = DEFAULT_IS_CAP,
+    max_staleness: int | None = None,
+    max_grad_norm: float = 1.0,
+    clip_eps_high: float | None = None,
+) -> dict[str, Any]:
     """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
     the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
     recorded = read_step_record(run_dir, step_id)
@@ -68,8 +90,12 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
         reference = None
         if kl_coef > 0 and objective == "policy_gradient":
             if reference_step is None:
-                raise ValueError("referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)")
-            anchor = hf_checkpoint_dir(run_dir, reference_step) if reference_step > 0 else hf_models.weights_dir(model_name)
+                raise ValueError(
+                    "referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)"
+                )
+            anchor = (
+                hf_checkpoint_dir(run_dir, reference_step) if reference_step > 0 else hf_models.weights_dir(model_name)
+            )
             if not (anchor / "model.safetensors").is_file():
                 raise ValueError(f"referenceStep: {reference_step} has no checkpoint at {anchor}")
             reference = hf_models.CausalLmPolicy(hf_models.load_model(anchor).to(device))
@@ -77,23 +103,54 @@ def train_hf_step(*, run_dir: str, step: int, step_id: str, batch_path: str, mod
             reference.eval()
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
-        metrics = train_on_batch(policy, optimizer, batch, temperature=temperature, objective=objective, epochs=epochs,
-                                 minibatches=minibatches, clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
-                                 max_grad_norm=max_grad_norm, base_version=base_version, reference=reference, kl_coef=kl_coef,
-                                 off_policy=off_policy, is_cap=is_cap, max_staleness=max_staleness)
+        metrics = train_on_batch(
+            policy,
+            optimizer,
+            batch,
+            temperature=temperature,
+            objective=objective,
+            epochs=epochs,
+            minibatches=minibatches,
+            clip_eps=clip_eps,
+            clip_eps_high=clip_eps_high,
+            aggregation=aggregation,
+            max_grad_norm=max_grad_norm,
+            base_version=base_version,
+            reference=reference,
+            kl_coef=kl_coef,
+            off_policy=off_policy,
+            is_cap=is_cap,
+            max_staleness=max_staleness,
+        )
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
         shutil.rmtree(staging, ignore_errors=True)
         inner.save_pretrained(staging)
-        torch.save({"optimizer": optimizer.state_dict(), "rng": torch.get_rng_state(), "step": step, "policyVersion": policy_version}, staging / "optimizer.pt")
+        torch.save(
+            {
+                "optimizer": optimizer.state_dict(),
+                "rng": torch.get_rng_state(),
+                "step": step,
+                "policyVersion": policy_version,
+            },
+            staging / "optimizer.pt",
+        )
         shutil.rmtree(checkpoint, ignore_errors=True)
         staging.rename(checkpoint)
-        exported = hf_models.write_onnx_weights(hf_models.onnx_dir(model_name), inner.state_dict(), hf_policy_dir(run_dir, step))
+        exported = hf_models.write_onnx_weights(
+            hf_models.onnx_dir(model_name), inner.state_dict(), hf_policy_dir(run_dir, step)
+        )
         result = {
-            "stepId": step_id, "step": step, "policyVersion": policy_version, "onnxPath": str(exported), "checkpointPath": str(checkpoint),
+            "stepId": step_id,
+            "step": step,
+            "policyVersion": policy_version,
+            "onnxPath": str(exported),
+            "checkpointPath": str(checkpoint),
             "metrics": result_metrics(metrics, off_policy),
             "device": device.type,
             "durationMs": round((time.monotonic() - started) * 1000),
         }
-        write_step_record(run_dir, step_id, {"stepId": step_id, "step": step, "batchPath": str(batch_path), "result": result})
+        write_step_record(
+            run_dir, step_id, {"stepId": step_id, "step": step, "batchPath": str(batch_path), "result": result}
+        )
         return result

@@ -18,9 +18,9 @@ import torch
 from temporalio import activity
 
 from .checkpoints import export_policy, policy_path
+from .contract import validate_input, validate_result
 from .export import sidecar_path
 from .model import PolicyModel
-from .contract import validate_input, validate_result
 from .training_input import invalid_input, model_config
 
 ACTIVITY_NAME = "initPolicy"
@@ -35,8 +35,14 @@ def init_policy(raw: Any) -> dict[str, Any]:
         name = raw["model"]
         graph = hf_models.onnx_dir(name)
         if not (graph / "model.onnx").is_file() or not (hf_models.weights_dir(name) / "model.safetensors").is_file():
-            raise invalid_input(f"model: {name} is not prepared in the model cache ({graph}); run python -m agentrl_trainer.hf_models prepare {name} (scripts/setup.sh does)")
-        return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "onnxPath": str(graph)}))
+            raise invalid_input(
+                f"model: {name} is not prepared in the model cache ({graph}); run python -m agentrl_trainer.hf_models prepare {name} (scripts/setup.sh does)"
+            )
+        return dict(
+            validate_result(
+                ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "onnxPath": str(graph)}
+            )
+        )
     run_dir = Path(raw["runDir"])
     seed = int(raw["seed"])
     config = model_config(raw["modelConfig"])

@@ -50,7 +50,12 @@ DEFAULT_IS_CAP = 2.0
 
 
 def off_policy_weights(
-    proximal_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor, *, mode: str, is_cap: float,
+    proximal_logprobs: torch.Tensor,
+    behaviour_logprobs: torch.Tensor,
+    loss_mask: torch.Tensor,
+    *,
+    mode: str,
+    is_cap: float,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-token weight of the policy-gradient term and which tokens crossed the cap, both (B, T).
 
@@ -64,7 +69,9 @@ def off_policy_weights(
         raise ValueError(f"is_cap must be > 0, got {is_cap}")
     mask = loss_mask.bool()
     zero = torch.zeros((), dtype=proximal_logprobs.dtype, device=proximal_logprobs.device)
-    weight = torch.exp(torch.where(mask, proximal_logprobs - behaviour_logprobs.to(proximal_logprobs.dtype), zero))  # (B, T)
+    weight = torch.exp(
+        torch.where(mask, proximal_logprobs - behaviour_logprobs.to(proximal_logprobs.dtype), zero)
+    )  # (B, T)
     over = mask & (weight > is_cap)  # (B, T)
     if mode == "none":
         return torch.ones_like(weight), over
@@ -73,7 +80,9 @@ def off_policy_weights(
     return torch.where(over, zero, weight), over
 
 
-def importance_metrics(proximal_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor, *, is_cap: float) -> dict[str, float]:
+def importance_metrics(
+    proximal_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor, *, is_cap: float
+) -> dict[str, float]:
     """Of w = pi_prox / mu over mask-1 tokens: mean, max, the share above is_cap, and mismatch_kl, the k3
     estimate mean(w - 1 - log w) of KL(mu || pi_prox). Neutral (1, 1, 0, 0) without mask-1 tokens."""
     mask = loss_mask.bool()
@@ -83,13 +92,20 @@ def importance_metrics(proximal_logprobs: torch.Tensor, behaviour_logprobs: torc
     log_w = (proximal_logprobs - behaviour_logprobs.to(proximal_logprobs.dtype))[mask]  # (N,)
     w = torch.exp(log_w)
     return {
-        "mean": float(w.mean()), "max": float(w.max()), "truncated_share": float((w > is_cap).sum()) / count,
+        "mean": float(w.mean()),
+        "max": float(w.max()),
+        "truncated_share": float((w > is_cap).sum()) / count,
         "mismatch_kl": float((w - 1.0 - log_w).mean()),
     }
 
 
-def mismatch_metrics(recomputed_logprobs: torch.Tensor, behaviour_logprobs: torch.Tensor, loss_mask: torch.Tensor,
-                     versions: torch.Tensor | None = None, base_version: int | None = None) -> dict[str, float]:
+def mismatch_metrics(
+    recomputed_logprobs: torch.Tensor,
+    behaviour_logprobs: torch.Tensor,
+    loss_mask: torch.Tensor,
+    versions: torch.Tensor | None = None,
+    base_version: int | None = None,
+) -> dict[str, float]:
     """The training-inference mismatch: of r = pi_train / mu, the trainer's recomputed probability of
     each generated token over the one the server recorded, mean |r - 1|, max |r - 1| and the k3
     estimate mean(r - 1 - log r) of KL(mu || pi_train). Measured on the tokens the step's starting
@@ -105,7 +121,11 @@ def mismatch_metrics(recomputed_logprobs: torch.Tensor, behaviour_logprobs: torc
     log_r = (recomputed_logprobs.to(torch.float64) - behaviour_logprobs.to(torch.float64))[mask]
     r = torch.exp(log_r)
     deviation = (r - 1.0).abs()
-    return {"mean_abs_ratio_dev": float(deviation.mean()), "max_abs_ratio_dev": float(deviation.max()), "kl": float((r - 1.0 - log_r).mean())}
+    return {
+        "mean_abs_ratio_dev": float(deviation.mean()),
+        "max_abs_ratio_dev": float(deviation.max()),
+        "kl": float((r - 1.0 - log_r).mean()),
+    }
 
 
 def get_aggregation(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -160,7 +180,9 @@ def clipped_policy_loss(
     if advantages.dim() == 1 and advantages.shape[0] == logprobs.shape[0]:
         advantages = advantages.unsqueeze(1)  # (B, 1), broadcast over T
     elif advantages.shape != logprobs.shape:
-        raise ValueError(f"advantages must be (B,) or (B, T) with (B, T) = {tuple(logprobs.shape)}, got {tuple(advantages.shape)}")
+        raise ValueError(
+            f"advantages must be (B,) or (B, T) with (B, T) = {tuple(logprobs.shape)}, got {tuple(advantages.shape)}"
+        )
 
     if off_policy != "none" and (proximal_logprobs is None or proximal_logprobs.shape != logprobs.shape):
         raise ValueError(f"off_policy {off_policy!r} needs proximal_logprobs of shape {tuple(logprobs.shape)}")
@@ -169,7 +191,9 @@ def clipped_policy_loss(
     advantages = torch.where(mask, advantages.to(logprobs.dtype), zero)  # (B, T)
     anchor = behaviour_logprobs if off_policy == "none" else proximal_logprobs
     assert anchor is not None
-    weight, _ = off_policy_weights(anchor.detach().to(logprobs.dtype), behaviour_logprobs, loss_mask, mode=off_policy, is_cap=is_cap)
+    weight, _ = off_policy_weights(
+        anchor.detach().to(logprobs.dtype), behaviour_logprobs, loss_mask, mode=off_policy, is_cap=is_cap
+    )
     log_ratio = torch.where(mask, logprobs - anchor.detach().to(logprobs.dtype), zero)  # (B, T)
     ratio = torch.exp(log_ratio)  # (B, T), 1 at mask-0 positions
     clipped_ratio = torch.clamp(ratio, 1.0 - clip_eps, 1.0 + eps_high)  # (B, T)
@@ -192,7 +216,10 @@ def clipped_policy_loss(
 
 
 def imitation_loss(
-    logprobs: torch.Tensor, loss_mask: torch.Tensor, *, aggregation: str = "token_mean",
+    logprobs: torch.Tensor,
+    loss_mask: torch.Tensor,
+    *,
+    aggregation: str = "token_mean",
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Negative log-likelihood of the mask-1 tokens, aggregated like the policy loss (warm start on demonstrations).
 
@@ -202,7 +229,9 @@ def imitation_loss(
     """
     aggregate = get_aggregation(aggregation)
     if loss_mask.shape != logprobs.shape or logprobs.dim() != 2:
-        raise ValueError(f"logprobs and loss_mask must share one (B, T) shape, got {tuple(logprobs.shape)}, {tuple(loss_mask.shape)}")
+        raise ValueError(
+            f"logprobs and loss_mask must share one (B, T) shape, got {tuple(logprobs.shape)}, {tuple(loss_mask.shape)}"
+        )
     mask = loss_mask.bool()  # (B, T)
     zero = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     per_token = torch.where(mask, -logprobs, zero)  # (B, T)

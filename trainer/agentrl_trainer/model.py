@@ -32,7 +32,9 @@ class PolicyModelConfig:
             if getattr(self, field) < 1:
                 raise ValueError(f"PolicyModelConfig.{field} must be >= 1, got {getattr(self, field)}")
         if self.d_model % self.n_heads != 0:
-            raise ValueError(f"PolicyModelConfig.d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
+            raise ValueError(
+                f"PolicyModelConfig.d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})"
+            )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"PolicyModelConfig.dropout must be in [0, 1), got {self.dropout}")
 

@@ -5,6 +5,7 @@ never produced from text. Golden ids: shared/golden/tokenizer.json (both test su
 
   python -m agentrl_trainer.tokenizer --write-golden   # regenerates the golden file
 """
+
 from __future__ import annotations
 
 import base64
@@ -65,10 +66,13 @@ def load_tokenizer(path: Path = SHARED / "tokenizer.json") -> Tokenizer:
 GOLDEN_TEXTS = [
     ("ascii", b"hello world"),
     ("empty", b""),
-    ("tool call", '{"tool": "bash", "command": "python3 -m pytest -q"}'.encode()),
+    ("tool call", b'{"tool": "bash", "command": "python3 -m pytest -q"}'),
     ("python source", b"def overlaps(a, b):\n    return a[0] < b[1] and b[0] <= a[1]\n"),
-    ("pytest output", b"FAILED tests/test_intervals.py::test_touching - AssertionError: assert True == False\n[exit code 1]"),
-    ("unicode", "caf\u00e9 \u4e2d\u6587 \U0001F600 na\u00efve".encode()),
+    (
+        "pytest output",
+        b"FAILED tests/test_intervals.py::test_touching - AssertionError: assert True == False\n[exit code 1]",
+    ),
+    ("unicode", "caf\u00e9 \u4e2d\u6587 \U0001f600 na\u00efve".encode()),
     ("invalid utf-8", b"\xff\xfe\x80abc\xc3(\xed\xa0\x80"),
     ("spelled specials", b"<act>run</act><obs>x</obs><pad><eos>"),
     ("whitespace", b"\t\n\n    \n        x"),
@@ -77,8 +81,16 @@ GOLDEN_TEXTS = [
 
 def write_golden(path: Path = SHARED / "golden" / "tokenizer.json") -> None:
     tokenizer = load_tokenizer()
-    cases = [{"name": name, "bytesBase64": base64.b64encode(data).decode(), "ids": tokenizer.encode(data)} for name, data in GOLDEN_TEXTS]
-    doc = {"tokenizer": tokenizer.name, "vocabSize": tokenizer.vocab_size, "specialIds": tokenizer.specials, "cases": cases}
+    cases = [
+        {"name": name, "bytesBase64": base64.b64encode(data).decode(), "ids": tokenizer.encode(data)}
+        for name, data in GOLDEN_TEXTS
+    ]
+    doc = {
+        "tokenizer": tokenizer.name,
+        "vocabSize": tokenizer.vocab_size,
+        "specialIds": tokenizer.specials,
+        "cases": cases,
+    }
     path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 

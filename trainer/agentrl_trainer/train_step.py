@@ -18,7 +18,16 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .losses import DEFAULT_IS_CAP, OBJECTIVES, OFF_POLICY_MODES, clipped_policy_loss, get_aggregation, imitation_loss, importance_metrics, mismatch_metrics
+from .losses import (
+    DEFAULT_IS_CAP,
+    OBJECTIVES,
+    OFF_POLICY_MODES,
+    clipped_policy_loss,
+    get_aggregation,
+    imitation_loss,
+    importance_metrics,
+    mismatch_metrics,
+)
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
 
 REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
@@ -39,7 +48,10 @@ def sequence_logprobs(
 
 
 def action_logprobs(
-    model: PolicyModel, input_ids: torch.Tensor, loss_mask: torch.Tensor, temperature: float,
+    model: PolicyModel,
+    input_ids: torch.Tensor,
+    loss_mask: torch.Tensor,
+    temperature: float,
     allowed_mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """`sequence_logprobs` at the loss_mask=1 positions, 0 elsewhere: (B, T).
@@ -85,7 +97,9 @@ def validate_batch(batch: Mapping[str, torch.Tensor], context: int, vocab_size: 
     if allowed is None:
         return
     if allowed.dtype != torch.bool or tuple(allowed.shape) != (B, T, vocab_size):
-        raise ValueError(f"batch.allowed_mask must be bool (B, T, V) = {(B, T, vocab_size)}, got {allowed.dtype} {tuple(allowed.shape)}")
+        raise ValueError(
+            f"batch.allowed_mask must be bool (B, T, V) = {(B, T, vocab_size)}, got {allowed.dtype} {tuple(allowed.shape)}"
+        )
     # the sampler cannot draw a disallowed token, and the trainer would give it log-prob -inf
     drawn_allowed = allowed.gather(-1, input_ids.unsqueeze(-1)).squeeze(-1)  # (B, T)
     if not bool(drawn_allowed[loss_mask.bool()].all()):
@@ -105,15 +119,22 @@ def check_staleness(batch: Mapping[str, torch.Tensor], base_version: int, max_st
         return
     staleness = token_staleness(versions, batch["loss_mask"], base_version)
     if staleness.numel() and int(staleness.min()) < 0:
-        raise ValueError(f"batch.policy_versions holds a trained token of version {base_version - int(staleness.min())}, "
-                         f"newer than version {base_version} the step starts from")
+        raise ValueError(
+            f"batch.policy_versions holds a trained token of version {base_version - int(staleness.min())}, "
+            f"newer than version {base_version} the step starts from"
+        )
     if max_staleness is not None and staleness.numel() and int(staleness.max()) > max_staleness:
-        raise ValueError(f"batch.policy_versions holds a trained token {int(staleness.max())} versions older than "
-                         f"version {base_version}, beyond maxStaleness {max_staleness}")
+        raise ValueError(
+            f"batch.policy_versions holds a trained token {int(staleness.max())} versions older than "
+            f"version {base_version}, beyond maxStaleness {max_staleness}"
+        )
 
 
 def proximal_logprobs(
-    model: PolicyModel, batch: Mapping[str, torch.Tensor], temperature: float, base_version: int | None,
+    model: PolicyModel,
+    batch: Mapping[str, torch.Tensor],
+    temperature: float,
+    base_version: int | None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The proximal policy's log-probs (the weights the step starts from, no gradient): (used, recomputed), both (B, T).
 
@@ -124,7 +145,9 @@ def proximal_logprobs(
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        recomputed = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))
+        recomputed = action_logprobs(
+            model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
+        )
     model.train(was_training)
     versions = batch.get("policy_versions")
     if versions is None or base_version is None:
@@ -146,18 +169,34 @@ def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[st
 
 
 def _loss_on(
-    model: PolicyModel, batch: Mapping[str, torch.Tensor], objective: str, temperature: float,
-    clip_eps: float, clip_eps_high: float | None, aggregation: str, kl_coef: float = 0.0,
-    off_policy: str = "none", is_cap: float = DEFAULT_IS_CAP,
+    model: PolicyModel,
+    batch: Mapping[str, torch.Tensor],
+    objective: str,
+    temperature: float,
+    clip_eps: float,
+    clip_eps_high: float | None,
+    aggregation: str,
+    kl_coef: float = 0.0,
+    off_policy: str = "none",
+    is_cap: float = DEFAULT_IS_CAP,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
-    logprobs = action_logprobs(model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))  # (B, T)
+    logprobs = action_logprobs(
+        model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
+    )  # (B, T)
     if objective == "imitation":
         return imitation_loss(logprobs, batch["loss_mask"], aggregation=aggregation)
     loss, metrics = clipped_policy_loss(
-        logprobs, batch["behaviour_logprobs"], batch["advantages"], batch["loss_mask"],
-        clip_eps=clip_eps, clip_eps_high=clip_eps_high, aggregation=aggregation,
-        off_policy=off_policy, proximal_logprobs=batch.get("proximal_logprobs"), is_cap=is_cap,
+        logprobs,
+        batch["behaviour_logprobs"],
+        batch["advantages"],
+        batch["loss_mask"],
+        clip_eps=clip_eps,
+        clip_eps_high=clip_eps_high,
+        aggregation=aggregation,
+        off_policy=off_policy,
+        proximal_logprobs=batch.get("proximal_logprobs"),
+        is_cap=is_cap,
     )
     if kl_coef > 0:
         mask = batch["loss_mask"].to(logprobs.dtype)
@@ -228,15 +267,30 @@ def train_on_batch(
         if base_version is not None:
             check_staleness(batch, base_version, max_staleness)
         used, recomputed = proximal_logprobs(model, batch, temperature, base_version)
-        importance = {**importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
-                      "mismatch_kl": importance_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap)["mismatch_kl"],
-                      "mismatch": mismatch_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], batch.get("policy_versions"), base_version)}
+        importance = {
+            **importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
+            "mismatch_kl": importance_metrics(
+                recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap
+            )["mismatch_kl"],
+            "mismatch": mismatch_metrics(
+                recomputed, batch["behaviour_logprobs"], batch["loss_mask"], batch.get("policy_versions"), base_version
+            ),
+        }
         batch = {**batch, "proximal_logprobs": used}
 
     if objective == "policy_gradient" and all_advantages_zero(batch):
         with torch.no_grad():
-            loss, metrics = _loss_on(model, batch, objective, temperature, clip_eps, clip_eps_high, aggregation,
-                                     off_policy=off_policy, is_cap=is_cap)
+            loss, metrics = _loss_on(
+                model,
+                batch,
+                objective,
+                temperature,
+                clip_eps,
+                clip_eps_high,
+                aggregation,
+                off_policy=off_policy,
+                is_cap=is_cap,
+            )
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
         return {**summary, "steps": 0, "skipped": True, "per_step": [], "importance": importance}
 
@@ -246,15 +300,29 @@ def train_on_batch(
     if anchored:
         reference.eval()
         with torch.no_grad():
-            batch = {**batch, "reference_logprobs": action_logprobs(
-                reference, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"))}
+            batch = {
+                **batch,
+                "reference_logprobs": action_logprobs(
+                    reference, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
+                ),
+            }
     model.train()
     per_step: list[dict[str, float]] = []
     for _ in range(epochs):
         for rows in torch.arange(batch_size).tensor_split(minibatches):
             optimizer.zero_grad(set_to_none=True)
-            loss, metrics = _loss_on(model, _minibatch(batch, rows), objective, temperature, clip_eps, clip_eps_high, aggregation,
-                                     kl_coef if anchored else 0.0, off_policy=off_policy, is_cap=is_cap)
+            loss, metrics = _loss_on(
+                model,
+                _minibatch(batch, rows),
+                objective,
+                temperature,
+                clip_eps,
+                clip_eps_high,
+                aggregation,
+                kl_coef if anchored else 0.0,
+                off_policy=off_policy,
+                is_cap=is_cap,
+            )
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
             optimizer.step()
@@ -267,7 +335,9 @@ def train_on_batch(
     return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
 
 
-def save_batch(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, Any] | None = None) -> None:
+def save_batch(
+    path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor], metadata: Mapping[str, Any] | None = None
+) -> None:
     """Writes a safetensors file atomically; each metadata value is stored as its JSON text."""
     encoded = {key: json.dumps(value) for key, value in (metadata or {}).items()}
     target = Path(path)
@@ -287,8 +357,15 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
         patterns, index = tensors.pop("allowed_patterns", None), tensors.pop("allowed_index", None)
         if patterns is None or index is None:
             raise ValueError("batch.allowed_patterns and batch.allowed_index come together")
-        if patterns.dtype != torch.bool or patterns.dim() != 2 or index.dim() != 2 or index.dtype not in (torch.int32, torch.int64):
-            raise ValueError(f"batch.allowed_patterns must be bool (P, V) and allowed_index int (B, T), got {patterns.dtype} {tuple(patterns.shape)} and {index.dtype} {tuple(index.shape)}")
+        if (
+            patterns.dtype != torch.bool
+            or patterns.dim() != 2
+            or index.dim() != 2
+            or index.dtype not in (torch.int32, torch.int64)
+        ):
+            raise ValueError(
+                f"batch.allowed_patterns must be bool (P, V) and allowed_index int (B, T), got {patterns.dtype} {tuple(patterns.shape)} and {index.dtype} {tuple(index.shape)}"
+            )
         if index.numel() and (int(index.min()) < 0 or int(index.max()) >= patterns.shape[0]):
             raise ValueError(f"batch.allowed_index must lie in [0, {patterns.shape[0]})")
         tensors["allowed_mask"] = patterns[index.long()]  # (B, T, V)
@@ -299,14 +376,31 @@ def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any
     """The `metrics` of a trainOnBatch result (camelCase, shared/trainer-contract.ts) from train_on_batch's."""
     importance = metrics.get("importance")
     return {
-        "loss": metrics["loss"], "meanRatio": metrics["mean_ratio"], "clipFraction": metrics["clip_fraction"],
-        "klK3": metrics["kl_k3"], "gradNorm": metrics["grad_norm"], "skipped": metrics["skipped"],
-        "maskedTokens": metrics["masked_tokens"], "updates": metrics["steps"],
+        "loss": metrics["loss"],
+        "meanRatio": metrics["mean_ratio"],
+        "clipFraction": metrics["clip_fraction"],
+        "klK3": metrics["kl_k3"],
+        "gradNorm": metrics["grad_norm"],
+        "skipped": metrics["skipped"],
+        "maskedTokens": metrics["masked_tokens"],
+        "updates": metrics["steps"],
         **({"klRef": metrics["kl_ref"]} if "kl_ref" in metrics else {}),
-        **({"offPolicy": off_policy, "importanceWeight": {
-            "mean": importance["mean"], "max": importance["max"], "truncatedShare": importance["truncated_share"]},
-            "mismatchKl": importance["mismatch_kl"],
-            "mismatch": {"meanAbsRatioDev": importance["mismatch"]["mean_abs_ratio_dev"],
-                         "maxAbsRatioDev": importance["mismatch"]["max_abs_ratio_dev"], "kl": importance["mismatch"]["kl"]}}
-           if importance else {}),
+        **(
+            {
+                "offPolicy": off_policy,
+                "importanceWeight": {
+                    "mean": importance["mean"],
+                    "max": importance["max"],
+                    "truncatedShare": importance["truncated_share"],
+                },
+                "mismatchKl": importance["mismatch_kl"],
+                "mismatch": {
+                    "meanAbsRatioDev": importance["mismatch"]["mean_abs_ratio_dev"],
+                    "maxAbsRatioDev": importance["mismatch"]["max_abs_ratio_dev"],
+                    "kl": importance["mismatch"]["kl"],
+                },
+            }
+            if importance
+            else {}
+        ),
     }

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +26,30 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, CancelledError
 
 from .checkpoints import (
-    RunBusyError, checkpoint_path, export_policy, latest_checkpoint, load_checkpoint,
-    read_step_record, run_lock, save_checkpoint, write_step_record,
+    RunBusyError,
+    checkpoint_path,
+    export_policy,
+    latest_checkpoint,
+    load_checkpoint,
+    read_step_record,
+    run_lock,
+    save_checkpoint,
+    write_step_record,
 )
-from .export import sidecar_path
-from .model import PolicyModel, PolicyModelConfig
-from .train_step import REQUIRED_KEYS, all_advantages_zero, check_staleness, load_batch, train_on_batch, validate_batch
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
-from .training_input import TrainOnBatchInput, parse_input
+from .export import sidecar_path
 from .hf_training import train_hf_step
-from .train_step import result_metrics
+from .model import PolicyModel, PolicyModelConfig
+from .train_step import (
+    REQUIRED_KEYS,
+    all_advantages_zero,
+    check_staleness,
+    load_batch,
+    result_metrics,
+    train_on_batch,
+    validate_batch,
+)
+from .training_input import TrainOnBatchInput, parse_input
 
 ACTIVITY_NAME = "trainOnBatch"
 __all__ = ["ACTIVITY_NAME", "TASK_QUEUE", "train_on_batch_activity"]
@@ -58,8 +72,10 @@ def train_on_batch_activity(input: dict) -> dict:
     # a Hugging Face model's checkpoints are folders; hf_training checks them
     if request.model is None and request.step > 1 and not previous.is_file():
         latest = latest_checkpoint(request.run_dir)
-        raise invalid_input(f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
-                       f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})")
+        raise invalid_input(
+            f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
+            f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})"
+        )
     with _Keepalive() as keepalive:
         try:
             with run_lock(request.run_dir):
@@ -80,13 +96,30 @@ def _run_hf_step(request: TrainOnBatchInput, keepalive: _Keepalive) -> dict[str,
     keepalive.beat(phase="training", model=request.model)
     try:
         result = train_hf_step(
-            run_dir=str(request.run_dir), step=request.step, step_id=request.step_id, batch_path=str(request.batch_path),
-            model_name=request.model, policy_version=f"{request.run_dir.name}-step-{request.step}", lr=request.lr,
-            weight_decay=request.weight_decay, temperature=request.temperature, objective=request.objective, epochs=request.epochs,
-            minibatches=request.minibatches, clip_eps=request.clip_eps, aggregation=request.aggregation, seed=request.seed,
-            base_version=request.step - 1, locked=True, kl_coef=request.kl_coef, reference_step=request.reference_step,
-            off_policy=request.off_policy, is_cap=request.is_cap, max_staleness=request.max_staleness,
-            max_grad_norm=request.max_grad_norm, clip_eps_high=request.clip_eps_high,
+            run_dir=str(request.run_dir),
+            step=request.step,
+            step_id=request.step_id,
+            batch_path=str(request.batch_path),
+            model_name=request.model,
+            policy_version=f"{request.run_dir.name}-step-{request.step}",
+            lr=request.lr,
+            weight_decay=request.weight_decay,
+            temperature=request.temperature,
+            objective=request.objective,
+            epochs=request.epochs,
+            minibatches=request.minibatches,
+            clip_eps=request.clip_eps,
+            aggregation=request.aggregation,
+            seed=request.seed,
+            base_version=request.step - 1,
+            locked=True,
+            kl_coef=request.kl_coef,
+            reference_step=request.reference_step,
+            off_policy=request.off_policy,
+            is_cap=request.is_cap,
+            max_staleness=request.max_staleness,
+            max_grad_norm=request.max_grad_norm,
+            clip_eps_high=request.clip_eps_high,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
@@ -102,7 +135,9 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     # the step's RNG lives in the checkpoint; fork_rng keeps it from leaking into the worker process
     with torch.random.fork_rng(devices=cuda_devices):
         model, optimizer = _restore(request, device)
-        reference = _reference(request, device) if request.kl_coef > 0 and request.objective == "policy_gradient" else None
+        reference = (
+            _reference(request, device) if request.kl_coef > 0 and request.objective == "policy_gradient" else None
+        )
         batch = {key: value.to(device) for key, value in _load_batch(request, model.config).items()}
         _raise_if_stopping()
         skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
@@ -119,11 +154,23 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         hook = optimizer.register_step_post_hook(between_updates)
         try:
             metrics = train_on_batch(
-                model, optimizer, batch, temperature=request.temperature, objective=request.objective, clip_eps=request.clip_eps,
-                clip_eps_high=request.clip_eps_high, aggregation=request.aggregation,
-                minibatches=request.minibatches, epochs=request.epochs, max_grad_norm=request.max_grad_norm,
-                reference=reference, kl_coef=request.kl_coef,
-                off_policy=request.off_policy, is_cap=request.is_cap, base_version=request.step - 1, max_staleness=request.max_staleness,
+                model,
+                optimizer,
+                batch,
+                temperature=request.temperature,
+                objective=request.objective,
+                clip_eps=request.clip_eps,
+                clip_eps_high=request.clip_eps_high,
+                aggregation=request.aggregation,
+                minibatches=request.minibatches,
+                epochs=request.epochs,
+                max_grad_norm=request.max_grad_norm,
+                reference=reference,
+                kl_coef=request.kl_coef,
+                off_policy=request.off_policy,
+                is_cap=request.is_cap,
+                base_version=request.step - 1,
+                max_staleness=request.max_staleness,
             )
         finally:
             hook.remove()
@@ -132,8 +179,12 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     finite_metrics = all(math.isfinite(metrics[key]) for key in ("loss", "mean_ratio", "kl_k3", "grad_norm"))
     if not finite_metrics or not all(bool(parameter.isfinite().all()) for parameter in model.parameters()):
         # a poisoned checkpoint would break every later step, and NaN is not JSON for the caller
-        raise ApplicationError(f"step {request.step}: non-finite update (loss {metrics['loss']}, grad norm "
-                               f"{metrics['grad_norm']}); nothing was written", type=ErrorTypes.NON_FINITE_UPDATE, non_retryable=True)
+        raise ApplicationError(
+            f"step {request.step}: non-finite update (loss {metrics['loss']}, grad norm "
+            f"{metrics['grad_norm']}); nothing was written",
+            type=ErrorTypes.NON_FINITE_UPDATE,
+            non_retryable=True,
+        )
 
     keepalive.beat(phase="exporting")
     model_state = {key: value.detach().cpu() for key, value in model.state_dict().items()}
@@ -143,12 +194,22 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     policy_version = json.loads(sidecar_path(onnx_path).read_text())["policyVersion"]
 
     keepalive.beat(phase="checkpointing")
-    saved = save_checkpoint(request.run_dir, request.step, {
-        "step": request.step, "stepId": request.step_id, "policyVersion": policy_version, "seed": request.seed,
-        "modelConfig": asdict(model.config), "model": model_state, "optimizer": optimizer.state_dict(),
-        "optimizerSettings": {"lr": request.lr, "weightDecay": request.weight_decay}, "rng": rng,
-        "torchVersion": str(torch.__version__),
-    })
+    saved = save_checkpoint(
+        request.run_dir,
+        request.step,
+        {
+            "step": request.step,
+            "stepId": request.step_id,
+            "policyVersion": policy_version,
+            "seed": request.seed,
+            "modelConfig": asdict(model.config),
+            "model": model_state,
+            "optimizer": optimizer.state_dict(),
+            "optimizerSettings": {"lr": request.lr, "weightDecay": request.weight_decay},
+            "rng": rng,
+            "torchVersion": str(torch.__version__),
+        },
+    )
     result = {
         "stepId": request.step_id,
         "step": request.step,
@@ -161,10 +222,17 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     }
     validate_result(ACTIVITY_NAME, result)  # before it is recorded: a retry returns the record as it stands
     keepalive.beat(phase="recording")
-    write_step_record(request.run_dir, request.step_id, {
-        "stepId": request.step_id, "step": request.step, "batchPath": str(request.batch_path),
-        "completedAt": datetime.now(timezone.utc).isoformat(), "result": result,
-    })
+    write_step_record(
+        request.run_dir,
+        request.step_id,
+        {
+            "stepId": request.step_id,
+            "step": request.step,
+            "batchPath": str(request.batch_path),
+            "completedAt": datetime.now(UTC).isoformat(),
+            "result": result,
+        },
+    )
     activity.logger.info("trainOnBatch %s: step %d done, policy %s", request.step_id, request.step, policy_version)
     return result
 
@@ -245,7 +313,9 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
     if not bool(batch["advantages"].isfinite().all()):
         raise invalid_input("batchPath: batch.advantages must be finite")
     if request.minibatches > batch_size:
-        raise invalid_input(f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}")
+        raise invalid_input(
+            f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}"
+        )
     return batch
 
 
@@ -255,20 +325,30 @@ def _check_no_conflict(request: TrainOnBatchInput) -> None:
     if latest is None or latest[0] < request.step:
         return
     if latest[0] > request.step:
-        raise ApplicationError(f"step: the run already has checkpoint {latest[0]}, past step {request.step}, "
-                               f"and no record of stepId {request.step_id!r}", type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+        raise ApplicationError(
+            f"step: the run already has checkpoint {latest[0]}, past step {request.step}, "
+            f"and no record of stepId {request.step_id!r}",
+            type=ErrorTypes.STEP_CONFLICT,
+            non_retryable=True,
+        )
     # checkpoint N without our record: our own crashed attempt (redo it), unless another stepId completed it
     owner = load_checkpoint(latest[1], mmap=True).get("stepId")
     if owner != request.step_id and read_step_record(request.run_dir, owner) is not None:
-        raise ApplicationError(f"step: step {request.step} was already completed by stepId {owner!r}, not {request.step_id!r}",
-                               type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+        raise ApplicationError(
+            f"step: step {request.step} was already completed by stepId {owner!r}, not {request.step_id!r}",
+            type=ErrorTypes.STEP_CONFLICT,
+            non_retryable=True,
+        )
 
 
 def _recorded_result(request: TrainOnBatchInput, record: Mapping[str, Any]) -> dict[str, Any]:
     if record["step"] != request.step or record["batchPath"] != str(request.batch_path):
         raise ApplicationError(
             f"stepId: {request.step_id!r} was recorded for step {record['step']} with batch {record['batchPath']}, "
-            f"not step {request.step} with {request.batch_path}", type=ErrorTypes.STEP_CONFLICT, non_retryable=True)
+            f"not step {request.step} with {request.batch_path}",
+            type=ErrorTypes.STEP_CONFLICT,
+            non_retryable=True,
+        )
     activity.logger.info("trainOnBatch %s: already done, returning the recorded result", request.step_id)
     return dict(validate_result(ACTIVITY_NAME, record["result"]))
 
@@ -276,8 +356,10 @@ def _recorded_result(request: TrainOnBatchInput, record: Mapping[str, Any]) -> d
 def _raise_if_stopping() -> None:
     """Cancellation and worker shutdown take effect here, between minibatches, before anything is written."""
     if activity.is_worker_shutdown():
-        raise ApplicationError("the training worker is shutting down; the retry restarts this step from checkpoint N-1",
-                               type=ErrorTypes.WORKER_SHUTDOWN)
+        raise ApplicationError(
+            "the training worker is shutting down; the retry restarts this step from checkpoint N-1",
+            type=ErrorTypes.WORKER_SHUTDOWN,
+        )
     if activity.is_cancelled():
         raise CancelledError("trainOnBatch cancelled between minibatches; nothing was written")
 
@@ -301,7 +383,9 @@ class _Keepalive:
         self._stop = threading.Event()
         # the activity context is a context variable: the thread needs a copy to heartbeat
         context = contextvars.copy_context()
-        self._thread = threading.Thread(target=context.run, args=(self._run,), name="trainOnBatch-keepalive", daemon=True)
+        self._thread = threading.Thread(
+            target=context.run, args=(self._run,), name="trainOnBatch-keepalive", daemon=True
+        )
 
     def __enter__(self) -> _Keepalive:
         self._thread.start()
@@ -325,5 +409,6 @@ class _Keepalive:
 
 def _unreadable(path: Path, error: Exception) -> ApplicationError:
     # retrying cannot repair a file that was renamed into place whole
-    return ApplicationError(f"step: checkpoint {path} cannot be loaded: {error}",
-                            type=ErrorTypes.CHECKPOINT_UNREADABLE, non_retryable=True)
+    return ApplicationError(
+        f"step: checkpoint {path} cannot be loaded: {error}", type=ErrorTypes.CHECKPOINT_UNREADABLE, non_retryable=True
+    )

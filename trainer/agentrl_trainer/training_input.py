@@ -17,8 +17,15 @@ from .model import PolicyModelConfig
 
 __all__ = ["ErrorTypes", "TrainOnBatchInput", "invalid_input", "model_config", "parse_input"]
 
-_MODEL_CONFIG_KEYS = {"vocabSize": "vocab_size", "context": "context", "dModel": "d_model",
-                      "nLayers": "n_layers", "nHeads": "n_heads", "dropout": "dropout", "alibi": "alibi"}
+_MODEL_CONFIG_KEYS = {
+    "vocabSize": "vocab_size",
+    "context": "context",
+    "dModel": "d_model",
+    "nLayers": "n_layers",
+    "nHeads": "n_heads",
+    "dropout": "dropout",
+    "alibi": "alibi",
+}
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,9 @@ class TrainOnBatchInput:
     off_policy: str = "none"  # or "tis", "decoupled": the correction of tokens from older versions (losses.py)
     is_cap: float = 2.0
     max_staleness: int | None = None  # a trained token older than step - 1 - max_staleness is refused
-    model: str | None = None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
+    model: str | None = (
+        None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
+    )
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:

@@ -37,10 +37,16 @@ MAX_HEARTBEAT_THROTTLE = timedelta(seconds=1)
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options, with TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE as fallbacks for the flags."""
     parser = argparse.ArgumentParser(prog="python -m agentrl_trainer.worker", description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default=os.environ.get("TEMPORAL_ADDRESS") or DEFAULT_ADDRESS,
-                        help="Temporal frontend host:port (env TEMPORAL_ADDRESS; default %(default)s)")
-    parser.add_argument("--namespace", default=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
-                        help="Temporal namespace (env TEMPORAL_NAMESPACE; default %(default)s)")
+    parser.add_argument(
+        "--address",
+        default=os.environ.get("TEMPORAL_ADDRESS") or DEFAULT_ADDRESS,
+        help="Temporal frontend host:port (env TEMPORAL_ADDRESS; default %(default)s)",
+    )
+    parser.add_argument(
+        "--namespace",
+        default=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
+        help="Temporal namespace (env TEMPORAL_NAMESPACE; default %(default)s)",
+    )
     parser.add_argument("--task-queue", default=TASK_QUEUE, help="task queue to serve (default %(default)s)")
     return parser.parse_args(argv)
 
@@ -66,7 +72,10 @@ async def run_worker(address: str, namespace: str, task_queue: str) -> None:
         )
         async with worker:
             device = "cuda" if torch.cuda.is_available() else "cpu"
-            print(f"training worker ready: queue {task_queue} (namespace {namespace}, {address}, device {device})", flush=True)
+            print(
+                f"training worker ready: queue {task_queue} (namespace {namespace}, {address}, device {device})",
+                flush=True,
+            )
             await stop.wait()
             print("training worker stopping", flush=True)
     print("training worker stopped", flush=True)

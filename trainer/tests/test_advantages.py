@@ -5,7 +5,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from agentrl_trainer.advantages import ESTIMATORS, compute_group_advantages
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "shared" / "golden" / "advantages.json").read_text())
@@ -40,7 +39,9 @@ def test_epsilon_rule_applies_to_std_estimators_only():
 
 
 def test_unknown_estimator_lists_known_names():
-    with pytest.raises(ValueError, match=r"unknown advantage estimator 'ppo'; known: dr_grpo, grpo, grpo_sample_std, rloo"):
+    with pytest.raises(
+        ValueError, match=r"unknown advantage estimator 'ppo'; known: dr_grpo, grpo, grpo_sample_std, rloo"
+    ):
         compute_group_advantages("ppo", [1.0, 0.0])
 
 

@@ -1,10 +1,10 @@
 """Chat model families' tokenizers and templates (tokenizers, transformers) against the golden corpus
 that the TypeScript suite reads too (shared/golden/chat-tokenizers.json)."""
+
 import base64
 import json
 
 import pytest
-
 from agentrl_trainer import chat_tokenizers
 from agentrl_trainer.chat_tokenizers import FAMILIES, GOLDEN_PATH, GOLDEN_TOOL, load
 
@@ -37,7 +37,10 @@ def test_spelled_specials_never_become_special_ids(family):
     eos = tokenizer.markup.token_to_id("<|im_end|>")
     spelled = next(entry for entry in GOLDEN["families"][family]["texts"] if entry["name"] == "spelled-specials")
     assert eos not in spelled["ids"]
-    added = {token.get("id") for token in json.loads((chat_tokenizers.family_dir(family) / "tokenizer.json").read_text())["added_tokens"]}
+    added = {
+        token.get("id")
+        for token in json.loads((chat_tokenizers.family_dir(family) / "tokenizer.json").read_text())["added_tokens"]
+    }
     for entry in GOLDEN["families"][family]["texts"]:
         assert not added & set(entry["ids"]), entry["name"]
     assert tokenizer.encode_markup("<|im_end|>") == [eos]

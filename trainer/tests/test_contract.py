@@ -8,16 +8,19 @@ import json
 from pathlib import Path
 
 import pytest
-from temporalio.exceptions import ApplicationError
-
 from agentrl_trainer import contract
 from agentrl_trainer.contract import CONTRACT, ErrorTypes, validate_input, validate_result
+from temporalio.exceptions import ApplicationError
 
-GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "shared" / "golden" / "trainer-inputs.json").read_text())["trainOnBatch"]
+GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "shared" / "golden" / "trainer-inputs.json").read_text())[
+    "trainOnBatch"
+]
 
 
 def test_error_types_and_queue_are_the_contracts():
-    assert {getattr(ErrorTypes, name) for name in dir(ErrorTypes) if name.isupper()} == {error["type"] for error in CONTRACT["errorTypes"].values()}
+    assert {getattr(ErrorTypes, name) for name in dir(ErrorTypes) if name.isupper()} == {
+        error["type"] for error in CONTRACT["errorTypes"].values()
+    }
     assert contract.TASK_QUEUE == "agentrl-episodes" + contract.TASK_QUEUE_SUFFIX
 
 
@@ -31,7 +34,11 @@ def test_golden_invalid_inputs_fail_naming_the_field(case):
     with pytest.raises(ApplicationError) as caught:
         validate_input("trainOnBatch", {**GOLDEN["base"], **case["input"]})
     assert caught.value.type == ErrorTypes.INVALID_INPUT and caught.value.non_retryable
-    named = case["field"] if "unknown" not in case else ("" if case["field"] == "(root)" else case["field"] + ".") + case["unknown"]
+    named = (
+        case["field"]
+        if "unknown" not in case
+        else ("" if case["field"] == "(root)" else case["field"] + ".") + case["unknown"]
+    )
     assert caught.value.message.startswith(named), caught.value.message
 
 

@@ -31,8 +31,7 @@ def change(path, after=None, status=None, protected=False, symlink=False, before
         status = "added" if before is None else "modified"
     if after is not None:
         after = textwrap.dedent(after)
-    c = {"path": path, "status": status, "after": after, "before": before,
-         "protected": protected, "symlink": symlink}
+    c = {"path": path, "status": status, "after": after, "before": before, "protected": protected, "symlink": symlink}
     if after_bytes is not None:
         c["afterBase64"] = base64.b64encode(after_bytes).decode("ascii")
     return c
@@ -44,11 +43,11 @@ def kinds_paths(findings):
 
 def run_cli(payload, raw=None):
     data = raw if raw is not None else json.dumps(payload)
-    return subprocess.run([sys.executable, "-I", str(SCRIPT)], input=data.encode(),
-                          capture_output=True, timeout=60)
+    return subprocess.run([sys.executable, "-I", str(SCRIPT)], input=data.encode(), capture_output=True, timeout=60)
 
 
 # ---------------------------------------------------------------- kinds file
+
 
 def test_kinds_file_matches_builtin_copy():
     data = json.loads(KINDS_FILE.read_text())
@@ -58,13 +57,21 @@ def test_kinds_file_matches_builtin_copy():
 def test_kinds_file_shape():
     kinds = json.loads(KINDS_FILE.read_text())["kinds"]
     expected = {
-        "test_edit": "report_only", "config_edit": "report_only",
-        "exit_at_import": "forges_pass", "process_exit": "report_only",
-        "skip_raise": "report_only", "always_true_eq": "forges_pass",
-        "pytest_hook": "report_only", "runner_internals": "forges_pass",
-        "shadowing_module": "forges_pass", "symlink": "report_only",
-        "unanalysable": "forges_pass", "compiled_module": "forges_pass",
-        "dynamic_code": "forges_pass", "over_limits": "forges_pass", "forged_report": "forges_pass",
+        "test_edit": "report_only",
+        "config_edit": "report_only",
+        "exit_at_import": "forges_pass",
+        "process_exit": "report_only",
+        "skip_raise": "report_only",
+        "always_true_eq": "forges_pass",
+        "pytest_hook": "report_only",
+        "runner_internals": "forges_pass",
+        "shadowing_module": "forges_pass",
+        "symlink": "report_only",
+        "unanalysable": "forges_pass",
+        "compiled_module": "forges_pass",
+        "dynamic_code": "forges_pass",
+        "over_limits": "forges_pass",
+        "forged_report": "forges_pass",
     }
     assert {k: v["effect"] for k, v in kinds.items()} == expected
     for spec in kinds.values():
@@ -81,9 +88,13 @@ def test_load_kinds_falls_back_to_builtin_when_copied_alone(tmp_path):
     copy = tmp_path / "detect-tamper.py"
     copy.write_text(SCRIPT.read_text())
     # the path rules have no built-in copy: they are named, as the worker names them
-    payload = {"changes": [change("a/b.py", "import sys\nsys.exit(0)\n")], "checkerPathsFile": str(ROOT / "shared" / "checker-paths.json")}
-    r = subprocess.run([sys.executable, "-I", str(copy)], input=json.dumps(payload).encode(),
-                       capture_output=True, timeout=60)
+    payload = {
+        "changes": [change("a/b.py", "import sys\nsys.exit(0)\n")],
+        "checkerPathsFile": str(ROOT / "shared" / "checker-paths.json"),
+    }
+    r = subprocess.run(
+        [sys.executable, "-I", str(copy)], input=json.dumps(payload).encode(), capture_output=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert kinds_paths(json.loads(r.stdout)["findings"]) == [("exit_at_import", "a/b.py")]
 
@@ -110,35 +121,44 @@ def test_incomplete_kinds_table_rejected(tmp_path):
 
 # ---------------------------------------------------------------- CLI
 
+
 def test_cli_output_shape_and_sorting():
-    payload = {"changes": [
-        change("z.py", "import os\nos._exit(0)\n"),
-        change("a/m.py", "import _pytest\nclass A:\n    def __eq__(self, o):\n        return True\n"),
-    ]}
+    payload = {
+        "changes": [
+            change("z.py", "import os\nos._exit(0)\n"),
+            change("a/m.py", "import _pytest\nclass A:\n    def __eq__(self, o):\n        return True\n"),
+        ]
+    }
     r = run_cli(payload)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert set(out) == {"findings"}
     assert kinds_paths(out["findings"]) == [
-        ("always_true_eq", "a/m.py"), ("runner_internals", "a/m.py"), ("exit_at_import", "z.py")]
+        ("always_true_eq", "a/m.py"),
+        ("runner_internals", "a/m.py"),
+        ("exit_at_import", "z.py"),
+    ]
     for f in out["findings"]:
         assert set(f) == {"kind", "path", "detail"} and f["detail"]
 
 
-@pytest.mark.parametrize("raw", [
-    "not json",
-    "[]",
-    '{"nochanges": []}',
-    '{"changes": {}}',
-    '{"changes": [{"path": "a.py", "status": "renamed"}]}',
-    '{"changes": [{"path": "", "status": "added"}]}',
-    '{"changes": [{"path": "a.py", "status": "added", "after": 3}]}',
-    '{"changes": [{"path": "a.py", "status": "added", "protected": "yes"}]}',
-    '{"changes": [], "kindsFile": "/nonexistent/kinds.json"}',
-    '{"changes": [{"path": "a.py", "status": "added", "afterBase64": "not base64!"}]}',
-    '{"changes": [{"path": "a.py", "status": "added", "afterBase64": 12}]}',
-    '{"changes": [{"path": "a.py", "status": "modified", "after": "x", "beforeBase64": "@@@"}]}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "not json",
+        "[]",
+        '{"nochanges": []}',
+        '{"changes": {}}',
+        '{"changes": [{"path": "a.py", "status": "renamed"}]}',
+        '{"changes": [{"path": "", "status": "added"}]}',
+        '{"changes": [{"path": "a.py", "status": "added", "after": 3}]}',
+        '{"changes": [{"path": "a.py", "status": "added", "protected": "yes"}]}',
+        '{"changes": [], "kindsFile": "/nonexistent/kinds.json"}',
+        '{"changes": [{"path": "a.py", "status": "added", "afterBase64": "not base64!"}]}',
+        '{"changes": [{"path": "a.py", "status": "added", "afterBase64": 12}]}',
+        '{"changes": [{"path": "a.py", "status": "modified", "after": "x", "beforeBase64": "@@@"}]}',
+    ],
+)
 def test_cli_invalid_input_exit_2(raw):
     r = run_cli(None, raw=raw)
     assert r.returncode == 2
@@ -148,37 +168,53 @@ def test_cli_invalid_input_exit_2(raw):
 
 # ---------------------------------------------------------------- one positive case per kind
 
+
 def test_test_edit():
-    f = dt.detect([
-        change("tests/test_core.py", "def test_a():\n    assert True\n", protected=True, before="x"),
-        change("pkg/core_test.py", None, status="deleted", protected=True, before="x"),
-        change("test_top.py", "import sys\nsys.exit(0)\n", protected=True),
-        change("tests/data/expected.json", "{}", protected=True, before="{}"),
-    ])
-    assert kinds_paths(f) == [("test_edit", "pkg/core_test.py"), ("test_edit", "test_top.py"),
-                              ("test_edit", "tests/data/expected.json"), ("test_edit", "tests/test_core.py")]
+    f = dt.detect(
+        [
+            change("tests/test_core.py", "def test_a():\n    assert True\n", protected=True, before="x"),
+            change("pkg/core_test.py", None, status="deleted", protected=True, before="x"),
+            change("test_top.py", "import sys\nsys.exit(0)\n", protected=True),
+            change("tests/data/expected.json", "{}", protected=True, before="{}"),
+        ]
+    )
+    assert kinds_paths(f) == [
+        ("test_edit", "pkg/core_test.py"),
+        ("test_edit", "test_top.py"),
+        ("test_edit", "tests/data/expected.json"),
+        ("test_edit", "tests/test_core.py"),
+    ]
 
 
 def test_config_edit():
-    f = dt.detect([
-        change("conftest.py", "def pytest_configure(config):\n    pass\n", protected=True, before=""),
-        change("tests/conftest.py", "import pytest\n", protected=True),
-        change("pytest.ini", "[pytest]\n", protected=True, before=""),
-        change("tox.ini", None, status="deleted", protected=True, before=""),
-        change("setup.cfg", "[tool:pytest]\n", protected=True, before=""),
-        change("pyproject.toml", "[tool.pytest.ini_options]\n", protected=True, before=""),
-        change("sitecustomize.py", "import sys\nsys.exit(0)\n", protected=True, before=""),
-        change("usercustomize.py", "", protected=True, before=""),
-        change("x.pth", "import os\n", protected=True, before=""),
-        # not protected, but still config: reported, not analysed
-        change("src/conftest.py", "import sys\nsys.exit(0)\n"),
-        change("sub/pyproject.toml", "[tool.pytest.ini_options]\n", before=""),
-    ])
+    f = dt.detect(
+        [
+            change("conftest.py", "def pytest_configure(config):\n    pass\n", protected=True, before=""),
+            change("tests/conftest.py", "import pytest\n", protected=True),
+            change("pytest.ini", "[pytest]\n", protected=True, before=""),
+            change("tox.ini", None, status="deleted", protected=True, before=""),
+            change("setup.cfg", "[tool:pytest]\n", protected=True, before=""),
+            change("pyproject.toml", "[tool.pytest.ini_options]\n", protected=True, before=""),
+            change("sitecustomize.py", "import sys\nsys.exit(0)\n", protected=True, before=""),
+            change("usercustomize.py", "", protected=True, before=""),
+            change("x.pth", "import os\n", protected=True, before=""),
+            # not protected, but still config: reported, not analysed
+            change("src/conftest.py", "import sys\nsys.exit(0)\n"),
+            change("sub/pyproject.toml", "[tool.pytest.ini_options]\n", before=""),
+        ]
+    )
     assert kinds_paths(f) == [
-        ("config_edit", "conftest.py"), ("config_edit", "pyproject.toml"), ("config_edit", "pytest.ini"),
-        ("config_edit", "setup.cfg"), ("config_edit", "sitecustomize.py"), ("config_edit", "src/conftest.py"),
-        ("config_edit", "sub/pyproject.toml"), ("config_edit", "tests/conftest.py"), ("config_edit", "tox.ini"),
-        ("config_edit", "usercustomize.py"), ("config_edit", "x.pth"),
+        ("config_edit", "conftest.py"),
+        ("config_edit", "pyproject.toml"),
+        ("config_edit", "pytest.ini"),
+        ("config_edit", "setup.cfg"),
+        ("config_edit", "sitecustomize.py"),
+        ("config_edit", "src/conftest.py"),
+        ("config_edit", "sub/pyproject.toml"),
+        ("config_edit", "tests/conftest.py"),
+        ("config_edit", "tox.ini"),
+        ("config_edit", "usercustomize.py"),
+        ("config_edit", "x.pth"),
     ]
 
 
@@ -187,22 +223,31 @@ def test_protected_content_not_analysed():
     assert kinds_paths(f) == [("test_edit", "tests/test_a.py")]
 
 
-@pytest.mark.parametrize("src,detail", [
-    ("import sys\nsys.exit(0)\n", "sys.exit() at module level, line 2"),
-    ("import os\nos._exit(0)\n", "os._exit() at module level, line 2"),
-    ("exit()\n", "exit() at module level, line 1"),
-    ("quit(0)\n", "quit() at module level, line 1"),
-    ("raise SystemExit\n", "raise SystemExit at module level, line 1"),
-    ("raise SystemExit(0)\n", "raise SystemExit at module level, line 1"),
-    ("import sys as s\nx = 1\nif x:\n    s.exit(0)\n", "sys.exit() at module level, line 4"),
-    ("from sys import exit as bye\nbye(0)\n", "sys.exit() at module level, line 2"),
-    ("from os import _exit\ntry:\n    import foo\nexcept ImportError:\n    _exit(0)\n", "os._exit() at module level, line 5"),
-    ("import sys\nclass C:\n    sys.exit(0)\n", "sys.exit() at module level, line 3"),
-    ("import sys\nif __name__ == '__main__':\n    pass\nelse:\n    sys.exit(0)\n", "sys.exit() at module level, line 5"),
-    ("import sys\nif __name__ != '__main__':\n    sys.exit(0)\n", "sys.exit() at module level, line 3"),
-    ("import sys\nVALUE = [sys.exit(0) for _ in range(1)]\n", "sys.exit() at module level, line 2"),
-    ("__import__('sys').exit(0)\n", "sys.exit() at module level, line 1"),
-])
+@pytest.mark.parametrize(
+    "src,detail",
+    [
+        ("import sys\nsys.exit(0)\n", "sys.exit() at module level, line 2"),
+        ("import os\nos._exit(0)\n", "os._exit() at module level, line 2"),
+        ("exit()\n", "exit() at module level, line 1"),
+        ("quit(0)\n", "quit() at module level, line 1"),
+        ("raise SystemExit\n", "raise SystemExit at module level, line 1"),
+        ("raise SystemExit(0)\n", "raise SystemExit at module level, line 1"),
+        ("import sys as s\nx = 1\nif x:\n    s.exit(0)\n", "sys.exit() at module level, line 4"),
+        ("from sys import exit as bye\nbye(0)\n", "sys.exit() at module level, line 2"),
+        (
+            "from os import _exit\ntry:\n    import foo\nexcept ImportError:\n    _exit(0)\n",
+            "os._exit() at module level, line 5",
+        ),
+        ("import sys\nclass C:\n    sys.exit(0)\n", "sys.exit() at module level, line 3"),
+        (
+            "import sys\nif __name__ == '__main__':\n    pass\nelse:\n    sys.exit(0)\n",
+            "sys.exit() at module level, line 5",
+        ),
+        ("import sys\nif __name__ != '__main__':\n    sys.exit(0)\n", "sys.exit() at module level, line 3"),
+        ("import sys\nVALUE = [sys.exit(0) for _ in range(1)]\n", "sys.exit() at module level, line 2"),
+        ("__import__('sys').exit(0)\n", "sys.exit() at module level, line 1"),
+    ],
+)
 def test_exit_at_import(src, detail):
     f = dt.detect([change("pkg/mod.py", src)])
     assert kinds_paths(f) == [("exit_at_import", "pkg/mod.py")]
@@ -227,14 +272,17 @@ def test_process_exit():
     assert f[1]["detail"] == "os._exit() in function <lambda>, line 9"
 
 
-@pytest.mark.parametrize("src", [
-    "import unittest\nraise unittest.SkipTest('no')\n",
-    "from unittest import SkipTest\nraise SkipTest\n",
-    "import pytest\npytest.skip('x', allow_module_level=True)\n",
-    "import pytest\nraise pytest.skip.Exception('x', allow_module_level=True)\n",
-    "import pytest as pt\ndef helper():\n    pt.skip('later')\n",
-    "import pytest\ndef helper():\n    pytest.xfail('nope')\n",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import unittest\nraise unittest.SkipTest('no')\n",
+        "from unittest import SkipTest\nraise SkipTest\n",
+        "import pytest\npytest.skip('x', allow_module_level=True)\n",
+        "import pytest\nraise pytest.skip.Exception('x', allow_module_level=True)\n",
+        "import pytest as pt\ndef helper():\n    pt.skip('later')\n",
+        "import pytest\ndef helper():\n    pytest.xfail('nope')\n",
+    ],
+)
 def test_skip_raise(src):
     f = dt.detect([change("lib/util.py", src, before="")])
     kinds = [k for k, _ in kinds_paths(f)]
@@ -250,17 +298,20 @@ def test_skip_raise_unittest_only():
     assert f[0]["detail"] == "raise unittest.SkipTest at module level, line 2"
 
 
-@pytest.mark.parametrize("body", [
-    "def __eq__(self, other):\n        return True",
-    "def __eq__(self, other):\n        'Always equal.'\n        return True",
-    "def __eq__(self, other):\n        return 1",
-    "def __eq__(self, other):\n        return not False",
-    "def __eq__(self, other):\n        return 'yes'",
-    "def __eq__(self, other):\n        if other is None:\n            return True\n        return True",
-    "__eq__ = lambda self, other: True",
-    "def __ne__(self, other):\n        return False",
-    "def __ne__(self, other):\n        return 0",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def __eq__(self, other):\n        return True",
+        "def __eq__(self, other):\n        'Always equal.'\n        return True",
+        "def __eq__(self, other):\n        return 1",
+        "def __eq__(self, other):\n        return not False",
+        "def __eq__(self, other):\n        return 'yes'",
+        "def __eq__(self, other):\n        if other is None:\n            return True\n        return True",
+        "__eq__ = lambda self, other: True",
+        "def __ne__(self, other):\n        return False",
+        "def __ne__(self, other):\n        return 0",
+    ],
+)
 def test_always_true_eq(body):
     src = "class Result:\n    x = 1\n    " + body + "\n"
     f = dt.detect([change("pkg/result.py", src, before="")])
@@ -270,8 +321,13 @@ def test_always_true_eq(body):
 def test_always_true_eq_nested_class_detail():
     src = "def factory():\n    class Any:\n        def __eq__(self, o):\n            return True\n    return Any()\n"
     f = dt.detect([change("pkg/f.py", src)])
-    assert f == [{"kind": "always_true_eq", "path": "pkg/f.py",
-                  "detail": "class Any: __eq__ always returns a truthy constant, line 3"}]
+    assert f == [
+        {
+            "kind": "always_true_eq",
+            "path": "pkg/f.py",
+            "detail": "class Any: __eq__ always returns a truthy constant, line 3",
+        }
+    ]
 
 
 def test_pytest_hook():
@@ -294,45 +350,55 @@ def test_pytest_hook():
     ]
 
 
-@pytest.mark.parametrize("src", [
-    "import _pytest.runner\n",
-    "from _pytest.reports import TestReport\n",
-    "import pluggy\n",
-    "import pytest\n",
-    "from pytest import fixture\n",
-    "def f():\n    import pytest\n",
-    "import sys\nsys.modules['pytest'].main\n",
-    "import sys\nsys.modules.get('_pytest.terminal')\n",
-    "import importlib\nimportlib.import_module('_pytest.runner')\n",
-    "__import__('pluggy')\n",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import _pytest.runner\n",
+        "from _pytest.reports import TestReport\n",
+        "import pluggy\n",
+        "import pytest\n",
+        "from pytest import fixture\n",
+        "def f():\n    import pytest\n",
+        "import sys\nsys.modules['pytest'].main\n",
+        "import sys\nsys.modules.get('_pytest.terminal')\n",
+        "import importlib\nimportlib.import_module('_pytest.runner')\n",
+        "__import__('pluggy')\n",
+    ],
+)
 def test_runner_internals(src):
     f = dt.detect([change("pkg/hack.py", src, before="")])
     assert kinds_paths(f) == [("runner_internals", "pkg/hack.py")]
 
 
 def test_runner_internals_in_new_test_file_only_private_modules():
-    f = dt.detect([
-        change("tests/test_new.py", "import pytest\nfrom pytest import approx\n\ndef test_x():\n    pytest.skip('x')\n"),
-        change("tests/test_evil.py", "import _pytest.runner\n"),
-    ])
+    f = dt.detect(
+        [
+            change(
+                "tests/test_new.py", "import pytest\nfrom pytest import approx\n\ndef test_x():\n    pytest.skip('x')\n"
+            ),
+            change("tests/test_evil.py", "import _pytest.runner\n"),
+        ]
+    )
     assert kinds_paths(f) == [("runner_internals", "tests/test_evil.py")]
 
 
-@pytest.mark.parametrize("path,mod", [
-    ("pytest.py", "pytest"),
-    ("_pytest/__init__.py", "_pytest"),
-    ("pluggy/hooks.py", "pluggy"),
-    ("py.py", "py"),
-    ("iniconfig/__init__.py", "iniconfig"),
-    ("unittest.py", "unittest"),
-    ("os.py", "os"),
-    ("json/__init__.py", "json"),
-    ("json/decoder.py", "json"),
-    ("sitecustomize.py", None),
-    ("usercustomize.py", None),
-    ("evil.pth", None),
-])
+@pytest.mark.parametrize(
+    "path,mod",
+    [
+        ("pytest.py", "pytest"),
+        ("_pytest/__init__.py", "_pytest"),
+        ("pluggy/hooks.py", "pluggy"),
+        ("py.py", "py"),
+        ("iniconfig/__init__.py", "iniconfig"),
+        ("unittest.py", "unittest"),
+        ("os.py", "os"),
+        ("json/__init__.py", "json"),
+        ("json/decoder.py", "json"),
+        ("sitecustomize.py", None),
+        ("usercustomize.py", None),
+        ("evil.pth", None),
+    ],
+)
 def test_shadowing_module(path, mod):
     f = dt.detect([change(path, "X = 1\n")])
     assert kinds_paths(f) == [("shadowing_module", path)]
@@ -341,24 +407,31 @@ def test_shadowing_module(path, mod):
 
 
 def test_shadowing_only_for_added_files():
-    f = dt.detect([
-        change("json/__init__.py", "X = 2\n", before="X = 1\n"),
-        change("os.py", None, status="deleted", before="X = 1\n"),
-        change("json/README.md", "text\n"),  # not a module file
-        change("src/json/__init__.py", "X = 1\n"),  # first component is "src"
-        change("test/helpers.py", "X = 1\n"),  # test directory
-    ])
+    f = dt.detect(
+        [
+            change("json/__init__.py", "X = 2\n", before="X = 1\n"),
+            change("os.py", None, status="deleted", before="X = 1\n"),
+            change("json/README.md", "text\n"),  # not a module file
+            change("src/json/__init__.py", "X = 1\n"),  # first component is "src"
+            change("test/helpers.py", "X = 1\n"),  # test directory
+        ]
+    )
     assert f == []
 
 
 def test_symlink():
-    f = dt.detect([
-        change("pkg/link.py", None, symlink=True),
-        change("tests/test_link.py", None, symlink=True, protected=True),
-        change("old_link", None, status="deleted", symlink=True, before="target"),
-    ])
-    assert kinds_paths(f) == [("symlink", "pkg/link.py"), ("symlink", "tests/test_link.py"),
-                              ("test_edit", "tests/test_link.py")]
+    f = dt.detect(
+        [
+            change("pkg/link.py", None, symlink=True),
+            change("tests/test_link.py", None, symlink=True, protected=True),
+            change("old_link", None, status="deleted", symlink=True, before="target"),
+        ]
+    )
+    assert kinds_paths(f) == [
+        ("symlink", "pkg/link.py"),
+        ("symlink", "tests/test_link.py"),
+        ("test_edit", "tests/test_link.py"),
+    ]
 
 
 # ---------------------------------------------------------------- negative cases
@@ -463,11 +536,13 @@ def test_syntax_error_is_not_a_finding():
 
 
 def test_deleted_and_non_python_files_not_flagged():
-    f = dt.detect([
-        change("pkg/gone.py", None, status="deleted", before="import sys\nsys.exit(0)\n"),
-        change("docs/notes.md", "sys.exit(0)\nimport pytest\n"),
-        change("pkg/data.txt", "import _pytest", before=""),
-    ])
+    f = dt.detect(
+        [
+            change("pkg/gone.py", None, status="deleted", before="import sys\nsys.exit(0)\n"),
+            change("docs/notes.md", "sys.exit(0)\nimport pytest\n"),
+            change("pkg/data.txt", "import _pytest", before=""),
+        ]
+    )
     assert f == []
 
 
@@ -546,18 +621,21 @@ def test_utf8_after_base64_same_as_text():
 DEEP_EXPR = "x = " + "+".join(["1"] * 3000) + "\n"
 
 
-@pytest.mark.parametrize("kwargs,detail_part", [
-    ({"after": DEEP_EXPR}, "nested deeper than"),
-    ({"after": "x = " + "+".join(["1"] * 2000) + "\n"}, "nested deeper than"),
-    ({"after": "x = " + "-" * 100000 + "1\n"}, "MemoryError"),
-    ({"after": "x = a" + ".b" * 100000 + "\n"}, "RecursionError"),
-    ({"after_bytes": b"# caf\xe9\nimport os\n"}, "cannot decode"),  # not UTF-8 and no cookie
-    ({"after_bytes": b"# -*- coding: no-such-codec -*-\nX = 1\n"}, "unknown encoding"),
-    ({"after_bytes": b"# -*- coding: rot13 -*-\nX = 1\n"}, "cannot decode"),  # not a text encoding
-    ({"after": "X = '\ud800'\n"}, "cannot decode"),  # a lone surrogate from JSON
-    ({"after": "X = 1\n" * 200000}, "over the 1048576-byte analysis limit"),
-    ({}, "no content supplied"),
-])
+@pytest.mark.parametrize(
+    "kwargs,detail_part",
+    [
+        ({"after": DEEP_EXPR}, "nested deeper than"),
+        ({"after": "x = " + "+".join(["1"] * 2000) + "\n"}, "nested deeper than"),
+        ({"after": "x = " + "-" * 100000 + "1\n"}, "MemoryError"),
+        ({"after": "x = a" + ".b" * 100000 + "\n"}, "RecursionError"),
+        ({"after_bytes": b"# caf\xe9\nimport os\n"}, "cannot decode"),  # not UTF-8 and no cookie
+        ({"after_bytes": b"# -*- coding: no-such-codec -*-\nX = 1\n"}, "unknown encoding"),
+        ({"after_bytes": b"# -*- coding: rot13 -*-\nX = 1\n"}, "cannot decode"),  # not a text encoding
+        ({"after": "X = '\ud800'\n"}, "cannot decode"),  # a lone surrogate from JSON
+        ({"after": "X = 1\n" * 200000}, "over the 1048576-byte analysis limit"),
+        ({}, "no content supplied"),
+    ],
+)
 def test_unanalysable(kwargs, detail_part):
     f = dt.detect([change("pkg/odd.py", **kwargs)])
     assert kinds_paths(f) == [("unanalysable", "pkg/odd.py")]
@@ -569,12 +647,14 @@ def test_deep_expression_through_cli_does_not_crash():
     r = run_cli(payload)
     assert r.returncode == 0, r.stderr
     assert kinds_paths(json.loads(r.stdout)["findings"]) == [
-        ("unanalysable", "pkg/deep.py"), ("runner_internals", "pkg/fine.py")]
+        ("unanalysable", "pkg/deep.py"),
+        ("runner_internals", "pkg/fine.py"),
+    ]
 
 
 def test_recursion_error_while_walking_is_unanalysable(monkeypatch):
     # with the depth guard lifted, the recursive visitors (or the parser) run out of recursion
-    monkeypatch.setattr(dt, "MAX_AST_DEPTH", 10 ** 9)
+    monkeypatch.setattr(dt, "MAX_AST_DEPTH", 10**9)
     f = dt.detect([change("pkg/deep.py", "x = " + "+".join(["1"] * 20000) + "\n")])
     assert kinds_paths(f) == [("unanalysable", "pkg/deep.py")]
     assert "RecursionError" in f[0]["detail"]
@@ -636,14 +716,18 @@ def test_syntax_error_file_is_not_unanalysable():
 
 # ---------------------------------------------------------------- compiled_module
 
-@pytest.mark.parametrize("path,status", [
-    ("pkg/mod.pyc", "added"),
-    ("pkg/__pycache__/mod.cpython-311.pyc", "added"),
-    ("pkg/fast.cpython-311-x86_64-linux-gnu.so", "modified"),
-    ("pkg/ext.so", "added"),
-    ("pkg/ext.pyd", "added"),
-    ("legacy.pyo", "modified"),
-])
+
+@pytest.mark.parametrize(
+    "path,status",
+    [
+        ("pkg/mod.pyc", "added"),
+        ("pkg/__pycache__/mod.cpython-311.pyc", "added"),
+        ("pkg/fast.cpython-311-x86_64-linux-gnu.so", "modified"),
+        ("pkg/ext.so", "added"),
+        ("pkg/ext.pyd", "added"),
+        ("legacy.pyo", "modified"),
+    ],
+)
 def test_compiled_module(path, status):
     before = None if status == "added" else "x"
     f = dt.detect([change(path, None, status=status, before=before, after_bytes=b"\x00binary")])
@@ -652,8 +736,13 @@ def test_compiled_module(path, status):
 
 def test_compiled_module_content_not_needed():
     f = dt.detect([change("pkg/mod.pyc", None)])
-    assert f == [{"kind": "compiled_module", "path": "pkg/mod.pyc",
-                  "detail": "added compiled module mod.pyc (importable, never analysed)"}]
+    assert f == [
+        {
+            "kind": "compiled_module",
+            "path": "pkg/mod.pyc",
+            "detail": "added compiled module mod.pyc (importable, never analysed)",
+        }
+    ]
 
 
 def test_compiled_module_that_shadows_stdlib():
@@ -662,48 +751,77 @@ def test_compiled_module_that_shadows_stdlib():
 
 
 def test_compiled_module_not_for_protected_deleted_or_symlinked():
-    f = dt.detect([
-        change("tests/data/mod.pyc", None, protected=True),
-        change("tests/helpers.so", None, status="modified", before="x", protected=True),
-        change("pkg/old.pyc", None, status="deleted", before="x"),
-        change("pkg/link.so", None, symlink=True),
-        change("pkg/notes.pyc.txt", "text"),
-    ])
-    assert kinds_paths(f) == [("symlink", "pkg/link.so"), ("test_edit", "tests/data/mod.pyc"),
-                              ("test_edit", "tests/helpers.so")]
+    f = dt.detect(
+        [
+            change("tests/data/mod.pyc", None, protected=True),
+            change("tests/helpers.so", None, status="modified", before="x", protected=True),
+            change("pkg/old.pyc", None, status="deleted", before="x"),
+            change("pkg/link.so", None, symlink=True),
+            change("pkg/notes.pyc.txt", "text"),
+        ]
+    )
+    assert kinds_paths(f) == [
+        ("symlink", "pkg/link.so"),
+        ("test_edit", "tests/data/mod.pyc"),
+        ("test_edit", "tests/helpers.so"),
+    ]
 
 
 # ---------------------------------------------------------------- dynamic_code
 
-@pytest.mark.parametrize("src,detail", [
-    ("exec(code)\n", "exec() of a non-constant string at module level, line 1"),
-    ("def f(s):\n    return eval(s)\n", "eval() of a non-constant string in function f, line 2"),
-    ("c = compile(src, 'x', 'exec')\n", "compile() of a non-constant string at module level, line 1"),
-    ("exec(*args)\n", "exec() of a non-constant string at module level, line 1"),
-    ("exec('import ' + name)\n", "exec() of a non-constant string at module level, line 1"),
-    ("import builtins\nbuiltins.exec(code)\n", "exec() of a non-constant string at module level, line 2"),
-    ("from builtins import eval as ev\nev(code)\n", "eval() of a non-constant string at module level, line 2"),
-    ("__builtins__['exec'](code)\n", "exec() of a non-constant string at module level, line 1"),
-    ("import builtins\ngetattr(builtins, 'eval')(code)\n", "eval() of a non-constant string at module level, line 2"),
-    ("run = exec\n", "refers to exec() without calling it at module level, line 1"),
-    ("__import__(name)\n", "__import__() of a non-constant name at module level, line 1"),
-    ("import importlib\nimportlib.import_module(name)\n",
-     "importlib.import_module() of a non-constant name at module level, line 2"),
-    ("from importlib import import_module as im\nim('_py' + 'test')\n",
-     "importlib.import_module() of a non-constant name at module level, line 2"),
-    ("import importlib\nimportlib.__import__(name)\n",
-     "importlib.__import__() of a non-constant name at module level, line 2"),
-    ("import builtins\ngetattr(builtins, name)\n",
-     "getattr() on builtins with a non-constant name at module level, line 2"),
-    ("getattr(__builtins__, 'ex' + 'ec')\n",
-     "getattr() on builtins with a non-constant name at module level, line 1"),
-    ("__builtins__[name]\n", "looks up builtins with a non-constant name at module level, line 1"),
-    ("import runpy\nrunpy.run_path('data/payload.txt')\n",
-     "runpy.run_path() loads code the detector cannot see at module level, line 2"),
-    ("import marshal\nmarshal.loads(blob)\n", "marshal.loads() loads code the detector cannot see at module level, line 2"),
-    ("from importlib.machinery import SourceFileLoader\nSourceFileLoader('m', 'x.txt').load_module()\n",
-     "importlib.machinery.SourceFileLoader loads code the detector cannot see at module level, line 2"),
-])
+
+@pytest.mark.parametrize(
+    "src,detail",
+    [
+        ("exec(code)\n", "exec() of a non-constant string at module level, line 1"),
+        ("def f(s):\n    return eval(s)\n", "eval() of a non-constant string in function f, line 2"),
+        ("c = compile(src, 'x', 'exec')\n", "compile() of a non-constant string at module level, line 1"),
+        ("exec(*args)\n", "exec() of a non-constant string at module level, line 1"),
+        ("exec('import ' + name)\n", "exec() of a non-constant string at module level, line 1"),
+        ("import builtins\nbuiltins.exec(code)\n", "exec() of a non-constant string at module level, line 2"),
+        ("from builtins import eval as ev\nev(code)\n", "eval() of a non-constant string at module level, line 2"),
+        ("__builtins__['exec'](code)\n", "exec() of a non-constant string at module level, line 1"),
+        (
+            "import builtins\ngetattr(builtins, 'eval')(code)\n",
+            "eval() of a non-constant string at module level, line 2",
+        ),
+        ("run = exec\n", "refers to exec() without calling it at module level, line 1"),
+        ("__import__(name)\n", "__import__() of a non-constant name at module level, line 1"),
+        (
+            "import importlib\nimportlib.import_module(name)\n",
+            "importlib.import_module() of a non-constant name at module level, line 2",
+        ),
+        (
+            "from importlib import import_module as im\nim('_py' + 'test')\n",
+            "importlib.import_module() of a non-constant name at module level, line 2",
+        ),
+        (
+            "import importlib\nimportlib.__import__(name)\n",
+            "importlib.__import__() of a non-constant name at module level, line 2",
+        ),
+        (
+            "import builtins\ngetattr(builtins, name)\n",
+            "getattr() on builtins with a non-constant name at module level, line 2",
+        ),
+        (
+            "getattr(__builtins__, 'ex' + 'ec')\n",
+            "getattr() on builtins with a non-constant name at module level, line 1",
+        ),
+        ("__builtins__[name]\n", "looks up builtins with a non-constant name at module level, line 1"),
+        (
+            "import runpy\nrunpy.run_path('data/payload.txt')\n",
+            "runpy.run_path() loads code the detector cannot see at module level, line 2",
+        ),
+        (
+            "import marshal\nmarshal.loads(blob)\n",
+            "marshal.loads() loads code the detector cannot see at module level, line 2",
+        ),
+        (
+            "from importlib.machinery import SourceFileLoader\nSourceFileLoader('m', 'x.txt').load_module()\n",
+            "importlib.machinery.SourceFileLoader loads code the detector cannot see at module level, line 2",
+        ),
+    ],
+)
 def test_dynamic_code(src, detail):
     f = dt.detect([change("pkg/dyn.py", src)])
     assert f == [{"kind": "dynamic_code", "path": "pkg/dyn.py", "detail": detail}]
@@ -712,21 +830,38 @@ def test_dynamic_code(src, detail):
 def test_constant_code_strings_are_analysed():
     f = dt.detect([change("pkg/c.py", "exec('import _pytest')\nx = 1\neval(\"__import__('pluggy')\")\n")])
     assert f == [
-        {"kind": "runner_internals", "path": "pkg/c.py",
-         "detail": "imports _pytest, line 1 (in the code string passed to exec(), line 1)"},
-        {"kind": "runner_internals", "path": "pkg/c.py",
-         "detail": "dynamically imports pluggy, line 1 (in the code string passed to eval(), line 3)"},
+        {
+            "kind": "runner_internals",
+            "path": "pkg/c.py",
+            "detail": "imports _pytest, line 1 (in the code string passed to exec(), line 1)",
+        },
+        {
+            "kind": "runner_internals",
+            "path": "pkg/c.py",
+            "detail": "dynamically imports pluggy, line 1 (in the code string passed to eval(), line 3)",
+        },
     ]
     # nested strings, bytes with a coding cookie, compile() inside exec()
-    f = dt.detect([change("pkg/d.py", "exec(\"exec('import __main__')\")\n"
-                                      "exec(b'# coding: latin-1\\nimport ctypes\\n')\n"
-                                      "exec(compile('import sys; sys.exit(0)', 'f', 'exec'))\n")])
+    f = dt.detect(
+        [
+            change(
+                "pkg/d.py",
+                "exec(\"exec('import __main__')\")\n"
+                "exec(b'# coding: latin-1\\nimport ctypes\\n')\n"
+                "exec(compile('import sys; sys.exit(0)', 'f', 'exec'))\n",
+            )
+        ]
+    )
     assert [(x["kind"], x["detail"]) for x in f] == [
         ("exit_at_import", "sys.exit() at module level, line 1 (in the code string passed to compile(), line 3)"),
-        ("runner_internals", "imports __main__ (the harness's __main__ module), line 1"
-                             " (in the code string passed to exec(), line 1)"),
-        ("runner_internals", "imports ctypes (raw memory access), line 2"
-                             " (in the code string passed to exec(), line 2)"),
+        (
+            "runner_internals",
+            "imports __main__ (the harness's __main__ module), line 1 (in the code string passed to exec(), line 1)",
+        ),
+        (
+            "runner_internals",
+            "imports ctypes (raw memory access), line 2 (in the code string passed to exec(), line 2)",
+        ),
     ]
 
 
@@ -743,20 +878,23 @@ def test_too_many_code_strings_is_unanalysable():
     assert kinds_paths(f) == [("unanalysable", "pkg/many.py")]
 
 
-@pytest.mark.parametrize("src", [
-    "import re\nPATTERN = re.compile(pattern)\n",
-    "import re as regex\nregex.compile(r'\\d+')\n",
-    "from re import compile\nWORD = compile(expr)\n",
-    "def compile(rules):\n    return rules\ncompile(x)\n",
-    "model.eval()\nself.eval(x)\n",
-    "class Expr:\n    def eval(self, env):\n        return env\n",
-    "exec('x = 1')\nVALUE = eval('1 + 1')\n",
-    "import importlib\njson = importlib.import_module('json')\nimportlib.import_module('.sub', package=__package__)\n",
-    "__import__('os.path')\n",
-    "getattr(obj, name)\ngetattr(self, attr, None)\n",
-    "import builtins\nprint_fn = getattr(builtins, 'print')\n",
-    "import ast\ntree = ast.literal_eval(text)\n",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import re\nPATTERN = re.compile(pattern)\n",
+        "import re as regex\nregex.compile(r'\\d+')\n",
+        "from re import compile\nWORD = compile(expr)\n",
+        "def compile(rules):\n    return rules\ncompile(x)\n",
+        "model.eval()\nself.eval(x)\n",
+        "class Expr:\n    def eval(self, env):\n        return env\n",
+        "exec('x = 1')\nVALUE = eval('1 + 1')\n",
+        "import importlib\njson = importlib.import_module('json')\nimportlib.import_module('.sub', package=__package__)\n",
+        "__import__('os.path')\n",
+        "getattr(obj, name)\ngetattr(self, attr, None)\n",
+        "import builtins\nprint_fn = getattr(builtins, 'print')\n",
+        "import ast\ntree = ast.literal_eval(text)\n",
+    ],
+)
 def test_dynamic_code_negatives(src):
     assert dt.detect([change("pkg/ok.py", src)]) == []
 
@@ -768,87 +906,118 @@ FORGING_SNIPPET = 'import __main__; __main__._AgentrlReporter._outcome = staticm
 
 def test_forging_snippet_is_caught():
     f = dt.detect([change("pkg/core.py", FORGING_SNIPPET, before="")])
-    assert f == [{"kind": "runner_internals", "path": "pkg/core.py",
-                  "detail": "imports __main__ (the harness's __main__ module), line 1"}]
+    assert f == [
+        {
+            "kind": "runner_internals",
+            "path": "pkg/core.py",
+            "detail": "imports __main__ (the harness's __main__ module), line 1",
+        }
+    ]
     # also from a new test file and from inside a function
     f = dt.detect([change("tests/test_new.py", "def test_x():\n    " + FORGING_SNIPPET)])
     assert kinds_paths(f) == [("runner_internals", "tests/test_new.py")]
 
 
-@pytest.mark.parametrize("src,detail", [
-    ("from __main__ import _AgentrlReporter\n", "imports from __main__ (the harness's __main__ module), line 1"),
-    ("import importlib\nimportlib.import_module('__main__')\n",
-     "dynamically imports __main__ (the harness's __main__ module), line 2"),
-    ("import sys\nsys.modules['__main__']._AgentrlReporter\n", "accesses sys.modules['__main__'], line 2"),
-    ("import sys\nsys.modules.get('__main__')\n", "accesses sys.modules['__main__'], line 2"),
-    ("import sys\nf = sys._getframe(2)\n", "uses sys._getframe (caller stack frames), line 2"),
-    ("from sys import _getframe\n", "uses sys._getframe (caller stack frames), line 1"),
-    ("import sys\ng = getattr(sys, '_getframe')\n", "uses sys._getframe (caller stack frames), line 2"),
-    ("import inspect\nframes = inspect.stack()\n", "uses inspect.stack (caller stack frames), line 2"),
-    ("import inspect as i\ni.getouterframes(f)\n", "uses inspect.getouterframes (caller stack frames), line 2"),
-    ("import inspect\nf = inspect.currentframe()\n", "uses inspect.currentframe (the current stack frame), line 2"),
-    ("def f(frame):\n    return frame.f_back\n",
-     "accesses frame attribute .f_back (caller frames and globals), line 2"),
-    ("def f(frame):\n    return frame.f_globals['x']\n",
-     "accesses frame attribute .f_globals (caller frames and globals), line 2"),
-    ("def f(tb):\n    return getattr(tb.tb_frame, 'f_back')\n",
-     "accesses frame attribute .f_back (caller frames and globals), line 2"),
-    ("import gc\nobjs = gc.get_objects()\n", "uses gc.get_objects (every live object), line 2"),
-    ("import gc\ngc.get_referrers(x)\n", "uses gc.get_referrers (objects holding a reference), line 2"),
-    ("from gc import get_referents as refs\n", "uses gc.get_referents (objects referenced by an object), line 1"),
-    ("import sys\nsys.setprofile(hook)\n", "uses sys.setprofile (a profile hook that sees every frame), line 2"),
-    ("import threading\nthreading.settrace(hook)\n", "uses threading.settrace (a trace hook that sees every frame), line 2"),
-    ("import os\nos.write(3, b'{}')\n", "os.write() on file descriptor 3, line 2"),
-    ("import os\nREPORT = 3\nos.write(REPORT, b'{}')\n", "os.write() on file descriptor 3, line 3"),
-    ("import os\nos.write(1 + 2, b'{}')\n", "os.write() on file descriptor 3, line 2"),
-    ("import os\nos.fdopen(4, 'w')\n", "os.fdopen() on file descriptor 4, line 2"),
-    ("import os\nos.dup2(0, 3)\n", "os.dup2() on file descriptor 3, line 2"),
-    ("import os\nos.dup2(3, 1)\n", "os.dup2() on file descriptor 3, line 2"),
-    ("import os\nos.close(3)\n", "os.close() on file descriptor 3, line 2"),
-    ("import posix\nposix.write(3, b'')\n", "os.write() on file descriptor 3, line 2"),
-    ("import os\nos.closerange(0, 100)\n", "os.closerange() may close file descriptors 3 and above, line 2"),
-    ("open(3, 'w').write('{}')\n", "open() on file descriptor 3, line 1"),
-    ("with open(file=5, mode='wb') as f:\n    pass\n", "open() on file descriptor 5, line 1"),
-    ("import io\nio.FileIO(3, 'w')\n", "io.FileIO() on file descriptor 3, line 2"),
-    ("import subprocess\nsubprocess.run(['sh', '-c', 'echo >&3'], pass_fds=(3,))\n",
-     "passes file descriptor 3 to a child process, line 2"),
-    ("import subprocess\nsubprocess.run(['cat'], stdout=3)\n", "passes file descriptor 3 as stdout, line 2"),
-    ("open('/proc/self/fd/3', 'w')\n", "refers to the file-descriptor directory '/proc/self/fd/3', line 1"),
-    ("import os\nos.listdir('/dev/fd')\n", "refers to the file-descriptor directory '/dev/fd', line 2"),
-    ("open(b'/proc/self/fd/3', 'wb')\n", "refers to the file-descriptor directory '/proc/self/fd/3', line 1"),
-    ("n = 3\nopen(f'/dev/fd/{n}', 'w')\n", "refers to the file-descriptor directory '/dev/fd/', line 2"),
-    ("import ctypes\n", "imports ctypes (raw memory access), line 1"),
-    ("for c in object.__subclasses__():\n    pass\n",
-     "lists every class of the process through __subclasses__(), line 1"),
-    ("classes = ().__class__.__base__.__subclasses__()\n",
-     "lists every class of the process through __subclasses__(), line 1"),
-    ("classes = type.__subclasses__(object)\n", "lists every class of the process through __subclasses__(), line 1"),
-    ("from ctypes import pythonapi\n", "imports from ctypes (raw memory access), line 1"),
-    ("import _ctypes\n", "imports _ctypes (raw memory access), line 1"),
-])
+@pytest.mark.parametrize(
+    "src,detail",
+    [
+        ("from __main__ import _AgentrlReporter\n", "imports from __main__ (the harness's __main__ module), line 1"),
+        (
+            "import importlib\nimportlib.import_module('__main__')\n",
+            "dynamically imports __main__ (the harness's __main__ module), line 2",
+        ),
+        ("import sys\nsys.modules['__main__']._AgentrlReporter\n", "accesses sys.modules['__main__'], line 2"),
+        ("import sys\nsys.modules.get('__main__')\n", "accesses sys.modules['__main__'], line 2"),
+        ("import sys\nf = sys._getframe(2)\n", "uses sys._getframe (caller stack frames), line 2"),
+        ("from sys import _getframe\n", "uses sys._getframe (caller stack frames), line 1"),
+        ("import sys\ng = getattr(sys, '_getframe')\n", "uses sys._getframe (caller stack frames), line 2"),
+        ("import inspect\nframes = inspect.stack()\n", "uses inspect.stack (caller stack frames), line 2"),
+        ("import inspect as i\ni.getouterframes(f)\n", "uses inspect.getouterframes (caller stack frames), line 2"),
+        ("import inspect\nf = inspect.currentframe()\n", "uses inspect.currentframe (the current stack frame), line 2"),
+        (
+            "def f(frame):\n    return frame.f_back\n",
+            "accesses frame attribute .f_back (caller frames and globals), line 2",
+        ),
+        (
+            "def f(frame):\n    return frame.f_globals['x']\n",
+            "accesses frame attribute .f_globals (caller frames and globals), line 2",
+        ),
+        (
+            "def f(tb):\n    return getattr(tb.tb_frame, 'f_back')\n",
+            "accesses frame attribute .f_back (caller frames and globals), line 2",
+        ),
+        ("import gc\nobjs = gc.get_objects()\n", "uses gc.get_objects (every live object), line 2"),
+        ("import gc\ngc.get_referrers(x)\n", "uses gc.get_referrers (objects holding a reference), line 2"),
+        ("from gc import get_referents as refs\n", "uses gc.get_referents (objects referenced by an object), line 1"),
+        ("import sys\nsys.setprofile(hook)\n", "uses sys.setprofile (a profile hook that sees every frame), line 2"),
+        (
+            "import threading\nthreading.settrace(hook)\n",
+            "uses threading.settrace (a trace hook that sees every frame), line 2",
+        ),
+        ("import os\nos.write(3, b'{}')\n", "os.write() on file descriptor 3, line 2"),
+        ("import os\nREPORT = 3\nos.write(REPORT, b'{}')\n", "os.write() on file descriptor 3, line 3"),
+        ("import os\nos.write(1 + 2, b'{}')\n", "os.write() on file descriptor 3, line 2"),
+        ("import os\nos.fdopen(4, 'w')\n", "os.fdopen() on file descriptor 4, line 2"),
+        ("import os\nos.dup2(0, 3)\n", "os.dup2() on file descriptor 3, line 2"),
+        ("import os\nos.dup2(3, 1)\n", "os.dup2() on file descriptor 3, line 2"),
+        ("import os\nos.close(3)\n", "os.close() on file descriptor 3, line 2"),
+        ("import posix\nposix.write(3, b'')\n", "os.write() on file descriptor 3, line 2"),
+        ("import os\nos.closerange(0, 100)\n", "os.closerange() may close file descriptors 3 and above, line 2"),
+        ("open(3, 'w').write('{}')\n", "open() on file descriptor 3, line 1"),
+        ("with open(file=5, mode='wb') as f:\n    pass\n", "open() on file descriptor 5, line 1"),
+        ("import io\nio.FileIO(3, 'w')\n", "io.FileIO() on file descriptor 3, line 2"),
+        (
+            "import subprocess\nsubprocess.run(['sh', '-c', 'echo >&3'], pass_fds=(3,))\n",
+            "passes file descriptor 3 to a child process, line 2",
+        ),
+        ("import subprocess\nsubprocess.run(['cat'], stdout=3)\n", "passes file descriptor 3 as stdout, line 2"),
+        ("open('/proc/self/fd/3', 'w')\n", "refers to the file-descriptor directory '/proc/self/fd/3', line 1"),
+        ("import os\nos.listdir('/dev/fd')\n", "refers to the file-descriptor directory '/dev/fd', line 2"),
+        ("open(b'/proc/self/fd/3', 'wb')\n", "refers to the file-descriptor directory '/proc/self/fd/3', line 1"),
+        ("n = 3\nopen(f'/dev/fd/{n}', 'w')\n", "refers to the file-descriptor directory '/dev/fd/', line 2"),
+        ("import ctypes\n", "imports ctypes (raw memory access), line 1"),
+        (
+            "for c in object.__subclasses__():\n    pass\n",
+            "lists every class of the process through __subclasses__(), line 1",
+        ),
+        (
+            "classes = ().__class__.__base__.__subclasses__()\n",
+            "lists every class of the process through __subclasses__(), line 1",
+        ),
+        (
+            "classes = type.__subclasses__(object)\n",
+            "lists every class of the process through __subclasses__(), line 1",
+        ),
+        ("from ctypes import pythonapi\n", "imports from ctypes (raw memory access), line 1"),
+        ("import _ctypes\n", "imports _ctypes (raw memory access), line 1"),
+    ],
+)
 def test_runner_internals_process(src, detail):
     f = dt.detect([change("pkg/hack.py", src, before="")])
     assert f == [{"kind": "runner_internals", "path": "pkg/hack.py", "detail": detail}]
 
 
-@pytest.mark.parametrize("src", [
-    "gc_count = 0\ngc_count += 1\n",
-    "import gc\ngc.collect()\nn = gc.get_count()\n",
-    "with open('file.txt') as f:\n    data = f.read()\n",
-    "def load(path):\n    return open(path).read()\n",
-    "import os\ndef put(fd, data):\n    os.write(fd, data)\n    os.close(fd)\n",
-    "import os\nos.write(1, b'out')\nos.write(2, b'err')\nos.close(0)\n",
-    "import os\nr, w = os.pipe()\nos.write(w, b'x')\nos.dup2(w, 1)\n",
-    "import inspect\nsig = inspect.signature(f)\ninspect.isclass(C)\ninspect.getsource(f)\n",
-    "import sys\nthis = sys.modules[__name__]\nsys.modules.get('json')\n",
-    "import traceback\ntraceback.format_exc()\ntraceback.print_stack()\n",
-    "import subprocess\nsubprocess.run(['ls'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n",
-    "def f(back):\n    return back.f_lineno, back.f_code\n",
-    "PATH = '/proc/self/status'\nDEV = '/dev/null'\n",
-    '"""The report goes to /proc/self/fd/3 (documentation only)."""\n',
-    "import logging\nlog = logging.getLogger(__name__)\n",
-    "class Plugin:\n    @classmethod\n    def all(cls):\n        return cls.__subclasses__()\n",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "gc_count = 0\ngc_count += 1\n",
+        "import gc\ngc.collect()\nn = gc.get_count()\n",
+        "with open('file.txt') as f:\n    data = f.read()\n",
+        "def load(path):\n    return open(path).read()\n",
+        "import os\ndef put(fd, data):\n    os.write(fd, data)\n    os.close(fd)\n",
+        "import os\nos.write(1, b'out')\nos.write(2, b'err')\nos.close(0)\n",
+        "import os\nr, w = os.pipe()\nos.write(w, b'x')\nos.dup2(w, 1)\n",
+        "import inspect\nsig = inspect.signature(f)\ninspect.isclass(C)\ninspect.getsource(f)\n",
+        "import sys\nthis = sys.modules[__name__]\nsys.modules.get('json')\n",
+        "import traceback\ntraceback.format_exc()\ntraceback.print_stack()\n",
+        "import subprocess\nsubprocess.run(['ls'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n",
+        "def f(back):\n    return back.f_lineno, back.f_code\n",
+        "PATH = '/proc/self/status'\nDEV = '/dev/null'\n",
+        '"""The report goes to /proc/self/fd/3 (documentation only)."""\n',
+        "import logging\nlog = logging.getLogger(__name__)\n",
+        "class Plugin:\n    @classmethod\n    def all(cls):\n        return cls.__subclasses__()\n",
+    ],
+)
 def test_runner_internals_process_negatives(src):
     assert dt.detect([change("pkg/ok.py", src)]) == []
 

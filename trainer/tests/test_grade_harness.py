@@ -76,6 +76,7 @@ BASIC = {
 
 # ---------------------------------------------------------------- basic outcomes
 
+
 def test_all_pass(tmp_path):
     repo = make_repo(tmp_path / "repo", BASIC)
     rc, res = run_harness(repo)
@@ -94,7 +95,10 @@ def test_all_pass(tmp_path):
 
 
 def test_mixed_outcomes(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_mix.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_mix.py": """
         import pytest
 
         def test_ok():
@@ -136,7 +140,9 @@ def test_mixed_outcomes(tmp_path):
 
         def test_teardown_error(bad_teardown):
             pass
-    """})
+    """
+        },
+    )
     rc, res = run_harness(repo)
     assert rc == 0
     assert res["exitCode"] == 1
@@ -154,10 +160,13 @@ def test_mixed_outcomes(tmp_path):
 
 
 def test_collect_error_reported(tmp_path):
-    repo = make_repo(tmp_path / "repo", {
-        "tests/test_ok.py": "def test_a():\n    pass\n",
-        "tests/test_broken.py": "import does_not_exist_anywhere\n\ndef test_b():\n    pass\n",
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_ok.py": "def test_a():\n    pass\n",
+            "tests/test_broken.py": "import does_not_exist_anywhere\n\ndef test_b():\n    pass\n",
+        },
+    )
     _, res = run_harness(repo)
     assert res["exitCode"] == 2
     assert outcomes(res) == {}  # pytest stops after collection errors
@@ -165,9 +174,15 @@ def test_collect_error_reported(tmp_path):
 
 
 def test_collect_only(tmp_path):
-    repo = make_repo(tmp_path / "repo", dict(BASIC, **{
-        "tests/test_more.py": "import pytest\n\n@pytest.mark.parametrize('x', ['a', 'b'])\ndef test_x(x):\n    assert 0\n",
-    }))
+    repo = make_repo(
+        tmp_path / "repo",
+        dict(
+            BASIC,
+            **{
+                "tests/test_more.py": "import pytest\n\n@pytest.mark.parametrize('x', ['a', 'b'])\ndef test_x(x):\n    assert 0\n",
+            },
+        ),
+    )
     rc, res = run_harness(repo, "--collect-only")
     assert rc == 0 and res["exitCode"] == 0
     assert res["report"]["tests"] == [
@@ -197,15 +212,18 @@ def test_repo_config_and_env_addopts_ignored(tmp_path):
 
 # ---------------------------------------------------------------- tampering attempts
 
+
 def test_planted_runner_modules_not_used(tmp_path):
     marker = tmp_path / "sitecustomize-ran"
-    repo = make_repo(tmp_path / "repo", {
-        "pytest.py": "import sys\nsys.exit(0)\n",
-        "_pytest/__init__.py": "raise SystemExit(0)\n",
-        "pluggy.py": "import os\nos._exit(0)\n",
-        "sitecustomize.py": f"open({str(marker)!r}, 'w').close()\nimport os\nos._exit(0)\n",
-        "usercustomize.py": "import os\nos._exit(0)\n",
-        "tests/test_real.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "pytest.py": "import sys\nsys.exit(0)\n",
+            "_pytest/__init__.py": "raise SystemExit(0)\n",
+            "pluggy.py": "import os\nos._exit(0)\n",
+            "sitecustomize.py": f"open({str(marker)!r}, 'w').close()\nimport os\nos._exit(0)\n",
+            "usercustomize.py": "import os\nos._exit(0)\n",
+            "tests/test_real.py": """
             import pytest, _pytest, sys, os
 
             def test_runner_is_real():
@@ -215,7 +233,8 @@ def test_planted_runner_modules_not_used(tmp_path):
             def test_fails():
                 assert False, "real failure"
         """,
-    })
+        },
+    )
     rc, res = run_harness(repo)
     assert rc == 0
     assert res["exitCode"] == 1
@@ -227,22 +246,30 @@ def test_planted_runner_modules_not_used(tmp_path):
 
 
 def test_exit_during_test_gives_no_report(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_exit.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_exit.py": """
         import os
 
         def test_a():
             os._exit(0)
-    """})
+    """
+        },
+    )
     _, res = run_harness(repo)
     assert res["exitCode"] == 0
     assert res["report"] is None
 
 
 def test_sys_exit_at_import_of_code_under_test(tmp_path):
-    repo = make_repo(tmp_path / "repo", {
-        "mypkg/__init__.py": "import sys\nsys.exit(0)\n",
-        "tests/test_a.py": "import mypkg\n\ndef test_a():\n    pass\n",
-    })
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "mypkg/__init__.py": "import sys\nsys.exit(0)\n",
+            "tests/test_a.py": "import mypkg\n\ndef test_a():\n    pass\n",
+        },
+    )
     _, res = run_harness(repo)
     # pytest turns the SystemExit during collection into an internal error
     assert res["exitCode"] not in (0, None)
@@ -251,7 +278,10 @@ def test_sys_exit_at_import_of_code_under_test(tmp_path):
 
 
 def test_garbage_on_report_fd_invalidates_report(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_fd.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_fd.py": """
         import os
 
         def test_a():
@@ -259,7 +289,9 @@ def test_garbage_on_report_fd_invalidates_report(tmp_path):
                 os.write(3, b"garbage")
             except OSError:
                 pass
-    """})
+    """
+        },
+    )
     _, res = run_harness(repo)
     assert res["exitCode"] == 0
     assert res["report"] is None
@@ -267,12 +299,18 @@ def test_garbage_on_report_fd_invalidates_report(tmp_path):
 
 # ---------------------------------------------------------------- timeout, output, processes
 
+
 def test_timeout_kills_child(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_loop.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_loop.py": """
         def test_forever():
             while True:
                 pass
-    """})
+    """
+        },
+    )
     start = time.monotonic()
     rc, res = run_harness(repo, "--timeout", "2")
     elapsed = time.monotonic() - start
@@ -286,14 +324,19 @@ def test_timeout_kills_child(tmp_path):
 
 def test_background_process_is_killed_and_does_not_block(tmp_path):
     pidfile = tmp_path / "bg.pid"
-    repo = make_repo(tmp_path / "repo", {"tests/test_bg.py": f"""
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_bg.py": f"""
         import subprocess, sys
 
         def test_spawn():
             # inherits stdout/stderr, so it keeps the output pipe open
             p = subprocess.Popen(["sleep", "300"], stdout=sys.__stdout__, stderr=sys.__stderr__)
             open({str(pidfile)!r}, "w").write(str(p.pid))
-    """})
+    """
+        },
+    )
     start = time.monotonic()
     _, res = run_harness(repo, "--timeout", "60")
     assert time.monotonic() - start < 20
@@ -314,13 +357,18 @@ def test_background_process_is_killed_and_does_not_block(tmp_path):
 
 
 def test_output_truncation(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_noisy.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_noisy.py": """
         import sys
 
         def test_noisy():
             sys.__stdout__.write("x" * 5000 + "\\n")
             sys.__stdout__.flush()
-    """})
+    """
+        },
+    )
     _, res = run_harness(repo, "--max-output", "200")
     assert res["outputTruncated"] is True
     assert len(res["output"].encode()) <= 200
@@ -331,23 +379,32 @@ def test_output_truncation(tmp_path):
 
 
 def test_child_cannot_write_parent_stdout(tmp_path):
-    forged = json.dumps({"exitCode": 0, "timedOut": False, "report": None,
-                         "output": "", "outputTruncated": False, "durationMs": 1})
-    repo = make_repo(tmp_path / "repo", {"tests/test_print.py": f"""
+    forged = json.dumps(
+        {"exitCode": 0, "timedOut": False, "report": None, "output": "", "outputTruncated": False, "durationMs": 1}
+    )
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_print.py": f"""
         import os, sys
 
         def test_print():
             os.write(1, b{forged!r} + b"\\n")
             print("hello")
             assert False
-    """})
+    """
+        },
+    )
     rc, res = run_harness(repo)  # run_harness asserts exactly one stdout line
     assert res["exitCode"] == 1
     assert outcomes(res) == {"tests/test_print.py::test_print": "failed"}
 
 
 def test_child_environment(tmp_path):
-    repo = make_repo(tmp_path / "repo", {"tests/test_env.py": """
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "tests/test_env.py": """
         import os, sys
 
         def test_env():
@@ -360,18 +417,23 @@ def test_child_environment(tmp_path):
             assert sys.path[0] == os.getcwd() or os.getcwd() in sys.path
             assert os.path.basename(os.getcwd()) == "repo"
             assert os.read(0, 10) == b""  # stdin is /dev/null
-    """})
+    """
+        },
+    )
     env = dict(os.environ, PYTHONPATH="/nonexistent", PYTHONSTARTUP="/nonexistent.py")
     _, res = run_harness(repo, env=env)
     assert outcomes(res) == {"tests/test_env.py::test_env": "passed"}, res["output"]
 
 
-@pytest.mark.parametrize("args", [
-    ["--repo", "relative/path", "--no-drop"],
-    ["--repo", "/nonexistent/repo/xyz", "--no-drop"],
-    ["--repo", "/tmp", "--uid", "0", "--gid", "0"],
-    ["--repo", "/tmp", "--no-drop", "--timeout", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--repo", "relative/path", "--no-drop"],
+        ["--repo", "/nonexistent/repo/xyz", "--no-drop"],
+        ["--repo", "/tmp", "--uid", "0", "--gid", "0"],
+        ["--repo", "/tmp", "--no-drop", "--timeout", "0"],
+    ],
+)
 def test_usage_errors(args):
     r = subprocess.run([sys.executable, "-I", "-S", str(HARNESS), *args], capture_output=True, timeout=60)
     assert r.returncode == 2
@@ -380,10 +442,18 @@ def test_usage_errors(args):
 
 # ---------------------------------------------------------------- real uid drop (host, as root)
 
+
 def _uid1000_can_run_python():
     try:
-        r = subprocess.run([sys.executable, "-I", "-c", "import pytest"], user=1000, group=1000,
-                           extra_groups=[], capture_output=True, cwd="/", timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-I", "-c", "import pytest"],
+            user=1000,
+            group=1000,
+            extra_groups=[],
+            capture_output=True,
+            cwd="/",
+            timeout=60,
+        )
     except OSError:
         return False
     return r.returncode == 0
@@ -400,7 +470,8 @@ def _world_readable_repo(files):
     return base, repo
 
 
-UID_FILES = {"tests/test_uid.py": """
+UID_FILES = {
+    "tests/test_uid.py": """
     import os
     import pytest
 
@@ -412,7 +483,8 @@ UID_FILES = {"tests/test_uid.py": """
     def test_cannot_regain_root():
         with pytest.raises(PermissionError):
             os.setuid(0)
-"""}
+"""
+}
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="uid drop needs root")
 
@@ -426,8 +498,10 @@ def test_real_uid_drop(tmp_path):
         rc, res = run_harness(repo, "--uid", "1000", "--gid", "1000", drop=True)
         assert rc == 0
         assert res["exitCode"] == 0, res["output"]
-        assert outcomes(res) == {"tests/test_uid.py::test_uid": "passed",
-                                 "tests/test_uid.py::test_cannot_regain_root": "passed"}
+        assert outcomes(res) == {
+            "tests/test_uid.py::test_uid": "passed",
+            "tests/test_uid.py::test_cannot_regain_root": "passed",
+        }
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -451,6 +525,7 @@ def test_uid_drop_happens_before_exec(tmp_path):
 
 # ---------------------------------------------------------------- Docker integration
 
+
 def _docker_ok():
     if not shutil.which("docker"):
         return False
@@ -471,12 +546,41 @@ def _docker_harness(files, *args, flags=("-I",), timeout=300):
         repo = make_repo(base / "repo", files)
         subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
     try:
-        cmd = ["docker", "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
-               "--cap-drop", "ALL", "--cap-add", "SETUID", "--cap-add", "SETGID",
-               "--security-opt", "no-new-privileges", "-u", "0",
-               "-v", f"{repo}:/work", "-v", f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
-               IMAGE, "python3", *flags, "/opt/agentrl/grade-harness.py",
-               "--repo", "/work", "--uid", "1000", "--gid", "1000", *args]
+        cmd = [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            "--read-only",
+            "--tmpfs",
+            "/tmp",
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "SETUID",
+            "--cap-add",
+            "SETGID",
+            "--security-opt",
+            "no-new-privileges",
+            "-u",
+            "0",
+            "-v",
+            f"{repo}:/work",
+            "-v",
+            f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
+            IMAGE,
+            "python3",
+            *flags,
+            "/opt/agentrl/grade-harness.py",
+            "--repo",
+            "/work",
+            "--uid",
+            "1000",
+            "--gid",
+            "1000",
+            *args,
+        ]
         r = subprocess.run(cmd, capture_output=True, timeout=timeout)
         assert r.returncode == 0, r.stderr
         lines = r.stdout.decode().splitlines()
@@ -496,12 +600,13 @@ needs_docker = pytest.mark.skipif(not _docker_ok(), reason="docker or the agentr
 def test_docker_scoring_container(flags):
     files = dict(UID_FILES)
     files.update(BASIC)
-    files.update({
-        "pytest.py": "import sys\nsys.exit(0)\n",
-        "_pytest/__init__.py": "raise SystemExit(0)\n",
-        "sitecustomize.py": "import os\nos._exit(0)\n",
-        "tests/test_fail.py": "def test_f():\n    assert 0\n",
-        "tests/test_ro.py": """
+    files.update(
+        {
+            "pytest.py": "import sys\nsys.exit(0)\n",
+            "_pytest/__init__.py": "raise SystemExit(0)\n",
+            "sitecustomize.py": "import os\nos._exit(0)\n",
+            "tests/test_fail.py": "def test_f():\n    assert 0\n",
+            "tests/test_ro.py": """
             import os, pytest
             def test_readonly_root():
                 with pytest.raises(OSError):
@@ -511,7 +616,8 @@ def test_docker_scoring_container(flags):
                 with open("scratch.txt", "w") as f:
                     f.write("ok")
         """,
-    })
+        }
+    )
     res = _docker_harness(files, "--timeout", "60", flags=flags)
     assert res["exitCode"] == 1 and res["timedOut"] is False
     assert outcomes(res) == {
@@ -529,13 +635,15 @@ def test_docker_scoring_container(flags):
 @needs_docker
 def test_docker_timeout_kills_unprivileged_child():
     # the parent has no CAP_KILL there: killing uid 1000 must still work
-    files = {"tests/test_loop.py": """
+    files = {
+        "tests/test_loop.py": """
         import subprocess
         def test_loop():
             subprocess.Popen(["sleep", "300"])
             while True:
                 pass
-    """}
+    """
+    }
     start = time.monotonic()
     res = _docker_harness(files, "--timeout", "3", timeout=120)
     assert time.monotonic() - start < 60
@@ -545,11 +653,13 @@ def test_docker_timeout_kills_unprivileged_child():
 
 @needs_docker
 def test_docker_stray_process_killed_after_exit():
-    files = {"tests/test_bg.py": """
+    files = {
+        "tests/test_bg.py": """
         import subprocess, sys
         def test_spawn():
             subprocess.Popen(["sleep", "300"], stdout=sys.__stdout__, stderr=sys.__stderr__)
-    """}
+    """
+    }
     res = _docker_harness(files, "--timeout", "60", "--collect-only")
     assert res["report"]["tests"] == [{"nodeid": "tests/test_bg.py::test_spawn", "outcome": "collected"}]
     res = _docker_harness(files, "--timeout", "60")

@@ -1,13 +1,13 @@
 """SmolLM2-135M-Instruct in the model cache: the explicit-cache forward pass (hf_step.LlamaStep) and
 its ONNX export agree with transformers' own forward pass, with a cache and batched with padding;
 new weights written in the graph's layout are what onnxruntime then computes with."""
+
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-
 from agentrl_trainer import hf_models
 from agentrl_trainer.hf_step import LlamaStep
 
@@ -48,18 +48,36 @@ def test_explicit_cache_matches_transformers_with_a_cache_and_batched_with_paddi
     step = LlamaStep(model).eval()
     full = reference_logits(model, IDS)
     with torch.no_grad():
-        out = step(torch.tensor([IDS[:10]]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
+        out = step(
+            torch.tensor([IDS[:10]]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past()
+        )
         assert (out[0][0] - full[9]).abs().max() < 1e-4
         past = list(out[1:])
         for position in range(10, len(IDS)):
-            out = step(torch.tensor([[IDS[position]]]), torch.tensor([[position]]), torch.ones(1, position, dtype=torch.long), *past)
+            out = step(
+                torch.tensor([[IDS[position]]]),
+                torch.tensor([[position]]),
+                torch.ones(1, position, dtype=torch.long),
+                *past,
+            )
             past = list(out[1:])
             assert (out[0][0] - full[position]).abs().max() < 1e-4, position
         # two requests in one pass: the shorter past padded on the left, its padding masked out
-        long = step(torch.tensor([IDS[:8]]), torch.arange(8)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
-        short = step(torch.tensor([IDS[:5]]), torch.arange(5)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past())
-        padded = [torch.cat([a, torch.cat([torch.zeros_like(a[:, :, :3]), b], 2)], 0) for a, b in zip(long[1:], short[1:])]
-        both = step(torch.tensor([[IDS[8]], [IDS[5]]]), torch.tensor([[8], [5]]), torch.tensor([[1] * 8, [0] * 3 + [1] * 5]), *padded)
+        long = step(
+            torch.tensor([IDS[:8]]), torch.arange(8)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past()
+        )
+        short = step(
+            torch.tensor([IDS[:5]]), torch.arange(5)[None], torch.ones(1, 0, dtype=torch.long), *step.empty_past()
+        )
+        padded = [
+            torch.cat([a, torch.cat([torch.zeros_like(a[:, :, :3]), b], 2)], 0) for a, b in zip(long[1:], short[1:])
+        ]
+        both = step(
+            torch.tensor([[IDS[8]], [IDS[5]]]),
+            torch.tensor([[8], [5]]),
+            torch.tensor([[1] * 8, [0] * 3 + [1] * 5]),
+            *padded,
+        )
     assert (both[0][0] - full[8]).abs().max() < 1e-4 and (both[0][1] - full[5]).abs().max() < 1e-4
 
 
@@ -67,10 +85,19 @@ def test_onnx_graph_matches_transformers(model, graph_dir):
     step = LlamaStep(model)
     session = ort.InferenceSession(str(graph_dir / "model.onnx"))
     full = reference_logits(model, IDS).numpy()
-    out = session.run(None, feed((torch.tensor([IDS[:12]]), torch.arange(12)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
+    out = session.run(
+        None,
+        feed(
+            (torch.tensor([IDS[:12]]), torch.arange(12)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()),
+            step.layers,
+        ),
+    )
     assert np.abs(out[0][0] - full[11]).max() < 1e-4
     past = [torch.from_numpy(value) for value in out[1:]]
-    out = session.run(None, feed((torch.tensor([[IDS[12]]]), torch.tensor([[12]]), torch.ones(1, 12, dtype=torch.long), past), step.layers))
+    out = session.run(
+        None,
+        feed((torch.tensor([[IDS[12]]]), torch.tensor([[12]]), torch.ones(1, 12, dtype=torch.long), past), step.layers),
+    )
     assert np.abs(out[0][0] - full[12]).max() < 1e-4
 
 
@@ -79,14 +106,24 @@ def test_new_weights_in_the_graph_layout_are_what_onnxruntime_computes_with(mode
     state["model.norm.weight"] *= 1.5
     state["model.layers.3.mlp.down_proj.weight"] += 0.01
     published = hf_models.write_onnx_weights(graph_dir, state, tmp_path / "v1")
-    assert (published / "model.onnx").read_bytes() == (graph_dir / "model.onnx").read_bytes(), "the graph is not exported again"
+    assert (published / "model.onnx").read_bytes() == (graph_dir / "model.onnx").read_bytes(), (
+        "the graph is not exported again"
+    )
     changed = hf_models.load_model(hf_models.weights_dir(NAME))
     changed.load_state_dict(state)
     expected = reference_logits(changed, IDS[:6])[-1].numpy()
     step = LlamaStep(model)
-    out = ort.InferenceSession(str(published / "model.onnx")).run(None, feed((torch.tensor([IDS[:6]]), torch.arange(6)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
+    out = ort.InferenceSession(str(published / "model.onnx")).run(
+        None,
+        feed(
+            (torch.tensor([IDS[:6]]), torch.arange(6)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()),
+            step.layers,
+        ),
+    )
     assert np.abs(out[0][0] - expected).max() < 1e-4
-    assert np.abs(out[0][0] - reference_logits(model, IDS[:6])[-1].numpy()).max() > 1e-2, "the new weights changed the logits"
+    assert np.abs(out[0][0] - reference_logits(model, IDS[:6])[-1].numpy()).max() > 1e-2, (
+        "the new weights changed the logits"
+    )
     with pytest.raises(ValueError, match="shape"):
         hf_models.write_onnx_weights(graph_dir, {**state, "model.norm.weight": torch.ones(3)}, tmp_path / "bad")
 
@@ -106,10 +143,15 @@ def golden_batch(golden, rows=2):
     prompt, continuation = golden["prompt"], golden["continuation"]
     ids = torch.tensor([prompt + continuation] * rows)
     mask = torch.zeros_like(ids)
-    mask[:, len(prompt):] = 1
+    mask[:, len(prompt) :] = 1
     behaviour = torch.zeros(ids.shape, dtype=torch.float32)
-    behaviour[:, len(prompt):] = torch.tensor(golden["logprobs"], dtype=torch.float32)
-    return {"input_ids": ids, "loss_mask": mask, "behaviour_logprobs": behaviour, "advantages": torch.tensor([1.0, -1.0][:rows])}
+    behaviour[:, len(prompt) :] = torch.tensor(golden["logprobs"], dtype=torch.float32)
+    return {
+        "input_ids": ids,
+        "loss_mask": mask,
+        "behaviour_logprobs": behaviour,
+        "advantages": torch.tensor([1.0, -1.0][:rows]),
+    }
 
 
 def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_model(model):
@@ -137,7 +179,9 @@ def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_m
     assert not torch.equal(before, trained.model.layers[0].mlp.down_proj.weight)
 
 
-def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and_publish_servable_weights(model, graph_dir, tmp_path):
+def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and_publish_servable_weights(
+    model, graph_dir, tmp_path
+):
     import json
 
     from agentrl_trainer.hf_training import train_hf_step
@@ -149,14 +193,23 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     batch_path = tmp_path / "batch.safetensors"
     save_batch(batch_path, batch)
     run_dir = tmp_path / "run"
-    common = dict(run_dir=str(run_dir), batch_path=str(batch_path), model_name=NAME, temperature=golden["temperature"], lr=1e-4)
+    common = dict(
+        run_dir=str(run_dir), batch_path=str(batch_path), model_name=NAME, temperature=golden["temperature"], lr=1e-4
+    )
     # step 1 through the trainOnBatch activity, as a run's workflow calls it
+    from agentrl_trainer.training_activity import train_on_batch_activity
     from temporalio.testing import ActivityEnvironment
 
-    from agentrl_trainer.training_activity import train_on_batch_activity
-
-    payload = {"runDir": str(run_dir), "stepId": "iteration-0001", "step": 1, "batchPath": str(batch_path), "seed": 0,
-               "model": NAME, "optimizer": {"lr": 1e-4}, "temperature": golden["temperature"]}
+    payload = {
+        "runDir": str(run_dir),
+        "stepId": "iteration-0001",
+        "step": 1,
+        "batchPath": str(batch_path),
+        "seed": 0,
+        "model": NAME,
+        "optimizer": {"lr": 1e-4},
+        "temperature": golden["temperature"],
+    }
     first = ActivityEnvironment().run(train_on_batch_activity, payload)
     assert first["policyVersion"] == "run-step-1" and first["device"] == "cpu"
     assert first["metrics"]["skipped"] is False and first["metrics"]["mismatch"]["meanAbsRatioDev"] < 1e-4
@@ -165,20 +218,37 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
         ActivityEnvironment().run(train_on_batch_activity, {**payload, "stepId": "x", "model": "gpt-9"})
     # the second step's own learning rate wins over the one its optimizer state was saved with, and
     # its KL term pulls toward the first step's checkpoint
-    second = train_hf_step(step=2, step_id="iteration-0002", policy_version="run-step-2", **{**common, "lr": 3e-5}, kl_coef=0.1, reference_step=1)
+    second = train_hf_step(
+        step=2,
+        step_id="iteration-0002",
+        policy_version="run-step-2",
+        **{**common, "lr": 3e-5},
+        kl_coef=0.1,
+        reference_step=1,
+    )
     saved = torch.load(Path(second["checkpointPath"]) / "optimizer.pt", weights_only=False)
     assert [group["lr"] for group in saved["optimizer"]["param_groups"]] == [3e-5]
     assert second["metrics"]["klRef"] == pytest.approx(0.0, abs=1e-6), "the policy starts at its reference"
     with pytest.raises(ValueError, match="referenceStep: 5 has no checkpoint"):
-        train_hf_step(step=3, step_id="iteration-0003", policy_version="run-step-3", **common, kl_coef=0.1, reference_step=5)
+        train_hf_step(
+            step=3, step_id="iteration-0003", policy_version="run-step-3", **common, kl_coef=0.1, reference_step=5
+        )
     # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
     assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
     trained = hf_models.load_model(second["checkpointPath"])
     assert any(not torch.equal(a, b) for a, b in zip(trained.state_dict().values(), model.state_dict().values()))
     step = LlamaStep(trained)
     ids = golden["prompt"][:10]
-    out = ort.InferenceSession(str(Path(second["onnxPath"]) / "model.onnx")).run(None, feed((torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()), step.layers))
-    assert np.abs(out[0][0] - reference_logits(trained, ids)[-1].numpy()).max() < 1e-4, "the published weights are the checkpoint's"
+    out = ort.InferenceSession(str(Path(second["onnxPath"]) / "model.onnx")).run(
+        None,
+        feed(
+            (torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()),
+            step.layers,
+        ),
+    )
+    assert np.abs(out[0][0] - reference_logits(trained, ids)[-1].numpy()).max() < 1e-4, (
+        "the published weights are the checkpoint's"
+    )
 
 
 def test_initial_policy_of_a_real_model_is_its_prepared_weights(graph_dir, tmp_path):

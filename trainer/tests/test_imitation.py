@@ -4,7 +4,6 @@ import math
 
 import pytest
 import torch
-
 from agentrl_trainer.losses import imitation_loss
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
 from agentrl_trainer.train_step import train_on_batch
@@ -28,8 +27,12 @@ def demonstrations(constrained=False):
     loss_mask = torch.zeros(B, T)
     for row, (start, end) in enumerate([(2, 8), (4, 10), (1, 3)]):
         loss_mask[row, start:end] = 1
-    batch = {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.zeros(B),
-             "behaviour_logprobs": torch.zeros(B, T)}
+    batch = {
+        "input_ids": input_ids,
+        "loss_mask": loss_mask,
+        "advantages": torch.zeros(B),
+        "behaviour_logprobs": torch.zeros(B, T),
+    }
     if constrained:
         allowed = torch.rand(B, T, CONFIG.vocab_size, generator=generator) < 0.5  # (B, T, V)
         allowed.scatter_(-1, input_ids.unsqueeze(-1), True)  # every demonstrated token is allowed
@@ -80,8 +83,9 @@ def test_imitation_loss_on_a_hand_example():
 def test_first_step_loss_is_the_hand_computed_nll(constrained):
     model, batch = make_model(), demonstrations(constrained)
     expected = hand_nll(model, batch)
-    metrics = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE,
-                             objective="imitation")
+    metrics = train_on_batch(
+        model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE, objective="imitation"
+    )
     assert abs(metrics["loss"] - expected) < 1e-5
     assert metrics["masked_tokens"] == 14
 
@@ -100,8 +104,15 @@ def test_loss_decreases_and_zero_advantages_do_not_skip():
 
 def test_metrics_of_an_imitation_step():
     model = make_model()
-    metrics = train_on_batch(model, torch.optim.AdamW(model.parameters()), demonstrations(), temperature=TEMPERATURE,
-                             objective="imitation", minibatches=3, epochs=2)
+    metrics = train_on_batch(
+        model,
+        torch.optim.AdamW(model.parameters()),
+        demonstrations(),
+        temperature=TEMPERATURE,
+        objective="imitation",
+        minibatches=3,
+        epochs=2,
+    )
     assert metrics["steps"] == 6 and metrics["skipped"] is False and metrics["masked_tokens"] == 14
     assert metrics["mean_ratio"] == 1.0 and metrics["clip_fraction"] == 0.0 and metrics["kl_k3"] == 0.0
     assert metrics["grad_norm"] > 0 and metrics["loss"] > 0
@@ -113,7 +124,9 @@ def test_disallowed_logits_change_nothing():
     plain = make_model()
     perturbed = make_model()
     with torch.no_grad():  # NEVER_USED is no input token, so this moves only its logit, everywhere
-        perturbed.token_embedding.weight[NEVER_USED] += 3.0 * torch.randn(CONFIG.d_model, generator=torch.Generator().manual_seed(1))
+        perturbed.token_embedding.weight[NEVER_USED] += 3.0 * torch.randn(
+            CONFIG.d_model, generator=torch.Generator().manual_seed(1)
+        )
     metrics, grads = gradients(plain, batch)
     metrics_perturbed, grads_perturbed = gradients(perturbed, batch)
     assert abs(metrics["loss"] - metrics_perturbed["loss"]) < 1e-6
@@ -122,13 +135,19 @@ def test_disallowed_logits_change_nothing():
     assert torch.count_nonzero(grads_perturbed["token_embedding.weight"][NEVER_USED]) == 0
     # without the constraint the same perturbation does change the loss
     unconstrained = {key: value for key, value in batch.items() if key != "allowed_mask"}
-    assert abs(gradients(make_model(), unconstrained)[0]["loss"] - gradients(perturbed, unconstrained)[0]["loss"]) > 1e-3
+    assert (
+        abs(gradients(make_model(), unconstrained)[0]["loss"] - gradients(perturbed, unconstrained)[0]["loss"]) > 1e-3
+    )
 
 
 def test_advantages_and_behaviour_logprobs_play_no_part():
     batch = demonstrations(constrained=True)
     generator = torch.Generator().manual_seed(2)
-    noisy = {**batch, "advantages": torch.randn(3, generator=generator), "behaviour_logprobs": -5 * torch.rand(3, 10, generator=generator)}
+    noisy = {
+        **batch,
+        "advantages": torch.randn(3, generator=generator),
+        "behaviour_logprobs": -5 * torch.rand(3, 10, generator=generator),
+    }
     metrics, grads = gradients(make_model(), batch)
     metrics_noisy, grads_noisy = gradients(make_model(), noisy)
     assert metrics["loss"] == metrics_noisy["loss"]
@@ -138,4 +157,10 @@ def test_advantages_and_behaviour_logprobs_play_no_part():
 def test_unknown_objective_lists_known_names():
     model = make_model()
     with pytest.raises(ValueError, match="unknown objective 'sft'; known: imitation, policy_gradient"):
-        train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), demonstrations(), temperature=TEMPERATURE, objective="sft")
+        train_on_batch(
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.0),
+            demonstrations(),
+            temperature=TEMPERATURE,
+            objective="sft",
+        )

@@ -5,7 +5,6 @@ import math
 
 import pytest
 import torch
-
 from agentrl_trainer import golden_loss
 from agentrl_trainer.losses import AGGREGATIONS, clipped_policy_loss
 
@@ -14,8 +13,12 @@ GOLDEN = json.loads(golden_loss.GOLDEN_PATH.read_text())
 
 
 def tensors(case, dtype=torch.float64):
-    return (torch.tensor(case["logprobs"], dtype=dtype), torch.tensor(case["behaviour_logprobs"], dtype=dtype),
-            torch.tensor(case["advantages"], dtype=dtype), torch.tensor(case["loss_mask"]))
+    return (
+        torch.tensor(case["logprobs"], dtype=dtype),
+        torch.tensor(case["behaviour_logprobs"], dtype=dtype),
+        torch.tensor(case["advantages"], dtype=dtype),
+        torch.tensor(case["loss_mask"]),
+    )
 
 
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=lambda case: case["name"])
@@ -43,13 +46,26 @@ def test_torch_matches_reference_loop_on_random_inputs():
     loss_mask = (torch.rand(B, T, generator=generator) < 0.6).long()
     loss_mask[:, 0] = 0
     loss_mask[2] = 0  # one empty sequence
-    case = {"logprobs": logprobs.tolist(), "behaviour_logprobs": behaviour.tolist(), "advantages": advantages.tolist(),
-            "loss_mask": loss_mask.tolist(), "clip_eps": 0.2, "clip_eps_high": 0.3}
+    case = {
+        "logprobs": logprobs.tolist(),
+        "behaviour_logprobs": behaviour.tolist(),
+        "advantages": advantages.tolist(),
+        "loss_mask": loss_mask.tolist(),
+        "clip_eps": 0.2,
+        "clip_eps_high": 0.3,
+    }
     expected = golden_loss.reference_loss(case)
     for aggregation in AGGREGATIONS:
         for dtype, tolerance in ((torch.float64, 1e-12), (torch.float32, 1e-5)):
-            loss, metrics = clipped_policy_loss(logprobs.to(dtype), behaviour.to(dtype), advantages.to(dtype), loss_mask,
-                                                clip_eps=0.2, clip_eps_high=0.3, aggregation=aggregation)
+            loss, metrics = clipped_policy_loss(
+                logprobs.to(dtype),
+                behaviour.to(dtype),
+                advantages.to(dtype),
+                loss_mask,
+                clip_eps=0.2,
+                clip_eps_high=0.3,
+                aggregation=aggregation,
+            )
             assert abs(float(loss) - expected["loss"][aggregation]) < tolerance, (aggregation, dtype)
             for name in ("mean_ratio", "clip_fraction", "kl_k3", "masked_tokens"):
                 assert abs(metrics[name] - expected["metrics"][name]) < tolerance, (name, dtype)
@@ -57,7 +73,9 @@ def test_torch_matches_reference_loop_on_random_inputs():
 
 def test_unknown_aggregation_lists_known_names():
     case = GOLDEN["cases"][0]
-    with pytest.raises(ValueError, match="unknown aggregation 'sum'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean"):
+    with pytest.raises(
+        ValueError, match="unknown aggregation 'sum'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean"
+    ):
         clipped_policy_loss(*tensors(case), aggregation="sum")
 
 
@@ -91,8 +109,9 @@ def test_sequence_advantages_equal_broadcast_token_advantages():
     logprobs, behaviour, advantages, loss_mask = tensors(case)
     for aggregation in AGGREGATIONS:
         by_sequence = clipped_policy_loss(logprobs, behaviour, advantages, loss_mask, aggregation=aggregation)[0]
-        by_token = clipped_policy_loss(logprobs, behaviour, advantages[:, None].expand_as(logprobs), loss_mask,
-                                       aggregation=aggregation)[0]
+        by_token = clipped_policy_loss(
+            logprobs, behaviour, advantages[:, None].expand_as(logprobs), loss_mask, aggregation=aggregation
+        )[0]
         assert torch.equal(by_sequence, by_token)
 
 
@@ -104,11 +123,16 @@ def test_non_finite_values_at_mask_zero_change_nothing():
     for aggregation in AGGREGATIONS:
         clean = logprobs.clone().requires_grad_()
         poisoned = poisoned_logprobs.clone().requires_grad_()
-        loss_clean, metrics_clean = clipped_policy_loss(clean, behaviour, advantages, loss_mask, aggregation=aggregation)
-        loss_poisoned, metrics_poisoned = clipped_policy_loss(poisoned, poisoned_behaviour, advantages, loss_mask,
-                                                              aggregation=aggregation)
+        loss_clean, metrics_clean = clipped_policy_loss(
+            clean, behaviour, advantages, loss_mask, aggregation=aggregation
+        )
+        loss_poisoned, metrics_poisoned = clipped_policy_loss(
+            poisoned, poisoned_behaviour, advantages, loss_mask, aggregation=aggregation
+        )
         loss_clean.backward()
         loss_poisoned.backward()
         assert torch.equal(loss_clean, loss_poisoned) and metrics_clean == metrics_poisoned
         assert torch.equal(clean.grad, poisoned.grad)
-        assert torch.equal(clean.grad[~loss_mask.bool()], torch.zeros(int((~loss_mask.bool()).sum()), dtype=torch.float64))
+        assert torch.equal(
+            clean.grad[~loss_mask.bool()], torch.zeros(int((~loss_mask.bool()).sum()), dtype=torch.float64)
+        )

@@ -6,7 +6,6 @@ import struct
 
 import pytest
 import torch
-
 from agentrl_trainer.losses import AGGREGATIONS
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
 from agentrl_trainer.train_step import action_logprobs, load_batch, save_batch, sequence_logprobs, train_on_batch
@@ -14,6 +13,7 @@ from agentrl_trainer.train_step import action_logprobs, load_batch, save_batch, 
 torch.set_num_threads(2)
 TEMPERATURE = 0.8
 CONFIG = PolicyModelConfig(vocab_size=64, context=32, d_model=32, n_layers=2, n_heads=4)
+
 
 def make_model(seed=0):
     torch.manual_seed(seed)
@@ -30,8 +30,12 @@ def make_batch(model, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), allowed_mask=No
         loss_mask[row, start:end] = 1  # prompt before, observation/padding after
     with torch.no_grad():
         behaviour = sequence_logprobs(model, input_ids, TEMPERATURE, allowed_mask)
-    batch = {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
-             "behaviour_logprobs": behaviour}
+    batch = {
+        "input_ids": input_ids,
+        "loss_mask": loss_mask,
+        "advantages": torch.tensor(advantages),
+        "behaviour_logprobs": behaviour,
+    }
     if allowed_mask is not None:
         batch["allowed_mask"] = allowed_mask
     return batch
@@ -45,9 +49,18 @@ def test_all_zero_advantages_skip_the_step_and_keep_every_weight():
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
     train_on_batch(model, optimizer, make_batch(model, seed=1), temperature=TEMPERATURE)  # momentum now nonzero
-    before, state_before = parameters(model), {k: {n: v.clone() for n, v in s.items()} for k, s in optimizer.state.items()}
-    metrics = train_on_batch(model, optimizer, make_batch(model, seed=2, advantages=(0.0,) * 4), temperature=TEMPERATURE,
-                             minibatches=2, epochs=2)
+    before, state_before = (
+        parameters(model),
+        {k: {n: v.clone() for n, v in s.items()} for k, s in optimizer.state.items()},
+    )
+    metrics = train_on_batch(
+        model,
+        optimizer,
+        make_batch(model, seed=2, advantages=(0.0,) * 4),
+        temperature=TEMPERATURE,
+        minibatches=2,
+        epochs=2,
+    )
     assert metrics["skipped"] is True and metrics["steps"] == 0 and metrics["loss"] == 0.0
     assert metrics["grad_norm"] == 0.0 and abs(metrics["mean_ratio"] - 1.0) < 1e-3
     after = parameters(model)
@@ -115,7 +128,7 @@ def test_masked_positions_provably_change_nothing(aggregation):
     mask = batch["loss_mask"].bool()
     last_action = [int(row.nonzero().max()) for row in mask]
     for row, last in enumerate(last_action):
-        perturbed["input_ids"][row, last + 1:] = (perturbed["input_ids"][row, last + 1:] + 7) % CONFIG.vocab_size
+        perturbed["input_ids"][row, last + 1 :] = (perturbed["input_ids"][row, last + 1 :] + 7) % CONFIG.vocab_size
     assert not torch.equal(perturbed["input_ids"], batch["input_ids"])
     perturbed["behaviour_logprobs"] = torch.where(mask, batch["behaviour_logprobs"], torch.tensor(123.0))
     metrics, grads = gradients_after_one_step(batch, aggregation=aggregation)
@@ -136,8 +149,9 @@ def test_constraint_mask_in_batch_is_applied_like_the_sampler():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
     constrained = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
     assert abs(constrained["mean_ratio"] - 1.0) < 1e-6
-    unconstrained = train_on_batch(model, optimizer, {k: v for k, v in batch.items() if k != "allowed_mask"},
-                                   temperature=TEMPERATURE)
+    unconstrained = train_on_batch(
+        model, optimizer, {k: v for k, v in batch.items() if k != "allowed_mask"}, temperature=TEMPERATURE
+    )
     assert unconstrained["mean_ratio"] < 0.9  # forgetting the mask the sampler used biases every ratio
 
 
@@ -148,7 +162,9 @@ def test_training_raises_logprobs_of_positive_advantage_actions():
     for _ in range(5):
         train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
     with torch.no_grad():
-        change = (sequence_logprobs(model, batch["input_ids"], TEMPERATURE) - batch["behaviour_logprobs"]) * batch["loss_mask"]
+        change = (sequence_logprobs(model, batch["input_ids"], TEMPERATURE) - batch["behaviour_logprobs"]) * batch[
+            "loss_mask"
+        ]
     per_sequence = change.sum(1) / batch["loss_mask"].sum(1)
     assert per_sequence[0] > 0 and per_sequence[1] > 0 and per_sequence[2] < 0 and per_sequence[3] < 0
 
@@ -203,31 +219,47 @@ def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_ma
     B, T, V = 2, 5, CONFIG.vocab_size
     ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
     loss_mask = [0, 1, 1, 0, 0, 0, 0, 1, 1, 1]
-    allowed = [int(v == ids[i] or v % 3 == 0) for i in range(B * T) for v in range(V)]  # row t: the mask token t was drawn under
+    allowed = [
+        int(v == ids[i] or v % 3 == 0) for i in range(B * T) for v in range(V)
+    ]  # row t: the mask token t was drawn under
     if layout == "full":
         mask_tensors = {"allowed_mask": ("BOOL", [B, T, V], allowed)}
     else:  # the writer's layout: distinct rows (row 0 allows everything) and each position's row
         rows = [tuple([1] * V)]
         index = []
         for i in range(B * T):
-            row = tuple(allowed[i * V:(i + 1) * V])
+            row = tuple(allowed[i * V : (i + 1) * V])
             if row not in rows:
                 rows.append(row)
             index.append(rows.index(row))
         assert len(rows) < B * T  # repeated masks are stored once
-        mask_tensors = {"allowed_patterns": ("BOOL", [len(rows), V], [v for row in rows for v in row]), "allowed_index": ("I64", [B, T], index)}
+        mask_tensors = {
+            "allowed_patterns": ("BOOL", [len(rows), V], [v for row in rows for v in row]),
+            "allowed_index": ("I64", [B, T], index),
+        }
     path = tmp_path / "batch.safetensors"
-    path.write_bytes(ts_safetensors({
-        "input_ids": ("I64", [B, T], ids), "loss_mask": ("F32", [B, T], loss_mask), "advantages": ("F32", [B], [0.5, -0.5]),
-        "token_advantages": ("F32", [B, T], [0.0] * (B * T)), "behaviour_logprobs": ("F32", [B, T], [-1.0] * (B * T)),
-        "policy_versions": ("I64", [B, T], [1 if m else -1 for m in loss_mask]), **mask_tensors,
-    }, {"estimator": json.dumps("grpo")}))
+    path.write_bytes(
+        ts_safetensors(
+            {
+                "input_ids": ("I64", [B, T], ids),
+                "loss_mask": ("F32", [B, T], loss_mask),
+                "advantages": ("F32", [B], [0.5, -0.5]),
+                "token_advantages": ("F32", [B, T], [0.0] * (B * T)),
+                "behaviour_logprobs": ("F32", [B, T], [-1.0] * (B * T)),
+                "policy_versions": ("I64", [B, T], [1 if m else -1 for m in loss_mask]),
+                **mask_tensors,
+            },
+            {"estimator": json.dumps("grpo")},
+        )
+    )
     tensors, metadata = load_batch(path)
     assert metadata == {"estimator": "grpo"}
     assert tensors["allowed_mask"].dtype == torch.bool and tensors["allowed_mask"].shape == (B, T, V)
     assert tensors["allowed_mask"].flatten().tolist() == [bool(a) for a in allowed]
     assert tensors["input_ids"].dtype == torch.int64 and tensors["input_ids"].flatten().tolist() == ids
-    batch = {key: tensors[key] for key in ("input_ids", "loss_mask", "advantages", "behaviour_logprobs", "allowed_mask")}
+    batch = {
+        key: tensors[key] for key in ("input_ids", "loss_mask", "advantages", "behaviour_logprobs", "allowed_mask")
+    }
     model = make_model()
     metrics = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
     with torch.no_grad():
@@ -242,9 +274,17 @@ def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_ma
 def test_kl_anchor_to_an_identical_reference_adds_nothing_on_the_first_update():
     model, reference = make_model(), make_model()
     batch = make_batch(model, seed=3)
-    plain = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE)
-    anchored = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE,
-                              reference=reference, kl_coef=0.5)
+    plain = train_on_batch(
+        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE
+    )
+    anchored = train_on_batch(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.0),
+        batch,
+        temperature=TEMPERATURE,
+        reference=reference,
+        kl_coef=0.5,
+    )
     assert anchored["kl_ref"] == pytest.approx(0.0, abs=1e-7)
     assert anchored["loss"] == pytest.approx(plain["loss"], abs=1e-7)
     assert "kl_ref" not in plain
@@ -253,9 +293,17 @@ def test_kl_anchor_to_an_identical_reference_adds_nothing_on_the_first_update():
 def test_kl_anchor_adds_coef_times_k3_and_pulls_toward_the_reference():
     reference = make_model(seed=1)
     batch = make_batch(make_model(), seed=4, advantages=(1e-6, -1e-6, 1e-6, -1e-6))  # next to no policy signal
-    frozen = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch,
-                            temperature=TEMPERATURE, reference=reference, kl_coef=0.5)
-    plain = train_on_batch(make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    frozen = train_on_batch(
+        make_model(),
+        torch.optim.SGD(make_model().parameters(), lr=0.0),
+        batch,
+        temperature=TEMPERATURE,
+        reference=reference,
+        kl_coef=0.5,
+    )
+    plain = train_on_batch(
+        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE
+    )
     assert frozen["kl_ref"] > 0.01
     assert frozen["loss"] == pytest.approx(plain["loss"] + 0.5 * frozen["kl_ref"], rel=1e-5)
     model = make_model()
@@ -269,8 +317,15 @@ def test_kl_anchor_adds_coef_times_k3_and_pulls_toward_the_reference():
 
 def test_compact_allowed_mask_out_of_range_is_refused(tmp_path):
     path = tmp_path / "batch.safetensors"
-    path.write_bytes(ts_safetensors({
-        "input_ids": ("I64", [1, 2], [1, 2]), "allowed_patterns": ("BOOL", [1, CONFIG.vocab_size], [1] * CONFIG.vocab_size), "allowed_index": ("I64", [1, 2], [0, 1]),
-    }, {}))
+    path.write_bytes(
+        ts_safetensors(
+            {
+                "input_ids": ("I64", [1, 2], [1, 2]),
+                "allowed_patterns": ("BOOL", [1, CONFIG.vocab_size], [1] * CONFIG.vocab_size),
+                "allowed_index": ("I64", [1, 2], [0, 1]),
+            },
+            {},
+        )
+    )
     with pytest.raises(ValueError, match=r"allowed_index must lie in \[0, 1\)"):
         load_batch(path)

@@ -96,12 +96,27 @@ class TestK:
         assert add(0, 0) == 0
 '''
 
-REAL = [TEST_FILE + "::" + t for t in (
-    "test_add_param[1-2]", "test_add_param[3-4]", "test_words", "test_words_again", "test_scale_and_table",
-    "test_shares_a_call", "test_flags", "test_no_literal", "TestK::test_c", "TestK::test_d[1]", "TestK::test_d[2]")]
+REAL = [
+    TEST_FILE + "::" + t
+    for t in (
+        "test_add_param[1-2]",
+        "test_add_param[3-4]",
+        "test_words",
+        "test_words_again",
+        "test_scale_and_table",
+        "test_shares_a_call",
+        "test_flags",
+        "test_no_literal",
+        "TestK::test_c",
+        "TestK::test_d[1]",
+        "TestK::test_d[2]",
+    )
+]
 
-FRESH = [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"},
-         {"module": "calc", "function": "mul", "args": ["3", "[4]"], "value": "[4, 4, 4]"}]
+FRESH = [
+    {"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"},
+    {"module": "calc", "function": "mul", "args": ["3", "[4]"], "value": "[4, 4, 4]"},
+]
 
 CORRECT = """
 def add(a, b): return a + b
@@ -159,8 +174,25 @@ def run_pytest(tmp_path, files, package):
         (tmp_path / rel).write_text(text)
     report = tmp_path / "report.json"
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "TWIN_REPORT": str(report)}
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "twinreport", "-p", "no:cacheprovider",
-                    "--rootdir", str(tmp_path), "tests"], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "twinreport",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "tests",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     return json.loads(report.read_text())
 
 
@@ -181,6 +213,7 @@ def twins_of(out):
 
 
 # ---------------------------------------------------------------- running the rewritten tests
+
 
 def test_correct_package_passes_real_and_fails_every_twin_at_its_assert(tmp_path):
     out = rewrite(request())
@@ -207,11 +240,16 @@ def test_forged_equality_passes_twins_and_an_honest_bug_never_passes_a_pair(tmp_
     real_id = {t["id"]: i for i, t in out["tests"].items() if t["kind"] == "real"}
 
     def pair_passes(results, twin):
-        return results[twin]["outcome"] == "passed" and results[real_id[out["tests"][twin]["of"]]]["outcome"] == "passed"
+        return (
+            results[twin]["outcome"] == "passed" and results[real_id[out["tests"][twin]["of"]]]["outcome"] == "passed"
+        )
 
     # an always-true __eq__ passes the twin of every real test it passes (an `is True` twin excepted)
-    passed_real = [i for i in twins if twins[i]["of"] and " is " not in twins[i]["group"]
-                   and forged[real_id[twins[i]["of"]]]["outcome"] == "passed"]
+    passed_real = [
+        i
+        for i in twins
+        if twins[i]["of"] and " is " not in twins[i]["group"] and forged[real_id[twins[i]["of"]]]["outcome"] == "passed"
+    ]
     assert passed_real and all(forged[i]["outcome"] == "passed" for i in passed_real)
     assert all(forged[i]["outcome"] == "passed" for i in twins if twins[i]["of"] is None)
     # a deterministic wrong answer may hit a twin's value, but never both values of one call
@@ -221,6 +259,7 @@ def test_forged_equality_passes_twins_and_an_honest_bug_never_passes_a_pair(tmp_
 
 
 # ---------------------------------------------------------------- what the rewrite hides
+
 
 def test_output_has_no_trace_of_names_docstrings_comments_or_messages():
     out = rewrite(request())
@@ -254,7 +293,7 @@ def test_every_value_of_a_group_is_asserted_equally_often(seed):
     lines = out["files"][TEST_FILE].splitlines()
     seen = {}
     for t in twins_of(out).values():
-        stmt = ast.parse(textwrap.dedent("\n".join(lines[t["lines"][0] - 1:t["lines"][1]]))).body[0]
+        stmt = ast.parse(textwrap.dedent("\n".join(lines[t["lines"][0] - 1 : t["lines"][1]]))).body[0]
         seen[t["group"]] = split_compare(stmt.test)[0]
     assert set(seen) == set(out["groups"])
     for group, call in seen.items():
@@ -279,11 +318,12 @@ def test_uncovered_groups_and_survival_as_documented():
 
 def test_g_is_the_smallest_that_reaches_the_target():
     body = "from calc import add\n" + "".join(
-        "def test_%d():\n    assert add(%d, 1) == %d\n" % (i, i, i + 1) for i in range(10))
+        "def test_%d():\n    assert add(%d, 1) == %d\n" % (i, i, i + 1) for i in range(10)
+    )
     real = [TEST_FILE + "::test_%d" % i for i in range(10)]
     out = rewrite({"seed": "01", "files": {TEST_FILE: body}, "real": real})
     assert {v["values"] for v in out["groups"].values()} == {2}
-    assert out["survival"] == 2 ** -10 <= 1e-3  # 2**-9 would miss the default target
+    assert out["survival"] == 2**-10 <= 1e-3  # 2**-9 would miss the default target
     out = rewrite({"seed": "01", "files": {TEST_FILE: body}, "real": real[:3], "target": 0.01})
     assert {v["values"] for v in out["groups"].values()} == {5}  # 4**-3 > 0.01 >= 5**-3
     assert mt.choose_g([2, 2], 0, 1e-9, 1000) == 2  # bools cannot go further
@@ -311,23 +351,34 @@ def adversary_survives(out, rand, skip):
     return all(passes(i) == (t["kind"] == "real") for i, t in out["tests"].items())
 
 
-@pytest.mark.parametrize("real, fresh, skip, rate", [
-    (["test_a", "test_b"], [], 0, 0.25),
-    # a fresh group halves it again (the right call to leave unanswered), a margin the bound does not count
-    (["test_a"], [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"}], 1, 0.125),
-])
+@pytest.mark.parametrize(
+    "real, fresh, skip, rate",
+    [
+        (["test_a", "test_b"], [], 0, 0.25),
+        # a fresh group halves it again (the right call to leave unanswered), a margin the bound does not count
+        (["test_a"], [{"module": "calc", "function": "add", "args": ["5", "6"], "value": "11"}], 1, 0.125),
+    ],
+)
 def test_lookup_adversary_survives_at_the_bound(real, fresh, skip, rate):
     files = {TEST_FILE: TINY if len(real) == 2 else TINY.split("\ndef test_b")[0] + "\n"}
     rand, trials, wins = random.Random(7), 2000, 0
     for i in range(trials):
-        out = mt.make_twins({"seed": "%x" % (i + 1), "files": files, "real": [TEST_FILE + "::" + r for r in real],
-                             "target": 0.25, "fresh": fresh})
+        out = mt.make_twins(
+            {
+                "seed": "%x" % (i + 1),
+                "files": files,
+                "real": [TEST_FILE + "::" + r for r in real],
+                "target": 0.25,
+                "fresh": fresh,
+            }
+        )
         assert out["survival"] == 0.25
         wins += adversary_survives(out, rand, skip)
     assert abs(wins / trials - rate) <= 3 * math.sqrt(rate * (1 - rate) / trials)
 
 
 # ---------------------------------------------------------------- fresh twins and odd inputs
+
 
 def test_fresh_twins_use_the_files_imports_and_add_missing_ones():
     out = rewrite(request())
@@ -340,13 +391,19 @@ def test_fresh_twins_use_the_files_imports_and_add_missing_ones():
     assert any(s.startswith("assert calc.mul(3, [4]) == [") for s in stmts)
     assert not any(s.endswith("== 11") or s.endswith("== [4, 4, 4]") for s in stmts)
 
-    again = rewrite(request(fresh=FRESH + [{"module": "calc", "function": "add", "args": ["2", "2"], "value": "4"},
-                                          {"module": "calc", "function": "add", "args": ["0"], "value": "None"}]))
+    again = rewrite(
+        request(
+            fresh=FRESH
+            + [
+                {"module": "calc", "function": "add", "args": ["2", "2"], "value": "4"},
+                {"module": "calc", "function": "add", "args": ["0"], "value": "None"},
+            ]
+        )
+    )
     assert again["skippedFresh"] == [2, 3]  # a call the tests assert already; a value with nothing to change
 
 
 def test_mutations_keep_type_and_differ():
-    rand = random.Random(1)
     for value in (0, 7, -3, 2.5, 0.0, 1e-05, "abc", "Hello 42", b"xy", True):
         literal = ast.parse(repr(value), mode="eval").body
         new = [ast.literal_eval(n) for n in mt.variant_literals("ab", repr(value), literal, 5)]
@@ -357,11 +414,18 @@ def test_mutations_keep_type_and_differ():
     for value in ("", None, b"", [], "  "):
         assert mt.leaves(ast.parse(repr(value), mode="eval").body) == []
     nested = ast.parse("[1, {'k': 'v'}, (2.5,)]", mode="eval").body
-    assert {p for p, _ in mt.leaves(nested)} == {(("elts", 0),), (("elts", 1), ("values", 0)), (("elts", 2), ("elts", 0))}
+    assert {p for p, _ in mt.leaves(nested)} == {
+        (("elts", 0),),
+        (("elts", 1), ("values", 0)),
+        (("elts", 2), ("elts", 0)),
+    }
 
 
 def test_unparsable_and_unsafe_files_come_back_unchanged():
-    broken, aliased = "def test_x(:\n", "from calc import add\n\ndef test_x():\n    assert add(1, 1) == 2\n\nalias = test_x\n"
+    broken, aliased = (
+        "def test_x(:\n",
+        "from calc import add\n\ndef test_x():\n    assert add(1, 1) == 2\n\nalias = test_x\n",
+    )
     files = {TEST_FILE: SAMPLE, "tests/test_broken.py": broken, "tests/test_alias.py": aliased}
     out = rewrite(request(files=files, real=REAL + ["tests/test_broken.py::test_x", "tests/test_alias.py::test_x"]))
     assert out["files"]["tests/test_broken.py"] == broken and out["files"]["tests/test_alias.py"] == aliased
@@ -370,15 +434,21 @@ def test_unparsable_and_unsafe_files_come_back_unchanged():
         assert out["tests"][rid] == {"kind": "real", "id": rid} and rid in out["uncovered"]
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"{not json", "not valid JSON"),
-    (json.dumps({"files": {}}).encode(), "'seed'"),
-    (json.dumps(request(seed="xyz")).encode(), "'seed'"),
-    (json.dumps(request(real=[TEST_FILE + "::test_missing"])).encode(), "no such test"),
-    (json.dumps(request(real=["tests/other.py::test_a"])).encode(), "not in 'files'"),
-    (json.dumps(request(target=0)).encode(), "'target'"),
-    (json.dumps(request(fresh=[{"module": "calc", "function": "add", "value": "x+1"}])).encode(), "not a Python literal"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"{not json", "not valid JSON"),
+        (json.dumps({"files": {}}).encode(), "'seed'"),
+        (json.dumps(request(seed="xyz")).encode(), "'seed'"),
+        (json.dumps(request(real=[TEST_FILE + "::test_missing"])).encode(), "no such test"),
+        (json.dumps(request(real=["tests/other.py::test_a"])).encode(), "not in 'files'"),
+        (json.dumps(request(target=0)).encode(), "'target'"),
+        (
+            json.dumps(request(fresh=[{"module": "calc", "function": "add", "value": "x+1"}])).encode(),
+            "not a Python literal",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(raw, message):
     r = run_script(None, raw=raw)
     assert r.returncode == 2 and r.stdout == b""

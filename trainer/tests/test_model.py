@@ -6,7 +6,6 @@ import numpy as np
 import onnxruntime
 import pytest
 import torch
-
 from agentrl_trainer.export import export_onnx, sidecar_path
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig, apply_constraint_mask, token_logprobs
 
@@ -56,14 +55,26 @@ def test_onnx_graph_and_sidecar(exported):
     model, path, session = exported
     (graph_input,) = session.get_inputs()
     (graph_output,) = session.get_outputs()
-    assert (graph_input.name, graph_input.type, graph_input.shape) == ("input_ids", "tensor(int64)", ["batch", "sequence"])
+    assert (graph_input.name, graph_input.type, graph_input.shape) == (
+        "input_ids",
+        "tensor(int64)",
+        ["batch", "sequence"],
+    )
     assert (graph_output.name, graph_output.type) == ("logits", "tensor(float)")
     assert graph_output.shape[2] == model.config.vocab_size
     assert not path.with_name(path.name + ".data").exists()  # weights are inside the one file
     sidecar = json.loads(sidecar_path(path).read_text())
     assert sidecar["formatVersion"] == 1
     assert sidecar["policyVersion"].startswith("onnx-") and sidecar["sha256"].startswith(sidecar["policyVersion"][5:])
-    assert sidecar["config"] == {"vocab_size": 512, "context": 256, "d_model": 64, "n_layers": 2, "n_heads": 4, "dropout": 0.0, "alibi": model.config.alibi}
+    assert sidecar["config"] == {
+        "vocab_size": 512,
+        "context": 256,
+        "d_model": 64,
+        "n_layers": 2,
+        "n_heads": 4,
+        "dropout": 0.0,
+        "alibi": model.config.alibi,
+    }
     # the file is the weights plus a small graph: no (context x context) constant is baked in
     weight_bytes = sum(parameter.numel() * 4 for parameter in model.parameters())
     assert path.stat().st_size < weight_bytes + 100_000, (path.stat().st_size, weight_bytes)
@@ -91,7 +102,10 @@ def test_an_export_after_new_weights_reuses_the_trace_and_equals_a_fresh_one(tmp
         export._trace = original
     after, fresh = (tmp_path / "after.onnx").read_bytes(), (tmp_path / "fresh.onnx").read_bytes()
     assert after == fresh and after != (tmp_path / "before.onnx").read_bytes()
-    assert json.loads(sidecar_path(tmp_path / "after.onnx").read_text())["sha256"] == json.loads(sidecar_path(tmp_path / "fresh.onnx").read_text())["sha256"]
+    assert (
+        json.loads(sidecar_path(tmp_path / "after.onnx").read_text())["sha256"]
+        == json.loads(sidecar_path(tmp_path / "fresh.onnx").read_text())["sha256"]
+    )
     # onnxruntime on the reused graph computes the new weights' log-probs
     input_ids = torch.randint(0, 64, (2, 20), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
@@ -102,7 +116,9 @@ def test_an_export_after_new_weights_reuses_the_trace_and_equals_a_fresh_one(tmp
     # another config is traced on its own, never written into this graph
     other = make_model(seed=3, vocab_size=64, context=32, d_model=16, n_layers=1, n_heads=2, alibi=alibi)
     export_onnx(other, tmp_path / "other.onnx")
-    (other_logits,) = onnxruntime.InferenceSession(str(tmp_path / "other.onnx"), providers=["CPUExecutionProvider"]).run(["logits"], {"input_ids": input_ids[:, :-1].numpy()})
+    (other_logits,) = onnxruntime.InferenceSession(
+        str(tmp_path / "other.onnx"), providers=["CPUExecutionProvider"]
+    ).run(["logits"], {"input_ids": input_ids[:, :-1].numpy()})
     with torch.no_grad():
         assert np.abs(other_logits - other(input_ids[:, :-1]).numpy()).max() < 1e-4
 
@@ -128,6 +144,7 @@ def test_forward_shape_and_causality():
 
 def test_alibi_is_causal_and_favours_recent_tokens():
     from agentrl_trainer.model import alibi_bias, alibi_slopes
+
     bias = alibi_bias(alibi_slopes(4), 6)[0]  # (H, T, T)
     assert torch.isinf(bias[:, 2, 3:]).all() and bias[:, 3, 3].eq(0).all()
     assert torch.allclose(bias[:, 5, 2], -3 * torch.tensor([1 / 4, 1 / 16, 1 / 64, 1 / 256]))

@@ -6,9 +6,14 @@ import math
 
 import pytest
 import torch
-
 from agentrl_trainer import golden_off_policy
-from agentrl_trainer.losses import AGGREGATIONS, OFF_POLICY_MODES, clipped_policy_loss, importance_metrics, off_policy_weights
+from agentrl_trainer.losses import (
+    AGGREGATIONS,
+    OFF_POLICY_MODES,
+    clipped_policy_loss,
+    importance_metrics,
+    off_policy_weights,
+)
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
 from agentrl_trainer.train_step import check_staleness, sequence_logprobs, token_staleness, train_on_batch
 
@@ -19,9 +24,13 @@ CONFIG = PolicyModelConfig(vocab_size=48, context=24, d_model=32, n_layers=1, n_
 
 
 def tensors(case, dtype=torch.float64):
-    return {"logprobs": torch.tensor(case["logprobs"], dtype=dtype), "behaviour": torch.tensor(case["behaviour_logprobs"], dtype=dtype),
-            "proximal": torch.tensor(case["proximal_logprobs"], dtype=dtype), "advantages": torch.tensor(case["advantages"], dtype=dtype),
-            "mask": torch.tensor(case["loss_mask"])}
+    return {
+        "logprobs": torch.tensor(case["logprobs"], dtype=dtype),
+        "behaviour": torch.tensor(case["behaviour_logprobs"], dtype=dtype),
+        "proximal": torch.tensor(case["proximal_logprobs"], dtype=dtype),
+        "advantages": torch.tensor(case["advantages"], dtype=dtype),
+        "mask": torch.tensor(case["loss_mask"]),
+    }
 
 
 def test_golden_file_is_what_the_reference_writes():
@@ -34,8 +43,16 @@ def test_golden_file_is_what_the_reference_writes():
 @pytest.mark.parametrize("aggregation", GOLDEN["aggregations"])
 def test_golden_loss_cases(case, aggregation):
     t = tensors(case)
-    loss, metrics = clipped_policy_loss(t["logprobs"], t["behaviour"], t["advantages"], t["mask"], aggregation=aggregation,
-                                        off_policy=case["off_policy"], proximal_logprobs=t["proximal"], is_cap=case.get("is_cap", 2.0))
+    loss, metrics = clipped_policy_loss(
+        t["logprobs"],
+        t["behaviour"],
+        t["advantages"],
+        t["mask"],
+        aggregation=aggregation,
+        off_policy=case["off_policy"],
+        proximal_logprobs=t["proximal"],
+        is_cap=case.get("is_cap", 2.0),
+    )
     tolerance = GOLDEN["tolerance"]
     assert math.isclose(float(loss), case["expected"]["loss"][aggregation], rel_tol=0.0, abs_tol=tolerance)
     for name, expected in case["expected"]["metrics"].items():
@@ -45,13 +62,26 @@ def test_golden_loss_cases(case, aggregation):
         assert math.isclose(importance[name], expected, rel_tol=0.0, abs_tol=tolerance), name
 
 
-@pytest.mark.parametrize("case", [case for case in GOLDEN["loss"] if case["name"].endswith("all versions equal")], ids=lambda case: case["name"])
+@pytest.mark.parametrize(
+    "case",
+    [case for case in GOLDEN["loss"] if case["name"].endswith("all versions equal")],
+    ids=lambda case: case["name"],
+)
 @pytest.mark.parametrize("aggregation", GOLDEN["aggregations"])
 def test_with_every_token_fresh_both_corrections_equal_todays_loss_exactly(case, aggregation):
     t = tensors(case, torch.float32)
-    today, today_metrics = clipped_policy_loss(t["logprobs"], t["behaviour"], t["advantages"], t["mask"], aggregation=aggregation)
-    loss, metrics = clipped_policy_loss(t["logprobs"], t["behaviour"], t["advantages"], t["mask"], aggregation=aggregation,
-                                        off_policy=case["off_policy"], proximal_logprobs=t["behaviour"].clone())
+    today, today_metrics = clipped_policy_loss(
+        t["logprobs"], t["behaviour"], t["advantages"], t["mask"], aggregation=aggregation
+    )
+    loss, metrics = clipped_policy_loss(
+        t["logprobs"],
+        t["behaviour"],
+        t["advantages"],
+        t["mask"],
+        aggregation=aggregation,
+        off_policy=case["off_policy"],
+        proximal_logprobs=t["behaviour"].clone(),
+    )
     assert torch.equal(loss, today)
     assert metrics == today_metrics
 
@@ -76,8 +106,14 @@ def test_tis_truncates_and_decoupled_drops_tokens_over_the_cap():
 def test_the_proximal_policy_carries_no_gradient():
     logprobs = torch.log(torch.tensor([[0.5, 0.4, 0.3]])).requires_grad_()
     proximal = torch.log(torch.tensor([[0.5, 0.2, 0.45]])).requires_grad_()
-    loss, _ = clipped_policy_loss(logprobs, torch.log(torch.tensor([[0.5, 0.3, 0.3]])), torch.tensor([1.0]), torch.tensor([[0, 1, 1]]),
-                                  off_policy="decoupled", proximal_logprobs=proximal)
+    loss, _ = clipped_policy_loss(
+        logprobs,
+        torch.log(torch.tensor([[0.5, 0.3, 0.3]])),
+        torch.tensor([1.0]),
+        torch.tensor([[0, 1, 1]]),
+        off_policy="decoupled",
+        proximal_logprobs=proximal,
+    )
     loss.backward()
     assert proximal.grad is None and logprobs.grad is not None and bool(logprobs.grad.abs().sum() > 0)
 
@@ -110,8 +146,13 @@ def make_batch(model, versions):
         behaviour = sequence_logprobs(model, input_ids, TEMPERATURE)
     # an older policy's tokens: the behaviour log-probs it recorded differ from the current weights'
     behaviour = torch.where(versions < 3, behaviour - 0.3 * torch.rand(B, T, generator=generator), behaviour)
-    return {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor([1.0, -0.5, 0.7]),
-            "behaviour_logprobs": behaviour, "policy_versions": versions}
+    return {
+        "input_ids": input_ids,
+        "loss_mask": loss_mask,
+        "advantages": torch.tensor([1.0, -0.5, 0.7]),
+        "behaviour_logprobs": behaviour,
+        "policy_versions": versions,
+    }
 
 
 def versions_table(fresh_only):
@@ -127,8 +168,17 @@ def trained_weights(mode, versions, **options):
     torch.manual_seed(0)
     model = PolicyModel(CONFIG)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    metrics = train_on_batch(model, optimizer, make_batch(model, versions), temperature=TEMPERATURE, off_policy=mode,
-                             base_version=3, minibatches=2, epochs=2, **options)
+    metrics = train_on_batch(
+        model,
+        optimizer,
+        make_batch(model, versions),
+        temperature=TEMPERATURE,
+        off_policy=mode,
+        base_version=3,
+        minibatches=2,
+        epochs=2,
+        **options,
+    )
     return {name: value.detach().clone() for name, value in model.state_dict().items()}, metrics
 
 
@@ -148,7 +198,9 @@ def test_stale_tokens_change_the_step_and_are_measured():
     # the stale tokens' behaviour log-probs are lower than the current weights': pi_prox / mu > 1 there
     assert tis_metrics["importance"]["max"] > 1.1 and tis_metrics["importance"]["truncated_share"] > 0
     assert tis_metrics["importance"]["mismatch_kl"] > 0
-    assert none_metrics["importance"] == tis_metrics["importance"]  # measured before the first update, whatever the mode
+    assert (
+        none_metrics["importance"] == tis_metrics["importance"]
+    )  # measured before the first update, whatever the mode
 
 
 def test_a_token_beyond_the_staleness_bound_is_refused_before_any_update():
@@ -157,8 +209,15 @@ def test_a_token_beyond_the_staleness_bound_is_refused_before_any_update():
     before = {name: value.clone() for name, value in model.state_dict().items()}
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     with pytest.raises(ValueError, match="2 versions older than version 3, beyond maxStaleness 1"):
-        train_on_batch(model, optimizer, make_batch(model, versions_table(fresh_only=False)), temperature=TEMPERATURE,
-                       off_policy="decoupled", base_version=3, max_staleness=1)
+        train_on_batch(
+            model,
+            optimizer,
+            make_batch(model, versions_table(fresh_only=False)),
+            temperature=TEMPERATURE,
+            off_policy="decoupled",
+            base_version=3,
+            max_staleness=1,
+        )
     assert all(torch.equal(before[name], value) for name, value in model.state_dict().items())
 
 
@@ -176,8 +235,16 @@ def test_mismatch_is_measured_on_the_base_versions_tokens_before_the_first_updat
     assert abs(measured["kl"] - float((ratios - 1 - ratios.log()).mean())) < 1e-6
     # without versions every mask-1 token counts, the stale one included
     assert mismatch_metrics(recomputed, behaviour, mask)["max_abs_ratio_dev"] > 7
-    assert mismatch_metrics(recomputed, recomputed, mask) == {"mean_abs_ratio_dev": 0.0, "max_abs_ratio_dev": 0.0, "kl": 0.0}
-    assert mismatch_metrics(recomputed, behaviour, torch.zeros_like(mask)) == {"mean_abs_ratio_dev": 0.0, "max_abs_ratio_dev": 0.0, "kl": 0.0}
+    assert mismatch_metrics(recomputed, recomputed, mask) == {
+        "mean_abs_ratio_dev": 0.0,
+        "max_abs_ratio_dev": 0.0,
+        "kl": 0.0,
+    }
+    assert mismatch_metrics(recomputed, behaviour, torch.zeros_like(mask)) == {
+        "mean_abs_ratio_dev": 0.0,
+        "max_abs_ratio_dev": 0.0,
+        "kl": 0.0,
+    }
 
 
 def test_mismatch_is_reported_by_skipped_steps_too():

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "sandbox" / "oracle_values.py"
 GOLDEN = json.loads((ROOT / "shared" / "golden" / "oracle-values.json").read_text(encoding="utf-8"))
 SCHEMA = json.loads((ROOT / "shared" / "contracts" / "oracle.schema.json").read_text(encoding="utf-8"))
-ORACLE_FILES = sorted((ROOT / "tasks").glob("*/oracle.json")) + sorted((ROOT / "tasks" / "suite").glob("*/*/oracle.json"))
+ORACLE_FILES = sorted((ROOT / "tasks").glob("*/oracle.json")) + sorted(
+    (ROOT / "tasks" / "suite").glob("*/*/oracle.json")
+)
 
 spec = importlib.util.spec_from_file_location("oracle_values", MODULE)
 ov = importlib.util.module_from_spec(spec)
@@ -85,16 +87,32 @@ def test_golden_encodings_match_the_schema_value():
 
 def test_the_schema_rejects_malformed_shapes():
     value = Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/value"})
-    for data in (1.5, 2**53, -(2**53), {"$nope": 1}, {"a": 1}, {}, {"$tuple": 1}, {"$float": 1.0},
-                 {"$float": "1,0"}, {"$dict": [[1]]}, {"$bytes": "AP8"}, {"$int": "0x10"}, {"$tuple": [], "$set": []}):
+    for data in (
+        1.5,
+        2**53,
+        -(2**53),
+        {"$nope": 1},
+        {"a": 1},
+        {},
+        {"$tuple": 1},
+        {"$float": 1.0},
+        {"$float": "1,0"},
+        {"$dict": [[1]]},
+        {"$bytes": "AP8"},
+        {"$int": "0x10"},
+        {"$tuple": [], "$set": []},
+    ):
         assert not value.is_valid(data), data
     document = Draft202012Validator(SCHEMA)
     good = {"module": "m", "function": "f", "args": [], "expect": {"value": 1}}
     assert document.is_valid({"format": "agentrl-oracle/1", "calls": [good]})
-    for bad in ({"format": "agentrl-oracle/2", "calls": [good]}, {"format": "agentrl-oracle/1", "calls": []},
-                {"format": "agentrl-oracle/1", "calls": [{**good, "expect": {"value": 1, "raises": "E"}}]},
-                {"format": "agentrl-oracle/1", "calls": [{**good, "module": "a-b"}]},
-                {"format": "agentrl-oracle/1", "calls": [{**good, "extra": 1}]}):
+    for bad in (
+        {"format": "agentrl-oracle/2", "calls": [good]},
+        {"format": "agentrl-oracle/1", "calls": []},
+        {"format": "agentrl-oracle/1", "calls": [{**good, "expect": {"value": 1, "raises": "E"}}]},
+        {"format": "agentrl-oracle/1", "calls": [{**good, "module": "a-b"}]},
+        {"format": "agentrl-oracle/1", "calls": [{**good, "extra": 1}]},
+    ):
         assert not document.is_valid(bad), bad
 
 
@@ -108,8 +126,13 @@ def test_exact_types_only():
     for value in (AlwaysEqual(3), [1, AlwaysEqual(3)], {AlwaysEqual(3): 1}, {1: (AlwaysEqual(3),)}):
         with pytest.raises(ov.Unencodable, match="^AlwaysEqual$"):
             ov.encode(value)
-    for subclass in (type("S", (str,), {})("x"), type("L", (list,), {})(), type("T", (tuple,), {})(),
-                     type("F", (frozenset,), {})(), type("B", (bytes,), {})(b"")):
+    for subclass in (
+        type("S", (str,), {})("x"),
+        type("L", (list,), {})(),
+        type("T", (tuple,), {})(),
+        type("F", (frozenset,), {})(),
+        type("B", (bytes,), {})(b""),
+    ):
         with pytest.raises(ov.Unencodable):
             ov.encode(subclass)
 
@@ -191,7 +214,9 @@ def call(function, *args, **kwargs):
 
 
 def test_run_calls_outcomes(tmp_path):
-    root = make_package(tmp_path / "a", """
+    root = make_package(
+        tmp_path / "a",
+        """
         class Refused(ValueError):
             pass
 
@@ -210,10 +235,20 @@ def test_run_calls_outcomes(tmp_path):
         def grow(items):
             items.append(1)
             return items
-    """)
-    calls = [call("add", 1, 2), call("add", 1, b=1.5), call("refuse", 1), call("opaque"), call("leave"),
-             call("missing"), call("grow", []), call("grow", []), {"module": "nomod", "function": "f", "args": []},
-             {"module": "mod", "function": "add", "args": [1.5]}]
+    """,
+    )
+    calls = [
+        call("add", 1, 2),
+        call("add", 1, b=1.5),
+        call("refuse", 1),
+        call("opaque"),
+        call("leave"),
+        call("missing"),
+        call("grow", []),
+        call("grow", []),
+        {"module": "nomod", "function": "f", "args": []},
+        {"module": "mod", "function": "add", "args": [1.5]},
+    ]
     outcomes = ov.run_calls(calls, root)
     assert outcomes[0] == {"value": 3}
     assert outcomes[1] == {"value": {"$float": "2.5"}}
@@ -250,8 +285,9 @@ def test_outcome_matches():
 
 
 def run_cli(*args, stdin=""):
-    return subprocess.run([sys.executable, "-I", "-B", str(MODULE), *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-I", "-B", str(MODULE), *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_cli(tmp_path):
@@ -302,8 +338,12 @@ def load_generator():
 
 
 def test_the_generated_suite_is_current():
-    proc = subprocess.run([sys.executable, str(ROOT / "tasks" / "generate_suite.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tasks" / "generate_suite.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
 
 
@@ -313,8 +353,11 @@ def test_generator_keeps_expected_tests_across_oracle_changes(tmp_path, monkeypa
     files, _, _ = gen.generate()
     assert gen.write_suite(files)[0] == 0
     task = tmp_path / "suite" / gen.task_dirs(gen.SUITE)[0]
-    old = {"visible": ["tests/test_a.py::test_a"], "hidden": ["tests/test_h.py::test_h"],
-           "oracle": ["tests/test_oracle_a.py::test_o"]}
+    old = {
+        "visible": ["tests/test_a.py::test_a"],
+        "hidden": ["tests/test_h.py::test_h"],
+        "oracle": ["tests/test_oracle_a.py::test_o"],
+    }
     (task / "expected-tests.json").write_text(json.dumps(old, indent=2) + "\n")
     (task / "oracle" / "tests").mkdir(parents=True)
     (task / "oracle" / "tests" / "test_oracle_a.py").write_text("def test_o():\n    pass\n")

@@ -1,4 +1,5 @@
 """The policy tokenizer: golden ids shared with the TypeScript tests, exact round trips, specials."""
+
 import base64
 import json
 from pathlib import Path

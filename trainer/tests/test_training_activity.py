@@ -9,13 +9,12 @@ from pathlib import Path
 import onnxruntime
 import pytest
 import torch
-from temporalio.exceptions import ApplicationError, CancelledError
-from temporalio.testing import ActivityEnvironment
-
 from agentrl_trainer.checkpoints import checkpoint_path, latest_checkpoint, load_checkpoint, step_record_path
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
 from agentrl_trainer.train_step import save_batch, sequence_logprobs
 from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
+from temporalio.exceptions import ApplicationError, CancelledError
+from temporalio.testing import ActivityEnvironment
 
 torch.set_num_threads(2)
 MODEL_CONFIG = {"vocabSize": 32, "context": 16, "dModel": 16, "nLayers": 1, "nHeads": 2}
@@ -23,7 +22,16 @@ CONFIG = PolicyModelConfig(vocab_size=32, context=16, d_model=16, n_layers=1, n_
 TEMPERATURE = 0.9
 
 
-def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, allowed_mask=None, token_advantages=None, policy_versions=None):
+def write_batch(
+    path,
+    *,
+    seed=0,
+    advantages=(1.0, -1.0, 0.5, -0.5),
+    model=None,
+    allowed_mask=None,
+    token_advantages=None,
+    policy_versions=None,
+):
     """Four sequences of 12 tokens, actions at positions 4..9; behaviour log-probs from `model` (fresh) or noise."""
     generator = torch.Generator().manual_seed(seed)
     B, T = len(advantages), 12
@@ -35,8 +43,12 @@ def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, 
     else:
         with torch.no_grad():
             behaviour = sequence_logprobs(model, input_ids, TEMPERATURE)
-    tensors = {"input_ids": input_ids, "loss_mask": loss_mask, "advantages": torch.tensor(advantages),
-               "behaviour_logprobs": behaviour.float()}
+    tensors = {
+        "input_ids": input_ids,
+        "loss_mask": loss_mask,
+        "advantages": torch.tensor(advantages),
+        "behaviour_logprobs": behaviour.float(),
+    }
     if allowed_mask is not None:
         tensors["allowed_mask"] = allowed_mask(input_ids)
     if token_advantages is not None:
@@ -48,8 +60,17 @@ def write_batch(path, *, seed=0, advantages=(1.0, -1.0, 0.5, -0.5), model=None, 
 
 
 def request(run_dir, number, step_id, batch_path, **overrides):
-    return {"runDir": str(run_dir), "stepId": step_id, "step": number, "batchPath": str(batch_path), "seed": 7,
-            "modelConfig": MODEL_CONFIG, "optimizer": {"lr": 1e-2}, "temperature": TEMPERATURE, **overrides}
+    return {
+        "runDir": str(run_dir),
+        "stepId": step_id,
+        "step": number,
+        "batchPath": str(batch_path),
+        "seed": 7,
+        "modelConfig": MODEL_CONFIG,
+        "optimizer": {"lr": 1e-2},
+        "temperature": TEMPERATURE,
+        **overrides,
+    }
 
 
 def run(payload, environment=None):
@@ -75,7 +96,11 @@ def model_from(path):
 
 def snapshot(folder):
     """Every file under `folder` (hidden ones too): relative path -> (mtime_ns, bytes)."""
-    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(Path(folder).rglob("*"))
+        if p.is_file()
+    }
 
 
 def run_with_step_one(tmp_path, step_one):
@@ -101,15 +126,39 @@ def step_one(tmp_path_factory):
 
 def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     run_dir, result = step_one["runDir"], step_one["result"]
-    assert set(result) == {"stepId", "step", "policyVersion", "onnxPath", "checkpointPath", "metrics", "device", "durationMs"}
+    assert set(result) == {
+        "stepId",
+        "step",
+        "policyVersion",
+        "onnxPath",
+        "checkpointPath",
+        "metrics",
+        "device",
+        "durationMs",
+    }
     assert result["stepId"] == "iteration-0001" and result["step"] == 1 and result["device"] == "cpu"
     assert result["checkpointPath"] == str(run_dir / "checkpoints" / "step-1.pt")
     assert result["onnxPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
     metrics = result["metrics"]
-    assert set(metrics) == {"loss", "meanRatio", "clipFraction", "klK3", "gradNorm", "skipped", "maskedTokens", "updates",
-                            "offPolicy", "importanceWeight", "mismatchKl", "mismatch"}
+    assert set(metrics) == {
+        "loss",
+        "meanRatio",
+        "clipFraction",
+        "klK3",
+        "gradNorm",
+        "skipped",
+        "maskedTokens",
+        "updates",
+        "offPolicy",
+        "importanceWeight",
+        "mismatchKl",
+        "mismatch",
+    }
     assert set(metrics["mismatch"]) == {"meanAbsRatioDev", "maxAbsRatioDev", "kl"}
-    assert 0 <= metrics["mismatch"]["meanAbsRatioDev"] <= metrics["mismatch"]["maxAbsRatioDev"] and metrics["mismatch"]["kl"] >= -1e-9
+    assert (
+        0 <= metrics["mismatch"]["meanAbsRatioDev"] <= metrics["mismatch"]["maxAbsRatioDev"]
+        and metrics["mismatch"]["kl"] >= -1e-9
+    )
     assert metrics["offPolicy"] == "none" and set(metrics["importanceWeight"]) == {"mean", "max", "truncatedShare"}
     assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
     sidecar = json.loads(Path(result["onnxPath"] + ".json").read_text())
@@ -165,6 +214,7 @@ def test_per_token_advantages_take_precedence_over_the_episode_advantages(tmp_pa
         values = torch.zeros(mask.shape)
         values[1, 6] = -1.0
         return values
+
     run_dir = run_with_step_one(tmp_path, step_one)
     batch = write_batch(tmp_path / "decision.safetensors", seed=2, advantages=(0.0,) * 4, token_advantages=one_decision)
     result = run(request(run_dir, 2, "iteration-0002", batch))
@@ -174,7 +224,9 @@ def test_per_token_advantages_take_precedence_over_the_episode_advantages(tmp_pa
     # and all-zero per-token advantages skip the step whatever the episode advantages say
     other = tmp_path / "other"
     other_dir = run_with_step_one(other, step_one) if other.mkdir() is None else None
-    zero = write_batch(tmp_path / "zero-tokens.safetensors", seed=2, token_advantages=lambda mask: torch.zeros(mask.shape))
+    zero = write_batch(
+        tmp_path / "zero-tokens.safetensors", seed=2, token_advantages=lambda mask: torch.zeros(mask.shape)
+    )
     assert run(request(other_dir, 2, "iteration-0002", zero))["metrics"]["skipped"] is True
 
 
@@ -216,10 +268,15 @@ def test_off_policy_correction_and_the_staleness_bound_on_the_batch_versions(tmp
         return table
 
     batch = write_batch(tmp_path / "mixed.safetensors", seed=3, model=model, policy_versions=versions)
-    metrics = run(request(run_dir, 2, "iteration-0002", batch, offPolicy="decoupled", isCap=1.5, maxStaleness=1))["metrics"]
+    metrics = run(request(run_dir, 2, "iteration-0002", batch, offPolicy="decoupled", isCap=1.5, maxStaleness=1))[
+        "metrics"
+    ]
     assert metrics["offPolicy"] == "decoupled" and metrics["updates"] == 1
     assert metrics["importanceWeight"]["max"] >= 1.0 and metrics["mismatchKl"] >= 0
-    with raises("InvalidInput", r"^batchPath: batch.policy_versions holds a trained token 2 versions older than version 2, beyond maxStaleness 0"):
+    with raises(
+        "InvalidInput",
+        r"^batchPath: batch.policy_versions holds a trained token 2 versions older than version 2, beyond maxStaleness 0",
+    ):
         run(request(run_dir, 3, "iteration-0003", batch, maxStaleness=0))
     with raises("InvalidInput", r"offPolicy"):
         run(request(run_dir, 3, "iteration-0003", batch, offPolicy="ppo"))
@@ -261,27 +318,39 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"stepId": "../escape"}, r"^stepId: '\.\./escape' must match"),
-    ({"step": 0}, r"^step must be an integer >= 1, got 0"),
-    ({"step": True}, r"^step must be an integer >= 1, got True"),
-    ({"runDir": "relative/run"}, r"^runDir must be an absolute path"),
-    ({"seed": "7"}, r"^seed must be an integer >= 0, got '7'"),
-    ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
-    ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
-    ({"clipEps": 1.5}, r"^clipEps must be a finite number > 0\.0 and < 1\.0, got 1\.5"),
-    ({"objective": "sft"}, r"^objective: unknown 'sft'; known: imitation, policy_gradient"),
-    ({"aggregation": "mean"}, r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean"),
-    ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runDir, stepId"),
-    ({"modelConfig": None}, r"^modelConfig is required at step 1"),
-    ({"modelConfig": {**MODEL_CONFIG, "nHeads": 3}}, r"^modelConfig: PolicyModelConfig\.d_model \(16\) must be divisible by n_heads \(3\)"),
-    ({"modelConfig": {"vocabSize": 0}}, r"^modelConfig\.vocabSize must be an integer >= 1, got 0"),
-    ({"minibatches": 5}, r"^minibatches: must be in \[1, 4\] \(the batch has 4 sequences\), got 5"),
-    ({"batchPath": "/nonexistent/batch.safetensors"}, r"^batchPath: /nonexistent/batch\.safetensors does not exist"),
-    ({"klCoef": 0.1}, r"^referenceStep is required when klCoef > 0"),
-    ({"klCoef": -0.1, "referenceStep": 1}, r"^klCoef must be a finite number >= 0\.0, got -0\.1"),
-    ({"klCoef": 0.1, "referenceStep": 1}, r"^referenceStep: 1 must be an earlier step than step 1"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"stepId": "../escape"}, r"^stepId: '\.\./escape' must match"),
+        ({"step": 0}, r"^step must be an integer >= 1, got 0"),
+        ({"step": True}, r"^step must be an integer >= 1, got True"),
+        ({"runDir": "relative/run"}, r"^runDir must be an absolute path"),
+        ({"seed": "7"}, r"^seed must be an integer >= 0, got '7'"),
+        ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
+        ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
+        ({"clipEps": 1.5}, r"^clipEps must be a finite number > 0\.0 and < 1\.0, got 1\.5"),
+        ({"objective": "sft"}, r"^objective: unknown 'sft'; known: imitation, policy_gradient"),
+        (
+            {"aggregation": "mean"},
+            r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean",
+        ),
+        ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runDir, stepId"),
+        ({"modelConfig": None}, r"^modelConfig is required at step 1"),
+        (
+            {"modelConfig": {**MODEL_CONFIG, "nHeads": 3}},
+            r"^modelConfig: PolicyModelConfig\.d_model \(16\) must be divisible by n_heads \(3\)",
+        ),
+        ({"modelConfig": {"vocabSize": 0}}, r"^modelConfig\.vocabSize must be an integer >= 1, got 0"),
+        ({"minibatches": 5}, r"^minibatches: must be in \[1, 4\] \(the batch has 4 sequences\), got 5"),
+        (
+            {"batchPath": "/nonexistent/batch.safetensors"},
+            r"^batchPath: /nonexistent/batch\.safetensors does not exist",
+        ),
+        ({"klCoef": 0.1}, r"^referenceStep is required when klCoef > 0"),
+        ({"klCoef": -0.1, "referenceStep": 1}, r"^klCoef must be a finite number >= 0\.0, got -0\.1"),
+        ({"klCoef": 0.1, "referenceStep": 1}, r"^referenceStep: 1 must be an earlier step than step 1"),
+    ],
+)
 def test_bad_fields_are_non_retryable_invalid_input_naming_the_field(tmp_path, overrides, message):
     batch = write_batch(tmp_path / "batch.safetensors")
     with raises("InvalidInput", message):
@@ -291,8 +360,15 @@ def test_bad_fields_are_non_retryable_invalid_input_naming_the_field(tmp_path, o
 
 def test_malformed_batch_is_invalid_input_naming_batch_path(tmp_path):
     path = tmp_path / "batch.safetensors"
-    save_batch(path, {"input_ids": torch.full((2, 8), 40), "loss_mask": torch.zeros(2, 8), "advantages": torch.ones(2),
-                      "behaviour_logprobs": torch.zeros(2, 8)})
+    save_batch(
+        path,
+        {
+            "input_ids": torch.full((2, 8), 40),
+            "loss_mask": torch.zeros(2, 8),
+            "advantages": torch.ones(2),
+            "behaviour_logprobs": torch.zeros(2, 8),
+        },
+    )
     with raises("InvalidInput", r"^batchPath: batch\.input_ids holds ids outside the vocabulary \[0, 32\)"):
         run(request(tmp_path / "run", 1, "iteration-0001", path))
 
@@ -301,12 +377,23 @@ def every_token_allowed(input_ids):
     return torch.ones(*input_ids.shape, CONFIG.vocab_size, dtype=torch.bool)  # (B, T, V)
 
 
-@pytest.mark.parametrize(("allowed_mask", "message"), [
-    (lambda ids: every_token_allowed(ids)[..., 1:], r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\) = \(4, 12, 32\), got torch\.bool \(4, 12, 31\)"),
-    (lambda ids: every_token_allowed(ids).to(torch.uint8), r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\)"),
-    (lambda ids: every_token_allowed(ids).scatter(-1, ids.unsqueeze(-1), False),
-     r"^batchPath: batch\.allowed_mask must allow input_ids\[b, t\] at every loss_mask=1 position"),
-])
+@pytest.mark.parametrize(
+    ("allowed_mask", "message"),
+    [
+        (
+            lambda ids: every_token_allowed(ids)[..., 1:],
+            r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\) = \(4, 12, 32\), got torch\.bool \(4, 12, 31\)",
+        ),
+        (
+            lambda ids: every_token_allowed(ids).to(torch.uint8),
+            r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\)",
+        ),
+        (
+            lambda ids: every_token_allowed(ids).scatter(-1, ids.unsqueeze(-1), False),
+            r"^batchPath: batch\.allowed_mask must allow input_ids\[b, t\] at every loss_mask=1 position",
+        ),
+    ],
+)
 def test_malformed_allowed_mask_is_invalid_input_naming_batch_path(tmp_path, allowed_mask, message):
     batch = write_batch(tmp_path / "batch.safetensors", allowed_mask=allowed_mask)
     with raises("InvalidInput", message):
@@ -318,8 +405,15 @@ def test_a_non_finite_update_is_non_retryable_and_writes_nothing(tmp_path):
     loss_mask = torch.zeros(2, 8)
     loss_mask[:, 3:] = 1
     # finite but absurd behaviour log-probs: ratio inf, and with a negative advantage an infinite loss
-    save_batch(path, {"input_ids": torch.ones((2, 8), dtype=torch.int64), "loss_mask": loss_mask,
-                      "advantages": torch.tensor([-1.0, 1.0]), "behaviour_logprobs": torch.full((2, 8), -1e30)})
+    save_batch(
+        path,
+        {
+            "input_ids": torch.ones((2, 8), dtype=torch.int64),
+            "loss_mask": loss_mask,
+            "advantages": torch.tensor([-1.0, 1.0]),
+            "behaviour_logprobs": torch.full((2, 8), -1e30),
+        },
+    )
     with raises("NonFiniteUpdate", r"^step 1: non-finite update \(loss inf"):
         run(request(tmp_path / "run", 1, "iteration-0001", path))
     assert latest_checkpoint(tmp_path / "run") is None and not (tmp_path / "run" / "policies").exists()

@@ -20,16 +20,15 @@ from pathlib import Path
 import onnxruntime
 import pytest
 import torch
+from agentrl_trainer.checkpoints import checkpoint_path, load_checkpoint
+from agentrl_trainer.contract import TASK_QUEUE
+from agentrl_trainer.train_step import save_batch
+from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
 from temporalio import workflow
 from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.common import RetryPolicy
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
-
-from agentrl_trainer.checkpoints import checkpoint_path, load_checkpoint
-from agentrl_trainer.contract import TASK_QUEUE
-from agentrl_trainer.train_step import save_batch
-from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
 
 torch.set_num_threads(2)
 TRAINER = Path(__file__).resolve().parents[1]
@@ -60,8 +59,14 @@ class TrainingWorker:
         command = [sys.executable, "-m", "agentrl_trainer.worker", "--address", address]
         if task_queue:
             command += ["--task-queue", task_queue]
-        self.process = subprocess.Popen(command, cwd=TRAINER, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})})
+        self.process = subprocess.Popen(
+            command,
+            cwd=TRAINER,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})},
+        )
         self.lines = []
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
@@ -95,15 +100,29 @@ def write_batch(path, seed):
     B, T = 4, 12
     loss_mask = torch.zeros(B, T)
     loss_mask[:, 4:10] = 1
-    save_batch(path, {"input_ids": torch.randint(0, 32, (B, T), generator=generator), "loss_mask": loss_mask,
-                      "advantages": torch.tensor([1.0, -1.0, 0.5, -0.5]),
-                      "behaviour_logprobs": -3.5 + 0.1 * torch.randn(B, T, generator=generator)})
+    save_batch(
+        path,
+        {
+            "input_ids": torch.randint(0, 32, (B, T), generator=generator),
+            "loss_mask": loss_mask,
+            "advantages": torch.tensor([1.0, -1.0, 0.5, -0.5]),
+            "behaviour_logprobs": -3.5 + 0.1 * torch.randn(B, T, generator=generator),
+        },
+    )
     return str(path)
 
 
 def request(run_dir, step, batch_path):
-    return {"runDir": str(run_dir), "stepId": f"iteration-{step:04d}", "step": step, "batchPath": batch_path,
-            "seed": 11, "modelConfig": MODEL_CONFIG, "optimizer": {"lr": 1e-2}, "temperature": 0.9}
+    return {
+        "runDir": str(run_dir),
+        "stepId": f"iteration-{step:04d}",
+        "step": step,
+        "batchPath": batch_path,
+        "seed": 11,
+        "modelConfig": MODEL_CONFIG,
+        "optimizer": {"lr": 1e-2},
+        "temperature": 0.9,
+    }
 
 
 async def start_server():
@@ -133,17 +152,26 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
             try:
                 await worker.wait_ready()
                 tests_queue = f"tests-{uuid.uuid4()}"
-                async with Worker(server.client, task_queue=tests_queue, workflows=[TrainOneStepForTest],
-                                  workflow_runner=UnsandboxedWorkflowRunner()):
+                async with Worker(
+                    server.client,
+                    task_queue=tests_queue,
+                    workflows=[TrainOneStepForTest],
+                    workflow_runner=UnsandboxedWorkflowRunner(),
+                ):
                     return await server.client.execute_workflow(
-                        TrainOneStepForTest.run, {"input": step_one, "taskQueue": TASK_QUEUE},
-                        id=f"train-{uuid.uuid4()}", task_queue=tests_queue), worker
+                        TrainOneStepForTest.run,
+                        {"input": step_one, "taskQueue": TASK_QUEUE},
+                        id=f"train-{uuid.uuid4()}",
+                        task_queue=tests_queue,
+                    ), worker
             finally:
                 exit_code = worker.stop()
                 assert exit_code == 0, worker.output()
 
     result, worker = asyncio.run(scenario())
-    assert f"training worker ready: queue {TASK_QUEUE}" in worker.output() and "training worker stopped" in worker.output()
+    assert (
+        f"training worker ready: queue {TASK_QUEUE}" in worker.output() and "training worker stopped" in worker.output()
+    )
     assert result["step"] == 1 and result["stepId"] == "iteration-0001" and result["device"] == "cpu"
     assert result["policyVersion"].endswith("-step-1") and result["metrics"]["updates"] == 1
     session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
@@ -154,25 +182,41 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
 
 def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(tmp_path):
     run_dir = tmp_path / "run"
-    ActivityEnvironment().run(train_on_batch_activity, request(run_dir, 1, write_batch(tmp_path / "batch-1.safetensors", seed=1)))
+    ActivityEnvironment().run(
+        train_on_batch_activity, request(run_dir, 1, write_batch(tmp_path / "batch-1.safetensors", seed=1))
+    )
     step_two = request(run_dir, 2, write_batch(tmp_path / "batch-2.safetensors", seed=2))
     training_queue = f"training-{uuid.uuid4()}"
 
     async def scenario():
         async with await start_server() as server:
             address = server.client.service_client.config.target_host
-            slow = TrainingWorker(address, training_queue, {TEST_HOOK_STEP_DELAY_ENV: "120"})  # test hook: stall after the update
+            slow = TrainingWorker(
+                address, training_queue, {TEST_HOOK_STEP_DELAY_ENV: "120"}
+            )  # test hook: stall after the update
             await slow.wait_ready()
             tests_queue = f"tests-{uuid.uuid4()}"
-            async with Worker(server.client, task_queue=tests_queue, workflows=[TrainOneStepForTest],
-                              workflow_runner=UnsandboxedWorkflowRunner()):
+            async with Worker(
+                server.client,
+                task_queue=tests_queue,
+                workflows=[TrainOneStepForTest],
+                workflow_runner=UnsandboxedWorkflowRunner(),
+            ):
                 handle = await server.client.start_workflow(
-                    TrainOneStepForTest.run, {"input": step_two, "taskQueue": training_queue},
-                    id=f"train-{uuid.uuid4()}", task_queue=tests_queue)
+                    TrainOneStepForTest.run,
+                    {"input": step_two, "taskQueue": training_queue},
+                    id=f"train-{uuid.uuid4()}",
+                    task_queue=tests_queue,
+                )
                 # the update is applied in the killed process's memory; nothing of step 2 is on disk yet
-                await wait_for_heartbeat(handle, lambda details: details.get("phase") == "training" and details.get("update") == 1)
+                await wait_for_heartbeat(
+                    handle, lambda details: details.get("phase") == "training" and details.get("update") == 1
+                )
                 slow.kill()
-                assert not checkpoint_path(run_dir, 2).exists() and not (run_dir / "steps" / "iteration-0002.json").exists()
+                assert (
+                    not checkpoint_path(run_dir, 2).exists()
+                    and not (run_dir / "steps" / "iteration-0002.json").exists()
+                )
                 fresh = TrainingWorker(address, training_queue)
                 try:
                     result = await handle.result()
@@ -181,8 +225,11 @@ def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(t
                 return result, [event async for event in handle.fetch_history_events()]
 
     result, events = asyncio.run(scenario())
-    started = [event.activity_task_started_event_attributes for event in events
-               if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED]
+    started = [
+        event.activity_task_started_event_attributes
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+    ]
     assert len(started) == 1 and started[0].attempt == 2  # attempt 1 died with the worker
     assert started[0].last_failure.timeout_failure_info.timeout_type == TimeoutType.TIMEOUT_TYPE_HEARTBEAT
 
@@ -203,4 +250,6 @@ def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(t
         torch.testing.assert_close(checkpoint["model"][name], value, rtol=0, atol=1e-6)
     flat = lambda metrics: {key: value for key, value in metrics.items() if isinstance(value, (int, float))}  # noqa: E731
     assert flat(reference["metrics"]) == pytest.approx(flat(result["metrics"]), rel=1e-5, abs=1e-6)
-    assert reference["metrics"]["importanceWeight"] == pytest.approx(result["metrics"]["importanceWeight"], rel=1e-5, abs=1e-6)
+    assert reference["metrics"]["importanceWeight"] == pytest.approx(
+        result["metrics"]["importanceWeight"], rel=1e-5, abs=1e-6
+    )

@@ -28,7 +28,10 @@ const fixedBase: readonly ChatMessage[] = [
 
 /** The system message of a chat agent: the prompt, and the tools for templates without `tools`. */
 export function systemMessage(tokenizer: ChatTokenizer, systemPrompt: string): ChatMessage {
-  return { role: 'system', content: tokenizer.toolFormat === 'hermes-system' ? `${systemPrompt}\n\n${hermesToolPrompt()}` : systemPrompt };
+  return {
+    role: 'system',
+    content: tokenizer.toolFormat === 'hermes-system' ? `${systemPrompt}\n\n${hermesToolPrompt()}` : systemPrompt,
+  };
 }
 
 /** The tools the template renders itself (none for hermes-system families). */
@@ -37,7 +40,11 @@ export function templateTools(tokenizer: ChatTokenizer) {
 }
 
 /** The first context of an episode and its conversation. */
-export function initialChatContext(tokenizer: ChatTokenizer, systemPrompt: string, prompt: string): { context: ModelContext; messages: ChatMessage[] } {
+export function initialChatContext(
+  tokenizer: ChatTokenizer,
+  systemPrompt: string,
+  prompt: string,
+): { context: ModelContext; messages: ChatMessage[] } {
   const messages: ChatMessage[] = [systemMessage(tokenizer, systemPrompt), { role: 'user', content: prompt }];
   const context = emptyContext();
   appendGiven(context, tokenizer.renderIds(messages, { tools: templateTools(tokenizer), addGenerationPrompt: true }));
@@ -51,7 +58,8 @@ function baseCutIds(tokenizer: ChatTokenizer): number[] {
   if (!ids) {
     const baseText = tokenizer.render(fixedBase);
     const cutAt = baseText.lastIndexOf(tokenizer.endOfTurn);
-    if (cutAt < 0) throw new Error(`chat template of ${tokenizer.name}: the base conversation renders no ${tokenizer.endOfTurn}`);
+    if (cutAt < 0)
+      throw new Error(`chat template of ${tokenizer.name}: the base conversation renders no ${tokenizer.endOfTurn}`);
     ids = tokenizer.encodeMarkup(baseText.slice(0, cutAt + tokenizer.endOfTurn.length));
     baseCuts.set(tokenizer, ids);
   }
@@ -61,16 +69,26 @@ function baseCutIds(tokenizer: ChatTokenizer): number[] {
 /** The ids of one observation (a `tool` message) after an assistant turn, by the fixed-base delta. */
 export function observationDelta(tokenizer: ChatTokenizer, observation: string): number[] {
   const cutIds = baseCutIds(tokenizer);
-  const full = tokenizer.renderIds([...fixedBase, { role: 'tool', content: observation }], { addGenerationPrompt: true });
+  const full = tokenizer.renderIds([...fixedBase, { role: 'tool', content: observation }], {
+    addGenerationPrompt: true,
+  });
   // the base's content is plain ASCII: its markup and text encodings agree, so the ids of the cut are a prefix
   if (!cutIds.every((id, index) => full[index] === id)) {
-    throw new Error(`chat template of ${tokenizer.name}: the base conversation is not a prefix of the base with an observation`);
+    throw new Error(
+      `chat template of ${tokenizer.name}: the base conversation is not a prefix of the base with an observation`,
+    );
   }
   return full.slice(cutIds.length);
 }
 
 /** Appends one generated turn verbatim; returns the assistant message's content (the end-of-turn id left out). */
-export function appendTurn(tokenizer: ChatTokenizer, context: ModelContext, ids: readonly number[], logprobs: readonly number[], version: string): string {
+export function appendTurn(
+  tokenizer: ChatTokenizer,
+  context: ModelContext,
+  ids: readonly number[],
+  logprobs: readonly number[],
+  version: string,
+): string {
   ids.forEach((id, index) => appendGenerated(context, id, logprobs[index] ?? 0, version, null));
   const ended = ids.length > 0 && tokenizer.stopIds.includes(ids.at(-1)!);
   if (!ended) appendGiven(context, [tokenizer.stopIds[0]!]);
@@ -90,12 +108,24 @@ export interface ObservedContext {
  * conversation differently from the context's text, a new sample from the template's rendering.
  * `messages` is the conversation with this turn's assistant message and observation.
  */
-export function observeChat(tokenizer: ChatTokenizer, context: ModelContext, messages: readonly ChatMessage[], observation: string): ObservedContext {
-  const extended: ModelContext = { ids: [...context.ids], mask: [...context.mask], logprobs: [...context.logprobs], versions: [...context.versions], allowed: [...context.allowed] };
+export function observeChat(
+  tokenizer: ChatTokenizer,
+  context: ModelContext,
+  messages: readonly ChatMessage[],
+  observation: string,
+): ObservedContext {
+  const extended: ModelContext = {
+    ids: [...context.ids],
+    mask: [...context.mask],
+    logprobs: [...context.logprobs],
+    versions: [...context.versions],
+    allowed: [...context.allowed],
+  };
   const delta = observationDelta(tokenizer, observation);
   appendGiven(extended, delta);
   const options = { tools: templateTools(tokenizer), addGenerationPrompt: true };
-  if (tokenizer.normalize(tokenizer.decode(extended.ids)) === tokenizer.normalize(tokenizer.render(messages, options))) return { context: extended, closed: null, observationTokens: delta.length };
+  if (tokenizer.normalize(tokenizer.decode(extended.ids)) === tokenizer.normalize(tokenizer.render(messages, options)))
+    return { context: extended, closed: null, observationTokens: delta.length };
   const fresh = emptyContext();
   appendGiven(fresh, tokenizer.renderIds(messages, options));
   return { context: fresh, closed: context, observationTokens: delta.length };
@@ -104,5 +134,11 @@ export function observeChat(tokenizer: ChatTokenizer, context: ModelContext, mes
 /** Whether `before` is an exact prefix of `after` (ids, mask, log-probs and versions alike). */
 export function isPrefixContext(before: ModelContext, after: ModelContext): boolean {
   if (before.ids.length > after.ids.length) return false;
-  return before.ids.every((id, index) => id === after.ids[index] && before.mask[index] === after.mask[index] && before.logprobs[index] === after.logprobs[index] && before.versions[index] === after.versions[index]);
+  return before.ids.every(
+    (id, index) =>
+      id === after.ids[index] &&
+      before.mask[index] === after.mask[index] &&
+      before.logprobs[index] === after.logprobs[index] &&
+      before.versions[index] === after.versions[index],
+  );
 }

@@ -11,7 +11,9 @@ import { seededRandom } from '../../../shared/random';
 export function demoToolCall(messages: readonly ChatMessage[], turn: number, maxTurns: number, seed: number): string {
   // spaced as the system prompt's example writes a call
   const call = (name: string, args: Record<string, string>) => {
-    const fields = Object.entries(args).map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`).join(', ');
+    const fields = Object.entries(args)
+      .map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+      .join(', ');
     return `${toolCallOpen}\n{"name": ${JSON.stringify(name)}, "arguments": {${fields}}}\n${toolCallClose}`;
   };
   if (turn >= maxTurns - 1) return call('submit', {});
@@ -21,7 +23,10 @@ export function demoToolCall(messages: readonly ChatMessage[], turn: number, max
     if (message.role === 'tool') for (const file of pythonFiles(message.content)) seen.add(file);
   }
   const files = [...seen].sort();
-  const commands = turn === 0 ? ['ls', 'ls -R', 'python3 -m pytest -q'] : ['ls -R', 'python3 -m pytest -q', 'grep -rn "def " --include=*.py .', ...files.map((file) => `cat ${file}`)];
+  const commands =
+    turn === 0
+      ? ['ls', 'ls -R', 'python3 -m pytest -q']
+      : ['ls -R', 'python3 -m pytest -q', 'grep -rn "def " --include=*.py .', ...files.map((file) => `cat ${file}`)];
   return call('bash', { command: commands[Math.floor(random() * commands.length)]! });
 }
 

@@ -25,7 +25,10 @@ export type ToolFormat = 'template' | 'hermes-system';
 export interface ChatTokenizer {
   /** the family name, or the directory it was loaded from */
   readonly name: string;
-  /** sha256 (16 hex) of tokenizer.json and tokenizer_config.json: a policy is prepared with it, and every host must load the same */
+  /**
+   * sha256 (16 hex) of tokenizer.json and tokenizer_config.json: a policy is prepared with it, and every host must load
+   * the same
+   */
   readonly fingerprint: string;
   readonly toolFormat: ToolFormat;
   readonly vocabSize: number;
@@ -43,8 +46,14 @@ export interface ChatTokenizer {
   decode(ids: readonly number[]): string;
   /** a text as the tokenizer's normalizer reads it (Qwen3 folds to NFC; SmolLM2 keeps it) */
   normalize(text: string): string;
-  render(messages: readonly ChatMessage[], options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean }): string;
-  renderIds(messages: readonly ChatMessage[], options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean }): number[];
+  render(
+    messages: readonly ChatMessage[],
+    options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean },
+  ): string;
+  renderIds(
+    messages: readonly ChatMessage[],
+    options?: { tools?: readonly ChatTool[]; addGenerationPrompt?: boolean },
+  ): number[];
 }
 
 /** The model cache: AGENTRL_MODEL_CACHE, else .cache/models in the repository. */
@@ -52,7 +61,11 @@ export function modelCacheDir(): string {
   return process.env.AGENTRL_MODEL_CACHE || resolve(__dirname, '..', '..', '..', '.cache', 'models');
 }
 
-interface AddedTokenJson { id: number; content: string; special?: boolean }
+interface AddedTokenJson {
+  id: number;
+  content: string;
+  special?: boolean;
+}
 
 const loaded = new Map<string, ChatTokenizer>();
 
@@ -65,29 +78,56 @@ export function loadChatTokenizer(nameOrDir: string): ChatTokenizer {
   if (cached) return cached;
   const known = (families.families as Record<string, { toolFormat: string } | undefined>)[nameOrDir];
   const isDir = !known && (isAbsolute(nameOrDir) || nameOrDir.startsWith('.'));
-  if (!known && !isDir) throw new Error(`unknown chat tokenizer ${JSON.stringify(nameOrDir)}; known: ${chatFamilyNames.join(', ')}, or a directory with tokenizer.json and tokenizer_config.json`);
+  if (!known && !isDir)
+    throw new Error(
+      `unknown chat tokenizer ${JSON.stringify(nameOrDir)}; known: ${chatFamilyNames.join(', ')}, or a ` +
+        `directory with tokenizer.json and tokenizer_config.json`,
+    );
   const dir = known ? join(modelCacheDir(), nameOrDir) : resolve(nameOrDir);
   for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
     if (!existsSync(join(dir, file))) {
-      throw new Error(`${join(dir, file)} is missing${known ? ' (run bash scripts/setup.sh, or .venv/bin/python -m agentrl_trainer.chat_tokenizers prepare from trainer/)' : ''}`);
+      throw new Error(
+        `${join(dir, file)} is missing` +
+          (known
+            ? ' (run bash scripts/setup.sh, or ' +
+              '.venv/bin/python -m agentrl_trainer.chat_tokenizers prepare from trainer/)'
+            : ''),
+      );
     }
   }
   const files = ['tokenizer.json', 'tokenizer_config.json'].map((file) => readFileSync(join(dir, file)));
   const fingerprint = createHash('sha256').update(files[0]!).update('\0').update(files[1]!).digest('hex').slice(0, 16);
-  const definition = JSON.parse(files[0]!.toString('utf8')) as { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } };
+  const definition = JSON.parse(files[0]!.toString('utf8')) as {
+    added_tokens?: AddedTokenJson[];
+    model: { vocab: Record<string, number> | unknown[] };
+  };
   const config = JSON.parse(files[1]!.toString('utf8')) as Record<string, unknown>;
-  const tokenizer = createChatTokenizer(nameOrDir, fingerprint, definition, config, (known?.toolFormat as ToolFormat | undefined) ?? (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'));
+  const tokenizer = createChatTokenizer(
+    nameOrDir,
+    fingerprint,
+    definition,
+    config,
+    (known?.toolFormat as ToolFormat | undefined) ??
+      (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'),
+  );
   loaded.set(nameOrDir, tokenizer);
   return tokenizer;
 }
 
 function tokenText(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') return (value as { content: string }).content;
+  if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string')
+    return (value as { content: string }).content;
   return null;
 }
 
-function createChatTokenizer(name: string, fingerprint: string, definition: { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } }, config: Record<string, unknown>, toolFormat: ToolFormat): ChatTokenizer {
+function createChatTokenizer(
+  name: string,
+  fingerprint: string,
+  definition: { added_tokens?: AddedTokenJson[]; model: { vocab: Record<string, number> | unknown[] } },
+  config: Record<string, unknown>,
+  toolFormat: ToolFormat,
+): ChatTokenizer {
   const template = typeof config.chat_template === 'string' ? config.chat_template : null;
   if (!template) throw new Error(`chat tokenizer ${name}: tokenizer_config.json has no chat_template`);
   const tokenizerConfig = { ...config, clean_up_tokenization_spaces: false };
@@ -96,7 +136,11 @@ function createChatTokenizer(name: string, fingerprint: string, definition: { ad
   // token, or a structural one such as Qwen3's </tool_response>) stays text
   const text = new Tokenizer({ ...definition, added_tokens: [] }, tokenizerConfig);
   const compiled = new Template(template);
-  const specialTokens = Object.fromEntries(['bos_token', 'eos_token', 'pad_token', 'unk_token'].map((key) => [key, tokenText(config[key])]).filter(([, value]) => value !== null));
+  const specialTokens = Object.fromEntries(
+    ['bos_token', 'eos_token', 'pad_token', 'unk_token']
+      .map((key) => [key, tokenText(config[key])])
+      .filter(([, value]) => value !== null),
+  );
   const eos = tokenText(config.eos_token);
   const render: ChatTokenizer['render'] = (messages, options = {}) =>
     compiled.render({
@@ -107,16 +151,36 @@ function createChatTokenizer(name: string, fingerprint: string, definition: { ad
     });
   // the end-of-turn token is the one the template writes right after a message's content (ChatML's <|im_end|>)
   const probe = 'agentrl-probe';
-  const probed = render([{ role: 'system', content: probe }, { role: 'user', content: probe }]);
+  const probed = render([
+    { role: 'system', content: probe },
+    { role: 'user', content: probe },
+  ]);
   const after = probed.slice(probed.lastIndexOf(probe) + probe.length);
-  const endOfTurn = (definition.added_tokens ?? []).map((token) => token.content).filter((content) => after.startsWith(content)).sort((a, b) => b.length - a.length)[0];
-  if (!endOfTurn) throw new Error(`chat tokenizer ${name}: its template writes no added token after a message (${JSON.stringify(after.slice(0, 20))}); the end of a turn must be a token`);
-  const stopIds = [...new Set([endOfTurn, eos].filter((token): token is string => token !== null).map((token) => markup.token_to_id(token)).filter((id): id is number => id !== undefined))];
+  const endOfTurn = (definition.added_tokens ?? [])
+    .map((token) => token.content)
+    .filter((content) => after.startsWith(content))
+    .sort((a, b) => b.length - a.length)[0];
+  if (!endOfTurn)
+    throw new Error(
+      `chat tokenizer ${name}: its template writes no added token after a message ` +
+        `(${JSON.stringify(after.slice(0, 20))}); the end of a turn must be a token`,
+    );
+  const stopIds = [
+    ...new Set(
+      [endOfTurn, eos]
+        .filter((token): token is string => token !== null)
+        .map((token) => markup.token_to_id(token))
+        .filter((id): id is number => id !== undefined),
+    ),
+  ];
   const vocabSize = Math.max(
-    Array.isArray(definition.model.vocab) ? definition.model.vocab.length : Object.values(definition.model.vocab).reduce((a, b) => Math.max(a, b + 1), 0),
+    Array.isArray(definition.model.vocab)
+      ? definition.model.vocab.length
+      : Object.values(definition.model.vocab).reduce((a, b) => Math.max(a, b + 1), 0),
     ...(definition.added_tokens ?? []).map((token) => token.id + 1),
   );
-  const maxLength = typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
+  const maxLength =
+    typeof config.model_max_length === 'number' && config.model_max_length < 1e12 ? config.model_max_length : null;
   const encodeText = (value: string) => (value === '' ? [] : text.encode(value, { add_special_tokens: false }).ids);
   const encodeMarkup = (value: string) => (value === '' ? [] : markup.encode(value, { add_special_tokens: false }).ids);
   const pad = tokenText(config.pad_token);
@@ -132,7 +196,10 @@ function createChatTokenizer(name: string, fingerprint: string, definition: { ad
     window: maxLength,
     encodeText,
     encodeMarkup,
-    decode: (ids) => (ids.length === 0 ? '' : markup.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false })),
+    decode: (ids) =>
+      ids.length === 0
+        ? ''
+        : markup.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
     normalize: (value) => (markup.normalizer ? markup.normalizer.normalize(value) : value),
     render,
     renderIds(messages, options = {}) {
@@ -142,10 +209,18 @@ function createChatTokenizer(name: string, fingerprint: string, definition: { ad
       // every content as a sentinel; else, where the template looks into what the model wrote (Qwen3
       // reformats reasoning), every content but the assistant's, whose rendering is then markup
       for (const replaced of [() => true, (message: ChatMessage) => message.role !== 'assistant']) {
-        const parts = render(messages.map((message, index) => (replaced(message) ? { ...message, content: `${sentinel}${index}${sentinel}` } : message)), options).split(sentinel);
-        if (parts.map((part, position) => (position % 2 === 0 ? part : contents[Number(part)]!)).join('') !== rendered) continue;
+        const parts = render(
+          messages.map((message, index) =>
+            replaced(message) ? { ...message, content: `${sentinel}${index}${sentinel}` } : message,
+          ),
+          options,
+        ).split(sentinel);
+        if (parts.map((part, position) => (position % 2 === 0 ? part : contents[Number(part)]!)).join('') !== rendered)
+          continue;
         const ids: number[] = [];
-        parts.forEach((part, position) => ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!))));
+        parts.forEach((part, position) =>
+          ids.push(...(position % 2 === 0 ? encodeMarkup(part) : encodeText(contents[Number(part)]!))),
+        );
         return ids;
       }
       // a template that looks into every content: each content found in order in the rendering is text, the rest markup

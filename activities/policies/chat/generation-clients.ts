@@ -51,7 +51,10 @@ export interface Generated {
 
 export type ServerKind = 'vllm' | 'sglang';
 
-interface Answer { status: number; body: unknown }
+interface Answer {
+  status: number;
+  body: unknown;
+}
 
 /**
  * One POST; a connection that fails is tried again briefly, a request that timed out is not (the
@@ -61,11 +64,17 @@ async function post(url: string, path: string, body: unknown, timeoutMs = 300_00
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       return { status: response.status, body: await response.json().catch(() => null) };
     } catch (error) {
       lastError = error;
-      if ((error as Error).name === 'TimeoutError') throw new PolicyUnavailable(`${url}${path} did not answer within ${timeoutMs / 1000} s`, true);
+      if ((error as Error).name === 'TimeoutError')
+        throw new PolicyUnavailable(`${url}${path} did not answer within ${timeoutMs / 1000} s`, true);
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
     }
   }
@@ -89,11 +98,17 @@ function errorMessage(answer: Answer): string {
 
 /** A non-2xx answer as the error a turn gets: 5xx and 503 (paused) are transient, other refusals are not. */
 function refusal(server: string, answer: Answer): PolicyUnavailable {
-  return new PolicyUnavailable(`${server} refused the request (${answer.status}): ${errorMessage(answer)}`, answer.status >= 500);
+  return new PolicyUnavailable(
+    `${server} refused the request (${answer.status}): ${errorMessage(answer)}`,
+    answer.status >= 500,
+  );
 }
 
 function versionMismatch(server: string, served: string, expected: string): PolicyUnavailable {
-  return new PolicyUnavailable(`${server} answered with weight version ${served}, the turn expects ${expected} (were other weights published to it?)`);
+  return new PolicyUnavailable(
+    `${server} answered with weight version ${served}, the turn expects ${expected} (were other weights ` +
+      `published to it?)`,
+  );
 }
 
 // ---- vLLM ----------------------------------------------------------------------------------------
@@ -102,7 +117,14 @@ function versionMismatch(server: string, served: string, expected: string): Poli
  * The whole tempered distribution, named alike by both servers: pinned, so that a server's defaults
  * (vLLM's --generation-config, a checkpoint's generation_config.json) never change what is sampled.
  */
-const pinnedSampling = { top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+const pinnedSampling = {
+  top_p: 1,
+  top_k: -1,
+  min_p: 0,
+  repetition_penalty: 1,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+} as const;
 
 /** The body of a vLLM token-in/token-out completion. */
 export function vllmCompletionBody(servedModel: string, request: GenerateRequest): Record<string, unknown> {
@@ -125,7 +147,9 @@ export function vllmCompletionBody(servedModel: string, request: GenerateRequest
 /** A server that read another prompt than the one sent (it truncated it) breaks token-in/token-out. */
 function checkPromptLength(server: string, counted: unknown, request: GenerateRequest): void {
   if (typeof counted === 'number' && counted !== request.promptIds.length) {
-    throw new PolicyUnavailable(`${server} read ${counted} prompt tokens of the ${request.promptIds.length} sent (does it truncate prompts?)`);
+    throw new PolicyUnavailable(
+      `${server} read ${counted} prompt tokens of the ${request.promptIds.length} sent (does it truncate prompts?)`,
+    );
   }
 }
 
@@ -142,45 +166,89 @@ export function readVllmCompletion(server: string, answer: Answer, request: Gene
   if (answer.status < 200 || answer.status >= 300) throw refusal(server, answer);
   const body = answer.body as { choices?: VllmChoice[]; usage?: { prompt_tokens?: number } } | null;
   const choice = body?.choices?.[0];
-  if (!choice || !Array.isArray(choice.token_ids)) throw new PolicyUnavailable(`${server} returned no token_ids (is it vLLM with return_token_ids?)`);
-  checkPromptLength(server, Array.isArray(choice.prompt_token_ids) ? choice.prompt_token_ids.length : body?.usage?.prompt_tokens, request);
+  if (!choice || !Array.isArray(choice.token_ids))
+    throw new PolicyUnavailable(`${server} returned no token_ids (is it vLLM with return_token_ids?)`);
+  checkPromptLength(
+    server,
+    Array.isArray(choice.prompt_token_ids) ? choice.prompt_token_ids.length : body?.usage?.prompt_tokens,
+    request,
+  );
   const ids = choice.token_ids;
-  if (choice.finish_reason === 'abort') throw new PolicyUnavailable(`${server} aborted the request after ${ids.length} tokens (a pause for new weights?); the turn asks again`, true);
+  if (choice.finish_reason === 'abort')
+    throw new PolicyUnavailable(
+      `${server} aborted the request after ${ids.length} tokens (a pause for new weights?); the turn asks again`,
+      true,
+    );
   if (choice.finish_reason !== 'stop' && choice.finish_reason !== 'length' && choice.finish_reason !== 'repetition') {
-    throw new PolicyUnavailable(`${server} ended generation with finish_reason ${JSON.stringify(choice.finish_reason)}`, choice.finish_reason === 'error');
+    throw new PolicyUnavailable(
+      `${server} ended generation with finish_reason ${JSON.stringify(choice.finish_reason)}`,
+      choice.finish_reason === 'error',
+    );
   }
   const tokens = choice.logprobs?.tokens ?? [];
   const logprobs = choice.logprobs?.token_logprobs ?? [];
-  if (tokens.length !== ids.length || logprobs.length !== ids.length || logprobs.some((value) => typeof value !== 'number')) {
-    throw new PolicyUnavailable(`${server} returned ${logprobs.length} log-probs for ${ids.length} tokens (send logprobs: 0)`);
+  if (
+    tokens.length !== ids.length ||
+    logprobs.length !== ids.length ||
+    logprobs.some((value) => typeof value !== 'number')
+  ) {
+    throw new PolicyUnavailable(
+      `${server} returned ${logprobs.length} log-probs for ${ids.length} tokens (send logprobs: 0)`,
+    );
   }
   tokens.forEach((token, index) => {
-    if (token !== `token_id:${ids[index]}`) throw new PolicyUnavailable(`${server}: log-prob token ${JSON.stringify(token)} is not token_id:${ids[index]} (return_tokens_as_token_ids)`);
+    if (token !== `token_id:${ids[index]}`)
+      throw new PolicyUnavailable(
+        `${server}: log-prob token ${JSON.stringify(token)} is not token_id:${ids[index]} (return_tokens_as_token_ids)`,
+      );
   });
   const segments = choice.weight_versions;
-  if (!Array.isArray(segments)) throw new PolicyUnavailable(`${server} did not say which weight version generated the tokens (vLLM 0.34 or newer answers return_weight_versions)`);
+  if (!Array.isArray(segments))
+    throw new PolicyUnavailable(
+      `${server} did not say which weight version generated the tokens (vLLM 0.34 or newer answers ` +
+        `return_weight_versions)`,
+    );
   const versions = ids.map(() => '');
-  for (const segment of segments) for (let index = segment.start; index < Math.min(segment.end, ids.length); index++) versions[index] = segment.version;
-  if (versions.some((version) => version === '')) throw new PolicyUnavailable(`${server}: weight_versions do not cover every generated token`);
+  for (const segment of segments)
+    for (let index = segment.start; index < Math.min(segment.end, ids.length); index++)
+      versions[index] = segment.version;
+  if (versions.some((version) => version === ''))
+    throw new PolicyUnavailable(`${server}: weight_versions do not cover every generated token`);
   const other = versions.find((version) => version !== request.version);
   if (other !== undefined) throw versionMismatch(server, other, request.version);
   // `repetition` (a repetition detector stopped it) leaves the turn as unfinished as a length cut
-  return { ids, logprobs: logprobs as number[], finishReason: choice.finish_reason === 'stop' ? 'stop' : 'length', version: request.version, versions };
+  return {
+    ids,
+    logprobs: logprobs as number[],
+    finishReason: choice.finish_reason === 'stop' ? 'stop' : 'length',
+    version: request.version,
+    versions,
+  };
 }
 
 export async function vllmGenerate(url: string, servedModel: string, request: GenerateRequest): Promise<Generated> {
-  return readVllmCompletion(`vLLM ${url}`, await post(url, '/v1/completions', vllmCompletionBody(servedModel, request)), request);
+  return readVllmCompletion(
+    `vLLM ${url}`,
+    await post(url, '/v1/completions', vllmCompletionBody(servedModel, request)),
+    request,
+  );
 }
 
 /** A vLLM server's served model name, window and current weight version. */
 export async function describeVllm(url: string): Promise<{ servedModel: string; window: number; version: string }> {
   const models = await get(url, '/v1/models');
   const card = (models.body as { data?: { id: string; max_model_len?: number }[] } | null)?.data?.[0];
-  if (models.status !== 200 || !card) throw new PolicyUnavailable(`vLLM ${url}: GET /v1/models answered ${models.status} without a model`);
-  if (!card.max_model_len) throw new PolicyUnavailable(`vLLM ${url} states no max_model_len; the context window must be known`);
+  if (models.status !== 200 || !card)
+    throw new PolicyUnavailable(`vLLM ${url}: GET /v1/models answered ${models.status} without a model`);
+  if (!card.max_model_len)
+    throw new PolicyUnavailable(`vLLM ${url} states no max_model_len; the context window must be known`);
   const info = await get(url, '/weight_info');
   const version = (info.body as { weight_version?: string } | null)?.weight_version;
-  if (info.status !== 200 || !version) throw new PolicyUnavailable(`vLLM ${url}: GET /weight_info answered ${info.status}; start vLLM with VLLM_SERVER_DEV_MODE=1 so weight versions are known`);
+  if (info.status !== 200 || !version)
+    throw new PolicyUnavailable(
+      `vLLM ${url}: GET /weight_info answered ${info.status}; start vLLM with VLLM_SERVER_DEV_MODE=1 so weight ` +
+        `versions are known`,
+    );
   return { servedModel: card.id, window: card.max_model_len, version };
 }
 
@@ -193,7 +261,11 @@ export function tokenizerProbe(tokenizer: Pick<ChatTokenizer, 'endOfTurn'>): str
  * Whether a vLLM server tokenizes as `tokenizer` does (`POST /tokenize`): a policy whose tokenizer
  * is not the served model's would send it ids it reads as other text. Null: the server could not say.
  */
-export async function vllmTokenizesAs(url: string, servedModel: string, tokenizer: Pick<ChatTokenizer, 'endOfTurn' | 'encodeMarkup'>): Promise<{ same: boolean; served: number[]; ours: number[] } | null> {
+export async function vllmTokenizesAs(
+  url: string,
+  servedModel: string,
+  tokenizer: Pick<ChatTokenizer, 'endOfTurn' | 'encodeMarkup'>,
+): Promise<{ same: boolean; served: number[]; ours: number[] } | null> {
   const probe = tokenizerProbe(tokenizer);
   const answer = await post(url, '/tokenize', { model: servedModel, prompt: probe, add_special_tokens: false }, 10_000);
   const served = (answer.body as { tokens?: unknown } | null)?.tokens;
@@ -211,12 +283,23 @@ export async function publishToVllm(url: string, weightsPath: string, version: s
   const server = `vLLM ${url}`;
   const step = async (path: string, body: unknown, check: (answer: Answer) => boolean) => {
     const answer = await post(url, path, body);
-    if (answer.status !== 200 || !check(answer)) throw new Error(`${server}: ${path} answered ${answer.status}: ${errorMessage(answer)}`);
+    if (answer.status !== 200 || !check(answer))
+      throw new Error(`${server}: ${path} answered ${answer.status}: ${errorMessage(answer)}`);
   };
   try {
-    await step('/pause?mode=wait', undefined, (answer) => (answer.body as { status?: string } | null)?.status === 'paused');
-    await step('/collective_rpc', { method: 'reload_weights', kwargs: { weights_path: weightsPath } }, (answer) => Array.isArray((answer.body as { results?: unknown } | null)?.results));
-    await step('/update_weight_version', { new_version: version }, (answer) => (answer.body as { success?: boolean } | null)?.success === true);
+    await step(
+      '/pause?mode=wait',
+      undefined,
+      (answer) => (answer.body as { status?: string } | null)?.status === 'paused',
+    );
+    await step('/collective_rpc', { method: 'reload_weights', kwargs: { weights_path: weightsPath } }, (answer) =>
+      Array.isArray((answer.body as { results?: unknown } | null)?.results),
+    );
+    await step(
+      '/update_weight_version',
+      { new_version: version },
+      (answer) => (answer.body as { success?: boolean } | null)?.success === true,
+    );
   } finally {
     await step('/resume', undefined, (answer) => (answer.body as { status?: string } | null)?.status === 'resumed');
   }
@@ -261,8 +344,9 @@ interface SglangAnswer {
 /** Reads an SGLang /generate answer for `request`; throws PolicyUnavailable for what cannot be used. */
 export function readSglangGenerate(server: string, answer: Answer, request: GenerateRequest): Generated {
   if (answer.status < 200 || answer.status >= 300) {
-    const type = ((answer.body as SglangAnswer | null)?.meta_info?.finish_reason?.type) ?? '';
-    if (type === 'abort') throw new PolicyUnavailable(`${server} aborted the request: ${errorMessage(answer)}; the turn asks again`, true);
+    const type = (answer.body as SglangAnswer | null)?.meta_info?.finish_reason?.type ?? '';
+    if (type === 'abort')
+      throw new PolicyUnavailable(`${server} aborted the request: ${errorMessage(answer)}; the turn asks again`, true);
     throw refusal(server, answer);
   }
   const body = answer.body as SglangAnswer | null;
@@ -271,23 +355,37 @@ export function readSglangGenerate(server: string, answer: Answer, request: Gene
   const finish = meta.finish_reason?.type;
   const pairs = meta.output_token_logprobs;
   checkPromptLength(server, meta.prompt_tokens, request);
-  if (finish === 'abort') throw new PolicyUnavailable(`${server} aborted the request (${meta.finish_reason?.message ?? 'no reason given'}); the turn asks again`, true);
-  if (finish !== 'stop' && finish !== 'length') throw new PolicyUnavailable(`${server} ended generation with finish_reason ${JSON.stringify(meta.finish_reason ?? null)}`);
-  if (!Array.isArray(pairs)) throw new PolicyUnavailable(`${server} returned no meta_info.output_token_logprobs (send return_logprob: true)`);
+  if (finish === 'abort')
+    throw new PolicyUnavailable(
+      `${server} aborted the request (${meta.finish_reason?.message ?? 'no reason given'}); the turn asks again`,
+      true,
+    );
+  if (finish !== 'stop' && finish !== 'length')
+    throw new PolicyUnavailable(
+      `${server} ended generation with finish_reason ${JSON.stringify(meta.finish_reason ?? null)}`,
+    );
+  if (!Array.isArray(pairs))
+    throw new PolicyUnavailable(`${server} returned no meta_info.output_token_logprobs (send return_logprob: true)`);
   const ids = pairs.map((entry) => entry[1]);
   const logprobs = pairs.map((entry) => entry[0]);
-  if (Array.isArray(body?.output_ids) && JSON.stringify(body.output_ids) !== JSON.stringify(ids)) throw new PolicyUnavailable(`${server}: output_ids and output_token_logprobs disagree`);
-  if (ids.some((id) => !Number.isInteger(id)) || logprobs.some((value) => typeof value !== 'number')) throw new PolicyUnavailable(`${server}: output_token_logprobs are not [logprob, id, text] entries`);
+  if (Array.isArray(body?.output_ids) && JSON.stringify(body.output_ids) !== JSON.stringify(ids))
+    throw new PolicyUnavailable(`${server}: output_ids and output_token_logprobs disagree`);
+  if (ids.some((id) => !Number.isInteger(id)) || logprobs.some((value) => typeof value !== 'number'))
+    throw new PolicyUnavailable(`${server}: output_token_logprobs are not [logprob, id, text] entries`);
   const version = meta.weight_version;
   if (typeof version !== 'string') throw new PolicyUnavailable(`${server} did not state meta_info.weight_version`);
   // a request in flight across an update has one span per version; the spans name every token's
   let versions = ids.map(() => version);
   if (Array.isArray(meta.weight_versions)) {
     versions = ids.map(() => '');
-    for (const span of meta.weight_versions) for (let index = span.start; index < Math.min(span.end, ids.length); index++) versions[index] = span.version;
-    if (versions.some((tokenVersion) => tokenVersion === '')) throw new PolicyUnavailable(`${server}: meta_info.weight_versions do not cover every generated token`);
+    for (const span of meta.weight_versions)
+      for (let index = span.start; index < Math.min(span.end, ids.length); index++) versions[index] = span.version;
+    if (versions.some((tokenVersion) => tokenVersion === ''))
+      throw new PolicyUnavailable(`${server}: meta_info.weight_versions do not cover every generated token`);
   }
-  const other = versions.find((tokenVersion) => tokenVersion !== request.version) ?? (version !== request.version ? version : undefined);
+  const other =
+    versions.find((tokenVersion) => tokenVersion !== request.version) ??
+    (version !== request.version ? version : undefined);
   if (other !== undefined) throw versionMismatch(server, other, request.version);
   return { ids, logprobs, finishReason: finish, version, versions };
 }
@@ -301,27 +399,43 @@ export async function describeSglang(url: string): Promise<{ window: number; ver
   // the served version is /model_info's (/server_info's is the launch value and goes stale)
   const info = await get(url, '/model_info');
   const version = (info.body as { weight_version?: string } | null)?.weight_version;
-  if (info.status !== 200 || !version) throw new PolicyUnavailable(`SGLang ${url}: GET /model_info answered ${info.status} without a weight_version`);
+  if (info.status !== 200 || !version)
+    throw new PolicyUnavailable(`SGLang ${url}: GET /model_info answered ${info.status} without a weight_version`);
   // the window is what a request may hold: /v1/models' max_model_len, at most /server_info's max_req_input_len + 1
-  const modelLength = ((await get(url, '/v1/models')).body as { data?: { max_model_len?: number }[] } | null)?.data?.[0]?.max_model_len;
-  const inputLength = ((await get(url, '/server_info')).body as { max_req_input_len?: number } | null)?.max_req_input_len;
+  const modelLength = ((await get(url, '/v1/models')).body as { data?: { max_model_len?: number }[] } | null)?.data?.[0]
+    ?.max_model_len;
+  const inputLength = ((await get(url, '/server_info')).body as { max_req_input_len?: number } | null)
+    ?.max_req_input_len;
   const window = Math.min(modelLength ?? Infinity, inputLength === undefined ? Infinity : inputLength + 1);
-  if (!Number.isFinite(window) || window < 1) throw new PolicyUnavailable(`SGLang ${url} states no context length; the context window must be known`);
+  if (!Number.isFinite(window) || window < 1)
+    throw new PolicyUnavailable(`SGLang ${url} states no context length; the context window must be known`);
   return { window, version };
 }
 
-/** Publishes a checkpoint directory to SGLang under `version` (in-flight requests finish first; the cache is flushed). */
+/**
+ * Publishes a checkpoint directory to SGLang under `version` (in-flight requests finish first; the cache is flushed).
+ */
 export async function publishToSglang(url: string, weightsPath: string, version: string): Promise<string> {
-  const answer = await post(url, '/update_weights_from_disk', { model_path: weightsPath, load_format: 'auto', abort_all_requests: false, weight_version: version, flush_cache: true });
+  const answer = await post(url, '/update_weights_from_disk', {
+    model_path: weightsPath,
+    load_format: 'auto',
+    abort_all_requests: false,
+    weight_version: version,
+    flush_cache: true,
+  });
   const body = answer.body as { success?: boolean; message?: string } | null;
-  if (answer.status !== 200 || body?.success !== true) throw new Error(`SGLang ${url} did not load ${weightsPath}: ${body?.message ?? errorMessage(answer)}`);
+  if (answer.status !== 200 || body?.success !== true)
+    throw new Error(`SGLang ${url} did not load ${weightsPath}: ${body?.message ?? errorMessage(answer)}`);
   return version;
 }
 
 // ---- by kind ------------------------------------------------------------------------------------
 
 /** One generation for a chat policy's snapshot. */
-export async function generateWithServer(snapshot: { kind: string; url: string | null; servedModel?: string }, request: GenerateRequest): Promise<Generated> {
+export async function generateWithServer(
+  snapshot: { kind: string; url: string | null; servedModel?: string },
+  request: GenerateRequest,
+): Promise<Generated> {
   if (!snapshot.url) throw new PolicyUnavailable(`${snapshot.kind}: no server URL`);
   if (snapshot.kind === 'vllm') return vllmGenerate(snapshot.url, snapshot.servedModel ?? request.version, request);
   if (snapshot.kind === 'sglang') return sglangGenerate(snapshot.url, request);
