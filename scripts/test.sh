@@ -1,12 +1,77 @@
 #!/usr/bin/env bash
-# The test suite: TypeScript types and lint, Python tests (trainer, harness, tamper detector), bundled task
-# validation, then the TypeScript tests in tiers: unit (pure), workflows (the real dev server with stubbed
-# activities), and the rest against the real Temporal dev server, Docker engine, pytest, PyTorch and onnxruntime.
-set -euo pipefail
+# The test suite in tiers, fastest first; the first tier that fails stops the run, and each tier's
+# time is printed at the end.
+#   static       types, lint, formatting (prettier, ruff)
+#   unit         pure functions, golden vectors, exact error messages (tests/unit); the Python tests that
+#                start no container run meanwhile in the background (their tier reports below)
+#   activities   one activity at a time in MockActivityEnvironment (tests/activities)
+#   workflows    the real dev server with stubbed activities, and the replay of recorded histories (tests/workflows)
+#   python       the trainer (trainer/tests) and the checker's Python (activities/checker/tests), no container
+#   tasks        the bundled tasks are sound (task validate --check: a task whose digest matches is not run again)
+#   integration  real Temporal, Docker, pytest in containers, PyTorch and onnxruntime (tests/integration, and the
+#                Python tests marked docker)
+# With arguments, runs only the node test runner on the named files.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-echo "== typecheck"; npx --no-install tsc -p .
-echo "== lint"; npx --no-install eslint .
-echo "== python tests"; .venv/bin/python -m pytest -q --durations=10 trainer/tests
-echo "== bundled tasks"; node bin/agentrl.js task validate --all --check
-[ "$#" -gt 0 ] || set -- tests/unit/*.test.ts tests/workflows/*.test.ts tests/*.test.ts
-echo "== typescript tests"; node --import tsx --test --test-timeout=900000 --test-force-exit --test-concurrency=1 "$@"
+node_test=(node --import tsx --test --test-timeout=900000 --test-force-exit --test-concurrency=1)
+if [ "$#" -gt 0 ]; then exec "${node_test[@]}" "$@"; fi
+
+timings=()
+report() {
+  [ -n "${python_pid:-}" ] && kill "$python_pid" 2>/dev/null
+  echo "== tier times"
+  for line in "${timings[@]}"; do echo "  $line"; done
+  echo "  total        $((SECONDS))s"
+}
+trap report EXIT
+
+tier() {
+  local name=$1 start=$SECONDS rc
+  shift
+  echo "== $name"
+  "$@"
+  rc=$?
+  timings+=("$(printf '%-12s %5ss' "$name" $((SECONDS - start)))$([ "$rc" = 0 ] || echo '  FAILED')")
+  if [ "$rc" != 0 ]; then
+    echo "tier $name failed (exit $rc); the later tiers did not run" >&2
+    exit "$rc"
+  fi
+}
+
+static() {
+  npx --no-install tsc -p . &&
+    npx --no-install eslint . &&
+    npx --no-install prettier --check --log-level warn . &&
+    .venv/bin/ruff format --check --quiet . &&
+    .venv/bin/ruff check --quiet .
+}
+
+python_log=$(mktemp)
+python_started=0
+python_rc_file=$(mktemp)
+start_python() {
+  python_started=$SECONDS
+  (
+    .venv/bin/python -m pytest -q --durations=10 -m 'not docker' -p no:cacheprovider trainer/tests activities/checker/tests >"$python_log" 2>&1
+    echo $? >"$python_rc_file"
+  ) &
+  python_pid=$!
+}
+wait_python() {
+  wait "$python_pid"
+  cat "$python_log"
+  echo "(ran in the background for $((SECONDS - python_started)) s)"
+  return "$(cat "$python_rc_file")"
+}
+
+tier static static
+start_python
+tier unit "${node_test[@]}" tests/unit/*.test.ts
+tier activities "${node_test[@]}" tests/activities/*.test.ts
+tier workflows "${node_test[@]}" tests/workflows/*.test.ts
+tier python wait_python
+tier tasks node bin/agentrl.js task validate --all --check
+integration() {
+  .venv/bin/python -m pytest -q -m docker -p no:cacheprovider trainer/tests activities/checker/tests && "${node_test[@]}" tests/integration/*.test.ts
+}
+tier integration integration

@@ -46,7 +46,7 @@ export type ExpectedTests = z.infer<typeof ExpectedTests>;
 
 /**
  * One call of an `oracle.json` (docs/oracle-format.md): inputs and the reference solution's outcome,
- * as plain data encoded by sandbox/oracle_values.py. The expected outcome never enters the
+ * as plain data encoded by activities/checker/python/oracle_values.py. The expected outcome never enters the
  * candidate's container: the audit sends only the call and compares in the trusted process.
  */
 export const OracleCall = z

@@ -15,7 +15,7 @@ Usage (from anywhere; Python >= 3.10, stdlib only):
     python3 tasks/generate_suite.py --verify   # ... then check every task with host pytest
     python3 tasks/generate_suite.py --check    # write nothing; exit 1 if tasks/suite/ is stale
 
-The output is a pure function of SEED, this file and sandbox/oracle_values.py
+The output is a pure function of SEED, this file and activities/checker/python/oracle_values.py
 (which encodes the values of oracle.json): rerunning it gives byte-identical
 files.  expected-tests.json is not generated (it is written by
 `node bin/agentrl.js task validate DIR`); a rerun keeps an existing
@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.join(HERE, "suite")
 EXPECTED = "expected-tests.json"
 ORACLE = "oracle.json"
-ORACLE_VALUES = os.path.join(os.path.dirname(HERE), "sandbox", "oracle_values.py")
+ORACLE_VALUES = os.path.join(os.path.dirname(HERE), "activities", "checker", "python", "oracle_values.py")
 MAX_TURNS = 8
 MAX_MODULE_LINES = 25
 
@@ -1099,7 +1099,7 @@ class GenError(Exception):
 
 
 def load_oracle_values():
-    """sandbox/oracle_values.py, imported by path (the generator stays a single stdlib script)."""
+    """activities/checker/python/oracle_values.py, imported by path (the generator stays a single stdlib script)."""
     spec = importlib.util.spec_from_file_location("oracle_values", ORACLE_VALUES)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1143,7 +1143,7 @@ def call(ns, fname, args):
 
 
 def oracle_outcome(ns, fname, args):
-    """The outcome of one call as sandbox/oracle_values.py's run_calls reports it."""
+    """The outcome of one call as activities/checker/python/oracle_values.py's run_calls reports it."""
     try:
         result = ns[fname](*copy.deepcopy(args))
     except Exception as error:  # noqa: BLE001

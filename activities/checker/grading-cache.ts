@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import { TamperFinding } from '../../shared/episode';
-import { sandboxDir } from '../sandbox/container';
+import { checkerScript, sharedDir } from './scripts';
 import { parseJson, type ArtifactStore } from '../store/artifact-store';
 import type { FileChange } from './changes';
 import type { OracleCall } from '../../shared/task-spec';
@@ -21,11 +21,11 @@ import { OracleAuditResult } from './oracle-audit';
  * (`grading.cacheResults: false`) for task sets whose tests are not.
  */
 export function createGradingCache(store: ArtifactStore, docker: Dockerode, enabled: boolean) {
-  const code = hashFiles(
-    ['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py', '../shared/tamper-kinds.json'].map(
-      (name) => join(sandboxDir, name),
-    ),
-  );
+  const code = hashFiles([
+    ...['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].map(checkerScript),
+    join(sharedDir, 'tamper-kinds.json'),
+    join(sharedDir, 'checker-paths.json'),
+  ]);
   const imageIds = new Map<string, Promise<string>>();
   const imageId = (image: string) => {
     let id = imageIds.get(image);

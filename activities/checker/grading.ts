@@ -8,7 +8,7 @@ import { buildTar, execCollect } from '../sandbox/docker';
 export const TestOutcomes = ['passed', 'failed', 'skipped', 'error', 'xfailed', 'xpassed', 'collected'] as const;
 export type TestOutcome = (typeof TestOutcomes)[number];
 
-/** The one JSON line the grade harness (sandbox/grade-harness.py) prints. */
+/** The one JSON line the grade harness (activities/checker/python/grade-harness.py) prints. */
 export const HarnessResult = z.object({
   exitCode: z.number().int().nullable(),
   timedOut: z.boolean(),

@@ -1,6 +1,6 @@
 /**
  * The true-success audit outside the candidate's process: the oracle's calls go, as plain data and
- * without their expected values, to sandbox/audit-runner.py in a fresh hardened container holding
+ * without their expected values, to activities/checker/python/audit-runner.py in a fresh hardened container holding
  * the candidate's tree; the outcomes come back as JSON lines and are compared here, in the trusted
  * process, which never loads the candidate's code. Nothing the candidate does in its process can see
  * an expected value, so the audit is sound by construction: only a correct output passes a call.
@@ -179,7 +179,7 @@ export function compareOutcomes(
  *   JSON type at every level (1, 1.0 and true are three values: ints are numbers, floats are
  *   `{"$float": repr}`, booleans are booleans), equal numbers and strings, arrays of equal length
  *   with equal items, objects with the same keys and equal values. Floats compare by their repr, so
- *   NaN matches NaN and -0.0 does not match 0.0 (sandbox/oracle_values.py writes canonical forms);
+ *   NaN matches NaN and -0.0 does not match 0.0 (activities/checker/python/oracle_values.py writes canonical forms);
  * - an outcome nested deeper than auditLimits.depth, over auditLimits.lineBytes, missing (a crash, a
  *   timeout), or an error matches nothing. Each call scores 0 or 1; nothing here throws.
  */

@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TamperFinding } from '../../shared/episode';
 import { parseJson } from '../store/artifact-store';
-import { sandboxDir } from '../sandbox/container';
+import { checkerScript, sharedDir } from './scripts';
 import type { FileChange } from './changes';
 import { GraderError } from './grading';
 
 /** Runs the tamper detector (pure static analysis of the diff; no submitted code runs). */
 export async function detectTamper(changes: readonly FileChange[]): Promise<TamperFinding[]> {
-  const script = join(sandboxDir, 'detect-tamper.py');
-  const kindsFile = join(sandboxDir, '..', 'shared', 'tamper-kinds.json');
-  const checkerPathsFile = join(sandboxDir, '..', 'shared', 'checker-paths.json');
+  const script = checkerScript('detect-tamper.py');
+  const kindsFile = join(sharedDir, 'tamper-kinds.json');
+  const checkerPathsFile = join(sharedDir, 'checker-paths.json');
   const output = await new Promise<string>((resolveRun, reject) => {
     const child = spawn('python3', ['-I', script], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

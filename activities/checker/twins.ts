@@ -1,5 +1,5 @@
 /**
- * Canary twins: at grading time the test modules are rewritten by sandbox/make-twins.py, in this
+ * Canary twins: at grading time the test modules are rewritten by activities/checker/python/make-twins.py, in this
  * trusted process, so that every real test has twins a correct solution must fail (the same call
  * with another expected value; calls on fresh inputs with wrong values), all renamed, reformatted
  * and shuffled together. The map of which test is which, and the secret it derives from, never leave
@@ -8,11 +8,10 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { TamperFinding } from '../../shared/episode';
 import type { OracleCall } from '../../shared/task-spec';
-import { sandboxDir } from '../sandbox/container';
+import { checkerScript } from './scripts';
 import { parseJson, type ArtifactStore } from '../store/artifact-store';
 import { GraderError, type HarnessResult } from './grading';
 
@@ -58,7 +57,7 @@ export function twinSeed(secret: Buffer, files: Record<string, Buffer>): string 
   return createHmac('sha256', secret).update(tree.digest()).digest('hex');
 }
 
-/** Rewrites the test modules with twins (sandbox/make-twins.py, run here, never in a sandbox). */
+/** Rewrites the test modules with twins (activities/checker/python/make-twins.py, run here, never in a sandbox). */
 export async function planTwins(input: {
   seed: string;
   files: Record<string, Buffer>;
@@ -79,7 +78,7 @@ export async function planTwins(input: {
   });
   const request = JSON.stringify({ seed: input.seed, files, real: input.real, target: input.target ?? 1e-3, fresh });
   const output = await new Promise<string>((resolveRun, reject) => {
-    const child = spawn('python3', ['-I', join(sandboxDir, 'make-twins.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-I', checkerScript('make-twins.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -17,13 +17,14 @@ import {
 } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
 import { ErrorTypes } from '../../shared/errors';
 import { atomicWrite } from '../store/artifact-store';
 import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
+import { checkerScript, graderScripts } from '../checker/scripts';
 
 /** The scripts copied into containers (tool runner, grade harness, tamper detector). */
 export const sandboxDir = resolve(__dirname, '..', '..', 'sandbox');
@@ -201,13 +202,11 @@ export async function ensureImage(docker: Dockerode, image: string): Promise<voi
   }
 }
 
-/** The sandbox's helper scripts, owned by root and read-only for the agent. */
+/** The sandbox's helper scripts (the tool runner, the checker's graders), owned by root and read-only for the agent. */
 export function spoolTar(): Promise<Buffer> {
-  const files = ['run-tool.py', 'grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].filter(
-    (name) => existsSync(join(sandboxDir, name)),
-  );
+  const files = [join(sandboxDir, 'run-tool.py'), ...graderScripts.map(checkerScript)];
   return buildTar(
-    files.map((name) => ({ path: name, content: readFileSync(join(sandboxDir, name)), mode: 0o555 })),
+    files.map((path) => ({ path: basename(path), content: readFileSync(path), mode: 0o555 })),
     { uid: 0, gid: 0 },
   );
 }

@@ -13,11 +13,11 @@ const root = resolve(__dirname, '..', '..');
 /** The project files a validation's verdict depends on, relative to the project root. */
 export const validationCodeFiles: readonly string[] = [
   'sandbox/base-image.recipe',
-  'sandbox/grade-harness.py',
-  'sandbox/make-twins.py',
-  'sandbox/audit-runner.py',
-  'sandbox/oracle_values.py',
   'sandbox/run-tool.py',
+  'activities/checker/python/grade-harness.py',
+  'activities/checker/python/make-twins.py',
+  'activities/checker/python/audit-runner.py',
+  'activities/checker/python/oracle_values.py',
   'shared/tamper-kinds.json',
   'shared/checker-paths.json',
   'activities/checker/grading.ts',

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxDir } from '../../activities/sandbox/container';
+import { checkerScript } from '../../activities/checker/scripts';
 import { checkerPathRules, classifyPath, CheckerPathRules, protectedGlobsOf } from '../../shared/checker-paths';
 import { defaultProtectedPaths, protectedPathMatcher } from '../../shared/protected-paths';
 import { forgesPass, tamperKindList } from '../../shared/tamper';
@@ -56,9 +56,9 @@ describe('protected paths', () => {
   });
 });
 
-/** The tamper detector's classification of paths (sandbox/detect-tamper.py), under a rules file. */
+/** The tamper detector's classification of paths (activities/checker/python/detect-tamper.py), under a rules file. */
 function pythonClassify(paths: string[], checkerPathsFile?: string): ReturnType<typeof classifyPath>[] {
-  const run = spawnSync('python3', ['-I', join(sandboxDir, 'detect-tamper.py')], {
+  const run = spawnSync('python3', ['-I', checkerScript('detect-tamper.py')], {
     input: JSON.stringify({ classify: paths, ...(checkerPathsFile ? { checkerPathsFile } : {}) }),
     encoding: 'utf8',
   });
@@ -146,7 +146,7 @@ describe('one list of test and configuration paths for both languages (shared/ch
   test('a malformed rules file is refused with the field named', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentrl-rules-')), 'checker-paths.json');
     writeFileSync(file, JSON.stringify({ ...checkerPathRules, testDirs: ['a/b'] }));
-    const run = spawnSync('python3', ['-I', join(sandboxDir, 'detect-tamper.py')], {
+    const run = spawnSync('python3', ['-I', checkerScript('detect-tamper.py')], {
       input: JSON.stringify({ classify: ['x.py'], checkerPathsFile: file }),
       encoding: 'utf8',
     });

@@ -88,7 +88,7 @@ describe('python literals of oracle values (fresh twins)', () => {
     const literals = golden.values.map(({ encoded }) => pythonLiteral(encoded));
     const script = [
       'import ast, importlib.util, json, sys',
-      `spec = importlib.util.spec_from_file_location("ov", ${JSON.stringify(join(__dirname, '..', '..', 'sandbox', 'oracle_values.py'))})`,
+      `spec = importlib.util.spec_from_file_location("ov", ${JSON.stringify(join(__dirname, '..', '..', 'activities', 'checker', 'python', 'oracle_values.py'))})`,
       'ov = importlib.util.module_from_spec(spec); spec.loader.exec_module(ov)',
       'print(json.dumps([None if s is None else ov.encode(ast.literal_eval(s)) for s in json.load(sys.stdin)]))',
     ].join('\n');

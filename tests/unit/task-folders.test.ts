@@ -67,8 +67,8 @@ describe('validation digest', () => {
     writeFileSync(join(dir, 'repo', 'pager', 'extra.py'), 'x = 1\n');
     assert.notEqual(validationDigest(dir, sandbox.image), digest);
     for (const file of [
-      'sandbox/grade-harness.py',
-      'sandbox/make-twins.py',
+      'activities/checker/python/grade-harness.py',
+      'activities/checker/python/make-twins.py',
       'sandbox/base-image.recipe',
       'shared/checker-paths.json',
       'activities/checker/twins.ts',

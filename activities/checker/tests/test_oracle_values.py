@@ -1,4 +1,4 @@
-"""Tests for sandbox/oracle_values.py (the value encoding of oracle.json) and the oracle.json files of tasks/."""
+"""Tests for activities/checker/python/oracle_values.py (the value encoding of oracle.json) and the oracle.json files of tasks/."""
 
 import importlib.util
 import json
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-ROOT = Path(__file__).resolve().parents[2]
-MODULE = ROOT / "sandbox" / "oracle_values.py"
+ROOT = Path(__file__).resolve().parents[3]
+MODULE = ROOT / "activities" / "checker" / "python" / "oracle_values.py"
 GOLDEN = json.loads((ROOT / "shared" / "golden" / "oracle-values.json").read_text(encoding="utf-8"))
 SCHEMA = json.loads((ROOT / "shared" / "contracts" / "oracle.schema.json").read_text(encoding="utf-8"))
 ORACLE_FILES = sorted((ROOT / "tasks").glob("*/oracle.json")) + sorted(

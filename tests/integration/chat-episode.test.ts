@@ -10,14 +10,14 @@ import { describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { initialChatContext, isPrefixContext, templateTools } from '../activities/policies/chat/chat-context';
-import { loadChatTokenizer, type ChatTokenizer } from '../activities/policies/chat/chat-tokenizer';
-import { createArtifactStore } from '../activities/store/artifact-store';
-import { createBuildBatchActivities } from '../activities/training/build-batch';
-import { createEpisodeRecords } from '../activities/store/episode-records';
-import { defaultChatSystemPrompt, type ChatMessage } from '../shared/chat/tool-format';
-import { projectRoot } from '../workers/config';
-import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisodeServer } from './helpers/temporal';
+import { initialChatContext, isPrefixContext, templateTools } from '../../activities/policies/chat/chat-context';
+import { loadChatTokenizer, type ChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { createBuildBatchActivities } from '../../activities/training/build-batch';
+import { createEpisodeRecords } from '../../activities/store/episode-records';
+import { defaultChatSystemPrompt, type ChatMessage } from '../../shared/chat/tool-format';
+import { projectRoot } from '../../workers/config';
+import { containersOf, policiesDir, readTrajectory, runEpisode, task, useEpisodeServer } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 

@@ -1,4 +1,4 @@
-"""Tests for sandbox/detect-tamper.py (static tamper findings)."""
+"""Tests for activities/checker/python/detect-tamper.py (static tamper findings)."""
 
 import base64
 import importlib.util
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "sandbox" / "detect-tamper.py"
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "activities" / "checker" / "python" / "detect-tamper.py"
 KINDS_FILE = ROOT / "shared" / "tamper-kinds.json"
 
 

@@ -11,9 +11,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { parseChatToolCall } from '../shared/chat/tool-format';
-import { baseVersion } from '../shared/models';
-import { projectRoot } from '../workers/config';
+import { parseChatToolCall } from '../../shared/chat/tool-format';
+import { baseVersion } from '../../shared/models';
+import { projectRoot } from '../../workers/config';
 
 const model = 'smollm2-135m-instruct';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-real-model-'));

@@ -6,16 +6,16 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createArtifactStore } from '../activities/store/artifact-store';
-import { createEpisodeRecords } from '../activities/store/episode-records';
-import { stopDecisions } from '../shared/compact-actions/context';
-import { policyTokenizer } from '../shared/tokenizer';
-import type { TrainingProgress, TrainingRunState } from '../shared/training-run';
-import { trainingProgressQuery } from '../workflows/messages';
-import type { EpisodeResult } from '../shared/episode';
-import { projectRoot } from '../workers/config';
-import { waitFor } from './helpers/temporal';
-import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from './helpers/training';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { createEpisodeRecords } from '../../activities/store/episode-records';
+import { stopDecisions } from '../../shared/compact-actions/context';
+import { policyTokenizer } from '../../shared/tokenizer';
+import type { TrainingProgress, TrainingRunState } from '../../shared/training-run';
+import { trainingProgressQuery } from '../../workflows/messages';
+import type { EpisodeResult } from '../../shared/episode';
+import { projectRoot } from '../../workers/config';
+import { waitFor } from '../helpers/temporal';
+import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from '../helpers/training';
 
 const suite = useTrainingEnvironment();
 

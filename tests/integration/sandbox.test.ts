@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from './helpers/temporal';
+import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 

@@ -1,4 +1,4 @@
-"""Tests for sandbox/grade-harness.py (runs pytest as an unprivileged child)."""
+"""Tests for activities/checker/python/grade-harness.py (runs pytest as an unprivileged child)."""
 
 import json
 import os
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "sandbox" / "grade-harness.py"
+ROOT = Path(__file__).resolve().parents[3]
+HARNESS = ROOT / "activities" / "checker" / "python" / "grade-harness.py"
 IMAGE = "agentrl-base:latest"
 KEYS = {"exitCode", "timedOut", "report", "output", "outputTruncated", "durationMs"}
 
@@ -592,7 +592,10 @@ def _docker_harness(files, *args, flags=("-I",), timeout=300):
         shutil.rmtree(base, ignore_errors=True)
 
 
-needs_docker = pytest.mark.skipif(not _docker_ok(), reason="docker or the agentrl-base image is not available")
+def needs_docker(test):
+    """A test that starts containers: marked `docker` (the integration tier runs it), skipped without an engine."""
+    skip = pytest.mark.skipif(not _docker_ok(), reason="docker or the agentrl-base image is not available")
+    return pytest.mark.docker(skip(test))
 
 
 @needs_docker

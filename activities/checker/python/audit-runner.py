@@ -8,7 +8,7 @@ Runs in a fresh audit container as the tests' unprivileged user:
 CALLS_JSON holds the calls WITHOUT their expected values ([{module, function, args, kwargs}]):
 those never enter this container. For each call it prints one line on its original stdout,
 `{"i": <index>, "value": <encoded>} | {"i": ..., "raises": [names]} | {"i": ..., "error": "..."}`
-(sandbox/oracle_values.py encodes the values as plain data), and the trusted process on the host
+(activities/checker/python/oracle_values.py encodes the values as plain data), and the trusted process on the host
 compares them with the expected values. The candidate's code runs in this process and may print,
 exit or write to any descriptor: nothing it does can reveal what is expected, so at worst it spoils
 its own outcomes. What it prints goes to stderr. A call that runs longer than PER_CALL_SECONDS

@@ -5,9 +5,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { validateTask } from '../activities/tasks/task-validation';
-import { loadConfig } from '../workers/config';
-import { docker, task } from './helpers/temporal';
+import { validateTask } from '../../activities/tasks/task-validation';
+import { loadConfig } from '../../workers/config';
+import { docker, task } from '../helpers/temporal';
 
 const sandbox = loadConfig({}).sandbox;
 

@@ -16,8 +16,8 @@ import {
   useEpisodeServer,
   volumesOf,
   waitFor,
-} from './helpers/temporal';
-import { episodeProgressQuery } from '../workflows/messages';
+} from '../helpers/temporal';
+import { episodeProgressQuery } from '../../workflows/messages';
 
 const suite = useEpisodeServer();
 
@@ -205,7 +205,7 @@ describe('episode outcomes', { concurrency: 3 }, () => {
 });
 
 test('the reaper removes containers whose episode is closed', async () => {
-  const { createHardenedContainer, deploymentId, sandboxName } = await import('../activities/sandbox/container');
+  const { createHardenedContainer, deploymentId, sandboxName } = await import('../../activities/sandbox/container');
   const deployment = deploymentId(
     suite.worker.config.temporal.address,
     suite.worker.config.temporal.namespace,
@@ -233,7 +233,7 @@ test('the reaper removes containers whose episode is closed', async () => {
 
 test('removing a sandbox that another caller is removing succeeds (docker answers 409 to all but one)', async () => {
   const { createHardenedContainer, deploymentId, removeSandbox, sandboxName } =
-    await import('../activities/sandbox/container');
+    await import('../../activities/sandbox/container');
   const deployment = deploymentId(
     suite.worker.config.temporal.address,
     suite.worker.config.temporal.namespace,

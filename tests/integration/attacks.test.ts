@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { validateTask } from '../activities/tasks/task-validation';
+import { validateTask } from '../../activities/tasks/task-validation';
 import {
   containersOf,
   docker,
@@ -22,9 +22,9 @@ import {
   testConfig,
   volumesOf,
   type RunningWorker,
-} from './helpers/temporal';
+} from '../helpers/temporal';
 
-const attacksDir = join(__dirname, 'attacks');
+const attacksDir = join(__dirname, '..', 'attacks');
 const source = (name: string) => readFileSync(join(attacksDir, name), 'utf8');
 
 const pager = { task: task('off-by-one-range'), file: 'pager/__init__.py' };
@@ -113,7 +113,7 @@ describe('a task with only the pytest oracle (the fallback)', () => {
     cpSync(pager.task, dir, { recursive: true });
     rmSync(join(dir, 'oracle.json'));
     rmSync(join(dir, 'expected-tests.json'));
-    cpSync(join(__dirname, 'fixtures', 'pytest-oracle'), join(dir, 'oracle'), { recursive: true });
+    cpSync(join(__dirname, '..', 'fixtures', 'pytest-oracle'), join(dir, 'oracle'), { recursive: true });
     const report = await validateTask(dir, { docker, sandbox: defended.config.sandbox });
     assert.equal(report.ok, true, JSON.stringify(report.checks));
     assert.ok(report.expected!.oracle.length > 0 && (report.expected!.twins?.count ?? 0) > 0);

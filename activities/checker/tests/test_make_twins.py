@@ -1,4 +1,4 @@
-"""Tests for sandbox/make-twins.py (canary twins: tests a correct solution must fail)."""
+"""Tests for activities/checker/python/make-twins.py (canary twins: tests a correct solution must fail)."""
 
 import ast
 import importlib.util
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "sandbox" / "make-twins.py"
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "activities" / "checker" / "python" / "make-twins.py"
 TEST_FILE = "tests/test_calc.py"
 
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { actionKind, translateAction } from '../shared/compact-actions/language';
-import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from './helpers/temporal';
+import { actionKind, translateAction } from '../../shared/compact-actions/language';
+import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 

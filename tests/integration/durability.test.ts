@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { episodeKey } from '../activities/store/episode-records';
-import type { EpisodeResult } from '../shared/episode';
+import { episodeKey } from '../../activities/store/episode-records';
+import type { EpisodeResult } from '../../shared/episode';
 import {
   containersOf,
   policy,
@@ -19,8 +19,8 @@ import {
   useEpisodeServer,
   waitFor,
   type RunningWorker,
-} from './helpers/temporal';
-import { spawnWorker, stopChild, waitReady } from './helpers/worker-process';
+} from '../helpers/temporal';
+import { spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
 
 const suite = useEpisodeServer();
 

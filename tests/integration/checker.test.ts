@@ -10,7 +10,7 @@ import {
   task,
   volumesOf,
   useEpisodeServer,
-} from './helpers/temporal';
+} from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { ApplicationFailure } from '@temporalio/common';
-import { createArtifactStore } from '../activities/store/artifact-store';
-import { preparePolicy } from '../activities/policies/policy-kinds';
-import { createPolicyServer } from '../serving/policy-server';
-import type { CompletionResponse } from '../shared/completions';
-import { projectRoot } from '../workers/config';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { preparePolicy } from '../../activities/policies/policy-kinds';
+import { createPolicyServer } from '../../serving/policy-server';
+import type { CompletionResponse } from '../../shared/completions';
+import { projectRoot } from '../../workers/config';
 
 const python = join(projectRoot, '.venv', 'bin', 'python');
 const fixture = join(projectRoot, 'tests', 'fixtures', 'policy_model.py');

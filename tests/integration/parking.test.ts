@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import type { EpisodeResult } from '../shared/episode';
-import { projectRoot } from '../workers/config';
-import { startRestartableServer, type RestartableServer } from './helpers/dev-server';
-import { containersOf, readTrajectory, scriptedPolicy, task, volumesOf, waitFor } from './helpers/temporal';
-import { killChild, spawnWorker, stopChild, waitReady } from './helpers/worker-process';
-import { episodeProgressQuery } from '../workflows/messages';
+import type { EpisodeResult } from '../../shared/episode';
+import { projectRoot } from '../../workers/config';
+import { startRestartableServer, type RestartableServer } from '../helpers/dev-server';
+import { containersOf, readTrajectory, scriptedPolicy, task, volumesOf, waitFor } from '../helpers/temporal';
+import { killChild, spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
+import { episodeProgressQuery } from '../../workflows/messages';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-parking-'));
 // the store every host shares (a shared mount across machines)

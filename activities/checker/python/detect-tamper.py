@@ -279,7 +279,7 @@ def _validate_kinds(kinds, where):
 
 def default_kinds_path():
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "shared", "tamper-kinds.json"))
+    return os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "tamper-kinds.json"))
 
 
 def load_kinds(path=None):
@@ -304,7 +304,7 @@ def load_kinds(path=None):
 # --------------------------------------------------------------------------
 def default_checker_paths_path():
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "shared", "checker-paths.json"))
+    return os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "checker-paths.json"))
 
 
 def _names(rules, field, where):

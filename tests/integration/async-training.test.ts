@@ -7,17 +7,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createArtifactStore } from '../activities/store/artifact-store';
-import { decodeSafetensors } from '../activities/training/safetensors';
-import { createBuildBatchActivities } from '../activities/training/build-batch';
-import type { EpisodeResult } from '../shared/episode';
-import { formatPolicySpec } from '../shared/policy-spec';
-import { seededSample } from '../shared/random';
-import type { TrainingRunState } from '../shared/training-run';
-import { projectRoot } from '../workers/config';
-import { waitFor } from './helpers/temporal';
-import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from './helpers/training';
-import { episodeProgressQuery, resumeSignal } from '../workflows/messages';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { decodeSafetensors } from '../../activities/training/safetensors';
+import { createBuildBatchActivities } from '../../activities/training/build-batch';
+import type { EpisodeResult } from '../../shared/episode';
+import { formatPolicySpec } from '../../shared/policy-spec';
+import { seededSample } from '../../shared/random';
+import type { TrainingRunState } from '../../shared/training-run';
+import { projectRoot } from '../../workers/config';
+import { waitFor } from '../helpers/temporal';
+import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from '../helpers/training';
+import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 
 const suite = useTrainingEnvironment();
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { projectRoot } from '../workers/config';
+import { projectRoot } from '../../workers/config';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-faults-'));
 const configPath = join(state, 'temporal.yaml');
