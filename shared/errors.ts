@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /** Application failure types; deterministic ones are raised non-retryable. */
 export const ErrorTypes = {
   invalidInput: 'InvalidInput',
@@ -9,3 +11,8 @@ export const ErrorTypes = {
   policyError: 'PolicyError',
 } as const;
 export type ErrorType = (typeof ErrorTypes)[keyof typeof ErrorTypes];
+
+/** Formats a zod error as "file: field: message" lines (a bad input names its field). */
+export function describeIssues(file: string, error: z.ZodError): string {
+  return error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
+}

@@ -83,8 +83,3 @@ export const TaskSnapshot = z.object({
   expected: ExpectedTests,
 });
 export type TaskSnapshot = z.infer<typeof TaskSnapshot>;
-
-/** Formats a zod error as "file: field: message" lines. */
-export function describeIssues(file: string, error: z.ZodError): string {
-  return error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
-}

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AgentrlConfig } from '../shared/config';
-import { describeIssues } from '../shared/task-spec';
+import { describeIssues } from '../shared/errors';
 
 /** The project root: where package.json, tasks/ and the default state folder live. */
 export const projectRoot = resolve(__dirname, '..');

@@ -34,10 +34,9 @@ import {
   type StopRecord,
   type TurnSummary,
 } from '../shared/episode';
-import { ErrorTypes } from '../shared/errors';
+import { describeIssues, ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
 import { SearchAttributes } from '../shared/search-attributes';
-import { describeIssues } from '../shared/task-spec';
 import { hostQueue, sandboxesQueue } from '../shared/task-queues';
 import {
   episodeEventSignal,

@@ -6,10 +6,9 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ErrorTypes } from '../shared/errors';
+import { describeIssues, ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
-import { describeIssues } from '../shared/task-spec';
 import { trainingQueue } from '../shared/task-queues';
 import {
   InitPolicyInput,

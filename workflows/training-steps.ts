@@ -1,9 +1,8 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { BuiltBatch, EpisodeActivities } from '../activities';
-import { ErrorTypes } from '../shared/errors';
+import { describeIssues, ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
-import { describeIssues } from '../shared/task-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import type { EpisodeResult } from '../shared/episode';
 import {

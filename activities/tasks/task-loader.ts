@@ -2,14 +2,8 @@ import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpat
 import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import {
-  ExpectedTests,
-  OracleFile,
-  TaskSpec,
-  describeIssues,
-  type OracleCall,
-  type TaskSnapshot,
-} from '../../shared/task-spec';
+import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
+import { describeIssues } from '../../shared/errors';
 
 export class TaskError extends Error {
   override name = 'TaskError';

@@ -8,9 +8,9 @@ import { describe, test } from 'node:test';
 import type { ZodError } from 'zod';
 import { loadTaskFolder, maxTaskFileBytes } from '../../activities/tasks/task-loader';
 import { EpisodeInput, ResumeRequest } from '../../shared/episode';
-import { describeIssues } from '../../shared/task-spec';
 import { TrainingRunInput } from '../../shared/training-run';
 import { loadConfig, projectRoot } from '../../workers/config';
+import { describeIssues } from '../../shared/errors';
 
 const copy = () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-bad-task-'));
