@@ -1,0 +1,185 @@
+/** The acting state: turns until an outcome, the end of a segment, or a continue-as-new; stop probes. */
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import { TimeoutType } from '@temporalio/common';
+import {
+  defaultLimits,
+  type EpisodeInput,
+  type EpisodeState,
+  type StopRecord,
+  type TurnSummary,
+} from '../../shared/episode';
+import {} from '../../shared/errors';
+import { Outcomes, type Outcome } from '../../shared/outcomes';
+import { servedPolicyKinds } from '../../shared/policy-spec';
+import {} from '../../shared/search-attributes';
+import { isHostLost, messageOf, timeoutTypeOf } from './failures';
+import { type Host } from './proxies';
+import { currentEpisodeId, type Control } from './results';
+
+/** Runs turns until an outcome, until the segment ends (park), or until it is time to continue as new. */
+export async function takeTurns(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  control: Control,
+  requestContinueAsNew: () => void,
+): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
+  const episodeId = currentEpisodeId();
+  const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
+  const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
+  const counters = episode.counters;
+  if (counters.tokens === 0) counters.tokens = episode.task.promptTokens;
+  let turnsThisRun = 0;
+  for (;;) {
+    if (counters.turns >= maxTurns) {
+      counters.turnLimitHits++;
+      return { outcome: Outcomes.turnLimit, detail: `reached ${maxTurns} turns` };
+    }
+    if (counters.tokens >= maxTokens) {
+      counters.tokenLimitHits++;
+      return { outcome: Outcomes.tokenLimit, detail: `context reached ${counters.tokens} of ${maxTokens} tokens` };
+    }
+    const remaining = episode.deadlineAtMs - Date.now();
+    if (remaining <= 0) {
+      counters.deadlineHits++;
+      return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed` };
+    }
+    if (
+      workflowInfo().continueAsNewSuggested ||
+      (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)
+    ) {
+      requestContinueAsNew();
+      return { outcome: Outcomes.submitted, detail: null };
+    }
+    const segment = episode.segment;
+    const inSegment = episode.segmentState;
+    if (
+      segment &&
+      inSegment &&
+      ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) ||
+        (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))
+    ) {
+      return { park: true };
+    }
+    // a version the run published since the last turn: the whole turn samples it (a turn never mixes versions)
+    if (
+      control.version &&
+      servedPolicyKinds.includes(episode.policy.kind) &&
+      control.version !== episode.policy.version
+    )
+      episode.policy = { ...episode.policy, version: control.version };
+    if (episode.versions?.at(-1) !== episode.policy.version) (episode.versions ??= []).push(episode.policy.version);
+    const turn = counters.turns;
+    let summary: TurnSummary;
+    const turnStart = Date.now();
+    try {
+      summary = await host.takeTurn(remaining)({
+        episodeId,
+        turn,
+        container: episode.sandbox.containerName,
+        policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version },
+        promptRef: episode.task.promptRef,
+        maxTurns,
+        toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining),
+        maxObservationBytes: input.budgets.maxObservationBytes,
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
+        counters.deadlineHits++;
+        return {
+          outcome: Outcomes.timeout,
+          detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}`,
+        };
+      }
+      return {
+        outcome: Outcomes.sandboxCrash,
+        detail: isHostLost(error)
+          ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue`
+          : `turn ${turn} failed: ${messageOf(error)}`,
+      };
+    }
+    if (episode.timings) episode.timings.turnsMs += Date.now() - turnStart;
+    if (episode.segmentState) {
+      episode.segmentState.turns++;
+      episode.segmentState.actedMs += Date.now() - turnStart;
+    }
+    if (summary.status === 'token_limit') {
+      // the context cannot hold another action and its observation: never a silent cut
+      counters.tokenLimitHits++;
+      return { outcome: Outcomes.tokenLimit, detail: summary.detail };
+    }
+    counters.turns++;
+    turnsThisRun++;
+    counters.tokens += summary.actionTokens + summary.observationTokens;
+    if (summary.status !== 'policy_error') counters.toolCalls++;
+    const stops = (episode.stops ??= []);
+    if (summary.actionKind === 'change') episode.changed = true;
+    if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
+    // a check after a change is a stop point (the agent interface's actionKind)
+    if (summary.actionKind === 'check' && episode.changed) {
+      const stop: StopRecord = {
+        turn,
+        passed: summary.status === 'ok' && summary.exitCode === 0 && !summary.timedOut,
+        submitted: false,
+        probe: null,
+      };
+      stops.push(stop);
+      if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, episodeId, turn);
+    }
+    if (summary.status === 'tool_error') counters.toolErrors++;
+    if (summary.contextSplit) counters.contextSplits = (counters.contextSplits ?? 0) + 1;
+    if (summary.truncated) counters.truncatedOutputs++;
+    if (summary.timedOut) counters.toolTimeouts++;
+    switch (summary.status) {
+      case 'submitted':
+        return { outcome: Outcomes.submitted, detail: null };
+      case 'agent_crash':
+        return { outcome: Outcomes.agentCrash, detail: summary.detail };
+      case 'sandbox_crash':
+        return { outcome: Outcomes.sandboxCrash, detail: summary.detail };
+      case 'policy_error':
+        return { outcome: Outcomes.policyError, detail: summary.detail };
+      default:
+        break;
+    }
+  }
+}
+
+/**
+ * The reward of submitting at a stop point. A probe that fails leaves the stop without a grade (its
+ * decision gets no credit); the episode goes on: a strict probe never touches the agent's
+ * container, and a weak one only runs the visible tests there, as the agent's own checks do.
+ */
+export async function probeStop(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  episodeId: string,
+  turn: number,
+): Promise<number | null> {
+  const started = Date.now();
+  try {
+    const { reward } = await host.probeSubmission({
+      workflowId: workflowInfo().workflowId,
+      episodeId,
+      runId: input.runId,
+      sandbox: episode.sandbox,
+      task: episode.task,
+      checker: input.checker,
+      testTimeoutMs: input.budgets.testTimeoutMs,
+      turn,
+    });
+    return reward;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('stop probe failed; the decision gets no credit', { turn, error: messageOf(error) });
+    return null;
+  } finally {
+    // the probe is the trainer's bookkeeping, not the agent's time: it moves the deadline, so a
+    // training episode has as long to act as an evaluation episode (which never probes)
+    const spent = Date.now() - started;
+    episode.deadlineAtMs += spent;
+    if (episode.timings) episode.timings.probeMs = (episode.timings.probeMs ?? 0) + spent;
+  }
+}
