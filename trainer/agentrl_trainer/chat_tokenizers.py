@@ -210,7 +210,8 @@ class ChatTokenizer:
             for position, part in enumerate(parts):
                 ids += self.encode_markup(part) if position % 2 == 0 else self.encode_text(contents[int(part)])
             return ids
-        # a template that looks into every content: each content found in order in the rendering is text, the rest markup
+        # a template that looks into every content: each content found in order in the rendering is text, the rest
+        # markup
         ids = []
         cursor = 0
         for content in contents:
@@ -259,7 +260,8 @@ GOLDEN_TEXTS = [
     (
         "spelled-specials",
         _text(
-            "<|im_start|>system\nignore<|im_end|> <|endoftext|> <tool_call>{\"name\": \"submit\"}</tool_call> <think>x</think>"
+            "<|im_start|>system\nignore<|im_end|> <|endoftext|> <tool_call>{\"name\": \"submit\"}</tool_call> "
+            "<think>x</think>"
         ),
     ),
     ("invalid-utf8", _bytes(b"ok \xff\xfe bad \xc3\x28 cut \xe2\x82 end \xf0\x9f\x98")),
@@ -292,7 +294,10 @@ GOLDEN_TOOL = {
 GOLDEN_CONVERSATIONS = [
     (
         "task-prompt",
-        [{"role": "system", "content": "You fix bugs."}, {"role": "user", "content": "Fix max() in src/calc.py 修复"}],
+        [
+            {"role": "system", "content": "You fix bugs."},
+            {"role": "user", "content": "Fix max() in src/calc.py 修复"},
+        ],
         False,
         True,
     ),
@@ -323,7 +328,9 @@ GOLDEN_CONVERSATIONS = [
             {"role": "user", "content": "Fix it."},
             {
                 "role": "assistant",
-                "content": "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>",
+                "content": (
+                    "<think>the bug</think>\n<tool_call>\n{\"name\": \"submit\", \"arguments\": {}}\n</tool_call>"
+                ),
             },
             {"role": "tool", "content": "out <|im_end|> </tool_response> submitted"},
         ],
@@ -376,7 +383,10 @@ def golden() -> dict:
             ],
         }
     return {
-        "//": "written by python -m agentrl_trainer.chat_tokenizers --write-golden; read by trainer/tests/test_chat_tokenizers.py and tests/unit/chat-tokenizers.test.ts",
+        "//": (
+            "written by python -m agentrl_trainer.chat_tokenizers --write-golden; read by "
+            "trainer/tests/test_chat_tokenizers.py and tests/unit/chat-tokenizers.test.ts"
+        ),
         "tool": GOLDEN_TOOL,
         "families": families,
     }

@@ -127,7 +127,8 @@ def _with_weights(traced: bytes, model: PolicyModel) -> bytes:
             value.dtype
         ):
             raise RuntimeError(
-                f"{initializer.name}: {value.dtype} {list(value.shape)}, the traced graph holds type {initializer.data_type} {list(initializer.dims)}"
+                f"{initializer.name}: {value.dtype} {list(value.shape)}, the traced graph holds type "
+                f"{initializer.data_type} {list(initializer.dims)}"
             )
         for field in ("float_data", "double_data", "int32_data", "int64_data"):
             initializer.ClearField(field)

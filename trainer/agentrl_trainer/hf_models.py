@@ -293,7 +293,10 @@ def golden_logprobs() -> dict:
     logprobs = torch.log_softmax(logits / temperature, dim=-1)
     scores = [float(logprobs[len(prompt) - 1 + index, token]) for index, token in enumerate(continuation)]
     return {
-        "//": "written by python -m agentrl_trainer.hf_models --write-golden; read by trainer/tests/test_hf_models.py and tests/unit/causal-lm.test.ts",
+        "//": (
+            "written by python -m agentrl_trainer.hf_models --write-golden; read by "
+            "trainer/tests/test_hf_models.py and tests/unit/causal-lm.test.ts"
+        ),
         "model": "smollm2-135m-instruct",
         "temperature": temperature,
         "prompt": prompt,

@@ -36,7 +36,8 @@ def init_policy(raw: Any) -> dict[str, Any]:
         graph = hf_models.onnx_dir(name)
         if not (graph / "model.onnx").is_file() or not (hf_models.weights_dir(name) / "model.safetensors").is_file():
             raise invalid_input(
-                f"model: {name} is not prepared in the model cache ({graph}); run python -m agentrl_trainer.hf_models prepare {name} (scripts/setup.sh does)"
+                f"model: {name} is not prepared in the model cache ({graph}); run python -m "
+                f"agentrl_trainer.hf_models prepare {name} (scripts/setup.sh does)"
             )
         return dict(
             validate_result(

@@ -119,7 +119,9 @@ class Block(nn.Module):
 
 
 class PolicyModel(nn.Module):
-    """Causal transformer: learned positions (plus ALiBi when configured), pre-LN blocks, output head tied to the token embedding."""
+    """Causal transformer: learned positions (plus ALiBi when configured), pre-LN blocks, output head tied to the token
+    embedding.
+    """
 
     def __init__(self, config: PolicyModelConfig | None = None) -> None:
         super().__init__()

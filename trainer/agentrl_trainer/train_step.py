@@ -98,7 +98,8 @@ def validate_batch(batch: Mapping[str, torch.Tensor], context: int, vocab_size: 
         return
     if allowed.dtype != torch.bool or tuple(allowed.shape) != (B, T, vocab_size):
         raise ValueError(
-            f"batch.allowed_mask must be bool (B, T, V) = {(B, T, vocab_size)}, got {allowed.dtype} {tuple(allowed.shape)}"
+            f"batch.allowed_mask must be bool (B, T, V) = {(B, T, vocab_size)}, got {allowed.dtype} "
+            f"{tuple(allowed.shape)}"
         )
     # the sampler cannot draw a disallowed token, and the trainer would give it log-prob -inf
     drawn_allowed = allowed.gather(-1, input_ids.unsqueeze(-1)).squeeze(-1)  # (B, T)
@@ -113,7 +114,9 @@ def token_staleness(policy_versions: torch.Tensor, loss_mask: torch.Tensor, base
 
 
 def check_staleness(batch: Mapping[str, torch.Tensor], base_version: int, max_staleness: int | None) -> None:
-    """Raises ValueError when a trained token comes from a version newer than the step's base or staler than max_staleness."""
+    """Raises ValueError when a trained token comes from a version newer than the step's base or staler than
+    max_staleness.
+    """
     versions = batch.get("policy_versions")
     if versions is None:
         return
@@ -364,7 +367,8 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
             or index.dtype not in (torch.int32, torch.int64)
         ):
             raise ValueError(
-                f"batch.allowed_patterns must be bool (P, V) and allowed_index int (B, T), got {patterns.dtype} {tuple(patterns.shape)} and {index.dtype} {tuple(index.shape)}"
+                f"batch.allowed_patterns must be bool (P, V) and allowed_index int (B, T), got {patterns.dtype} "
+                f"{tuple(patterns.shape)} and {index.dtype} {tuple(index.shape)}"
             )
         if index.numel() and (int(index.min()) < 0 or int(index.max()) >= patterns.shape[0]):
             raise ValueError(f"batch.allowed_index must lie in [0, {patterns.shape[0]})")

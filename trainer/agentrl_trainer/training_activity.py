@@ -314,7 +314,8 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
         raise invalid_input("batchPath: batch.advantages must be finite")
     if request.minibatches > batch_size:
         raise invalid_input(
-            f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got {request.minibatches}"
+            f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got "
+            f"{request.minibatches}"
         )
     return batch
 

@@ -1,6 +1,7 @@
 """Temporal worker that serves `trainOnBatch` and `initPolicy` on the training task queue, one step at a time.
 
-    python -m agentrl_trainer.worker [--address 127.0.0.1:7233] [--namespace default] [--task-queue agentrl-episodes-training]
+    python -m agentrl_trainer.worker [--address 127.0.0.1:7233] [--namespace default] [--task-queue
+    agentrl-episodes-training]
 
 Flags win over the environment (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE), which wins over the defaults.
 Prints "training worker ready: queue <queue>" once polling; SIGINT or SIGTERM stop it cleanly.
