@@ -28,7 +28,7 @@ import { ensurePolicyServer, ensureTrainerWorker, startDevServer } from '../cli/
 import { policyServerService, trainerService } from '../cli/supervisor';
 import type { EpisodeResult } from '../shared/episode';
 import { defaultTaskQueue } from '../shared/task-queues';
-import type { IterationMetrics } from '../shared/training-run';
+import type { IterationMetrics } from '../shared/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import { loadConfig, projectRoot } from '../workers/config';

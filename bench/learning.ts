@@ -21,7 +21,8 @@
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelConfig, type IterationMetrics } from '../shared/training-run';
+import { defaultModelConfig } from '../shared/training-run';
+import { type IterationMetrics } from '../shared/run-metrics';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/training';
 

@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle 
 import { readManifest, runDirOf } from '../activities/training/run-records';
 import { defaultTaskQueue } from '../shared/task-queues';
 import { modelServingPort } from '../shared/models';
-import { hfModelOf, TrainingRunInput, type IterationMetrics, type TrainingProgress } from '../shared/training-run';
+import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/training-run';
+import { type IterationMetrics } from '../shared/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';

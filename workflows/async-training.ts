@@ -12,17 +12,24 @@ import {
 } from '@temporalio/workflow';
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/episode';
-import { environmentFailures, Outcomes } from '../shared/outcomes';
+import { environmentFailures } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
 import {
+  activeCount,
+  applyEvent,
   defaultMaxParked,
   defaultMaxStaleness,
-  summariseEpisodes,
+  emptyPool,
+  groupStaleness,
+  mayAdmitGroup,
+  parkedOverCap,
+  parkedToResume,
+  recordResult,
+  tick,
   type AsyncPool,
-  type AsyncStepMetrics,
-  type IterationMetrics,
   type PoolEpisode,
-} from '../shared/training-run';
+} from '../shared/async-pool';
+import { summariseEpisodes, type AsyncStepMetrics, type IterationMetrics } from '../shared/run-metrics';
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent } from './messages';
@@ -47,35 +54,6 @@ function settings(run: Run) {
 }
 
 /**
- * A fresh pool: its group numbering continues from the steps already done (a resumed run draws the tasks the next steps
- * would).
- */
-function emptyPool(run: Run): AsyncPool {
-  const admitted = run.state.iteration * settings(run).groupsPerStep;
-  return {
-    admitted,
-    dropped: 0,
-    queue: [],
-    running: {},
-    parked: {},
-    groups: {},
-    ready: [],
-    evaluation: null,
-    evaluated: null,
-    window: {
-      startedAtMs: Date.now(),
-      parked: 0,
-      resumed: 0,
-      abandoned: 0,
-      finished: 0,
-      trainerBusyMs: 0,
-      samplerIdleMs: 0,
-      lastTickMs: Date.now(),
-    },
-  };
-}
-
-/**
  * The asynchronous run: sampling never waits for training. Episodes are children that report to
  * this run by signal (so they survive its continue-as-new); the pool keeps `concurrency` of them
  * acting, admits whole groups while the sampler is at most η steps ahead of the trainer, cuts a
@@ -86,7 +64,7 @@ function emptyPool(run: Run): AsyncPool {
  */
 export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'continue' | 'done'> {
   const { input, state, progress } = run;
-  const pool = (state.pool ??= emptyPool(run));
+  const pool = (state.pool ??= emptyPool(state.iteration * settings(run).groupsPerStep, Date.now()));
   const config = settings(run);
   let training: Promise<void> | null = null;
   let trainingError: unknown = null;
@@ -99,7 +77,7 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
     queueEvaluation(run, pool, `eval-0`);
   try {
     for (;;) {
-      tick(pool);
+      tick(pool, Date.now());
       drainEvents(run, pool, events);
       if (!training && stepped) return 'continue';
       if (!training && finished()) break;
@@ -151,75 +129,35 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   return 'done';
 }
 
-/** Accounts the time since the last tick: no episode acting is the sampler's idle time. */
-function tick(pool: AsyncPool): void {
-  const now = Date.now();
-  if (activeCount(pool) === 0) pool.window.samplerIdleMs += now - pool.window.lastTickMs;
-  pool.window.lastTickMs = now;
-}
-
-const activeCount = (pool: AsyncPool) => Object.keys(pool.running).length - Object.keys(pool.parked).length;
-
 /**
- * What the episodes reported: parks, resumes and results (an environment failure is sampled again; a complete group is
- * ready).
+ * What the episodes reported: parks, resumes and results (an environment failure is sampled again; a complete group
+ * is ready); beyond the cap on parked episodes, the longest parked resume at once.
  */
 function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
   for (const event of events.splice(0)) {
-    const entry = pool.running[event.workflowId];
-    // an episode this run no longer waits for (one it let go of, or a duplicate report)
-    if (!entry) continue;
-    if (event.kind === 'parked') {
-      pool.parked[event.workflowId] = { sinceMs: Date.now(), resumeSent: false };
-      pool.window.parked++;
-      continue;
-    }
-    if (event.kind === 'resumed') {
-      delete pool.parked[event.workflowId];
-      pool.window.resumed++;
-      continue;
-    }
-    delete pool.running[event.workflowId];
-    delete pool.parked[event.workflowId];
-    acceptResult(run, pool, entry, event.result);
+    const ended = applyEvent(pool, event, Date.now());
+    if (ended) acceptResult(run, pool, ended.entry, ended.result);
   }
-  // the cap: beyond it, the longest parked resume at once
-  const parked = Object.entries(pool.parked)
-    .filter(([, park]) => !park.resumeSent)
-    .sort((a, b) => a[1].sinceMs - b[1].sinceMs);
-  const over = Object.keys(pool.parked).length - settings(run).maxParked;
-  for (const [id] of parked.slice(0, Math.max(0, over))) sendResume(run, pool, id);
+  for (const id of parkedOverCap(pool, settings(run).maxParked)) sendResume(run, pool, id);
 }
 
+/** Records a result in the pool (shared/async-pool.ts) and counts it in the run's progress. */
 function acceptResult(run: Run, pool: AsyncPool, entry: PoolEpisode, result: EpisodeResult): void {
-  pool.window.finished++;
-  if (result.outcome === Outcomes.abandoned) pool.window.abandoned++;
-  // an environment failure says nothing of the policy: the episode runs again, so that its group stays whole
-  if (environmentFailures.includes(result.outcome) && entry.attempt < maxResamples) {
+  const recorded = recordResult(pool, entry, result, {
+    groupSize: run.input.groupSize,
+    maxResamples,
+    isEnvironmentFailure: (outcome) => environmentFailures.includes(outcome),
+    summarise: summariseEpisodes,
+  });
+  if (recorded === 'resampled') {
     log.warn('episode ended in an environment failure; sampling it again', {
       workflowId: result.workflowId,
       outcome: result.outcome,
     });
     run.progress.resampled = (run.progress.resampled ?? 0) + 1;
-    const original = entry.attempt === 0 ? entry.id : entry.id.replace(/\.again-\d+$/, '');
-    pool.queue.unshift({ ...entry, id: `${original}.again-${entry.attempt + 1}`, attempt: entry.attempt + 1 });
-    return;
+  } else if (recorded === 'member' || recorded === 'ready') {
+    run.progress.episodesDone++;
   }
-  if (entry.group === null) {
-    const evaluation = pool.evaluation;
-    if (!evaluation) return;
-    evaluation.results.push(result);
-    if (evaluation.results.length === evaluation.total) {
-      pool.evaluated = { version: evaluation.version, metrics: summariseEpisodes(evaluation.results) };
-      pool.evaluation = null;
-    }
-    return;
-  }
-  const group = pool.groups[entry.group];
-  if (!group) return;
-  group.results[entry.member] = result;
-  run.progress.episodesDone++;
-  if (Object.keys(group.results).length === run.input.groupSize) pool.ready.push(entry.group);
 }
 
 /** Starts admitted episodes while fewer than `concurrency` act, admitting whole groups within the staleness bound. */
@@ -229,11 +167,14 @@ async function startEpisodes(run: Run, pool: AsyncPool, stopping: boolean): Prom
   for (;;) {
     if (activeCount(pool) >= input.concurrency) return;
     if (pool.queue.length === 0) {
-      // AReaL's rule: admitted groups (those dropped as stale aside) stay within η steps of the trainer
-      const live = pool.admitted - pool.dropped;
-      const needed = input.iterations * config.groupsPerStep;
-      if (stopping || live >= needed || live >= (state.iteration + config.maxStaleness + 1) * config.groupsPerStep)
-        return;
+      const admissible = mayAdmitGroup(pool, {
+        stopping,
+        iterations: input.iterations,
+        groupsPerStep: config.groupsPerStep,
+        iteration: state.iteration,
+        maxStaleness: config.maxStaleness,
+      });
+      if (!admissible) return;
       admitGroup(run, pool);
     }
     const next = pool.queue.shift()!;
@@ -310,17 +251,12 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
  * version.
  */
 async function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): Promise<void> {
-  const waiting = Object.entries(pool.parked).filter(([, park]) => !park.resumeSent);
-  if (
-    waiting.length === 0 ||
-    activeCount(pool) > 0 ||
-    pool.queue.length > 0 ||
-    trainingBusy ||
-    pool.ready.length >= settings(run).groupsPerStep
-  )
-    return;
-  for (const [id] of waiting.sort((a, b) => a[1].sinceMs - b[1].sinceMs).slice(0, run.input.concurrency))
-    sendResume(run, pool, id);
+  const ids = parkedToResume(pool, {
+    trainingBusy,
+    groupsPerStep: settings(run).groupsPerStep,
+    concurrency: run.input.concurrency,
+  });
+  for (const id of ids) sendResume(run, pool, id);
 }
 
 function sendResume(run: Run, pool: AsyncPool, id: string): void {
@@ -380,7 +316,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   let stale = 0;
   for (const index of groups) {
     const results = Object.values(pool.groups[index]?.results ?? {});
-    if (groupStaleness(run, results) > config.maxStaleness) stale++;
+    if (groupStaleness(results, state.versions, base) > config.maxStaleness) stale++;
     else kept.push(index);
   }
   pool.dropped += stale;
@@ -468,19 +404,6 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   }
   const { pool: _pool, ...saved } = state;
   await activities.saveRunState({ state: saved });
-}
-
-/** The staleness of a group against the weights the next step starts from: its oldest turn's version. */
-function groupStaleness(run: Run, results: readonly EpisodeResult[]): number {
-  const base = run.state.policy.step;
-  let oldest = base;
-  for (const result of results) {
-    for (const version of result.policyVersions ?? [result.policyVersion]) {
-      const step = run.state.versions[version];
-      if (step !== undefined && step < oldest) oldest = step;
-    }
-  }
-  return base - oldest;
 }
 
 /**

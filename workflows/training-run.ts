@@ -20,13 +20,11 @@ import {
 import {
   hfModelOf,
   inEvalTail,
-  summariseEpisodes,
   TrainingRunInput,
-  type EpisodeSetMetrics,
-  type IterationMetrics,
   type TrainingProgress,
   type TrainingRunState,
 } from '../shared/training-run';
+import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/run-metrics';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
 import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';

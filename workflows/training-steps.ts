@@ -8,11 +8,11 @@ import type { EpisodeResult } from '../shared/episode';
 import {
   hfModelOf,
   toyModelOf,
-  type IterationMetrics,
   type TrainingProgress,
   type TrainingRunInput,
   type TrainingRunState,
 } from '../shared/training-run';
+import { type IterationMetrics } from '../shared/run-metrics';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.

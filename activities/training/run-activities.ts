@@ -4,7 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/errors';
-import { TrainingRunInput, type IterationMetrics, type TrainingRunState } from '../../shared/training-run';
+import { TrainingRunInput, type TrainingRunState } from '../../shared/training-run';
+import { type IterationMetrics } from '../../shared/run-metrics';
 import { publishToVllm } from '../policies/chat/generation-clients';
 import { loadWeights } from '../policies/completions-client';
 import {

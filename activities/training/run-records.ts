@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { IterationMetrics, TrainingRunState } from '../../shared/training-run';
+import { TrainingRunState } from '../../shared/training-run';
+import { IterationMetrics } from '../../shared/run-metrics';
 import { atomicWrite, parseJson } from '../store/artifact-store';
 
 /**

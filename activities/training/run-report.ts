@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { IterationMetrics } from '../../shared/training-run';
+import type { IterationMetrics } from '../../shared/run-metrics';
 import { atomicWrite } from '../store/artifact-store';
 
 interface Series {

@@ -6,7 +6,8 @@ import type { BuildBatchInput, BuiltBatch } from '../../activities/training/buil
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import { ErrorTypes } from '../../shared/errors';
 import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/trainer-contract';
-import type { IterationMetrics, TrainingRunState } from '../../shared/training-run';
+import type { TrainingRunState } from '../../shared/training-run';
+import type { IterationMetrics } from '../../shared/run-metrics';
 import { turnSummary, type StubActivities } from './stubs';
 
 /** How one episode of the stubbed run ends, by its task's id and its sampling seed. */

@@ -9,7 +9,7 @@ import { after, before } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createPolicyServer } from '../../serving/policy-server';
 import { trainingQueue } from '../../shared/task-queues';
-import type { IterationMetrics } from '../../shared/training-run';
+import type { IterationMetrics } from '../../shared/run-metrics';
 import { projectRoot } from '../../workers/config';
 import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './temporal';
 

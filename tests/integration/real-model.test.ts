@@ -14,6 +14,7 @@ import { after, test } from 'node:test';
 import { parseChatToolCall } from '../../shared/chat/tool-format';
 import { baseVersion } from '../../shared/models';
 import { projectRoot } from '../../workers/config';
+import { modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
 
 const model = 'smollm2-135m-instruct';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-real-model-'));
@@ -92,7 +93,7 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   ]);
 
   // the warm start changed the weights, and the published ONNX weights are the new ones
-  const base = join(projectRoot, '.cache', 'models', 'onnx', model, 'model.onnx.data');
+  const base = join(modelCacheDir(), 'onnx', model, 'model.onnx.data');
   const v1 = join(result.runDir, 'policies', 'v1', 'model.onnx.data');
   assert.ok(
     existsSync(join(result.runDir, 'checkpoints', 'step-1', 'model.safetensors')),

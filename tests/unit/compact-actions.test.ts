@@ -12,7 +12,8 @@ import { demoAction } from '../../shared/compact-actions/demonstrator';
 import { renderShow } from '../../shared/compact-actions/edit-candidates';
 import { seededRandom, seededSample } from '../../shared/random';
 import { policyTokenizer } from '../../shared/tokenizer';
-import { inEvalTail, summariseEpisodes } from '../../shared/training-run';
+import { inEvalTail } from '../../shared/training-run';
+import { summariseEpisodes } from '../../shared/run-metrics';
 import { projectRoot } from '../../workers/config';
 
 const special = policyTokenizer.specialIds;

@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import type { EpisodeResult } from '../../shared/episode';
 import { seededSample } from '../../shared/random';
-import type { AsyncStepMetrics } from '../../shared/training-run';
+import type { AsyncStepMetrics } from '../../shared/run-metrics';
 import { withStubbedWorkers, turnSummary, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
 import { startTestServer, waitFor } from '../helpers/temporal';
 import { stubTrainTasks, trainingStubs, type EpisodePlan } from '../helpers/training-stubs';

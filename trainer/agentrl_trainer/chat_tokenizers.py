@@ -42,8 +42,12 @@ PREPARER_REVISION = 1
 
 
 def cache_root() -> Path:
-    """The model cache: AGENTRL_MODEL_CACHE, else .cache/models in the repository."""
-    return Path(os.environ.get("AGENTRL_MODEL_CACHE") or REPO / ".cache" / "models")
+    """The model cache: AGENTRL_MODEL_CACHE, else agentrl/models in the user's cache folder (XDG_CACHE_HOME, else
+    ~/.cache), shared by every checkout on the machine: it holds only what setup prepares from pinned packages."""
+    explicit = os.environ.get("AGENTRL_MODEL_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentrl" / "models"
 
 
 def family_dir(name: str) -> Path:

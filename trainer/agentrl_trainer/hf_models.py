@@ -305,6 +305,17 @@ def golden_logprobs() -> dict:
     }
 
 
+def prepared(name: str) -> bool:
+    """Whether the model cache holds the model's weights and graph as this code's preparers write them."""
+    weights, graph = weights_dir(name), onnx_dir(name)
+    return (
+        _revision(weights) == PREPARER_REVISION
+        and (weights / "model.safetensors").exists()
+        and _revision(graph) == GRAPH_REVISION
+        and (graph / "model.onnx").exists()
+    )
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--write-golden"]:
         GOLDEN_PATH.write_text(json.dumps(golden_logprobs(), indent=1) + "\n")
@@ -323,7 +334,13 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
         return 0
-    print("usage: python -m agentrl_trainer.hf_models prepare [NAME ...] [--force] | --write-golden", file=sys.stderr)
+    if argv == ["check"]:
+        # exit 0 when every real model is prepared (scripts/setup.sh prepares them otherwise)
+        return 0 if all(prepared(name) for name, entry in MODELS.items() if entry["kind"] == "hf-causal-lm") else 1
+    print(
+        "usage: python -m agentrl_trainer.hf_models prepare [NAME ...] [--force] | check | --write-golden",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -56,9 +57,13 @@ export interface ChatTokenizer {
   ): number[];
 }
 
-/** The model cache: AGENTRL_MODEL_CACHE, else .cache/models in the repository. */
+/**
+ * The model cache: AGENTRL_MODEL_CACHE, else agentrl/models in the user's cache folder (XDG_CACHE_HOME, else
+ * ~/.cache), shared by every checkout on the machine (trainer/agentrl_trainer/chat_tokenizers.py agrees).
+ */
 export function modelCacheDir(): string {
-  return process.env.AGENTRL_MODEL_CACHE || resolve(__dirname, '..', '..', '..', '.cache', 'models');
+  if (process.env.AGENTRL_MODEL_CACHE) return process.env.AGENTRL_MODEL_CACHE;
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agentrl', 'models');
 }
 
 interface AddedTokenJson {

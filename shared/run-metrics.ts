@@ -1,0 +1,194 @@
+/** The figures a training run records: one line of metrics.jsonl per iteration (or asynchronous step). */
+import { z } from 'zod';
+import type { StopRecord } from './episode';
+import type { Outcome } from './outcomes';
+
+/** Seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail`. */
+export const RunTiming = z.object({
+  iterations: z.number().int(),
+  iterationS: z.number(),
+  evaluations: z.number().int(),
+  evaluationS: z.number(),
+});
+export type RunTiming = z.infer<typeof RunTiming>;
+
+const Counts = z.record(z.string(), z.number());
+
+/** The decisions at stop points: after a passed and after a failed check, and how many submitted. */
+export const StopCounts = z.object({
+  afterPass: z.number().int(),
+  submittedAfterPass: z.number().int(),
+  afterFail: z.number().int(),
+  submittedAfterFail: z.number().int(),
+  /** passed checks whose state was graded, and how many of those would have earned reward 1 */
+  probed: z.number().int(),
+  probedRewarded: z.number().int(),
+});
+export type StopCounts = z.infer<typeof StopCounts>;
+
+/** Figures of a set of episodes (training or evaluation). */
+export const EpisodeSetMetrics = z.object({
+  episodes: z.number().int(),
+  /** mean reward of episodes that have one */
+  meanReward: z.number().nullable(),
+  /** mean true success of audited episodes */
+  trueSuccess: z.number().nullable(),
+  outcomes: Counts,
+  /** episodes with at least one tamper finding, and findings by kind */
+  tampered: z.number().int(),
+  tamperKinds: Counts,
+  /** episodes whose test report was shown forged by canary twins (a `forged_report` finding); absent in older runs */
+  forgedReports: z.number().int().optional(),
+  meanTurns: z.number(),
+  stops: StopCounts.optional(),
+});
+export type EpisodeSetMetrics = z.infer<typeof EpisodeSetMetrics>;
+export type OutcomeCounts = Record<string, number>;
+
+/** One line of the run's metrics.jsonl. */
+export const IterationMetrics = z.object({
+  iteration: z.number().int(),
+  step: z.number().int(),
+  policyVersion: z.string(),
+  train: EpisodeSetMetrics.nullable(),
+  eval: EpisodeSetMetrics.nullable(),
+  batch: z
+    .object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts })
+    .nullable(),
+  /**
+   * klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor);
+   * mismatchKl: KL(behaviour || the weights the step starts from), recomputed by the trainer (absent in older runs)
+   */
+  training: z
+    .object({
+      loss: z.number(),
+      meanRatio: z.number(),
+      clipFraction: z.number(),
+      klK3: z.number(),
+      klRef: z.number().nullable().optional(),
+      gradNorm: z.number(),
+      skipped: z.boolean(),
+      mismatchKl: z.number().optional(),
+      /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
+      mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
+    })
+    .nullable(),
+  /**
+   * the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates
+   * while it trains)
+   */
+  evalPolicyVersion: z.string().optional(),
+  /** asynchronous runs: what happened since the previous line (AsyncStepMetrics) */
+  async: z.lazy(() => AsyncStepMetrics).optional(),
+  /**
+   * seconds: containers (start-up and tool calls), the checker's tests, stop probes' tests (absent
+   * in metrics from before them), inference, the trainer
+   */
+  time: z.object({
+    sandboxS: z.number(),
+    testsS: z.number(),
+    probesS: z.number().optional(),
+    inferenceS: z.number(),
+    trainingS: z.number(),
+    wallS: z.number(),
+  }),
+});
+export type IterationMetrics = z.infer<typeof IterationMetrics>;
+
+/** A staleness histogram: histogram[s] counts trained tokens of staleness s (shared/off-policy.ts). */
+export const StalenessMetrics = z.object({ max: z.number(), mean: z.number(), histogram: z.array(z.number().int()) });
+
+/**
+ * One asynchronous step's line: the parking, the staleness of what it trained, the importance weights, the idle shares.
+ */
+export const AsyncStepMetrics = z.object({
+  /**
+   * episodes that parked, resumed, or were abandoned (released parked, or cut off at the run's end) since the previous
+   * line
+   */
+  parked: z.number().int(),
+  resumed: z.number().int(),
+  abandoned: z.number().int(),
+  /** episodes of this batch whose trained tokens come from more than one version */
+  spanningVersions: z.number().int(),
+  /** groups dropped when the batch was cut: a token staler than maxStaleness */
+  stale: z.number().int(),
+  staleness: StalenessMetrics,
+  /** pi_prox / mu over the trained tokens (the trainer's proximal recomputation) */
+  importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).nullable(),
+  /** shares of this line's wall time: the trainer not training, and no episode acting */
+  trainerIdleShare: z.number(),
+  samplerIdleShare: z.number(),
+  /** episodes finished since the previous line (training and evaluation), and the episodes in flight and parked now */
+  episodesFinished: z.number().int(),
+  inFlight: z.number().int(),
+  parkedNow: z.number().int(),
+});
+export type AsyncStepMetrics = z.infer<typeof AsyncStepMetrics>;
+
+/** The figures of a set of episode results. */
+export function summariseEpisodes(
+  results: readonly {
+    outcome: Outcome;
+    reward: number | null;
+    trueSuccess: boolean | null;
+    tamper: readonly { kind: string }[];
+    counters: { turns: number };
+    stops?: readonly StopRecord[];
+  }[],
+): EpisodeSetMetrics {
+  const stops: StopCounts = {
+    afterPass: 0,
+    submittedAfterPass: 0,
+    afterFail: 0,
+    submittedAfterFail: 0,
+    probed: 0,
+    probedRewarded: 0,
+  };
+  const outcomes: OutcomeCounts = {};
+  const tamperKinds: Record<string, number> = {};
+  let rewardSum = 0;
+  let rewarded = 0;
+  let successSum = 0;
+  let audited = 0;
+  let tampered = 0;
+  let turns = 0;
+  for (const result of results) {
+    outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    if (result.reward !== null) {
+      rewardSum += result.reward;
+      rewarded++;
+    }
+    if (result.trueSuccess !== null) {
+      successSum += result.trueSuccess ? 1 : 0;
+      audited++;
+    }
+    if (result.tamper.length) tampered++;
+    for (const finding of result.tamper) tamperKinds[finding.kind] = (tamperKinds[finding.kind] ?? 0) + 1;
+    turns += result.counters.turns;
+    for (const stop of result.stops ?? []) {
+      if (stop.passed) {
+        stops.afterPass++;
+        if (stop.submitted) stops.submittedAfterPass++;
+      } else {
+        stops.afterFail++;
+        if (stop.submitted) stops.submittedAfterFail++;
+      }
+      if (stop.probe !== null) {
+        stops.probed++;
+        if (stop.probe === 1) stops.probedRewarded++;
+      }
+    }
+  }
+  return {
+    episodes: results.length,
+    meanReward: rewarded ? rewardSum / rewarded : null,
+    trueSuccess: audited ? successSum / audited : null,
+    outcomes,
+    tampered,
+    tamperKinds,
+    forgedReports: results.filter((result) => result.tamper.some((finding) => finding.kind === 'forged_report')).length,
+    meanTurns: results.length ? turns / results.length : 0,
+    stops,
+  };
+}
