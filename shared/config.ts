@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EpisodeBudgets, EpisodeTimeouts } from './episode';
+import { EpisodeBudgets, EpisodeTimeouts } from './episode-input';
 
 /** `temporal.yaml`: everything a worker or the CLI needs; environment variables override it. */
 export const AgentrlConfig = z

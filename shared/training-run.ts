@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
-import { CheckerKinds, EpisodeBudgets, SamplingOptions, SegmentBudget } from './episode';
+import { CheckerKinds, SegmentBudget } from './episode';
+import { EpisodeBudgets, SamplingOptions } from './episode-input';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
 import { hfModelNames, modelNames, models, modelServingPort } from './models';
 import { AsyncPool, defaultMaxStaleness } from './async-pool';

@@ -6,7 +6,8 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
-import { EpisodeResult, type ResumeRequest, type EpisodeProgress } from '../shared/episode';
+import { EpisodeResult, type EpisodeProgress } from '../shared/episode';
+import { type ResumeRequest } from '../shared/episode-input';
 import type { TrainingProgress } from '../shared/training-run';
 
 /** Where an episode is: answered from workflow state (the CLI's progress lines, the UI's Queries tab). */

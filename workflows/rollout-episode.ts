@@ -14,13 +14,12 @@ import type { ScoreSummary } from '../activities';
 import {
   emptyCounters,
   emptyTimings,
-  EpisodeInput,
-  ResumeRequest,
   type EpisodeProgress,
   type EpisodeResult,
   type EpisodeState,
   type SandboxHandle,
 } from '../shared/episode';
+import { EpisodeInput, ResumeRequest } from '../shared/episode-input';
 import { describeIssues, ErrorTypes } from '../shared/errors';
 import { Outcomes, type Outcome } from '../shared/outcomes';
 import { SearchAttributes } from '../shared/search-attributes';

@@ -7,7 +7,8 @@ import {
   patched,
 } from '@temporalio/workflow';
 import type { BatchEpisode } from '../activities';
-import { EpisodeInput, failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
+import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
+import { EpisodeInput } from '../shared/episode-input';
 import { ErrorTypes } from '../shared/errors';
 import { environmentFailures, Outcomes } from '../shared/outcomes';
 import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';

@@ -13,7 +13,7 @@ import {
   rememberTurn,
   type PolicyMemory,
 } from '../../shared/compact-actions';
-import { SamplingOptions } from '../../shared/episode';
+import { SamplingOptions } from '../../shared/episode-input';
 import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/model-context';
 import { seededRandom } from '../../shared/random';
 import { policyTokenizer } from '../../shared/tokenizer';

@@ -1,5 +1,5 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { ResumeRequest } from '../../shared/episode';
+import { ResumeRequest } from '../../shared/episode-input';
 import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 import { loadConfig } from '../../workers/config';
 import { positiveInt, type Command } from '../command';

@@ -25,13 +25,16 @@ export const policiesDir = join(projectRoot, 'examples', 'policies');
 export const policy = (task: string, name: string) => `scripted:${join(policiesDir, task, `${name}.jsonl`)}`;
 export const task = (name: string) => join(tasksDir, name);
 
-/** A real Temporal dev server (the project's own binary), with the search attributes registered. */
-export async function startTestServer(): Promise<TestWorkflowEnvironment> {
+/**
+ * A real Temporal dev server (the project's own binary), with the search attributes registered;
+ * `extraArgs` go to `temporal server start-dev` (e.g. a `--dynamic-config-value`).
+ */
+export async function startTestServer(extraArgs: readonly string[] = []): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: temporalBinary() },
       searchAttributes: Object.values(SearchAttributes),
-      extraArgs: ['--log-level', 'error'],
+      extraArgs: ['--log-level', 'error', ...extraArgs],
     },
   });
 }
@@ -158,10 +161,13 @@ export function readTrajectory(uri: string): { turn: number; action: string; obs
 }
 
 /** A dev server and an in-process worker for one test file, started before its tests and stopped after. */
-export function useEpisodeServer(): { env: TestWorkflowEnvironment; worker: RunningWorker } {
+export function useEpisodeServer(options: { serverArgs?: readonly string[] } = {}): {
+  env: TestWorkflowEnvironment;
+  worker: RunningWorker;
+} {
   const suite = {} as { env: TestWorkflowEnvironment; worker: RunningWorker };
   before(async () => {
-    suite.env = await startTestServer();
+    suite.env = await startTestServer(options.serverArgs);
     suite.worker = await startWorker(suite.env);
   });
   after(async () => {

@@ -22,7 +22,11 @@ import {
 } from '../helpers/temporal';
 import { spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
 
-const suite = useEpisodeServer();
+// the server suggests continue-as-new past 1,000 history events (its default is several thousand), so
+// that the long-episode test crosses runs with a few hundred tool calls
+const suite = useEpisodeServer({
+  serverArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=1000'],
+});
 
 test('kill -9 of the worker during a tool call: the call runs exactly once and no turn is lost or repeated', async () => {
   const config = testConfig(suite.env.address);
@@ -98,8 +102,8 @@ test('a forced continue-as-new mid-episode yields the same trajectory as a run w
   assert.equal(chained.trueSuccess, plain.trueSuccess);
 });
 
-test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB per turn', async () => {
-  const turns = 1000;
+test('a 300-tool-call episode with 64 KB observations continues as new when the server suggests it and keeps history below 2 KB per turn', async () => {
+  const turns = 300;
   const spec = scriptedPolicy([
     ...Array.from({ length: turns - 1 }, () => ({ tool: 'bash', command: "head -c 65536 /dev/zero | tr '\\0' y" })),
     { tool: 'submit' },
@@ -128,6 +132,7 @@ test('a 1,000-tool-call episode with 64 KB observations keeps history below 2 KB
   const perTurn = bytes / turns;
   console.log(`history: ${bytes} bytes over ${runs} run(s), ${perTurn.toFixed(0)} bytes per turn`);
   assert.ok(perTurn < 2048, `history per turn is ${perTurn.toFixed(0)} bytes`);
+  assert.ok(runs >= 2, `the episode continued as new when the server suggested it (${runs} run(s))`);
 });
 
 test('a host that vanished turns into sandbox_crash within a bounded time, and the reaper removes its container later', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ZodError } from 'zod';
 import { loadTaskFolder, maxTaskFileBytes } from '../../activities/tasks/task-loader';
-import { EpisodeInput, ResumeRequest } from '../../shared/episode';
+import { EpisodeInput, ResumeRequest } from '../../shared/episode-input';
 import { TrainingRunInput } from '../../shared/training-run';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { describeIssues } from '../../shared/errors';

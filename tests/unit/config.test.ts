@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDurationMs } from '../../shared/duration';
-import { EpisodeInput } from '../../shared/episode';
+import { EpisodeInput } from '../../shared/episode-input';
 import { loadConfig } from '../../workers/config';
 
 describe('durations', () => {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
-import { EpisodeResult, EpisodeState, failedEpisodeResult, ResumeRequest } from '../../shared/episode';
+import { EpisodeResult, EpisodeState, failedEpisodeResult } from '../../shared/episode';
+import { ResumeRequest } from '../../shared/episode-input';
 import { Outcomes } from '../../shared/outcomes';
 import { projectRoot } from '../../workers/config';
 import {

@@ -12,13 +12,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {} from '@temporalio/common';
-import {
-  defaultParkTtlMs,
-  type EpisodeInput,
-  type EpisodeProgress,
-  type EpisodeState,
-  type SandboxHandle,
-} from '../../shared/episode';
+import { defaultParkTtlMs, type EpisodeProgress, type EpisodeState, type SandboxHandle } from '../../shared/episode';
+import { type EpisodeInput } from '../../shared/episode-input';
 import {} from '../../shared/errors';
 import { servedPolicyKinds } from '../../shared/policy-spec';
 import { SearchAttributes } from '../../shared/search-attributes';

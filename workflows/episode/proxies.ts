@@ -6,7 +6,8 @@
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import {} from '@temporalio/common';
 import type { EpisodeActivities, HostActivities } from '../../activities';
-import { type EpisodeInput, type SandboxHandle } from '../../shared/episode';
+import { type SandboxHandle } from '../../shared/episode';
+import { type EpisodeInput } from '../../shared/episode-input';
 import { ErrorTypes } from '../../shared/errors';
 import {} from '../../shared/policy-spec';
 import {} from '../../shared/search-attributes';

@@ -13,12 +13,11 @@ import {
   emptyTimings,
   episodeIdOf,
   failedEpisodeResult,
-  type EpisodeInput,
   type EpisodeProgress,
   type EpisodeResult,
   type EpisodeState,
-  type ResumeRequest,
 } from '../../shared/episode';
+import { type EpisodeInput, type ResumeRequest } from '../../shared/episode-input';
 import { ErrorTypes } from '../../shared/errors';
 import { Outcomes, type Outcome } from '../../shared/outcomes';
 import {} from '../../shared/policy-spec';

@@ -1,13 +1,8 @@
 /** The acting state: turns until an outcome, the end of a segment, or a continue-as-new; stop probes. */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import {
-  defaultLimits,
-  type EpisodeInput,
-  type EpisodeState,
-  type StopRecord,
-  type TurnSummary,
-} from '../../shared/episode';
+import { type EpisodeState, type StopRecord, type TurnSummary } from '../../shared/episode';
+import { defaultLimits, type EpisodeInput } from '../../shared/episode-input';
 import {} from '../../shared/errors';
 import { Outcomes, type Outcome } from '../../shared/outcomes';
 import { servedPolicyKinds } from '../../shared/policy-spec';
