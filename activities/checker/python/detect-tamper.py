@@ -767,343 +767,364 @@ def _ast_too_deep(tree, limit):
     return False
 
 
+class _Module:
+    """What the analysis of one module knows and collects: its names, constants, kind and findings."""
+
+    def __init__(self, path, tree, parent):
+        self.path = path
+        self.test_code = is_test_path(path)
+        self.names = _Names(tree, parent)
+        self.consts = _int_constants(tree)
+        self.found = []
+        self.code_strings = []
+
+    def add(self, kind, node, detail):
+        line = getattr(node, "lineno", 0) or 0
+        self.found.append((kind, line, "%s, line %d" % (detail, line)))
+
+
+def _exits_at_import(module, tree, import_level):
+    """exit_at_import: exits executed when the module is imported; returns the ids of the nodes that run then."""
+    import_ids = set()
+    check_exits = _parts(module.path)[-1] != "__main__.py"
+    if not import_level:
+        return import_ids
+    for node in _import_level_nodes(tree.body):
+        for sub in _walk_no_lambda(node):
+            import_ids.add(id(sub))
+            if not check_exits:
+                continue
+            if isinstance(sub, ast.Call):
+                q = module.names.qual(sub.func)
+                if q in EXIT_FUNCS:
+                    module.add("exit_at_import", sub, "%s at module level" % EXIT_FUNCS[q])
+            elif isinstance(sub, ast.Raise) and sub.exc is not None:
+                exc = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
+                if module.names.qual(exc) == "builtins.SystemExit":
+                    module.add("exit_at_import", sub, "raise SystemExit at module level")
+    return import_ids
+
+
 def _analyse_tree(path, tree, import_level=True, parent=None):
-    """Findings of one parsed module (or exec()'d code string).
+    """Findings of one parsed module (or exec()'d code string), in two steps: the exits run at import,
+    then the scoped rules (one walk of the tree).
 
     Returns (names, findings, code_strings): findings are (kind, line, detail);
     code_strings are (source, line, import_level, what) for the constant code
     passed to exec()/eval()/compile(), to be analysed in the same way.
     ``import_level`` is False for code that does not run at import time.
     """
-    test_code = is_test_path(path)
-    names = _Names(tree, parent)
-    consts = _int_constants(tree)
-    found = []
-    code_strings = []
+    module = _Module(path, tree, parent)
+    import_ids = _exits_at_import(module, tree, import_level)
+    _ScopedRules(module, import_ids).visit(tree)
+    return module.names, module.found, module.code_strings
 
-    def add(kind, node, detail):
-        line = getattr(node, "lineno", 0) or 0
-        found.append((kind, line, "%s, line %d" % (detail, line)))
 
-    # exit_at_import: exits executed when the module is imported
-    import_ids = set()  # nodes that run at import time
-    check_exits = _parts(path)[-1] != "__main__.py"
-    if import_level:
-        for node in _import_level_nodes(tree.body):
-            for sub in _walk_no_lambda(node):
-                import_ids.add(id(sub))
-                if not check_exits:
-                    continue
-                if isinstance(sub, ast.Call):
-                    q = names.qual(sub.func)
-                    if q in EXIT_FUNCS:
-                        add("exit_at_import", sub, "%s at module level" % EXIT_FUNCS[q])
-                elif isinstance(sub, ast.Raise) and sub.exc is not None:
-                    exc = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
-                    if names.qual(exc) == "builtins.SystemExit":
-                        add("exit_at_import", sub, "raise SystemExit at module level")
+class _ScopedRules(ast.NodeVisitor):
+    """The rules that depend on where a construct is (a function, a class, module level), in one walk."""
 
-    # scoped rules
-    class V(ast.NodeVisitor):
-        def __init__(self):
-            self.funcs = []
-            self.callees = set()  # ids of expressions that are called (not mere references)
+    def __init__(self, module, import_ids):
+        self.module = module
+        self.names = module.names
+        self.consts = module.consts
+        self.test_code = module.test_code
+        self.add = module.add
+        self.import_ids = import_ids
+        self.funcs = []
+        self.callees = set()  # ids of expressions that are called (not mere references)
 
-        def _where(self):
-            return ("in function %s" % self.funcs[-1]) if self.funcs else "at module level"
+    def _where(self):
+        return ("in function %s" % self.funcs[-1]) if self.funcs else "at module level"
 
-        def _function(self, node, name):
-            if not test_code and name.startswith("pytest_"):
-                add("pytest_hook", node, "defines pytest hook %s" % name)
-            for d in node.decorator_list:
-                self.visit(d)
-            self.visit(node.args)
-            if node.returns is not None:
-                self.visit(node.returns)
-            self.funcs.append(name)
-            for st in node.body:
-                self.visit(st)
-            self.funcs.pop()
+    def _function(self, node, name):
+        if not self.test_code and name.startswith("pytest_"):
+            self.add("pytest_hook", node, "defines pytest hook %s" % name)
+        for d in node.decorator_list:
+            self.visit(d)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self.funcs.append(name)
+        for st in node.body:
+            self.visit(st)
+        self.funcs.pop()
 
-        def visit_FunctionDef(self, node):
-            self._function(node, node.name)
+    def visit_FunctionDef(self, node):
+        self._function(node, node.name)
 
-        visit_AsyncFunctionDef = visit_FunctionDef
+    visit_AsyncFunctionDef = visit_FunctionDef
 
-        def visit_Lambda(self, node):
-            self.visit(node.args)
-            self.funcs.append("<lambda>")
-            self.visit(node.body)
-            self.funcs.pop()
+    def visit_Lambda(self, node):
+        self.visit(node.args)
+        self.funcs.append("<lambda>")
+        self.visit(node.body)
+        self.funcs.pop()
 
-        def visit_ClassDef(self, node):
-            for st in node.body:
-                target = None
-                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in ("__eq__", "__ne__"):
-                    target = (st.name, st)
-                elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Lambda):
-                    for t in st.targets:
-                        if isinstance(t, ast.Name) and t.id in ("__eq__", "__ne__"):
-                            target = (t.id, st.value)
-                if target is None:
-                    continue
-                meth, fn = target
-                if meth == "__eq__" and _fixed_result(fn, True):
-                    add("always_true_eq", st, "class %s: __eq__ always returns a truthy constant" % node.name)
-                elif meth == "__ne__" and _fixed_result(fn, False):
-                    add("always_true_eq", st, "class %s: __ne__ always returns a falsy constant" % node.name)
-            self.generic_visit(node)
+    def visit_ClassDef(self, node):
+        for st in node.body:
+            target = None
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in ("__eq__", "__ne__"):
+                target = (st.name, st)
+            elif isinstance(st, ast.Assign) and isinstance(st.value, ast.Lambda):
+                for t in st.targets:
+                    if isinstance(t, ast.Name) and t.id in ("__eq__", "__ne__"):
+                        target = (t.id, st.value)
+            if target is None:
+                continue
+            meth, fn = target
+            if meth == "__eq__" and _fixed_result(fn, True):
+                self.add("always_true_eq", st, "class %s: __eq__ always returns a truthy constant" % node.name)
+            elif meth == "__ne__" and _fixed_result(fn, False):
+                self.add("always_true_eq", st, "class %s: __ne__ always returns a falsy constant" % node.name)
+        self.generic_visit(node)
 
-        # ---- runner_internals
-        def _runner(self, modname, node, how):
-            top = _top(modname)
-            if top in RUNNER_MODULES and not (test_code and top == "pytest"):
-                add("runner_internals", node, "%s %s" % (how, modname))
-            elif top in PROCESS_MODULES:
-                add("runner_internals", node, "%s %s (%s)" % (how, modname, PROCESS_MODULES[top]))
+    # ---- runner_internals
+    def _runner(self, modname, node, how):
+        top = _top(modname)
+        if top in RUNNER_MODULES and not (self.test_code and top == "pytest"):
+            self.add("runner_internals", node, "%s %s" % (how, modname))
+        elif top in PROCESS_MODULES:
+            self.add("runner_internals", node, "%s %s (%s)" % (how, modname, PROCESS_MODULES[top]))
 
-        def _process_ref(self, q, node):
-            """Flags a reference to a frame/gc/trace primitive; True if flagged."""
-            if q in PROCESS_REFS:
-                add("runner_internals", node, "uses %s (%s)" % (q, PROCESS_REFS[q]))
-                return True
-            return False
+    def _process_ref(self, q, node):
+        """Flags a reference to a frame/gc/trace primitive; True if flagged."""
+        if q in PROCESS_REFS:
+            self.add("runner_internals", node, "uses %s (%s)" % (q, PROCESS_REFS[q]))
+            return True
+        return False
 
-        def visit_Import(self, node):
+    def visit_Import(self, node):
+        for a in node.names:
+            self._runner(a.name, node, "imports")
+
+    def visit_ImportFrom(self, node):
+        if node.level == 0 and node.module:
+            self._runner(node.module, node, "imports from")
             for a in node.names:
-                self._runner(a.name, node, "imports")
+                self._process_ref(node.module + "." + a.name, node)
 
-        def visit_ImportFrom(self, node):
-            if node.level == 0 and node.module:
-                self._runner(node.module, node, "imports from")
-                for a in node.names:
-                    self._process_ref(node.module + "." + a.name, node)
+    def _sys_modules_key(self, node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return None
 
-        def _sys_modules_key(self, node):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                return node.value
-            return None
+    def _sys_modules_access(self, key, node):
+        top = _top(key)
+        if top in RUNNER_MODULES or top in PROCESS_MODULES:
+            self.add("runner_internals", node, "accesses sys.modules[%r]" % key)
 
-        def _sys_modules_access(self, key, node):
-            top = _top(key)
-            if top in RUNNER_MODULES or top in PROCESS_MODULES:
-                add("runner_internals", node, "accesses sys.modules[%r]" % key)
+    def visit_Subscript(self, node):
+        base = self.names.qual(node.value)
+        if base == "sys.modules":
+            key = self._sys_modules_key(node.slice)
+            if key is not None:
+                self._sys_modules_access(key, node)
+        elif base in BUILTINS_NAMESPACES and _const_str(node.slice) is None:
+            self.add("dynamic_code", node, "looks up builtins with a non-constant name %s" % self._where())
+        self._reference(node)
+        self.generic_visit(node)
 
-        def visit_Subscript(self, node):
-            base = names.qual(node.value)
-            if base == "sys.modules":
-                key = self._sys_modules_key(node.slice)
-                if key is not None:
-                    self._sys_modules_access(key, node)
-            elif base in BUILTINS_NAMESPACES and _const_str(node.slice) is None:
-                add("dynamic_code", node, "looks up builtins with a non-constant name %s" % self._where())
+    def visit_Attribute(self, node):
+        if node.attr == "__subclasses__" and (
+            self.names.qual(node.value) in ROOT_CLASSES
+            or any(isinstance(n, ast.Attribute) and n.attr in CLASS_WALK_ATTRS for n in ast.walk(node.value))
+        ):
+            self.add("runner_internals", node, "lists every class of the process through __subclasses__()")
+        if node.attr in FRAME_ATTRS:
+            self.add("runner_internals", node, "accesses frame attribute .%s (caller frames and globals)" % node.attr)
+        else:
+            q = self.names.qual(node)
+            if not self._process_ref(q, node):
+                self._reference(node, q)
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load):
             self._reference(node)
-            self.generic_visit(node)
 
-        def visit_Attribute(self, node):
-            if node.attr == "__subclasses__" and (
-                names.qual(node.value) in ROOT_CLASSES
-                or any(isinstance(n, ast.Attribute) and n.attr in CLASS_WALK_ATTRS for n in ast.walk(node.value))
-            ):
-                add("runner_internals", node, "lists every class of the process through __subclasses__()")
-            if node.attr in FRAME_ATTRS:
-                add("runner_internals", node, "accesses frame attribute .%s (caller frames and globals)" % node.attr)
-            else:
-                q = names.qual(node)
-                if not self._process_ref(q, node):
-                    self._reference(node, q)
-            self.generic_visit(node)
+    def _reference(self, node, q=None):
+        """exec/eval/compile/__import__/import_module used as a value, not called."""
+        if id(node) in self.callees:
+            return
+        q = q if q is not None else self.names.qual(node)
+        what = EXEC_FUNCS.get(q) or DYNAMIC_IMPORT_FUNCS.get(q)
+        if what:
+            self.add("dynamic_code", node, "refers to %s without calling it %s" % (what, self._where()))
 
-        def visit_Name(self, node):
-            if isinstance(node.ctx, ast.Load):
-                self._reference(node)
+    # ---- file descriptors of the harness
+    def _fd(self, expr):
+        v = _int_value(expr, self.consts)
+        return v if v is not None and v >= FIRST_FREE_FD else None
 
-        def _reference(self, node, q=None):
-            """exec/eval/compile/__import__/import_module used as a value, not called."""
-            if id(node) in self.callees:
-                return
-            q = q if q is not None else names.qual(node)
-            what = EXEC_FUNCS.get(q) or DYNAMIC_IMPORT_FUNCS.get(q)
-            if what:
-                add("dynamic_code", node, "refers to %s without calling it %s" % (what, self._where()))
-
-        # ---- file descriptors of the harness
-        def _fd(self, expr):
-            v = _int_value(expr, consts)
-            return v if v is not None and v >= FIRST_FREE_FD else None
-
-        def _check_fds(self, q, node):
-            fq = "os." + q[len("posix.") :] if q and q.startswith("posix.") else q
-            if fq == "os.closerange":
-                lo = _int_value(node.args[0], consts) if node.args else None
-                hi = _int_value(node.args[1], consts) if len(node.args) > 1 else None
-                if not (hi is not None and hi <= FIRST_FREE_FD) and not (
-                    lo is not None and hi is not None and lo >= hi
-                ):
-                    add(
-                        "runner_internals",
-                        node,
-                        "os.closerange() may close file descriptors %d and above" % FIRST_FREE_FD,
-                    )
-                return
-            if fq in FD_FUNCS:
-                exprs = [node.args[i] for i in FD_FUNCS[fq] if i < len(node.args)]
-                exprs += [k.value for k in node.keywords if k.arg in FD_KEYWORDS]
-                for e in exprs:
-                    fd = self._fd(e)
-                    if fd is not None:
-                        add("runner_internals", node, "%s() on file descriptor %d" % (fq.replace("builtins.", ""), fd))
-                        return
-            for k in node.keywords:
-                if k.arg in STD_STREAM_KEYWORDS and self._fd(k.value) is not None:
-                    add("runner_internals", node, "passes file descriptor %d as %s" % (self._fd(k.value), k.arg))
-                elif k.arg == "pass_fds":
-                    elts = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List, ast.Set)) else [k.value]
-                    fds = [self._fd(e) for e in elts]
-                    if any(fd is not None for fd in fds):
-                        add(
-                            "runner_internals",
-                            node,
-                            "passes file descriptor %d to a child process" % max(f for f in fds if f is not None),
-                        )
-
-        def visit_Constant(self, node):
-            value = node.value
-            if isinstance(value, bytes):
-                value = value.decode("latin-1")
-            if isinstance(value, str) and FD_PATH_RE.search(value):
-                add("runner_internals", node, "refers to the file-descriptor directory %r" % value[:80])
-
-        def visit_Expr(self, node):
-            # a bare string statement (docstring) is documentation, not a path in use
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                return
-            self.generic_visit(node)
-
-        # ---- dynamic_code
-        def _exec_source(self, node):
-            """The expression holding the source of an exec/eval/compile call, or None."""
-            if node.args:
-                return node.args[0]
-            for k in node.keywords:
-                if k.arg in EXEC_SOURCE_KEYWORDS:
-                    return k.value
-            return None
-
-        def _is_constant_compile(self, expr):
-            return (
-                isinstance(expr, ast.Call)
-                and names.qual(expr.func) == "builtins.compile"
-                and isinstance(self._exec_source(expr), ast.Constant)
-                and isinstance(self._exec_source(expr).value, (str, bytes))
-            )
-
-        def _dynamic(self, q, node):
-            if q in EXEC_FUNCS:
-                src = self._exec_source(node)
-                if isinstance(src, ast.Constant) and isinstance(src.value, (str, bytes)):
-                    code_strings.append((src.value, node.lineno, id(node) in import_ids, EXEC_FUNCS[q]))
-                elif q != "builtins.compile" and self._is_constant_compile(src):
-                    pass  # exec(compile("...")): the compile() call's string is analysed
-                else:
-                    add("dynamic_code", node, "%s of a non-constant string %s" % (EXEC_FUNCS[q], self._where()))
-            elif q in DYNAMIC_IMPORT_FUNCS:
-                name = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
-                if _const_str(name) is None:
-                    add("dynamic_code", node, "%s of a non-constant name %s" % (DYNAMIC_IMPORT_FUNCS[q], self._where()))
-            elif q == "runpy.run_module":
-                name = (
-                    node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mod_name"), None)
-                )
-                if _const_str(name) is None:
-                    add("dynamic_code", node, "runpy.run_module() of a non-constant name %s" % self._where())
-            elif q in CODE_LOADERS:
-                add("dynamic_code", node, "%s loads code the detector cannot see %s" % (CODE_LOADERS[q], self._where()))
-            elif q == "builtins.getattr" and len(node.args) >= 2:
-                if names.qual(node.args[0]) in BUILTINS_NAMESPACES and _const_str(node.args[1]) is None:
-                    add("dynamic_code", node, "getattr() on builtins with a non-constant name %s" % self._where())
-            elif (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr == "get"
-                and node.args
-                and names.qual(node.func.value) in BUILTINS_NAMESPACES
-                and _const_str(node.args[0]) is None
-            ):
-                add("dynamic_code", node, "looks up builtins with a non-constant name %s" % self._where())
-            if (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr == "replace"
-                and any(k.arg == "co_code" for k in node.keywords)
-            ):
-                add("dynamic_code", node, "replaces the bytecode of a code object %s" % self._where())
-
-        def visit_Call(self, node):
-            self.callees.add(id(node.func))
-            q = names.qual(node.func)
-            if q in HARD_EXIT_FUNCS and self.funcs:
-                add("process_exit", node, "os._exit() %s" % self._where())
-            if not test_code and q in SKIP_CALLS:
-                add("skip_raise", node, "%s %s" % (SKIP_CALLS[q], self._where()))
-            mod = names.imported_module(node)
-            if mod is not None:
-                self._runner(mod, node, "dynamically imports")
-            if (
-                isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("get", "pop", "setdefault", "__getitem__")
-                and names.qual(node.func.value) == "sys.modules"
-                and node.args
-            ):
-                key = self._sys_modules_key(node.args[0])
-                if key is not None:
-                    self._sys_modules_access(key, node)
-            self._dynamic(q, node)
-            self._check_fds(q, node)
-            if q == "builtins.getattr" and len(node.args) >= 2 and _const_str(node.args[1]) in FRAME_ATTRS:
-                add(
+    def _check_fds(self, q, node):
+        fq = "os." + q[len("posix.") :] if q and q.startswith("posix.") else q
+        if fq == "os.closerange":
+            lo = _int_value(node.args[0], self.consts) if node.args else None
+            hi = _int_value(node.args[1], self.consts) if len(node.args) > 1 else None
+            if not (hi is not None and hi <= FIRST_FREE_FD) and not (lo is not None and hi is not None and lo >= hi):
+                self.add(
                     "runner_internals",
                     node,
-                    "accesses frame attribute .%s (caller frames and globals)" % node.args[1].value,
+                    "os.closerange() may close file descriptors %d and above" % FIRST_FREE_FD,
                 )
-            elif q in ("builtins.getattr", "builtins.vars") or (
-                isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-            ):
-                # getattr(sys, "_getframe"), __builtins__.get("eval"): the value is the named object
-                ref = names.qual(node)
-                if not self._process_ref(ref, node):
-                    self._reference(node, ref)
-            self.generic_visit(node)
+            return
+        if fq in FD_FUNCS:
+            exprs = [node.args[i] for i in FD_FUNCS[fq] if i < len(node.args)]
+            exprs += [k.value for k in node.keywords if k.arg in FD_KEYWORDS]
+            for e in exprs:
+                fd = self._fd(e)
+                if fd is not None:
+                    self.add("runner_internals", node, "%s() on file descriptor %d" % (fq.replace("builtins.", ""), fd))
+                    return
+        for k in node.keywords:
+            if k.arg in STD_STREAM_KEYWORDS and self._fd(k.value) is not None:
+                self.add("runner_internals", node, "passes file descriptor %d as %s" % (self._fd(k.value), k.arg))
+            elif k.arg == "pass_fds":
+                elts = k.value.elts if isinstance(k.value, (ast.Tuple, ast.List, ast.Set)) else [k.value]
+                fds = [self._fd(e) for e in elts]
+                if any(fd is not None for fd in fds):
+                    self.add(
+                        "runner_internals",
+                        node,
+                        "passes file descriptor %d to a child process" % max(f for f in fds if f is not None),
+                    )
 
-        def visit_Raise(self, node):
-            if not test_code and node.exc is not None:
-                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                q = names.qual(exc)
-                if q in SKIP_EXCEPTIONS:
-                    add("skip_raise", node, "raise %s %s" % (SKIP_EXCEPTIONS[q], self._where()))
-            self.generic_visit(node)
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        if isinstance(value, str) and FD_PATH_RE.search(value):
+            self.add("runner_internals", node, "refers to the file-descriptor directory %r" % value[:80])
 
-        def _plugins_target(self, t, node):
-            if (isinstance(t, ast.Name) and t.id == "pytest_plugins") or (
-                isinstance(t, ast.Attribute) and t.attr == "pytest_plugins"
-            ):
-                if not test_code:
-                    add("pytest_hook", node, "sets pytest_plugins")
+    def visit_Expr(self, node):
+        # a bare string statement (docstring) is documentation, not a path in use
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return
+        self.generic_visit(node)
 
-        def visit_Assign(self, node):
-            for t in node.targets:
-                for sub in ast.walk(t):
-                    self._plugins_target(sub, node)
-            self.generic_visit(node)
+    # ---- dynamic_code
+    def _exec_source(self, node):
+        """The expression holding the source of an exec/eval/compile call, or None."""
+        if node.args:
+            return node.args[0]
+        for k in node.keywords:
+            if k.arg in EXEC_SOURCE_KEYWORDS:
+                return k.value
+        return None
 
-        def visit_AnnAssign(self, node):
-            self._plugins_target(node.target, node)
-            self.generic_visit(node)
+    def _is_constant_compile(self, expr):
+        return (
+            isinstance(expr, ast.Call)
+            and self.names.qual(expr.func) == "builtins.compile"
+            and isinstance(self._exec_source(expr), ast.Constant)
+            and isinstance(self._exec_source(expr).value, (str, bytes))
+        )
 
-        def visit_AugAssign(self, node):
-            self._plugins_target(node.target, node)
-            self.generic_visit(node)
+    def _dynamic(self, q, node):
+        if q in EXEC_FUNCS:
+            src = self._exec_source(node)
+            if isinstance(src, ast.Constant) and isinstance(src.value, (str, bytes)):
+                self.module.code_strings.append((src.value, node.lineno, id(node) in self.import_ids, EXEC_FUNCS[q]))
+            elif q != "builtins.compile" and self._is_constant_compile(src):
+                pass  # exec(compile("...")): the compile() call's string is analysed
+            else:
+                self.add("dynamic_code", node, "%s of a non-constant string %s" % (EXEC_FUNCS[q], self._where()))
+        elif q in DYNAMIC_IMPORT_FUNCS:
+            name = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+            if _const_str(name) is None:
+                self.add(
+                    "dynamic_code", node, "%s of a non-constant name %s" % (DYNAMIC_IMPORT_FUNCS[q], self._where())
+                )
+        elif q == "runpy.run_module":
+            name = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mod_name"), None)
+            if _const_str(name) is None:
+                self.add("dynamic_code", node, "runpy.run_module() of a non-constant name %s" % self._where())
+        elif q in CODE_LOADERS:
+            self.add(
+                "dynamic_code", node, "%s loads code the detector cannot see %s" % (CODE_LOADERS[q], self._where())
+            )
+        elif q == "builtins.getattr" and len(node.args) >= 2:
+            if self.names.qual(node.args[0]) in BUILTINS_NAMESPACES and _const_str(node.args[1]) is None:
+                self.add("dynamic_code", node, "getattr() on builtins with a non-constant name %s" % self._where())
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and self.names.qual(node.func.value) in BUILTINS_NAMESPACES
+            and _const_str(node.args[0]) is None
+        ):
+            self.add("dynamic_code", node, "looks up builtins with a non-constant name %s" % self._where())
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == "replace"
+            and any(k.arg == "co_code" for k in node.keywords)
+        ):
+            self.add("dynamic_code", node, "replaces the bytecode of a code object %s" % self._where())
 
-    V().visit(tree)
-    return names, found, code_strings
+    def visit_Call(self, node):
+        self.callees.add(id(node.func))
+        q = self.names.qual(node.func)
+        if q in HARD_EXIT_FUNCS and self.funcs:
+            self.add("process_exit", node, "os._exit() %s" % self._where())
+        if not self.test_code and q in SKIP_CALLS:
+            self.add("skip_raise", node, "%s %s" % (SKIP_CALLS[q], self._where()))
+        mod = self.names.imported_module(node)
+        if mod is not None:
+            self._runner(mod, node, "dynamically imports")
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("get", "pop", "setdefault", "__getitem__")
+            and self.names.qual(node.func.value) == "sys.modules"
+            and node.args
+        ):
+            key = self._sys_modules_key(node.args[0])
+            if key is not None:
+                self._sys_modules_access(key, node)
+        self._dynamic(q, node)
+        self._check_fds(q, node)
+        if q == "builtins.getattr" and len(node.args) >= 2 and _const_str(node.args[1]) in FRAME_ATTRS:
+            self.add(
+                "runner_internals",
+                node,
+                "accesses frame attribute .%s (caller frames and globals)" % node.args[1].value,
+            )
+        elif q in ("builtins.getattr", "builtins.vars") or (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+        ):
+            # getattr(sys, "_getframe"), __builtins__.get("eval"): the value is the named object
+            ref = self.names.qual(node)
+            if not self._process_ref(ref, node):
+                self._reference(node, ref)
+        self.generic_visit(node)
+
+    def visit_Raise(self, node):
+        if not self.test_code and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            q = self.names.qual(exc)
+            if q in SKIP_EXCEPTIONS:
+                self.add("skip_raise", node, "raise %s %s" % (SKIP_EXCEPTIONS[q], self._where()))
+        self.generic_visit(node)
+
+    def _plugins_target(self, t, node):
+        if (isinstance(t, ast.Name) and t.id == "pytest_plugins") or (
+            isinstance(t, ast.Attribute) and t.attr == "pytest_plugins"
+        ):
+            if not self.test_code:
+                self.add("pytest_hook", node, "sets pytest_plugins")
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            for sub in ast.walk(t):
+                self._plugins_target(sub, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        self._plugins_target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._plugins_target(node.target, node)
+        self.generic_visit(node)
 
 
 def _exc_text(e):
