@@ -1,8 +1,10 @@
 // Writes the contracts that the Python side reads, from their zod sources in shared/:
 //   shared/contracts/trainer.schema.json   (shared/trainer-contract.ts)
+//   shared/contracts/batch.schema.json     (shared/batch-file.ts)
 // Run after changing a contract: npm run contracts (tests/contracts.test.ts fails while the file is stale).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { batchFileSchemaDocument } from '../shared/batch-file';
 import { defaultTaskQueue, trainingQueue, trainingQueueSuffix } from '../shared/task-queues';
 import { trainerContractDocument } from '../shared/trainer-contract';
 import { projectRoot } from '../workers/config';
@@ -12,6 +14,7 @@ export function contractFiles(): Record<string, string> {
   const trainerContract = trainerContractDocument(trainingQueueSuffix, trainingQueue(defaultTaskQueue));
   return {
     'shared/contracts/trainer.schema.json': `${JSON.stringify(trainerContract, null, 2)}\n`,
+    'shared/contracts/batch.schema.json': `${JSON.stringify(batchFileSchemaDocument(), null, 2)}\n`,
   };
 }
 

@@ -1,5 +1,6 @@
 import { hfModelNames } from './models';
 import { z } from 'zod';
+import { jsonSchemaOf } from './json-schema';
 import { OffPolicyModes } from './off-policy';
 
 /**
@@ -168,8 +169,7 @@ export interface TrainerActivities {
 
 /** The JSON document of shared/contracts/trainer.schema.json. */
 export function trainerContractDocument(queueSuffix: string, defaultQueue: string): Record<string, unknown> {
-  const schema = (type: z.ZodType) =>
-    stripImplicitBounds(z.toJSONSchema(type, { io: 'input', target: 'draft-2020-12' }));
+  const schema = (type: z.ZodType) => jsonSchemaOf(type);
   return {
     $comment: 'Generated from shared/trainer-contract.ts by `npm run contracts`; do not edit.',
     taskQueue: { suffix: queueSuffix, default: defaultQueue },
@@ -179,18 +179,4 @@ export function trainerContractDocument(queueSuffix: string, defaultQueue: strin
       [trainerActivityNames.initPolicy]: { input: schema(InitPolicyInput), result: schema(InitPolicyResult) },
     },
   };
-}
-
-/** zod writes JSON's safe-integer range as bounds of every integer; they are no constraint of ours. */
-function stripImplicitBounds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripImplicitBounds);
-  if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value).filter(
-    ([key, field]) =>
-      !(
-        (key === 'maximum' && field === Number.MAX_SAFE_INTEGER) ||
-        (key === 'minimum' && field === Number.MIN_SAFE_INTEGER)
-      ),
-  );
-  return Object.fromEntries(entries.map(([key, field]) => [key, stripImplicitBounds(field)]));
 }

@@ -1,5 +1,6 @@
 import { padRows, tokenAdvantages, type BatchCounts, type BatchRow } from '../../shared/batch';
-import { writeSafetensors } from './safetensors';
+import { BatchFileHeader } from '../../shared/batch-file';
+import { writeSafetensors, type Tensor } from './safetensors';
 
 /** Distinct allowed-id masks (row-major (P,V), row 0 all allowed) and each token's row, (B,T) row-major. */
 export interface AllowedPatterns {
@@ -41,12 +42,10 @@ export function allowedPatterns(
 }
 
 /**
- * Writes a training batch as safetensors (the trainer's `load_batch` reads it):
- * input_ids I64 (B,T), loss_mask F32 (B,T), advantages F32 (B,), token_advantages F32 (B,T),
- * behaviour_logprobs F32 (B,T), policy_versions I64 (B,T), and with a constrained sampler the
- * ids allowed when token t was drawn, as allowed_patterns BOOL (P,V) (the distinct masks; row 0
- * allows everything) and allowed_index I64 (B,T) (each token's row): a grammar has few states,
- * so this is a small fraction of the (B,T,V) mask the trainer expands it to. Metadata values are JSON text.
+ * Writes a training batch as safetensors, the file shared/batch-file.ts describes (its one home):
+ * the tensors the trainer reads, and with a constrained sampler the ids allowed when each token was
+ * drawn as distinct patterns and each token's row (a grammar has few states, so this is a small
+ * fraction of the (B,T,V) mask the trainer expands it to); metadata values are JSON text.
  */
 export async function writeBatch(
   path: string,
@@ -66,45 +65,52 @@ export async function writeBatch(
     throw new Error(
       `allowed.index holds ${info.allowed.index.length} positions, the batch ${rows.length} x ${padded.length}`,
     );
+  const tensors: Record<string, Tensor> = {
+    input_ids: { dtype: 'I64', shape, data: padded.tokenIds.flat() },
+    loss_mask: { dtype: 'F32', shape, data: padded.lossMask.flat() },
+    advantages: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.advantage) },
+    token_advantages: {
+      dtype: 'F32',
+      shape,
+      data: padded.lossMask.flatMap((mask, index) =>
+        tokenAdvantages({
+          advantage: rows[index]!.advantage,
+          lossMask: mask,
+          decisionAdvantages: rows[index]!.decisionAdvantages,
+        }),
+      ),
+    },
+    behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
+    policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
+    ...(info.allowed
+      ? {
+          allowed_patterns: {
+            dtype: 'BOOL' as const,
+            shape: [info.allowed.patterns.length / info.allowed.vocabSize, info.allowed.vocabSize],
+            data: info.allowed.patterns,
+          },
+          allowed_index: { dtype: 'I64' as const, shape, data: info.allowed.index },
+        }
+      : {}),
+  };
+  const metadata = {
+    episodeIds: rows.map((row) => row.episodeId),
+    groupIds: rows.map((row) => row.groupId),
+    rewards: rows.map((row) => row.reward),
+    counts: info.counts,
+    estimator: info.estimator,
+    truncation: info.truncation,
+    // the step whose weights the trainer starts from: policy_versions are measured against it
+    ...(info.baseStep !== undefined ? { baseStep: info.baseStep } : {}),
+  };
+  // the header is the contract with the trainer (shared/batch-file.ts): checked here, and again where it is read
+  BatchFileHeader.parse({
+    tensors: Object.fromEntries(Object.entries(tensors).map(([name, { dtype, shape }]) => [name, { dtype, shape }])),
+    metadata,
+  });
   await writeSafetensors(
     path,
-    {
-      input_ids: { dtype: 'I64', shape, data: padded.tokenIds.flat() },
-      loss_mask: { dtype: 'F32', shape, data: padded.lossMask.flat() },
-      advantages: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.advantage) },
-      token_advantages: {
-        dtype: 'F32',
-        shape,
-        data: padded.lossMask.flatMap((mask, index) =>
-          tokenAdvantages({
-            advantage: rows[index]!.advantage,
-            lossMask: mask,
-            decisionAdvantages: rows[index]!.decisionAdvantages,
-          }),
-        ),
-      },
-      behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
-      policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
-      ...(info.allowed
-        ? {
-            allowed_patterns: {
-              dtype: 'BOOL' as const,
-              shape: [info.allowed.patterns.length / info.allowed.vocabSize, info.allowed.vocabSize],
-              data: info.allowed.patterns,
-            },
-            allowed_index: { dtype: 'I64' as const, shape, data: info.allowed.index },
-          }
-        : {}),
-    },
-    {
-      episodeIds: JSON.stringify(rows.map((row) => row.episodeId)),
-      groupIds: JSON.stringify(rows.map((row) => row.groupId)),
-      rewards: JSON.stringify(rows.map((row) => row.reward)),
-      counts: JSON.stringify(info.counts),
-      estimator: JSON.stringify(info.estimator),
-      truncation: JSON.stringify(info.truncation),
-      // the step whose weights the trainer starts from: policy_versions are measured against it
-      ...(info.baseStep !== undefined ? { baseStep: JSON.stringify(info.baseStep) } : {}),
-    },
+    tensors,
+    Object.fromEntries(Object.entries(metadata).map(([name, value]) => [name, JSON.stringify(value)])),
   );
 }

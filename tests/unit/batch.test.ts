@@ -9,6 +9,8 @@ import { describe, test } from 'node:test';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { allowedPatterns, writeBatch } from '../../activities/training/batch-writer';
+import { decodeSafetensors } from '../../activities/training/safetensors';
+import { BatchFileHeader } from '../../shared/batch-file';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
 import { advantageEstimatorNames, computeGroupAdvantages } from '../../shared/advantages';
 import {
@@ -396,5 +398,71 @@ describe('the warm-start batch', () => {
       pg.generatedTokens,
       [...failed, ...fixed].reduce((sum, action) => sum + policyTokenizer.encode(action).length + 1, 0),
     );
+  });
+});
+
+describe('the batch file contract (shared/batch-file.ts, shared/contracts/batch.schema.json)', () => {
+  const headers = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'batch-headers.json'), 'utf8')) as {
+    valid: unknown[];
+    invalid: { field: string; header: unknown }[];
+  };
+
+  test('the golden headers the trainer accepts and refuses, judged alike here', () => {
+    for (const header of headers.valid) assert.doesNotThrow(() => BatchFileHeader.parse(header));
+    for (const { field, header } of headers.invalid) {
+      const parsed = BatchFileHeader.safeParse(header);
+      assert.equal(parsed.success, false, field);
+      assert.ok(
+        parsed.error!.issues.some((issue) => issue.path.join('.').startsWith(field)),
+        `${field}: ${JSON.stringify(parsed.error!.issues.map((issue) => issue.path.join('.')))}`,
+      );
+    }
+  });
+
+  test("the writer's files follow it: every tensor and metadata field the header names", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'agentrl-batch-file-')), 'batch.safetensors');
+    const rows = [
+      {
+        episodeId: 'a@r',
+        groupId: 'g',
+        reward: 1,
+        advantage: 0.5,
+        tokenIds: [1, 2, 3],
+        lossMask: [0, 1, 1],
+        behaviourLogprobs: [0, -1, -2],
+        policyVersions: [-1, 0, 0],
+      },
+      {
+        episodeId: 'b@r',
+        groupId: 'g',
+        reward: 0,
+        advantage: -0.5,
+        tokenIds: [1, 2],
+        lossMask: [0, 1],
+        behaviourLogprobs: [0, -1],
+        policyVersions: [-1, 0],
+      },
+    ];
+    const counts = {
+      episodes: 2,
+      environmentFailures: 0,
+      truncatedZeroed: 0,
+      truncatedDropped: 0,
+      agentCrashes: 0,
+      groupsKept: 1,
+      groupsDropped: 0,
+      zeroAdvantageGroups: 0,
+      creditedDecisions: 0,
+    };
+    await writeBatch(path, rows, { counts, estimator: 'grpo', truncation: 'zero', padId: 0, baseStep: 2 });
+    const { tensors, metadata } = decodeSafetensors(readFileSync(path));
+    const header = BatchFileHeader.parse({
+      tensors: Object.fromEntries(Object.entries(tensors).map(([name, { dtype, shape }]) => [name, { dtype, shape }])),
+      metadata: Object.fromEntries(
+        Object.entries(metadata).map(([name, value]) => [name, JSON.parse(value) as unknown]),
+      ),
+    });
+    assert.deepEqual(header.tensors.input_ids, { dtype: 'I64', shape: [2, 3] });
+    assert.deepEqual([header.metadata.episodeIds, header.metadata.baseStep], [['a@r', 'b@r'], 2]);
   });
 });

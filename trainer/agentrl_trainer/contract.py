@@ -20,6 +20,11 @@ from temporalio.exceptions import ApplicationError
 
 CONTRACT_PATH = Path(__file__).resolve().parents[2] / "shared" / "contracts" / "trainer.schema.json"
 CONTRACT: dict[str, Any] = json.loads(CONTRACT_PATH.read_text())
+# the batch file's header: its tensors (dtype, shape) and metadata, generated from shared/batch-file.ts
+BATCH_SCHEMA_PATH = CONTRACT_PATH.with_name("batch.schema.json")
+BATCH_SCHEMA: dict[str, Any] = json.loads(BATCH_SCHEMA_PATH.read_text())
+# the tensors every batch file holds (the trainer's inputs)
+BATCH_REQUIRED_TENSORS: tuple[str, ...] = tuple(BATCH_SCHEMA["properties"]["tensors"]["required"])
 
 # the queue of the default deployment; a run on base queue Q uses Q + TASK_QUEUE_SUFFIX
 TASK_QUEUE: str = CONTRACT["taskQueue"]["default"]
@@ -69,6 +74,17 @@ def validate_input(activity: str, raw: Any) -> Mapping[str, Any]:
     if nonfinite is not None:
         raise invalid_input(nonfinite)
     return raw
+
+
+_BATCH_VALIDATOR = Draft202012Validator(BATCH_SCHEMA)
+
+
+def validate_batch_header(header: Mapping[str, Any]) -> None:
+    """Raises ValueError naming the field when a batch file's header ({tensors: {name: {dtype, shape}},
+    metadata}) breaks shared/contracts/batch.schema.json."""
+    error = best_match(_BATCH_VALIDATOR.iter_errors(header))
+    if error is not None:
+        raise ValueError(f"batch file: {describe(error)}")
 
 
 def validate_result(activity: str, result: Mapping[str, Any]) -> Mapping[str, Any]:

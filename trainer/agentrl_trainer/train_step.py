@@ -18,6 +18,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
+from .contract import BATCH_REQUIRED_TENSORS, validate_batch_header
 from .losses import (
     DEFAULT_IS_CAP,
     OBJECTIVES,
@@ -30,7 +31,19 @@ from .losses import (
 )
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
 
-REQUIRED_KEYS = ("input_ids", "loss_mask", "advantages", "behaviour_logprobs")
+REQUIRED_KEYS = BATCH_REQUIRED_TENSORS
+
+# safetensors' dtype names (the batch file's contract speaks them)
+_DTYPE_NAMES = {
+    torch.int64: "I64",
+    torch.int32: "I32",
+    torch.float32: "F32",
+    torch.float64: "F64",
+    torch.float16: "F16",
+    torch.bfloat16: "BF16",
+    torch.bool: "BOOL",
+    torch.uint8: "U8",
+}
 
 
 def sequence_logprobs(
@@ -356,6 +369,14 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
     with safe_open(str(path), framework="pt") as handle:
         tensors = {key: handle.get_tensor(key) for key in handle.keys()}
         raw = handle.metadata() or {}
+    metadata = {key: json.loads(value) for key, value in raw.items()}
+    header = {
+        "tensors": {
+            key: {"dtype": _DTYPE_NAMES.get(value.dtype, str(value.dtype)), "shape": list(value.shape)}
+            for key, value in tensors.items()
+        },
+        "metadata": metadata,
+    }
     if "allowed_patterns" in tensors or "allowed_index" in tensors:
         patterns, index = tensors.pop("allowed_patterns", None), tensors.pop("allowed_index", None)
         if patterns is None or index is None:
@@ -373,7 +394,9 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
         if index.numel() and (int(index.min()) < 0 or int(index.max()) >= patterns.shape[0]):
             raise ValueError(f"batch.allowed_index must lie in [0, {patterns.shape[0]})")
         tensors["allowed_mask"] = patterns[index.long()]  # (B, T, V)
-    return tensors, {key: json.loads(value) for key, value in raw.items()}
+    # the file as a whole follows shared/contracts/batch.schema.json (the writer checked it too)
+    validate_batch_header(header)
+    return tensors, metadata
 
 
 def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any]:

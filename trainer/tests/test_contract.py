@@ -60,3 +60,37 @@ def test_a_result_that_breaks_the_contract_is_a_defect():
     with pytest.raises(RuntimeError, match="initPolicy result breaks the contract: policyVersion is required"):
         validate_result("initPolicy", {"step": 0, "onnxPath": "/p.onnx"})
     validate_result("initPolicy", {"step": 0, "policyVersion": "v0", "onnxPath": "/p.onnx"})
+
+
+BATCH_HEADERS = json.loads(
+    (Path(__file__).resolve().parents[2] / "shared" / "golden" / "batch-headers.json").read_text()
+)
+
+
+@pytest.mark.parametrize("header", BATCH_HEADERS["valid"])
+def test_golden_batch_headers_pass(header):
+    contract.validate_batch_header(header)
+
+
+@pytest.mark.parametrize("case", BATCH_HEADERS["invalid"], ids=lambda case: case["field"])
+def test_golden_batch_headers_refused_naming_the_field(case):
+    with pytest.raises(ValueError, match=r"^batch file: " + case["field"].replace(".", r"\.")):
+        contract.validate_batch_header(case["header"])
+
+
+def test_a_batch_file_that_breaks_the_contract_is_refused_when_loaded(tmp_path):
+    import torch
+    from agentrl_trainer.train_step import load_batch, save_batch
+
+    tensors = {
+        "input_ids": torch.zeros(2, 5),  # float: the contract says I64
+        "loss_mask": torch.zeros(2, 5),
+        "advantages": torch.zeros(2),
+        "behaviour_logprobs": torch.zeros(2, 5),
+    }
+    save_batch(tmp_path / "b.safetensors", tensors)
+    with pytest.raises(ValueError, match=r"^batch file: tensors\.input_ids\.dtype: unknown 'F32'; known: I64"):
+        load_batch(tmp_path / "b.safetensors")
+    save_batch(tmp_path / "b.safetensors", {**tensors, "input_ids": torch.zeros(2, 5, dtype=torch.int64)})
+    loaded, _ = load_batch(tmp_path / "b.safetensors")
+    assert set(loaded) == set(tensors)
