@@ -41,6 +41,9 @@ test(
         evalTasks: '',
         concurrency: 2,
         warmStart: { episodes: 4, epochs: 2 },
+        // a step long enough (seconds) that the kill below lands inside it, however quickly the
+        // toy model trains on this machine; the run's outcome does not depend on it
+        epochs: 60,
       }),
     );
     const child = spawn(
