@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { EpisodeResult } from './episode';
+import { firstRunId, resampleAfter, resampledId } from './outcomes';
 import { EpisodeSetMetrics } from './run-metrics';
 
 /** η of an asynchronous run when its input does not say. */
@@ -138,7 +139,7 @@ export type Recorded = 'resampled' | 'evaluation' | 'evaluated' | 'member' | 're
 
 /**
  * Records an episode's result. An environment failure says nothing of the policy: the episode is
- * queued again first (a new id, `.again-N`), at most `maxResamples` times, so that its group stays
+ * queued again first (a new id, shared/outcomes.ts `resampledId`), as `resampleAfter` says, so that its group stays
  * whole. An evaluation episode's result joins the evaluation (complete: its metrics wait for the
  * next line, `summarise`); a training episode's joins its group, which is ready once it has
  * `groupSize` results.
@@ -147,18 +148,16 @@ export function recordResult(
   pool: AsyncPool,
   entry: PoolEpisode,
   result: EpisodeResult,
-  rules: {
-    groupSize: number;
-    maxResamples: number;
-    isEnvironmentFailure: (outcome: EpisodeResult['outcome']) => boolean;
-    summarise: (results: EpisodeResult[]) => EpisodeSetMetrics;
-  },
+  rules: { groupSize: number; summarise: (results: EpisodeResult[]) => EpisodeSetMetrics },
 ): Recorded {
   pool.window.finished++;
   if (result.outcome === 'abandoned') pool.window.abandoned++;
-  if (rules.isEnvironmentFailure(result.outcome) && entry.attempt < rules.maxResamples) {
-    const original = entry.attempt === 0 ? entry.id : entry.id.replace(/\.again-\d+$/, '');
-    pool.queue.unshift({ ...entry, id: `${original}.again-${entry.attempt + 1}`, attempt: entry.attempt + 1 });
+  if (resampleAfter(result.outcome, entry.attempt)) {
+    pool.queue.unshift({
+      ...entry,
+      id: resampledId(firstRunId(entry.id), entry.attempt + 1),
+      attempt: entry.attempt + 1,
+    });
     return 'resampled';
   }
   if (entry.group === null) {

@@ -32,3 +32,21 @@ export const truncatedOutcomes: readonly Outcome[] = [
   Outcomes.timeout,
   Outcomes.abandoned,
 ];
+
+/** How many times an episode that ended in an environment failure runs again (its group stays whole). */
+export const maxResamples = 2;
+
+/** The one resampling rule: an environment failure says nothing of the policy, so its episode runs again (attempt 0 is the first run). */
+export function resampleAfter(outcome: Outcome, attempt: number): boolean {
+  return environmentFailures.includes(outcome) && attempt < maxResamples;
+}
+
+/** The workflow id of an episode's `attempt`-th resampling (1, 2, …), from its first run's id. */
+export function resampledId(firstId: string, attempt: number): string {
+  return `${firstId}.again-${attempt}`;
+}
+
+/** The id of an episode's first run, from the id of any of its resamplings. */
+export function firstRunId(id: string): string {
+  return id.replace(/\.again-\d+$/, '');
+}

@@ -325,6 +325,15 @@ export function hfModelOf(input: Pick<TrainingRunInput, 'model'>): { name: strin
   return { name: input.model.name, tokenizer: entry.tokenizer! };
 }
 
+/** Whether a time-budgeted run has spent its budget (a run without one never has). */
+export function budgetSpent(
+  input: Pick<TrainingRunInput, 'timeBudgetMinutes'>,
+  state: Pick<TrainingRunState, 'startedAtMs'>,
+  nowMs: number,
+): boolean {
+  return input.timeBudgetMinutes > 0 && nowMs - state.startedAtMs > input.timeBudgetMinutes * 60_000;
+}
+
 /**
  * Whether the iteration about to start is one of the last `evalTail − 1` of a time-budgeted run:
  * the iterations that can still start (this one included) are counted from the time left and the

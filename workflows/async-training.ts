@@ -12,8 +12,8 @@ import {
 } from '@temporalio/workflow';
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/episode';
-import { environmentFailures } from '../shared/outcomes';
 import { seededSample } from '../shared/random';
+import { budgetSpent } from '../shared/training-run';
 import {
   activeCount,
   applyEvent,
@@ -33,8 +33,17 @@ import { summariseEpisodes, type AsyncStepMetrics, type IterationMetrics } from 
 import type { TrainOnBatchResult } from '../shared/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent } from './messages';
-import { batchEpisode, childFailure, episodeInput, maxResamples, taskName } from './training-episodes';
-import { activities, batchModel, publish, servedPolicy, stepFigures, trainStep, type Run } from './training-steps';
+import { batchEpisode, childFailure, episodeInput, episodeWorkflowId } from './training-episodes';
+import {
+  activities,
+  batchModel,
+  evaluationEpisodes,
+  publish,
+  servedPolicy,
+  stepFigures,
+  trainStep,
+  type Run,
+} from './training-steps';
 
 /**
  * How long the end of a run (or its cancellation) waits for its episodes to report that they let go of their
@@ -70,8 +79,7 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   let trainingError: unknown = null;
   let stepped = false;
   let wake = false;
-  const outOfTime = () =>
-    input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
+  const outOfTime = () => budgetSpent(input, state, Date.now());
   const finished = () => state.iteration >= input.iterations || outOfTime();
   if (state.iteration === 0 && pool.admitted === 0 && input.evalEvery > 0 && !pool.evaluation)
     queueEvaluation(run, pool, `eval-0`);
@@ -145,8 +153,6 @@ function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
 function acceptResult(run: Run, pool: AsyncPool, entry: PoolEpisode, result: EpisodeResult): void {
   const recorded = recordResult(pool, entry, result, {
     groupSize: run.input.groupSize,
-    maxResamples,
-    isEnvironmentFailure: (outcome) => environmentFailures.includes(outcome),
     summarise: summariseEpisodes,
   });
   if (recorded === 'resampled') {
@@ -196,7 +202,7 @@ function admitGroup(run: Run, pool: AsyncPool): void {
   run.progress.episodesTotal += input.groupSize;
   for (let member = 0; member < input.groupSize; member++) {
     pool.queue.push({
-      id: `${run.prefix}.g${index}.${taskName(task)}.${member}`,
+      id: episodeWorkflowId(run.prefix, `g${index}`, task, member),
       task,
       policy: servedPolicy(run),
       sample: draw * 10_000 + member,
@@ -284,20 +290,17 @@ async function signalEpisode<Args extends unknown[]>(
 
 /** Evaluation episodes of the version now published: first in the queue, never trained on, never parked. */
 function queueEvaluation(run: Run, pool: AsyncPool, label: string): void {
-  const { input, state } = run;
+  const { state } = run;
   if (state.evalTasks.length === 0) return;
-  const policy = servedPolicy(run);
-  const specs = state.evalTasks.flatMap((task) =>
-    Array.from({ length: input.evalSamples }, (_, sample): PoolEpisode => ({
-      id: `${run.prefix}.${label}.${taskName(task)}.${sample}`,
-      task,
-      policy,
-      sample,
-      group: null,
-      member: sample,
-      attempt: 0,
-    })),
-  );
+  const specs = evaluationEpisodes(run, label).map(({ id, task, policy, sample }): PoolEpisode => ({
+    id,
+    task,
+    policy,
+    sample,
+    group: null,
+    member: sample,
+    attempt: 0,
+  }));
   pool.evaluation = { label, version: state.policy.version, total: specs.length, results: [] };
   pool.queue.unshift(...specs);
 }

@@ -10,7 +10,7 @@ import type { BatchEpisode } from '../activities';
 import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
 import { EpisodeInput } from '../shared/episode-input';
 import { ErrorTypes } from '../shared/errors';
-import { environmentFailures, Outcomes } from '../shared/outcomes';
+import { Outcomes, resampleAfter, resampledId } from '../shared/outcomes';
 import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';
 import { rolloutEpisode } from './rollout-episode';
 
@@ -97,17 +97,13 @@ export async function runEpisodes(
       // an environment failure (a crashed sandbox, an unreachable policy, a grader fault) says nothing
       // of the policy: the episode runs again, so that its group stays whole
       // (runs started before re-sampling existed replay without it)
-      for (
-        let again = 1;
-        again <= maxResamples && environmentFailures.includes(result.outcome) && patched(resamplePatch);
-        again++
-      ) {
+      for (let attempt = 0; resampleAfter(result.outcome, attempt) && patched(resamplePatch); attempt++) {
         log.warn('episode ended in an environment failure; sampling it again', {
           workflowId: result.workflowId,
           outcome: result.outcome,
         });
         progress.resampled = (progress.resampled ?? 0) + 1;
-        result = await runChild(spec, `${spec.id}.again-${again}`);
+        result = await runChild(spec, resampledId(spec.id, attempt + 1));
       }
       results[index] = { ...result, group: spec.group };
       progress.episodesDone++;
@@ -117,10 +113,13 @@ export async function runEpisodes(
   return results;
 }
 
-/** How many times an episode that ended in an environment failure runs again. */
-export const maxResamples = 2;
 /** The workflow patch that introduced re-sampling. */
 const resamplePatch = 'resample-environment-failures';
+
+/** The workflow id of one of a run's episodes: `<run>.<label>.<task>.<index>` (deterministic: a replayed run finds it). */
+export function episodeWorkflowId(prefix: string, label: string, task: string, index: number): string {
+  return `${prefix}.${label}.${taskName(task)}.${index}`;
+}
 
 /** The last part of a task folder's path. */
 export function taskName(path: string): string {

@@ -18,6 +18,7 @@ import {
   type TrainOnBatchResult,
 } from '../shared/trainer-contract';
 import {
+  budgetSpent,
   hfModelOf,
   inEvalTail,
   TrainingRunInput,
@@ -27,11 +28,12 @@ import {
 import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/run-metrics';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
-import { batchEpisode, runEpisodes, taskName, type EpisodeSpec } from './training-episodes';
+import { batchEpisode, episodeWorkflowId, runEpisodes, type EpisodeSpec } from './training-episodes';
 import {
   activities,
   batchModel,
   checked,
+  evaluationEpisodes,
   publish,
   publishWeights,
   servedPolicy,
@@ -104,13 +106,11 @@ export async function trainingRun(rawInput: unknown = {}): Promise<TrainingRunRe
       return continueAsNew<typeof trainingRun>({ ...input, runId, state });
     return finish(run);
   }
-  const outOfTime = input.timeBudgetMinutes > 0 && Date.now() - state.startedAtMs > input.timeBudgetMinutes * 60_000;
+  const outOfTime = budgetSpent(input, state, Date.now());
   if (outOfTime) log.info('time budget spent: no further iterations', { runId, iteration: state.iteration });
   if (state.iteration < input.iterations && !outOfTime) {
     await runIteration(run);
-    const budgetLeft =
-      input.timeBudgetMinutes === 0 || Date.now() - state.startedAtMs <= input.timeBudgetMinutes * 60_000;
-    if (state.iteration < input.iterations && budgetLeft) {
+    if (state.iteration < input.iterations && !budgetSpent(input, state, Date.now())) {
       return continueAsNew<typeof trainingRun>({ ...input, runId, state });
     }
   }
@@ -175,7 +175,7 @@ async function warmStart(run: Run): Promise<void> {
   const specs = Array.from({ length: input.warmStart.episodes }, (_, index): EpisodeSpec => {
     const task = state.trainTasks[index % state.trainTasks.length]!;
     return {
-      id: `${run.prefix}.demo.${taskName(task)}.${index}`,
+      id: episodeWorkflowId(run.prefix, 'demo', task, index),
       task,
       policy: demonstrator,
       sample: index,
@@ -219,7 +219,7 @@ async function runIteration(run: Run): Promise<void> {
   progress.phase = 'sampling';
   const specs = tasks.flatMap((task) =>
     Array.from({ length: input.groupSize }, (_, sample): EpisodeSpec => ({
-      id: `${run.prefix}.it${iteration}.${taskName(task)}.${sample}`,
+      id: episodeWorkflowId(run.prefix, `it${iteration}`, task, sample),
       task,
       policy: servedPolicy(run),
       sample: iteration * 10_000 + sample,
@@ -272,16 +272,7 @@ async function evaluate(run: Run, label: string): Promise<EpisodeSetMetrics | nu
   const { input, state } = run;
   if (state.evalTasks.length === 0) return null;
   run.progress.phase = 'evaluating';
-  const specs = state.evalTasks.flatMap((task) =>
-    Array.from({ length: input.evalSamples }, (_, sample): EpisodeSpec => ({
-      id: `${run.prefix}.${label}.${taskName(task)}.${sample}`,
-      task,
-      policy: servedPolicy(run),
-      sample,
-      group: task,
-    })),
-  );
-  return summariseEpisodes(await runEpisodes(input, run.runId, run.progress, specs));
+  return summariseEpisodes(await runEpisodes(input, run.runId, run.progress, evaluationEpisodes(run, label)));
 }
 
 /** After the last step: the final policy on the evaluation tasks, and the report. */

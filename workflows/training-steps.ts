@@ -13,6 +13,7 @@ import {
   type TrainingRunState,
 } from '../shared/training-run';
 import { type IterationMetrics } from '../shared/run-metrics';
+import { episodeWorkflowId, type EpisodeSpec } from './training-episodes';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.
@@ -143,6 +144,20 @@ export function publishWeights(input: TrainingRunInput, onnxPath: string, versio
 export function servedPolicy(run: Run): string {
   const kind = hfModelOf(run.input) ? 'vllm' : 'completions';
   return formatPolicySpec({ kind, url: run.input.policyServer, version: run.state.policy.version });
+}
+
+/** The evaluation's episodes of the policy now served: each evaluation task `evalSamples` times, never trained on. */
+export function evaluationEpisodes(run: Run, label: string): EpisodeSpec[] {
+  const policy = servedPolicy(run);
+  return run.state.evalTasks.flatMap((task) =>
+    Array.from({ length: run.input.evalSamples }, (_, sample): EpisodeSpec => ({
+      id: episodeWorkflowId(run.prefix, label, task, sample),
+      task,
+      policy,
+      sample,
+      group: task,
+    })),
+  );
 }
 
 /** A value checked against its contract; a mismatch fails the run instead of retrying a workflow task forever. */

@@ -17,7 +17,7 @@ import {
   type PoolEpisode,
 } from '../../shared/async-pool';
 import { failedEpisodeResult, type EpisodeResult } from '../../shared/episode';
-import { environmentFailures, Outcomes } from '../../shared/outcomes';
+import { firstRunId, Outcomes, resampleAfter, resampledId } from '../../shared/outcomes';
 import { summariseEpisodes } from '../../shared/run-metrics';
 
 const member = (id: string, group: number | null, index: number, attempt = 0): PoolEpisode => ({
@@ -44,12 +44,7 @@ const result = (workflowId: string, outcome: EpisodeResult['outcome'], reward: n
   trueSuccess: reward === null ? null : reward === 1,
   policyVersion: 'v1',
 });
-const rules = {
-  groupSize: 2,
-  maxResamples: 2,
-  isEnvironmentFailure: (outcome: EpisodeResult['outcome']) => environmentFailures.includes(outcome),
-  summarise: summariseEpisodes,
-};
+const rules = { groupSize: 2, summarise: summariseEpisodes };
 /** A pool with one admitted group of two, both running. */
 const poolWithGroup = () => {
   const pool = emptyPool(0, 1_000);
@@ -101,6 +96,19 @@ describe('the asynchronous pool', () => {
     assert.deepEqual(pool.ready, [0]);
     assert.deepEqual(Object.keys(pool.groups[0]!.results).sort(), ['0', '1']);
     assert.deepEqual([pool.running, pool.window.finished], [{}, 2]);
+  });
+
+  test('the one resampling rule: environment failures only, twice at most, ids from the first run', () => {
+    assert.deepEqual(
+      ['sandbox_crash', 'policy_error', 'grader_error', 'agent_crash', 'submitted', 'timeout'].map((outcome) =>
+        resampleAfter(outcome as EpisodeResult['outcome'], 0),
+      ),
+      [true, true, true, false, false, false],
+    );
+    assert.deepEqual([resampleAfter('sandbox_crash', 1), resampleAfter('sandbox_crash', 2)], [true, false]);
+    assert.equal(resampledId('run.it0.t.1', 2), 'run.it0.t.1.again-2');
+    assert.equal(firstRunId('run.it0.t.1.again-2'), 'run.it0.t.1');
+    assert.equal(firstRunId('run.it0.t.1'), 'run.it0.t.1');
   });
 
   test('an environment failure runs again first, under a new id, at most maxResamples times', () => {
