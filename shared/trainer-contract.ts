@@ -1,7 +1,7 @@
 import { hfModelNames } from './models';
 import { z } from 'zod';
 import { jsonSchemaOf } from './json-schema';
-import { OffPolicyModes } from './off-policy';
+import { defaultIsCap, OffPolicyModes } from './off-policy';
 
 /**
  * The contract of the Python trainer's activities (trainer/agentrl_trainer), on the queue
@@ -56,6 +56,28 @@ export const ModelConfig = z
   .strict();
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
+/**
+ * What the trainer does with a field a step leaves out. Written into the generated schema as each
+ * field's `default`, which is where the Python worker takes them from: the two sides cannot disagree.
+ * (A training run sends its own choices: shared/training-run.ts.)
+ */
+export const trainerDefaults = {
+  lr: 1e-3,
+  weightDecay: 0,
+  objective: 'policy_gradient',
+  temperature: 1,
+  clipEps: 0.2,
+  aggregation: 'token_mean',
+  minibatches: 1,
+  epochs: 1,
+  maxGradNorm: 1,
+  klCoef: 0,
+  offPolicy: 'none',
+  isCap: defaultIsCap,
+} as const;
+const byDefault = <T extends z.ZodType>(type: T, field: keyof typeof trainerDefaults): T =>
+  type.meta({ default: trainerDefaults[field] });
+
 /** Input of `trainOnBatch`: one step of a run, applied exactly once per `stepId`. */
 export const TrainOnBatchInput = z
   .object({
@@ -74,29 +96,35 @@ export const TrainOnBatchInput = z
      */
     model: z.enum(hfModelNames).optional(),
     optimizer: z
-      .object({ lr: z.number().gt(0).optional(), weightDecay: z.number().min(0).optional() })
+      .object({
+        lr: byDefault(z.number().gt(0), 'lr').optional(),
+        weightDecay: byDefault(z.number().min(0), 'weightDecay').optional(),
+      })
       .strict()
       .optional(),
-    objective: z.enum(['policy_gradient', 'imitation']).optional(),
+    objective: byDefault(z.enum(['policy_gradient', 'imitation']), 'objective').optional(),
     /** the sampling temperature: log-probs are recomputed under the tempered distribution */
-    temperature: z.number().gt(0).optional(),
-    clipEps: z.number().gt(0).lt(1).optional(),
+    temperature: byDefault(z.number().gt(0), 'temperature').optional(),
+    clipEps: byDefault(z.number().gt(0).lt(1), 'clipEps').optional(),
     clipEpsHigh: z.number().gt(0).nullable().optional(),
-    aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).optional(),
-    minibatches: z.number().int().min(1).optional(),
-    epochs: z.number().int().min(1).optional(),
-    maxGradNorm: z.number().gt(0).optional(),
+    aggregation: byDefault(
+      z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']),
+      'aggregation',
+    ).optional(),
+    minibatches: byDefault(z.number().int().min(1), 'minibatches').optional(),
+    epochs: byDefault(z.number().int().min(1), 'epochs').optional(),
+    maxGradNorm: byDefault(z.number().gt(0), 'maxGradNorm').optional(),
     /** policy gradient: weight of KL(policy || the checkpoint of `referenceStep`) */
-    klCoef: z.number().min(0).optional(),
+    klCoef: byDefault(z.number().min(0), 'klCoef').optional(),
     referenceStep: z.number().int().min(1).nullable().optional(),
     /**
      * policy gradient: the correction of tokens sampled by older versions (shared/off-policy.ts):
      * `none` (ratio against the behaviour log-probs), `tis` or `decoupled` (ratio against the
      * weights the step starts from, weighted by their importance weight)
      */
-    offPolicy: z.enum(OffPolicyModes).optional(),
+    offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
     /** the importance-weight cap of `tis` (truncation) and `decoupled` (tokens above it are dropped) */
-    isCap: z.number().gt(0).optional(),
+    isCap: byDefault(z.number().gt(0), 'isCap').optional(),
     /**
      * a trained token older than (step - 1) - maxStaleness is refused: the staleness bound, checked again by the
      * trainer
@@ -128,7 +156,7 @@ export const TrainOnBatchResult = z.object({
     /**
      * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
      */
-    offPolicy: z.enum(OffPolicyModes).optional(),
+    offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
     importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
     /**
      * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine

@@ -20,6 +20,20 @@ from temporalio.exceptions import ApplicationError
 
 CONTRACT_PATH = Path(__file__).resolve().parents[2] / "shared" / "contracts" / "trainer.schema.json"
 CONTRACT: dict[str, Any] = json.loads(CONTRACT_PATH.read_text())
+
+
+def _trainer_defaults() -> dict[str, Any]:
+    """trainOnBatch's defaults, as the contract states them (shared/trainer-contract.ts trainerDefaults)."""
+    properties = CONTRACT["activities"]["trainOnBatch"]["input"]["properties"]
+    optimizer = properties["optimizer"]
+    optimizer = next((branch for branch in optimizer.get("anyOf", [optimizer]) if "properties" in branch), optimizer)
+    fields = {**optimizer["properties"], **properties}
+    return {name: spec["default"] for name, spec in fields.items() if isinstance(spec, dict) and "default" in spec}
+
+
+# what the trainer does with a field a step leaves out: the contract's defaults, never this side's own
+TRAINER_DEFAULTS: dict[str, Any] = _trainer_defaults()
+
 # the batch file's header: its tensors (dtype, shape) and metadata, generated from shared/batch-file.ts
 BATCH_SCHEMA_PATH = CONTRACT_PATH.with_name("batch.schema.json")
 BATCH_SCHEMA: dict[str, Any] = json.loads(BATCH_SCHEMA_PATH.read_text())

@@ -25,7 +25,7 @@ import torch
 
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
-from .losses import DEFAULT_IS_CAP
+from .contract import TRAINER_DEFAULTS
 from .train_step import load_batch, result_metrics, train_on_batch
 
 
@@ -47,21 +47,21 @@ def train_hf_step(
     policy_version: str,
     lr: float = 1e-5,
     weight_decay: float = 0.0,
-    temperature: float = 1.0,
-    objective: str = "policy_gradient",
-    epochs: int = 1,
-    minibatches: int = 1,
-    clip_eps: float = 0.2,
-    aggregation: str = "token_mean",
+    temperature: float = TRAINER_DEFAULTS["temperature"],
+    objective: str = TRAINER_DEFAULTS["objective"],
+    epochs: int = TRAINER_DEFAULTS["epochs"],
+    minibatches: int = TRAINER_DEFAULTS["minibatches"],
+    clip_eps: float = TRAINER_DEFAULTS["clipEps"],
+    aggregation: str = TRAINER_DEFAULTS["aggregation"],
     seed: int = 0,
     base_version: int | None = None,
     locked: bool = False,
-    kl_coef: float = 0.0,
+    kl_coef: float = TRAINER_DEFAULTS["klCoef"],
     reference_step: int | None = None,
-    off_policy: str = "none",
-    is_cap: float = DEFAULT_IS_CAP,
+    off_policy: str = TRAINER_DEFAULTS["offPolicy"],
+    is_cap: float = TRAINER_DEFAULTS["isCap"],
     max_staleness: int | None = None,
-    max_grad_norm: float = 1.0,
+    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
     clip_eps_high: float | None = None,
 ) -> dict[str, Any]:
     """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls

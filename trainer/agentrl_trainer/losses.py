@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 import torch
 
+from .contract import TRAINER_DEFAULTS
+
 
 def token_mean(per_token: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Sum over every mask-1 token of the batch / their count: long sequences weigh more (DAPO)."""
@@ -46,7 +48,8 @@ OBJECTIVES = ("policy_gradient", "imitation")
 
 # how the policy-gradient term corrects for tokens sampled by older weights (see clipped_policy_loss)
 OFF_POLICY_MODES = ("none", "tis", "decoupled")
-DEFAULT_IS_CAP = 2.0
+# the importance-weight cap when a step names none: the contract's (shared/off-policy.ts defaultIsCap)
+DEFAULT_IS_CAP = TRAINER_DEFAULTS["isCap"]
 
 
 def off_policy_weights(

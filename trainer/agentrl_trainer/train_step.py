@@ -18,7 +18,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .contract import BATCH_REQUIRED_TENSORS, validate_batch_header
+from .contract import BATCH_REQUIRED_TENSORS, TRAINER_DEFAULTS, validate_batch_header
 from .losses import (
     DEFAULT_IS_CAP,
     OBJECTIVES,
@@ -229,17 +229,17 @@ def train_on_batch(
     batch: Mapping[str, torch.Tensor],
     *,
     temperature: float,
-    objective: str = "policy_gradient",
-    clip_eps: float = 0.2,
+    objective: str = TRAINER_DEFAULTS["objective"],
+    clip_eps: float = TRAINER_DEFAULTS["clipEps"],
     clip_eps_high: float | None = None,
-    aggregation: str = "token_mean",
-    minibatches: int = 1,
-    epochs: int = 1,
-    max_grad_norm: float = 1.0,
+    aggregation: str = TRAINER_DEFAULTS["aggregation"],
+    minibatches: int = TRAINER_DEFAULTS["minibatches"],
+    epochs: int = TRAINER_DEFAULTS["epochs"],
+    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
     reference: PolicyModel | None = None,
-    kl_coef: float = 0.0,
-    off_policy: str = "none",
-    is_cap: float = DEFAULT_IS_CAP,
+    kl_coef: float = TRAINER_DEFAULTS["klCoef"],
+    off_policy: str = TRAINER_DEFAULTS["offPolicy"],
+    is_cap: float = TRAINER_DEFAULTS["isCap"],
     base_version: int | None = None,
     max_staleness: int | None = None,
 ) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .contract import ErrorTypes, invalid_input, validate_input
+from .contract import TRAINER_DEFAULTS, ErrorTypes, invalid_input, validate_input
 from .model import PolicyModelConfig
 
 __all__ = ["ErrorTypes", "TrainOnBatchInput", "invalid_input", "model_config", "parse_input"]
@@ -38,20 +38,21 @@ class TrainOnBatchInput:
     batch_path: Path
     seed: int
     model_config: PolicyModelConfig | None  # required at step 1, ignored after
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    objective: str = "policy_gradient"  # or "imitation": NLL of the mask-1 tokens (see train_step.train_on_batch)
-    temperature: float = 1.0
-    clip_eps: float = 0.2
+    # the defaults are the contract's (TRAINER_DEFAULTS), as parse_input applies them
+    lr: float = TRAINER_DEFAULTS["lr"]
+    weight_decay: float = TRAINER_DEFAULTS["weightDecay"]
+    objective: str = TRAINER_DEFAULTS["objective"]  # or "imitation": NLL of the mask-1 tokens (train_step)
+    temperature: float = TRAINER_DEFAULTS["temperature"]
+    clip_eps: float = TRAINER_DEFAULTS["clipEps"]
     clip_eps_high: float | None = None
-    aggregation: str = "token_mean"
-    minibatches: int = 1
-    epochs: int = 1
-    max_grad_norm: float = 1.0
-    kl_coef: float = 0.0  # policy gradient: weight of KL(policy || the checkpoint of reference_step)
+    aggregation: str = TRAINER_DEFAULTS["aggregation"]
+    minibatches: int = TRAINER_DEFAULTS["minibatches"]
+    epochs: int = TRAINER_DEFAULTS["epochs"]
+    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"]
+    kl_coef: float = TRAINER_DEFAULTS["klCoef"]  # policy gradient: weight of KL(policy || the reference_step's)
     reference_step: int | None = None
-    off_policy: str = "none"  # or "tis", "decoupled": the correction of tokens from older versions (losses.py)
-    is_cap: float = 2.0
+    off_policy: str = TRAINER_DEFAULTS["offPolicy"]  # or "tis", "decoupled": tokens from older versions (losses.py)
+    is_cap: float = TRAINER_DEFAULTS["isCap"]
     max_staleness: int | None = None  # a trained token older than step - 1 - max_staleness is refused
     model: str | None = (
         None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
@@ -65,7 +66,8 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
     config = model_config(raw.get("modelConfig"))
     if step == 1 and config is None and raw.get("model") is None:
         raise invalid_input("modelConfig is required at step 1 (the model is initialised from it and seed)")
-    kl_coef = float(raw.get("klCoef", 0.0))
+    defaults = TRAINER_DEFAULTS
+    kl_coef = float(raw.get("klCoef", defaults["klCoef"]))
     reference_step = None if raw.get("referenceStep") is None else int(raw["referenceStep"])
     if kl_coef > 0 and reference_step is None:
         raise invalid_input("referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)")
@@ -79,20 +81,20 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         batch_path=Path(raw["batchPath"]),
         seed=int(raw["seed"]),
         model_config=config,
-        lr=float(optimizer.get("lr", 1e-3)),
-        weight_decay=float(optimizer.get("weightDecay", 0.0)),
-        objective=raw.get("objective", "policy_gradient"),
-        temperature=float(raw.get("temperature", 1.0)),
-        clip_eps=float(raw.get("clipEps", 0.2)),
+        lr=float(optimizer.get("lr", defaults["lr"])),
+        weight_decay=float(optimizer.get("weightDecay", defaults["weightDecay"])),
+        objective=raw.get("objective", defaults["objective"]),
+        temperature=float(raw.get("temperature", defaults["temperature"])),
+        clip_eps=float(raw.get("clipEps", defaults["clipEps"])),
         clip_eps_high=None if raw.get("clipEpsHigh") is None else float(raw["clipEpsHigh"]),
-        aggregation=raw.get("aggregation", "token_mean"),
-        minibatches=int(raw.get("minibatches", 1)),
-        epochs=int(raw.get("epochs", 1)),
-        max_grad_norm=float(raw.get("maxGradNorm", 1.0)),
+        aggregation=raw.get("aggregation", defaults["aggregation"]),
+        minibatches=int(raw.get("minibatches", defaults["minibatches"])),
+        epochs=int(raw.get("epochs", defaults["epochs"])),
+        max_grad_norm=float(raw.get("maxGradNorm", defaults["maxGradNorm"])),
         kl_coef=kl_coef,
         reference_step=reference_step,
-        off_policy=raw.get("offPolicy", "none"),
-        is_cap=float(raw.get("isCap", 2.0)),
+        off_policy=raw.get("offPolicy", defaults["offPolicy"]),
+        is_cap=float(raw.get("isCap", defaults["isCap"])),
         max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
         model=raw.get("model"),
     )

@@ -94,3 +94,35 @@ def test_a_batch_file_that_breaks_the_contract_is_refused_when_loaded(tmp_path):
     save_batch(tmp_path / "b.safetensors", {**tensors, "input_ids": torch.zeros(2, 5, dtype=torch.int64)})
     loaded, _ = load_batch(tmp_path / "b.safetensors")
     assert set(loaded) == set(tensors)
+
+
+def test_the_trainer_defaults_are_the_contracts_on_every_path():
+    import inspect
+
+    from agentrl_trainer.hf_training import train_hf_step
+    from agentrl_trainer.train_step import train_on_batch
+    from agentrl_trainer.training_input import parse_input
+
+    defaults = contract.TRAINER_DEFAULTS
+    assert defaults["epochs"] == 1 and defaults["minibatches"] == 1 and defaults["isCap"] == 2
+    parsed = parse_input(GOLDEN["base"])
+    python_names = {
+        "weight_decay": "weightDecay",
+        "objective": "objective",
+        "temperature": "temperature",
+        "clip_eps": "clipEps",
+        "aggregation": "aggregation",
+        "minibatches": "minibatches",
+        "epochs": "epochs",
+        "max_grad_norm": "maxGradNorm",
+        "kl_coef": "klCoef",
+        "off_policy": "offPolicy",
+        "is_cap": "isCap",
+    }
+    for python, field in python_names.items():
+        assert getattr(parsed, python) == defaults[field], python
+    assert parsed.lr == defaults["lr"]
+    for function in (train_on_batch, train_hf_step):
+        for name, parameter in inspect.signature(function).parameters.items():
+            if name in python_names and parameter.default is not inspect.Parameter.empty:
+                assert parameter.default == defaults[python_names[name]], f"{function.__name__}({name})"
