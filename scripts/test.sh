@@ -13,8 +13,16 @@
 # With arguments, runs only the node test runner on the named files.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-node_test=(node --import tsx --test --test-timeout=900000 --test-force-exit --test-concurrency=1)
+# no --test-force-exit: it drops tests that ran (or never runs them) from a file whose known tests are done
+# (nodejs/node#54327); a file that hangs instead meets its tier's time limit below
+node_test=(node --import tsx --test --test-timeout=900000 --test-concurrency=1)
 if [ "$#" -gt 0 ]; then exec "${node_test[@]}" "$@"; fi
+# a tier that hangs is stopped (TERM, then KILL 30 s later) long before CI's own limit
+limited() {
+  local seconds=$1
+  shift
+  timeout --kill-after=30 "$seconds" "$@"
+}
 
 timings=()
 report() {
@@ -52,7 +60,8 @@ python_rc_file=$(mktemp)
 start_python() {
   python_started=$SECONDS
   (
-    .venv/bin/python -m pytest -q --durations=10 -m 'not docker' -p no:cacheprovider trainer/tests activities/checker/tests >"$python_log" 2>&1
+    timeout --kill-after=30 1800 .venv/bin/python -m pytest -q --durations=10 -m 'not docker' -p no:cacheprovider \
+      trainer/tests activities/checker/tests >"$python_log" 2>&1
     echo $? >"$python_rc_file"
   ) &
   python_pid=$!
@@ -66,12 +75,13 @@ wait_python() {
 
 tier static static
 start_python
-tier unit "${node_test[@]}" tests/unit/*.test.ts
-tier activities "${node_test[@]}" tests/activities/*.test.ts
-tier workflows "${node_test[@]}" tests/workflows/*.test.ts
+tier unit limited 900 "${node_test[@]}" tests/unit/*.test.ts
+tier activities limited 300 "${node_test[@]}" tests/activities/*.test.ts
+tier workflows limited 900 "${node_test[@]}" tests/workflows/*.test.ts
 tier python wait_python
-tier tasks node bin/agentrl.js task validate --all --check
+tier tasks limited 1800 node bin/agentrl.js task validate --all --check
 integration() {
-  .venv/bin/python -m pytest -q -m docker -p no:cacheprovider trainer/tests activities/checker/tests && "${node_test[@]}" tests/integration/*.test.ts
+  .venv/bin/python -m pytest -q -m docker -p no:cacheprovider trainer/tests activities/checker/tests &&
+    limited 2700 "${node_test[@]}" tests/integration/*.test.ts
 }
 tier integration integration
