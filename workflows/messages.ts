@@ -6,6 +6,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
+import { describeIssues } from '../shared/errors';
 import { EpisodeResult, type EpisodeProgress } from '../shared/episode';
 import { type ResumeRequest } from '../shared/episode-input';
 import type { TrainingProgress } from '../shared/training-run';
@@ -54,8 +55,6 @@ export function parsePayload<T extends z.ZodType>(
 ): { ok: true; value: z.infer<T> } | { ok: false; error: string } {
   const parsed = schema.safeParse(raw ?? {});
   if (parsed.success) return { ok: true, value: parsed.data };
-  return {
-    ok: false,
-    error: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; '),
-  };
+  // the one formatting of zod issues (shared/errors.ts), as every bad input is described
+  return { ok: false, error: describeIssues('payload', parsed.error) };
 }
