@@ -4,9 +4,9 @@ import { loadWeights } from '../activities/policies/completions-client';
 import { formatPolicySpec, parsePolicySpec } from '../shared/policy-spec';
 import type { LoadedConfig } from '../workers/config';
 import { ensurePolicyServer } from './services';
+import { servingPorts } from '../shared/serving-ports';
 
 /** The port of the embedded policy server that serves an `.onnx` given to --policy. */
-export const onnxServingPort = 8101;
 
 /**
  * A --policy value as a workflow takes it: a scripted file made absolute (the worker's directory is
@@ -29,7 +29,7 @@ export async function policyFlag(config: LoadedConfig, value: string, log: (line
   if (spec.kind === 'onnx') {
     const model = resolve(spec.file);
     if (!existsSync(model)) throw new Error(`--policy: ${model} does not exist`);
-    const url = await ensurePolicyServer(config, onnxServingPort, log);
+    const url = await ensurePolicyServer(config, servingPorts.exportedPolicy, log);
     const version = await loadWeights(url, model);
     log(`serving ${version} at ${url}`);
     return formatPolicySpec({ kind: 'completions', url, version });

@@ -4,12 +4,12 @@ import { existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { atomicWrite } from '../activities/store/artifact-store';
+import { atomicWrite } from '../activities/store/files';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { searchAttributeServerArgs, SearchAttributes } from '../shared/search-attributes';
-import { modelServingPort } from '../shared/models';
+import { servingPorts } from '../shared/serving-ports';
 import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
 import { projectRoot, type LoadedConfig } from '../workers/config';
@@ -471,7 +471,7 @@ export async function ensureModelServer(
   config: LoadedConfig,
   model: string,
   log: (line: string) => void,
-  port = modelServingPort,
+  port = servingPorts.model,
 ): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   await ensureService(
@@ -484,7 +484,7 @@ export async function ensureModelServer(
       args: [
         '--import',
         'tsx',
-        join(projectRoot, 'cli', 'model-server.ts'),
+        join(projectRoot, 'cli', 'servers', 'model-server.ts'),
         '--model',
         model,
         '--port',

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readManifest, runDirOf } from '../activities/training/run-records';
 import { defaultTaskQueue } from '../shared/task-queues';
-import { modelServingPort } from '../shared/models';
+import { servingPorts } from '../shared/serving-ports';
 import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/training-run';
 import { type IterationMetrics } from '../shared/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
@@ -12,7 +12,6 @@ import { ensureModelServer, ensurePolicyServer, ensureTrainerWorker, startDevSer
 import { modelServerService, policyServerService, trainerService, type SupervisedService } from './supervisor';
 
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
-export const defaultPolicyPort = 8100;
 
 const fixed = (value: number | null | undefined) =>
   value === null || value === undefined ? '    -' : value.toFixed(3);
@@ -66,7 +65,7 @@ export async function runTraining(
   const hf = hfModelOf(parsed.data);
   const services: SupervisedService[] = [trainerService(config, options.log)];
   if (hf) {
-    const port = options.modelPort ?? modelServingPort;
+    const port = options.modelPort ?? servingPorts.model;
     const own = `http://127.0.0.1:${port}`;
     if (!runInput.policyServer || parsed.data.policyServer === own) {
       await ensureModelServer(config, hf.name, options.log, port);

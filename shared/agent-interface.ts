@@ -41,7 +41,10 @@ export interface CompactInterface extends AgentInterface {
   /** the ids of one observation, cut to `maxTokens` with a stated cut, or blanked */
   observationIds(observation: string, options: { mode: ObservationMode; maxTokens: number }): number[];
   /** the loss mask a demonstration is imitated with (what it may not teach is masked out) */
-  imitationMask(context: Pick<ModelContext, 'ids' | 'mask'>): number[];
+  imitationMask(context: Pick<ModelContext, 'ids' | 'lossMask'>): number[];
   /** the tokens that chose between `submit` and going on at the episode's stop points */
-  stopDecisions(context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>, stops: readonly StopRecord[]): StopDecision[];
+  stopDecisions(
+    context: Pick<ModelContext, 'ids' | 'lossMask' | 'allowed'>,
+    stops: readonly StopRecord[],
+  ): StopDecision[];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readingRenamed } from './renamed-fields';
 
 /**
  * What a token-level policy sees and what training gets, whatever the agent interface: the whole
@@ -6,40 +7,47 @@ import { z } from 'zod';
  * the behaviour log-prob, the policy version and the set of ids the sampler allowed. The layout of
  * the ids (where the prompt, the actions and the observations go) is the agent interface's.
  */
-export const ModelContext = z
+const ModelContextFields = z
   .object({
     ids: z.array(z.number().int().min(0)),
-    mask: z.array(z.number().int().min(0).max(1)),
+    /** the loss mask: 1 where the policy generated the token, 0 where it was given (the batch's `loss_mask`) */
+    lossMask: z.array(z.number().int().min(0).max(1)),
     logprobs: z.array(z.number()),
-    /** policy version of each generated token; '' where mask is 0 */
+    /** policy version of each generated token; '' where lossMask is 0 */
     versions: z.array(z.string()),
-    /** ids the sampler allowed when it drew each generated token; null where mask is 0 or unconstrained */
+    /** ids the sampler allowed when it drew each generated token; null where lossMask is 0 or unconstrained */
     allowed: z.array(z.array(z.number().int().min(0)).nullable()),
   })
   .refine(
     (context) =>
-      [context.mask, context.logprobs, context.versions, context.allowed].every(
+      [context.lossMask, context.logprobs, context.versions, context.allowed].every(
         (values) => values.length === context.ids.length,
       ),
     {
-      message: 'ids, mask, logprobs, versions and allowed must have one entry per token',
+      message: 'ids, lossMask, logprobs, versions and allowed must have one entry per token',
     },
   );
-export type ModelContext = z.infer<typeof ModelContext>;
+
+/**
+ * A stored context, as written today or by a version that called the loss mask `mask`: the old
+ * name is read as `lossMask`, so the contexts of earlier runs still replay and train.
+ */
+export const ModelContext = readingRenamed({ mask: 'lossMask' }, ModelContextFields);
+export type ModelContext = z.infer<typeof ModelContextFields>;
 
 /** How observations reach the model: as the tool printed them, or blanked (an ablation). */
 export const ObservationModes = ['full', 'blank'] as const;
 export type ObservationMode = (typeof ObservationModes)[number];
 
 export function emptyContext(): ModelContext {
-  return { ids: [], mask: [], logprobs: [], versions: [], allowed: [] };
+  return { ids: [], lossMask: [], logprobs: [], versions: [], allowed: [] };
 }
 
 /** Appends tokens the policy did not generate. */
 export function appendGiven(context: ModelContext, ids: readonly number[]): void {
   for (const id of ids) {
     context.ids.push(id);
-    context.mask.push(0);
+    context.lossMask.push(0);
     context.logprobs.push(0);
     context.versions.push('');
     context.allowed.push(null);
@@ -55,7 +63,7 @@ export function appendGenerated(
   allowed: readonly number[] | null,
 ): void {
   context.ids.push(id);
-  context.mask.push(1);
+  context.lossMask.push(1);
   context.logprobs.push(logprob);
   context.versions.push(version);
   context.allowed.push(allowed ? [...allowed] : null);

@@ -29,8 +29,6 @@ export const models = registry.models as unknown as Record<string, ModelEntry>;
 export const modelNames = Object.keys(models);
 /** The Hugging Face causal LMs (every model but the toy one). */
 export const hfModelNames = modelNames.filter((name) => models[name]!.kind === 'hf-causal-lm') as [string, ...string[]];
-/** The port the embedded server of a real model listens on, unless told otherwise (the toy one's is 8100). */
-export const modelServingPort = 8102;
 /** The version of a model's starting weights, as its embedded server reports it before any publish. */
 export const baseVersion = (name: string) => `${name}-base`;
 

@@ -1,5 +1,6 @@
 import { hfModelNames } from './models';
 import { z } from 'zod';
+import { readingRenamed } from './renamed-fields';
 import { jsonSchemaOf } from './json-schema';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
 
@@ -92,7 +93,7 @@ export const TrainOnBatchInput = z
     /**
      * a Hugging Face causal LM of shared/models.json: the step trains it from its prepared weights
      * (step 1) or checkpoint N-1, in the Hugging Face layout (trainer/agentrl_trainer/hf_training.py);
-     * `onnxPath` of the result is then the ONNX folder its embedded server loads
+     * `policyPath` of the result is then the ONNX folder its embedded server loads
      */
     model: z.enum(hfModelNames).optional(),
     optimizer: z
@@ -134,50 +135,57 @@ export const TrainOnBatchInput = z
   .strict();
 export type TrainOnBatchInput = z.infer<typeof TrainOnBatchInput>;
 
-export const TrainOnBatchResult = z.object({
-  stepId: z.string(),
-  step: z.number().int(),
-  policyVersion: z.string(),
-  onnxPath: z.string(),
-  checkpointPath: z.string(),
-  metrics: z.object({
-    loss: z.number(),
-    meanRatio: z.number(),
-    clipFraction: z.number(),
-    /** KL to the sampling policy (k3) */
-    klK3: z.number(),
-    /** KL to the reference policy; absent without `klCoef` */
-    klRef: z.number().optional(),
-    gradNorm: z.number(),
-    /** an all-zero-advantage batch skips the optimizer step */
-    skipped: z.boolean(),
-    maskedTokens: z.number(),
-    updates: z.number().int(),
-    /**
-     * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
-     */
-    offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
-    importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
-    /**
-     * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine
-     * mismatch
-     */
-    mismatchKl: z.number().optional(),
-    /**
-     * the training-inference mismatch, measured before the step's first update on the tokens its
-     * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
-     */
-    mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
+/** where an exported policy lies: the toy model's ONNX file, or a Hugging Face model's ONNX folder */
+const policyPath = z.string();
+
+/** A step's result (results recorded before `policyPath` had its name carry it as `onnxPath`). */
+export const TrainOnBatchResult = readingRenamed(
+  { onnxPath: 'policyPath' },
+  z.object({
+    stepId: z.string(),
+    step: z.number().int(),
+    policyVersion: z.string(),
+    policyPath,
+    checkpointPath: z.string(),
+    metrics: z.object({
+      loss: z.number(),
+      meanRatio: z.number(),
+      clipFraction: z.number(),
+      /** KL to the sampling policy (k3) */
+      klK3: z.number(),
+      /** KL to the reference policy; absent without `klCoef` */
+      klRef: z.number().optional(),
+      gradNorm: z.number(),
+      /** an all-zero-advantage batch skips the optimizer step */
+      skipped: z.boolean(),
+      maskedTokens: z.number(),
+      updates: z.number().int(),
+      /**
+       * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
+       */
+      offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
+      importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
+      /**
+       * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine
+       * mismatch
+       */
+      mismatchKl: z.number().optional(),
+      /**
+       * the training-inference mismatch, measured before the step's first update on the tokens its
+       * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
+       */
+      mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
+    }),
+    device: z.string(),
+    durationMs: z.number(),
   }),
-  device: z.string(),
-  durationMs: z.number(),
-});
+);
 export type TrainOnBatchResult = z.infer<typeof TrainOnBatchResult>;
 
 /**
  * Input of `initPolicy`: the weights a run samples with before its first step (policy v0): the toy
  * model initialised from `seed` and `modelConfig`, or a Hugging Face causal LM's prepared weights
- * (`model`; `onnxPath` of the result is then the model cache's ONNX folder, and its version the
+ * (`model`; `policyPath` of the result is then the model cache's ONNX folder, and its version the
  * one the model's embedded server starts with).
  */
 export const InitPolicyInput = z.union([
@@ -186,7 +194,10 @@ export const InitPolicyInput = z.union([
 ]);
 export type InitPolicyInput = z.infer<typeof InitPolicyInput>;
 
-export const InitPolicyResult = z.object({ step: z.literal(0), policyVersion: z.string(), onnxPath: z.string() });
+export const InitPolicyResult = readingRenamed(
+  { onnxPath: 'policyPath' },
+  z.object({ step: z.literal(0), policyVersion: z.string(), policyPath }),
+);
 export type InitPolicyResult = z.infer<typeof InitPolicyResult>;
 
 /** The trainer's activities as the workflow calls them. */
@@ -203,8 +214,8 @@ export function trainerContractDocument(queueSuffix: string, defaultQueue: strin
     taskQueue: { suffix: queueSuffix, default: defaultQueue },
     errorTypes: TrainerErrorTypes,
     activities: {
-      [trainerActivityNames.trainOnBatch]: { input: schema(TrainOnBatchInput), result: schema(TrainOnBatchResult) },
-      [trainerActivityNames.initPolicy]: { input: schema(InitPolicyInput), result: schema(InitPolicyResult) },
+      [trainerActivityNames.trainOnBatch]: { input: schema(TrainOnBatchInput), result: schema(TrainOnBatchResult.out) },
+      [trainerActivityNames.initPolicy]: { input: schema(InitPolicyInput), result: schema(InitPolicyResult.out) },
     },
   };
 }

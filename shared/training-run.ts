@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { readingRenamed } from './renamed-fields';
 import { advantageEstimatorNames } from './advantages';
 import { TruncationPolicies } from './batch';
 import { CheckerKinds, SegmentBudget } from './episode';
 import { EpisodeBudgets, SamplingOptions } from './episode-input';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
-import { hfModelNames, modelNames, models, modelServingPort } from './models';
+import { hfModelNames, modelNames, models } from './models';
+import { servingPorts } from './serving-ports';
 import { AsyncPool, defaultMaxStaleness } from './async-pool';
 import { IterationMetrics, RunTiming } from './run-metrics';
 
@@ -23,7 +25,7 @@ export const defaultModelConfig = {
 } as const;
 
 /** The embedded policy server of the toy model. */
-const toyPolicyServer = 'http://127.0.0.1:8100';
+const toyPolicyServer = `http://127.0.0.1:${servingPorts.trainingPolicy}`;
 
 /** The toy model and its size. */
 const ToyRunModel = z
@@ -94,7 +96,7 @@ export function applyModelPresets(raw: unknown): unknown {
   const entry = models[name]!;
   const defaults = {
     ...(entry.presets ?? {}),
-    policyServer: `http://127.0.0.1:${modelServingPort}`,
+    policyServer: `http://127.0.0.1:${servingPorts.model}`,
     sampling: {
       ...(entry.presets?.sampling ?? {}),
       chat: { ...(entry.presets?.sampling?.chat ?? {}), tokenizer: entry.tokenizer },
@@ -118,7 +120,10 @@ function isPlainObject(item: unknown): item is Record<string, unknown> {
 }
 
 /** A published policy: the trainer's step that made it (0: the initial weights). */
-export const PublishedPolicy = z.object({ step: z.number().int().min(0), version: z.string(), onnxPath: z.string() });
+export const PublishedPolicy = readingRenamed(
+  { onnxPath: 'policyPath' },
+  z.object({ step: z.number().int().min(0), version: z.string(), policyPath: z.string() }),
+);
 export type PublishedPolicy = z.infer<typeof PublishedPolicy>;
 
 /** What the run carries between iterations (and keeps in its folder's state.json): ids and small summaries only. */

@@ -137,7 +137,7 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
     const { pool: _pool, ...saved } = setup.saved;
     state = { ...saved, epoch: saved.epoch + 1, startedAtMs: Date.now() };
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
-    await publishWeights(input, state.policy.onnxPath, state.policy.version);
+    await publishWeights(input, state.policy.policyPath, state.policy.version);
   } else {
     // the toy model is initialised from the seed; a real model starts from its prepared weights
     const request = checked(
@@ -146,13 +146,13 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
       'initPolicy input',
     );
     const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
-    const version = await publishWeights(input, initial.onnxPath, initial.policyVersion);
+    const version = await publishWeights(input, initial.policyPath, initial.policyVersion);
     state = {
       runDir: setup.runDir,
       trainTasks: setup.trainTasks,
       evalTasks: setup.evalTasks,
       iteration: 0,
-      policy: { step: 0, version, onnxPath: initial.onnxPath },
+      policy: { step: 0, version, policyPath: initial.policyPath },
       versions: { [version]: 0 },
       warmStarted: false,
       epoch: 0,

@@ -117,11 +117,11 @@ export async function trainStep(
  */
 export async function publish(
   run: Run,
-  result: { step: number; onnxPath: string; policyVersion: string },
+  result: { step: number; policyPath: string; policyVersion: string },
 ): Promise<string> {
   run.progress.phase = 'publishing';
-  const version = await publishWeights(run.input, result.onnxPath, result.policyVersion);
-  run.state.policy = { step: result.step, version, onnxPath: result.onnxPath };
+  const version = await publishWeights(run.input, result.policyPath, result.policyVersion);
+  run.state.policy = { step: result.step, version, policyPath: result.policyPath };
   run.state.versions[version] = result.step;
   run.progress.step = result.step;
   run.progress.policyVersion = version;
@@ -129,10 +129,10 @@ export async function publish(
 }
 
 /** Loads weights into the run's policy server; returns the version it serves them as. */
-export function publishWeights(input: TrainingRunInput, onnxPath: string, version: string): Promise<string> {
+export function publishWeights(input: TrainingRunInput, policyPath: string, version: string): Promise<string> {
   return hfModelOf(input)
-    ? publisher.publishPolicy({ url: input.policyServer, onnxPath, api: 'vllm', version })
-    : publisher.publishPolicy({ url: input.policyServer, onnxPath });
+    ? publisher.publishPolicy({ url: input.policyServer, policyPath, api: 'vllm', version })
+    : publisher.publishPolicy({ url: input.policyServer, policyPath });
 }
 
 /**

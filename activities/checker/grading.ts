@@ -1,7 +1,7 @@
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { AgentrlConfig } from '../../shared/config';
-import { parseJson } from '../store/artifact-store';
+import { parseJson } from '../store/files';
 import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar } from '../sandbox/container';
 import { buildTar, execCollect } from '../sandbox/docker';
 

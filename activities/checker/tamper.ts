@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { TamperFinding } from '../../shared/episode';
-import { parseJson } from '../store/artifact-store';
+import { parseJson } from '../store/files';
 import { checkerScript, sharedDir } from './scripts';
 import type { FileChange } from './changes';
 import { GraderError } from './grading';

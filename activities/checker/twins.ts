@@ -12,7 +12,8 @@ import { z } from 'zod';
 import type { TamperFinding } from '../../shared/episode';
 import type { OracleCall } from '../../shared/task-spec';
 import { checkerScript } from './scripts';
-import { parseJson, type ArtifactStore } from '../store/artifact-store';
+import { type ArtifactStore } from '../store/artifact-store';
+import { parseJson } from '../store/files';
 import { GraderError, type HarnessResult } from './grading';
 
 const TwinTest = z.discriminatedUnion('kind', [

@@ -98,13 +98,13 @@ export async function complete(
 }
 
 /** Asks a policy server to load new weights (`POST /v1/load_weights`); returns the version it now serves. */
-export async function loadWeights(url: string, onnxPath: string): Promise<string> {
+export async function loadWeights(url: string, policyPath: string): Promise<string> {
   let response: Response;
   try {
     response = await fetch(`${url}/v1/load_weights`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model_path: onnxPath }),
+      body: JSON.stringify({ model_path: policyPath }),
       signal: AbortSignal.timeout(60_000),
     });
   } catch (error) {
@@ -114,7 +114,7 @@ export async function loadWeights(url: string, onnxPath: string): Promise<string
     );
   }
   const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
-  const problem = `policy server ${url} did not load ${onnxPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`;
+  const problem = `policy server ${url} did not load ${policyPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`;
   // a server that answers but refuses the weights will refuse them again; one that fails (5xx) may recover
   if (response.status >= 400 && response.status < 500)
     throw ApplicationFailure.nonRetryable(problem, ErrorTypes.policyError);

@@ -22,7 +22,7 @@ import type Dockerode from 'dockerode';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
 import { ErrorTypes } from '../../shared/errors';
-import { atomicWrite } from '../store/artifact-store';
+import { atomicWrite } from '../store/files';
 import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
 import { checkerScript, graderScripts } from '../checker/scripts';
 

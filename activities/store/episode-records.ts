@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { PolicyMemory } from '../../shared/compact-actions/action-space';
 import { TamperFinding, TurnStatuses } from '../../shared/episode';
 import { ModelContext } from '../../shared/model-context';
-import { parseJson, type ArtifactStore } from './artifact-store';
+import { type ArtifactStore } from './artifact-store';
+import { parseJson } from './files';
 
 /**
  * The episode records in the artifact store, and their one owner: every record of an episode is

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TurnSummary } from '../../shared/episode';
 import { PolicyAction } from '../policies/policy-action';
-import { atomicWrite, parseJson } from '../store/artifact-store';
+import { atomicWrite, parseJson } from '../store/files';
 import { episodeKey } from '../store/episode-records';
 
 /**

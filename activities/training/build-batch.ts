@@ -122,10 +122,10 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
         const { context } = loaded;
         if (chat && loaded.closedSamples.length > 0) closedByEpisode.set(episode.episodeId, loaded.closedSamples);
         // the observation after the last action carries no loss and may reach past the window: cut it
-        const end = context.mask.lastIndexOf(1) + 1;
+        const end = context.lossMask.lastIndexOf(1) + 1;
         const cut = {
           ids: context.ids.slice(0, end),
-          mask: context.mask.slice(0, end),
+          lossMask: context.lossMask.slice(0, end),
           allowed: context.allowed.slice(0, end),
         };
         allowedByEpisode.set(episode.episodeId, cut.allowed);
@@ -135,7 +135,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           outcome: episode.outcome,
           reward: input.objective === 'imitation' ? 1 : episode.reward,
           tokenIds: cut.ids,
-          lossMask: input.objective === 'imitation' && !chat ? agent.imitationMask(cut) : cut.mask,
+          lossMask: input.objective === 'imitation' && !chat ? agent.imitationMask(cut) : cut.lossMask,
           behaviourLogprobs: context.logprobs.slice(0, end),
           policyVersions: context.versions
             .slice(0, end)
@@ -170,7 +170,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       for (const row of [...rows]) {
         for (const ref of closedByEpisode.get(row.episodeId) ?? []) {
           const sample = await records.readContext(ref);
-          const end = sample.mask.lastIndexOf(1) + 1;
+          const end = sample.lossMask.lastIndexOf(1) + 1;
           if (end === 0) continue;
           rows.push({
             episodeId: row.episodeId,
@@ -178,7 +178,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
             reward: row.reward,
             advantage: row.advantage,
             tokenIds: sample.ids.slice(0, end),
-            lossMask: sample.mask.slice(0, end),
+            lossMask: sample.lossMask.slice(0, end),
             behaviourLogprobs: sample.logprobs.slice(0, end),
             policyVersions: sample.versions
               .slice(0, end)

@@ -128,7 +128,7 @@ export function createRunActivities(deps: RunActivityDeps) {
      */
     async publishPolicy(input: {
       url: string;
-      onnxPath: string;
+      policyPath: string;
       api?: 'embedded' | 'vllm';
       version?: string;
     }): Promise<string> {
@@ -138,9 +138,9 @@ export function createRunActivities(deps: RunActivityDeps) {
             'publishPolicy: a vllm publication needs the version it names the weights',
             ErrorTypes.invalidInput,
           );
-        return publishToVllm(input.url, input.onnxPath, input.version);
+        return publishToVllm(input.url, input.policyPath, input.version);
       }
-      return loadWeights(input.url, input.onnxPath);
+      return loadWeights(input.url, input.policyPath);
     },
 
     /** Writes one iteration's line of metrics.jsonl (a retry replaces it) and the report. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { TrainingRunState } from '../../shared/training-run';
 import { IterationMetrics } from '../../shared/run-metrics';
-import { atomicWrite, parseJson } from '../store/artifact-store';
+import { atomicWrite, parseJson } from '../store/files';
 
 /**
  * The folder of a training run, and its one owner: every file of it is named, written, read and

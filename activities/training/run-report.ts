@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { IterationMetrics } from '../../shared/run-metrics';
-import { atomicWrite } from '../store/artifact-store';
+import { atomicWrite } from '../store/files';
 
 interface Series {
   name: string;

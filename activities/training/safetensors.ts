@@ -1,4 +1,4 @@
-import { atomicWrite } from '../store/artifact-store';
+import { atomicWrite } from '../store/files';
 
 /** dtypes this writer knows, with their byte sizes */
 const dtypes = { F32: 4, I64: 8, U8: 1, BOOL: 1 } as const;

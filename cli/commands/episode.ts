@@ -7,6 +7,7 @@ import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-ru
 import { policyFlag } from '../policy-flag';
 import { ensureModelServer } from '../services';
 import { knownModel } from '../../shared/models';
+import { servingPorts } from '../../shared/serving-ports';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 
 export const episode: Command = {
@@ -23,10 +24,10 @@ export const episode: Command = {
     '                                                                                 default: the example ' +
       "task's scripted fix",
     '  --model NAME          a real model of shared/models.json (smollm2-135m-instruct), served by an',
-    '                        embedded server at port 8102 and driven through vllm:; its presets set',
+    `                        embedded server at port ${servingPorts.model} and driven through vllm:; its presets set`,
     '                        --max-turns, --max-action-tokens and the observation limit unless given',
     '                                                                                 default: none (--policy)',
-    '  --model-port N        the port of that embedded server                         default: 8102',
+    `  --model-port N        the port of that embedded server                         default: ${servingPorts.model}`,
     '  --tokenizer NAME|DIR  chat policies: smollm2-135m-instruct, qwen3, or a folder with tokenizer.json',
     '                        and tokenizer_config.json                                default: smollm2-135m-instruct',
     '  --max-action-tokens N chat policies: the most tokens one turn may generate     default: 512',

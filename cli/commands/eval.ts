@@ -5,7 +5,8 @@ import { loadConfig } from '../../workers/config';
 import { log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker } from '../episode-runner';
 import { runEvaluation } from '../evaluation';
-import { onnxServingPort, policyFlag } from '../policy-flag';
+import { policyFlag } from '../policy-flag';
+import { servingPorts } from '../../shared/serving-ports';
 
 export const evaluate: Command = {
   summary: 'measure pass@k of true success, mean true success and mean reward of a policy on a task set',
@@ -19,7 +20,7 @@ export const evaluate: Command = {
     'Options:',
     '  --policy SPEC         required: scripted:FILE.jsonl, completions:URL[#VERSION] (any vLLM-compatible server),',
     `                        demo:format, random:, or FILE.onnx (a policy version, e.g. .agentrl/artifacts/runs/RUN/`,
-    `                        policies/v3/policy.onnx, served by an embedded policy server on port ${onnxServingPort})`,
+    `                        policies/v3/policy.onnx, served by an embedded policy server on port ${servingPorts.exportedPolicy})`,
     '  --tasks DIR           required: a folder holding task folders (any depth)',
     '  -k N                  pass@k                                   default: 1',
     '  --samples N           episodes per task (at least k)           default: k',

@@ -1,4 +1,4 @@
-import { parsePolicyServerArgs, policyServerUsage, runPolicyServer } from '../../serving/main';
+import { parsePolicyServerArgs, policyServerUsage, runPolicyServer } from '../servers/policy-server';
 import type { Command } from '../command';
 
 export const policyServer: Command = {

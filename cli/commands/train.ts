@@ -2,11 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CheckerKinds } from '../../shared/episode';
 import { ObservationModes } from '../../shared/model-context';
-import { modelNames, modelServingPort } from '../../shared/models';
+import { modelNames } from '../../shared/models';
+import { servingPorts } from '../../shared/serving-ports';
 import { OffPolicyModes } from '../../shared/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
-import { defaultPolicyPort, runTraining } from '../training';
+import { runTraining } from '../training';
 
 export const train: Command = {
   summary: 'the main job: a training run (trainingRun workflow): sample episodes, score, train, publish, repeat',
@@ -23,7 +24,7 @@ export const train: Command = {
     '  --input FILE.json         the trainingRun input; the options below override its fields',
     `  --model NAME              [model.name] ${modelNames.join(', ')}   default toy`,
     '                            a real model trains from its prepared weights, is served by its embedded server',
-    `                            (port ${modelServingPort}, started when none runs) and takes its presets ` +
+    `                            (port ${servingPorts.model}, started when none runs) and takes its presets ` +
       `(shared/models.json)`,
     '                            for the fields the input leaves out',
     '  --iterations N            [iterations]              default 2',
@@ -41,8 +42,8 @@ export const train: Command = {
     '  --segment-turns N         [segment.maxTurns] async: park episodes every N turns   default none',
     '  --run-id ID               [runId]                   default train-<time>',
     "  --resume ID               continue run ID (its manifest's input) from its last completed step",
-    `  --policy-port N           port of the embedded policy server   default ${defaultPolicyPort}`,
-    `  --model-port N            port of a real model's embedded server   default ${modelServingPort}`,
+    `  --policy-port N           port of the embedded policy server   default ${servingPorts.trainingPolicy}`,
+    `  --model-port N            port of a real model's embedded server   default ${servingPorts.model}`,
     '  --json                    print the result as one JSON object',
   ].join('\n'),
   options: {
@@ -115,11 +116,11 @@ export const train: Command = {
     if (values['run-id'] !== undefined) input.runId = values['run-id'];
     const policyPort =
       values['policy-port'] === undefined
-        ? defaultPolicyPort
+        ? servingPorts.trainingPolicy
         : positiveInt('--policy-port', values['policy-port'] as string);
     const modelPort =
       values['model-port'] === undefined
-        ? modelServingPort
+        ? servingPorts.model
         : positiveInt('--model-port', values['model-port'] as string);
     const result = await runTraining(config, input, {
       ...(values.resume ? { resume: values.resume as string } : {}),

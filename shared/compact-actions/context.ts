@@ -76,9 +76,9 @@ export function observationIds(
  * `swap` action after its first one set to 0, so imitation learns which command comes next but
  * never which line, text or replacement an edit names (a demonstration cannot teach a fix).
  */
-export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'mask'>, tokenizer: WordTokenizer): number[] {
+export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'lossMask'>, tokenizer: WordTokenizer): number[] {
   const { ids } = context;
-  const mask = [...context.mask];
+  const mask = [...context.lossMask];
   const act = tokenizer.specialIds['<act>']!;
   const endAct = tokenizer.specialIds['</act>']!;
   for (let start = ids.indexOf(act); start >= 0; start = ids.indexOf(act, start + 1)) {
@@ -102,10 +102,10 @@ export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'mask'>, toke
  * of `submit`.
  */
 export function stopDecisions(
-  context: Pick<ModelContext, 'ids' | 'mask' | 'allowed'>,
+  context: Pick<ModelContext, 'ids' | 'lossMask' | 'allowed'>,
   stops: readonly StopRecord[],
 ): StopDecision[] {
-  const { ids, mask, allowed } = context;
+  const { ids, lossMask: mask, allowed } = context;
   const actionStarts: number[] = [];
   ids.forEach((id, index) => {
     if (id === actId) actionStarts.push(index + 1);

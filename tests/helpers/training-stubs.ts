@@ -1,6 +1,6 @@
 // Stubs of a training run's activities for the fast tier: a run folder that lives in memory, a trainer
 // whose steps return contract-shaped results, and episodes whose outcome and reward follow their task
-// and sample. tests/workflows/training-run.test.ts and scripts/record-histories.ts use them.
+// and sample. tests/workflows/training-run.test.ts and tests/workflows/record-histories.ts use them.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BuildBatchInput, BuiltBatch } from '../../activities/training/build-batch';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
@@ -20,7 +20,7 @@ export interface RunRecords {
   steps: TrainOnBatchInput[];
   published: string[];
   /** every publishPolicy input (the API and version a real model's publication names) */
-  publications: { url: string; onnxPath: string; api?: string; version?: string }[];
+  publications: { url: string; policyPath: string; api?: string; version?: string }[];
   inits: InitPolicyInput[];
 }
 
@@ -58,16 +58,16 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       records.states.push(structuredClone(input.state));
     },
     async publishPolicy(input) {
-      records.published.push(input.onnxPath);
+      records.published.push(input.policyPath);
       records.publications.push(structuredClone(input));
       // a real model's server serves the version it is told; the toy one names its own
-      return input.version ?? `published-${input.onnxPath.split('/').at(-2)}`;
+      return input.version ?? `published-${input.policyPath.split('/').at(-2)}`;
     },
     async initPolicy(input: InitPolicyInput) {
       records.inits.push(structuredClone(input));
       if ('model' in input)
-        return { step: 0 as const, policyVersion: `${input.model}-base`, onnxPath: `/cache/onnx/${input.model}` };
-      return { step: 0 as const, policyVersion: 'v0', onnxPath: `${input.runDir}/policies/v0/policy.onnx` };
+        return { step: 0 as const, policyVersion: `${input.model}-base`, policyPath: `/cache/onnx/${input.model}` };
+      return { step: 0 as const, policyVersion: 'v0', policyPath: `${input.runDir}/policies/v0/policy.onnx` };
     },
     async trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult> {
       records.steps.push(input);
@@ -75,7 +75,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
         stepId: input.stepId,
         step: input.step,
         policyVersion: input.model ? `${input.runDir.split('/').at(-1)}-step-${input.step}` : `v${input.step}`,
-        onnxPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
+        policyPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
         checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`,
         device: 'cpu',
         durationMs: 5,

@@ -121,14 +121,14 @@ describe('chat episode with native tool calls', () => {
       const context = contexts[index]!;
       // the generated ids sit in the context verbatim, mask 1, with their log-probs and version
       // turn k generates right after the context turn k - 1 left (the first turn, after the prompt)
-      const start = index === 0 ? context.mask.indexOf(1) : contexts[index - 1]!.ids.length;
+      const start = index === 0 ? context.lossMask.indexOf(1) : contexts[index - 1]!.ids.length;
       assert.ok(
         start > 0 &&
-          context.mask.slice(0, start).every((bit, position) => index > 0 || bit === 0) &&
+          context.lossMask.slice(0, start).every((bit, position) => index > 0 || bit === 0) &&
           start >= previousEnd,
       );
       assert.deepEqual(context.ids.slice(start, start + expected.length), expected);
-      assert.ok(context.mask.slice(start, start + expected.length).every((bit) => bit === 1));
+      assert.ok(context.lossMask.slice(start, start + expected.length).every((bit) => bit === 1));
       assert.ok(
         context.versions.slice(start, start + expected.length).every((version) => version === result.policyVersion),
       );
@@ -249,7 +249,7 @@ describe('chat episode with native tool calls', () => {
     // the first turn's sample was closed as generated; the next sample starts all given, from the template
     assert.deepEqual(recorded[0]!.model!.chat!.samples.length, 1);
     const closed = await records.readContext(recorded[0]!.model!.chat!.samples[0]!);
-    assert.ok(first.mask.every((bit) => bit === 0) && closed.ids.length > 0);
+    assert.ok(first.lossMask.every((bit) => bit === 0) && closed.ids.length > 0);
     assert.deepEqual(closed.ids.slice(closed.ids.length - turns[0]!.length), turns[0]);
     const final = await records.readContext(recorded[1]!.model!.contextRef);
     assert.ok(isPrefixContext(first, final), 'within the new sample, contexts extend again');

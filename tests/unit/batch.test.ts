@@ -299,7 +299,7 @@ describe('stop decisions', () => {
     const ids = [9, 9, actId, 20, 21, 5, 5, actId, 22, 5, actId, 23, 24, 5, actId, submit];
     const mask = [0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1];
     const allowed = mask.map((bit) => (bit ? [20, 21, 22, 23, 24, submit] : null));
-    const context = { ids, mask, allowed };
+    const context = { ids, lossMask: mask, allowed };
     const stops = [
       { turn: 1, passed: false, submitted: false, probe: null },
       { turn: 2, passed: true, submitted: true, probe: 1 },

@@ -36,7 +36,7 @@ for (const family of ['smollm2-135m-instruct', 'qwen3']) {
       const { context, messages } = initialChatContext(tokenizer, 'You fix bugs.', 'Fix larger() 修复 ✅');
       const options = { tools: templateTools(tokenizer), addGenerationPrompt: true };
       assert.deepEqual(context.ids, tokenizer.renderIds(messages, options));
-      assert.ok(context.mask.every((bit) => bit === 0));
+      assert.ok(context.lossMask.every((bit) => bit === 0));
       let current = context;
       const conversation: ChatMessage[] = [...messages];
       for (const [index, turn] of turns.entries()) {
@@ -53,7 +53,7 @@ for (const family of ['smollm2-135m-instruct', 'qwen3']) {
         assert.equal(content, turn.text);
         assert.deepEqual(current.ids.slice(start), generated, 'the generated ids are appended verbatim');
         assert.ok(
-          current.mask.slice(start).every((bit) => bit === 1) &&
+          current.lossMask.slice(start).every((bit) => bit === 1) &&
             current.versions.slice(start).every((version) => version === `v${index + 1}`),
         );
         assert.ok(isPrefixContext(before, current));
@@ -90,7 +90,7 @@ for (const family of ['smollm2-135m-instruct', 'qwen3']) {
         'v1',
       );
       assert.equal(context.ids.at(-1), tokenizer.stopIds[0]);
-      assert.equal(context.mask.at(-1), 0, 'the end-of-turn was not generated');
+      assert.equal(context.lossMask.at(-1), 0, 'the end-of-turn was not generated');
       const conversation: ChatMessage[] = [
         ...messages,
         { role: 'assistant', content },
@@ -148,7 +148,7 @@ describe('chat contexts: a template that breaks the prefix', () => {
     assert.ok(observed.closed, 'the extension property broke');
     assert.deepEqual(observed.closed, before, 'the closed sample is the context as generated, untouched');
     assert.ok(
-      observed.context.mask.every((bit) => bit === 0),
+      observed.context.lossMask.every((bit) => bit === 0),
       'the new sample starts all given',
     );
     assert.equal(

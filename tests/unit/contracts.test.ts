@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { contractFiles } from '../../scripts/generate-contracts';
 import { defaultTaskQueue, trainingQueue } from '../../shared/task-queues';
-import { nonRetryableTrainerErrors, TrainerErrorTypes, TrainOnBatchInput } from '../../shared/trainer-contract';
+import {
+  InitPolicyResult,
+  nonRetryableTrainerErrors,
+  TrainerErrorTypes,
+  TrainOnBatchInput,
+} from '../../shared/trainer-contract';
+import { PublishedPolicy } from '../../shared/training-run';
 import { projectRoot } from '../../workers/config';
 
 interface GoldenCase {
@@ -65,5 +71,22 @@ describe('the trainer contract', () => {
       const issue = TrainOnBatchInput.safeParse(rest).error?.issues[0];
       assert.equal(issue?.path.join('.'), field, `${field} is required`);
     }
+  });
+
+  test('results and saved runs recorded with the exported policy as onnxPath read it as policyPath', () => {
+    const now = { step: 0, policyVersion: 'v0', policyPath: '/run/policies/v0/policy.onnx' };
+    assert.deepEqual(
+      InitPolicyResult.parse({ step: 0, policyVersion: 'v0', onnxPath: '/run/policies/v0/policy.onnx' }),
+      now,
+    );
+    assert.deepEqual(InitPolicyResult.parse(now), now);
+    assert.deepEqual(PublishedPolicy.parse({ step: 2, version: 'v2', onnxPath: '/p' }), {
+      step: 2,
+      version: 'v2',
+      policyPath: '/p',
+    });
+    assert.equal(PublishedPolicy.safeParse({ step: 2, version: 'v2' }).success, false, 'the path is still required');
+    const generated = JSON.parse(readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json'), 'utf8'));
+    assert.deepEqual(generated.activities.initPolicy.result.required, ['step', 'policyVersion', 'policyPath']);
   });
 });

@@ -48,7 +48,7 @@ describe('episode records', () => {
     const records = createEpisodeRecords(store);
     const context = {
       ids: [1, 2, 3],
-      mask: [0, 1, 1],
+      lossMask: [0, 1, 1],
       logprobs: [0, -0.5, -0.1],
       versions: ['', 'v1', 'v1'],
       allowed: [null, [2, 5], null],
@@ -82,11 +82,21 @@ describe('episode records', () => {
     await assert.rejects(records.readTurn('e@1', 0), /turns\/000000\.json: observation\.tokens: /);
     const badContext = await store.putJson({
       ids: [1, 2],
-      mask: [0],
+      lossMask: [0],
       logprobs: [0, 0],
       versions: ['', ''],
       allowed: [null, null],
     });
     await assert.rejects(records.readContext(badContext), /one entry per token/);
+  });
+
+  test('a context stored with the loss mask under its old name, mask, is read with it as lossMask', async () => {
+    const store = createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-records-')));
+    const records = createEpisodeRecords(store);
+    const stored = { ids: [4, 5], logprobs: [0, -0.2], versions: ['', 'v3'], allowed: [null, null] };
+    const legacy = await store.putJson({ ...stored, mask: [0, 1] });
+    assert.deepEqual(await records.readContext(legacy), { ...stored, lossMask: [0, 1] });
+    const short = await store.putJson({ ...stored, mask: [0] });
+    await assert.rejects(records.readContext(short), /one entry per token/);
   });
 });

@@ -1,5 +1,5 @@
 // Checked-in histories replay through the current workflow code: a nondeterministic change fails here.
-// Record them again after an intended change of workflow logic: node --import tsx scripts/record-histories.ts
+// Record them again after an intended change of workflow logic: node --import tsx tests/workflows/record-histories.ts
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,5 +22,8 @@ test('recorded histories of both workflows replay without nondeterminism', async
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, file.replace(/\.json$/, ''));
   }
   assert.deepEqual([...types].sort(), ['rolloutEpisode', 'trainingRun'], `histories: ${files.join(', ')}`);
-  assert.ok(files.length >= 4, 'episode and training-run histories are checked in (scripts/record-histories.ts)');
+  assert.ok(
+    files.length >= 4,
+    'episode and training-run histories are checked in (tests/workflows/record-histories.ts)',
+  );
 });

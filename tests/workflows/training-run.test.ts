@@ -160,7 +160,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       assert.equal(result.policyVersion, `${runId}-step-2`);
       // every publication goes through the vLLM sequence and names its version: the base, then each step's
       assert.deepEqual(
-        records.publications.map((publication) => [publication.api, publication.version, publication.onnxPath]),
+        records.publications.map((publication) => [publication.api, publication.version, publication.policyPath]),
         [
           ['vllm', `${model}-base`, `/cache/onnx/${model}`],
           ['vllm', `${runId}-step-1`, `/stub/runs/${runId}/policies/v1/policy.onnx`],
@@ -221,7 +221,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         workflowId: `${runId}-again`,
         args: [input(runId, { evalTasks: '', iterations: 2 })],
       });
-      assert.equal(records.published[0], saved.policy.onnxPath, 'the saved policy is served again before sampling');
+      assert.equal(records.published[0], saved.policy.policyPath, 'the saved policy is served again before sampling');
       assert.equal(records.states.at(-1)!.epoch, 1);
       assert.equal(records.states.at(-1)!.iteration, 2);
       assert.deepEqual(

@@ -144,7 +144,7 @@ def train_hf_step(
             "stepId": step_id,
             "step": step,
             "policyVersion": policy_version,
-            "onnxPath": str(exported),
+            "policyPath": str(exported),
             "checkpointPath": str(checkpoint),
             "metrics": result_metrics(metrics, off_policy),
             "device": device.type,

@@ -27,7 +27,7 @@ ACTIVITY_NAME = "initPolicy"
 
 
 def init_policy(raw: Any) -> dict[str, Any]:
-    """Exports the seeded initial model as policy v0; returns {step: 0, policyVersion, onnxPath}."""
+    """Exports the seeded initial model as policy v0; returns {step: 0, policyVersion, policyPath}."""
     raw = validate_input(ACTIVITY_NAME, raw)
     if raw.get("model") is not None:
         from . import hf_models
@@ -41,7 +41,7 @@ def init_policy(raw: Any) -> dict[str, Any]:
             )
         return dict(
             validate_result(
-                ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "onnxPath": str(graph)}
+                ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "policyPath": str(graph)}
             )
         )
     run_dir = Path(raw["runDir"])
@@ -54,7 +54,7 @@ def init_policy(raw: Any) -> dict[str, Any]:
         model = PolicyModel(config)
         path = export_policy(model, run_dir, 0)
     version = json.loads(sidecar_path(path).read_text())["policyVersion"]
-    return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": version, "onnxPath": str(Path(path))}))
+    return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": version, "policyPath": str(Path(path))}))
 
 
 @activity.defn(name=ACTIVITY_NAME)

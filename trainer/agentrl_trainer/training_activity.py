@@ -214,7 +214,7 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         "stepId": request.step_id,
         "step": request.step,
         "policyVersion": policy_version,
-        "onnxPath": str(onnx_path),
+        "policyPath": str(onnx_path),
         "checkpointPath": str(saved),
         "metrics": result_metrics(metrics, request.off_policy),
         "device": device.type,

@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 import pytest
-from agentrl_trainer.advantages import ESTIMATORS, compute_group_advantages
+from agentrl_reference.advantages import ESTIMATORS, compute_group_advantages
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "shared" / "golden" / "advantages.json").read_text())
 

@@ -239,7 +239,7 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     assert any(not torch.equal(a, b) for a, b in zip(trained.state_dict().values(), model.state_dict().values()))
     step = LlamaStep(trained)
     ids = golden["prompt"][:10]
-    out = ort.InferenceSession(str(Path(second["onnxPath"]) / "model.onnx")).run(
+    out = ort.InferenceSession(str(Path(second["policyPath"]) / "model.onnx")).run(
         None,
         feed(
             (torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()),
@@ -255,8 +255,8 @@ def test_initial_policy_of_a_real_model_is_its_prepared_weights(graph_dir, tmp_p
     from agentrl_trainer.init_policy import init_policy
 
     result = init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME})
-    assert result == {"step": 0, "policyVersion": f"{NAME}-base", "onnxPath": str(hf_models.onnx_dir(NAME))}
-    assert (Path(result["onnxPath"]) / "model.onnx").is_file()
+    assert result == {"step": 0, "policyVersion": f"{NAME}-base", "policyPath": str(hf_models.onnx_dir(NAME))}
+    assert (Path(result["policyPath"]) / "model.onnx").is_file()
     # one of the two forms: the toy model's size or a real model's name, never both
     with pytest.raises(Exception):
         init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME, "modelConfig": {"dModel": 8}})

@@ -1,11 +1,11 @@
-"""Clipped loss against shared/golden/loss.json (written by agentrl_trainer.golden_loss), and its masking rules."""
+"""Clipped loss against shared/golden/loss.json (written by agentrl_reference.golden_loss), and its masking rules."""
 
 import json
 import math
 
 import pytest
 import torch
-from agentrl_trainer import golden_loss
+from agentrl_reference import golden_loss
 from agentrl_trainer.losses import AGGREGATIONS, clipped_policy_loss
 
 torch.set_num_threads(2)

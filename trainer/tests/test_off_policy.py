@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from agentrl_trainer import golden_off_policy
+from agentrl_reference import golden_off_policy
 from agentrl_trainer.losses import (
     AGGREGATIONS,
     OFF_POLICY_MODES,

@@ -130,7 +130,7 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
         "stepId",
         "step",
         "policyVersion",
-        "onnxPath",
+        "policyPath",
         "checkpointPath",
         "metrics",
         "device",
@@ -138,7 +138,7 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     }
     assert result["stepId"] == "iteration-0001" and result["step"] == 1 and result["device"] == "cpu"
     assert result["checkpointPath"] == str(run_dir / "checkpoints" / "step-1.pt")
-    assert result["onnxPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
+    assert result["policyPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
     metrics = result["metrics"]
     assert set(metrics) == {
         "loss",
@@ -161,7 +161,7 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     )
     assert metrics["offPolicy"] == "none" and set(metrics["importanceWeight"]) == {"mean", "max", "truncatedShare"}
     assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
-    sidecar = json.loads(Path(result["onnxPath"] + ".json").read_text())
+    sidecar = json.loads(Path(result["policyPath"] + ".json").read_text())
     assert result["policyVersion"] == sidecar["policyVersion"]
 
     checkpoint = load_checkpoint(result["checkpointPath"])
@@ -175,7 +175,7 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     assert record["result"] == result and record["step"] == 1
     # the exported policy computes what the checkpoint's model computes
     ids = torch.randint(0, CONFIG.vocab_size, (3, 9), generator=torch.Generator().manual_seed(3))
-    session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(result["policyPath"], providers=["CPUExecutionProvider"])
     (logits,) = session.run(["logits"], {"input_ids": ids.numpy()})
     with torch.no_grad():
         expected = model_from(result["checkpointPath"]).eval()(ids)

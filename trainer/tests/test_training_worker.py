@@ -174,10 +174,10 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
     )
     assert result["step"] == 1 and result["stepId"] == "iteration-0001" and result["device"] == "cpu"
     assert result["policyVersion"].endswith("-step-1") and result["metrics"]["updates"] == 1
-    session = onnxruntime.InferenceSession(result["onnxPath"], providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(result["policyPath"], providers=["CPUExecutionProvider"])
     (logits,) = session.run(["logits"], {"input_ids": torch.zeros((2, 5), dtype=torch.int64).numpy()})
     assert logits.shape == (2, 5, 32)
-    assert json.loads(Path(result["onnxPath"] + ".json").read_text())["policyVersion"] == result["policyVersion"]
+    assert json.loads(Path(result["policyPath"] + ".json").read_text())["policyVersion"] == result["policyVersion"]
 
 
 def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(tmp_path):

@@ -116,7 +116,7 @@ export function observeChat(
 ): ObservedContext {
   const extended: ModelContext = {
     ids: [...context.ids],
-    mask: [...context.mask],
+    lossMask: [...context.lossMask],
     logprobs: [...context.logprobs],
     versions: [...context.versions],
     allowed: [...context.allowed],
@@ -137,7 +137,7 @@ export function isPrefixContext(before: ModelContext, after: ModelContext): bool
   return before.ids.every(
     (id, index) =>
       id === after.ids[index] &&
-      before.mask[index] === after.mask[index] &&
+      before.lossMask[index] === after.lossMask[index] &&
       before.logprobs[index] === after.logprobs[index] &&
       before.versions[index] === after.versions[index],
   );

@@ -414,6 +414,10 @@ export async function describeSglang(url: string): Promise<{ window: number; ver
 
 /**
  * Publishes a checkpoint directory to SGLang under `version` (in-flight requests finish first; the cache is flushed).
+ * Episodes sample SGLang servers (`sglang:URL`), but no training run publishes here yet: a run's
+ * server is its embedded one or vLLM's API (`publishPolicy`), and SGLang loads the step's Hugging
+ * Face checkpoint, which only a server on the trainer's host could read until checkpoints are
+ * store references.
  */
 export async function publishToSglang(url: string, weightsPath: string, version: string): Promise<string> {
   const answer = await post(url, '/update_weights_from_disk', {

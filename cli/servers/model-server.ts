@@ -1,15 +1,16 @@
 // The embedded server of a Hugging Face causal LM of shared/models.json, behind the vLLM subset of
-// serving/causal-lm-server.ts: node --import tsx cli/model-server.ts --model NAME [--port 8102] [--host 127.0.0.1]
+// serving/causal-lm-server.ts: node --import tsx cli/servers/model-server.ts --model NAME [--port 8102] [--host 127.0.0.1]
 // [--state FILE] (the episode and train commands start it as a background service). With --state
 // it records every publication there and, restarted, serves the last one again (its weights and
 // version), so a run's pinned episodes find their version after a crash. Prints one line once it listens.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadChatTokenizer, modelCacheDir } from '../activities/policies/chat/chat-tokenizer';
-import { baseVersion, knownModel } from '../shared/models';
-import { createCausalLmServer } from '../serving/causal-lm-server';
-import { atomicWrite } from '../activities/store/artifact-store';
+import { loadChatTokenizer, modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
+import { baseVersion, knownModel } from '../../shared/models';
+import { servingPorts } from '../../shared/serving-ports';
+import { createCausalLmServer } from '../../serving/causal-lm-server';
+import { atomicWrite } from '../../activities/store/files';
 
 /** The publication a --state file holds, when it still names weights on disk. */
 function servedBefore(path: string | undefined, model: string): { weightsPath: string; version: string } | null {
@@ -76,7 +77,7 @@ if (require.main === module) {
   });
   runModelServer({
     model: values.model ?? '',
-    port: Number(values.port ?? 8102),
+    port: values.port === undefined ? servingPorts.model : Number(values.port),
     host: values.host ?? '127.0.0.1',
     ...(values.state ? { state: values.state } : {}),
   }).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 """Plain-Python reference of the clipped loss, and the writer of shared/golden/loss.json.
 
 Independent of losses.py (no torch): a per-token loop in float64. Regenerate with
-`.venv/bin/python -m agentrl_trainer.golden_loss` from trainer/ (or with trainer/ on sys.path).
+`.venv/bin/python -m agentrl_reference.golden_loss` from trainer/ (or with trainer/ on sys.path).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def golden() -> dict:
         "token sum, then mean over sequences. Sequences with no mask-1 token are dropped from every denominator; "
         "no mask-1 token at all gives loss 0, mean_ratio 1, clip_fraction 0, kl_k3 0. clip_fraction: share of "
         "mask-1 tokens where the clipped term is strictly larger (binding). kl_k3: mean of ratio - 1 - log(ratio). "
-        "clip_eps defaults to 0.2 and clip_eps_high to clip_eps. Written by trainer/agentrl_trainer/golden_loss.py "
+        "clip_eps defaults to 0.2 and clip_eps_high to clip_eps. Written by trainer/agentrl_reference/golden_loss.py "
         "(plain Python, float64). Tolerance for float64 implementations.",
         "tolerance": TOLERANCE,
         "aggregations": list(AGGREGATION_NAMES),

@@ -1,16 +1,16 @@
 // Records the workflow histories that tests/workflows/replay.test.ts replays. Run after an intended
-// change of workflow logic: node --import tsx scripts/record-histories.ts [NAME...]
+// change of workflow logic: node --import tsx tests/workflows/record-histories.ts [NAME...]
 // Episode histories run real containers (Docker); training-run histories run on stubbed activities.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
-import { startStubbedWorkers, turnSummary } from '../tests/helpers/stubs';
-import { policy, scriptedPolicy, startTestServer, startWorker, task, waitFor } from '../tests/helpers/temporal';
-import { trainingStubs } from '../tests/helpers/training-stubs';
-import { projectRoot } from '../workers/config';
-import { episodeProgressQuery, resumeSignal } from '../workflows/messages';
+import { startStubbedWorkers, turnSummary } from '../helpers/stubs';
+import { policy, scriptedPolicy, startTestServer, startWorker, task, waitFor } from '../helpers/temporal';
+import { trainingStubs } from '../helpers/training-stubs';
+import { projectRoot } from '../../workers/config';
+import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 
 const episodeCases: Record<string, Record<string, unknown>> = {
   'fix-strict': { task: task('wrong-comparison'), policy: policy('wrong-comparison', 'fix') },

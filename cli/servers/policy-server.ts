@@ -1,9 +1,10 @@
-// The embedded policy server's entry point: node --import tsx serving/main.ts [--model FILE.onnx] [--port 8000] [--host
-// 127.0.0.1]
+// The embedded policy server's entry point (the model server's is beside it): node --import tsx
+// cli/servers/policy-server.ts [--model FILE.onnx] [--port 8000] [--host 127.0.0.1]
 // (`npx agentrl policy-server` runs the same). Prints one line once it listens; SIGINT or SIGTERM stop it.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPolicyServer } from './policy-server';
+import { createPolicyServer } from '../../serving/policy-server';
+import { servingPorts } from '../../shared/serving-ports';
 
 export interface PolicyServerOptions {
   model?: string;
@@ -18,7 +19,7 @@ export interface PolicyServerOptions {
 }
 
 export const policyServerUsage = [
-  'Usage: npx agentrl policy-server [--model FILE.onnx] [--port 8000] [--host 127.0.0.1] [--state FILE] ' +
+  `Usage: npx agentrl policy-server [--model FILE.onnx] [--port ${servingPorts.policyServer}] [--host 127.0.0.1] [--state FILE] ` +
     '[--max-loaded 8]',
   '',
   "Serves an exported ONNX policy with onnxruntime-node behind vLLM's API. Without --model it answers 503",
@@ -31,7 +32,7 @@ export const policyServerUsage = [
   '',
   'Options:',
   '  --model FILE.onnx   the policy to serve from the start          default: none (503 until load_weights)',
-  '  --port N            TCP port                                    default: 8000',
+  `  --port N            TCP port                                    default: ${servingPorts.policyServer}`,
   '  --host ADDRESS      address to listen on                        default: 127.0.0.1',
   '  --state FILE        remember the published policies in FILE and default: none',
   '                      serve them again when restarted without --model',
@@ -73,7 +74,7 @@ export function parsePolicyServerArgs(argv: string[]): PolicyServerOptions {
     },
     strict: true,
   });
-  const port = values.port === undefined ? 8000 : Number(values.port);
+  const port = values.port === undefined ? servingPorts.policyServer : Number(values.port);
   if (!Number.isInteger(port) || port <= 0 || port > 65_535)
     throw new Error(`--port: expected a port number, got ${JSON.stringify(values.port)}`);
   const maxLoaded = values['max-loaded'] === undefined ? 8 : Number(values['max-loaded']);

@@ -2,7 +2,7 @@
 
 Independent of losses.py (no torch): per-token loops in float64. The TypeScript tests read the
 staleness cases (the batch builder's histogram and stale-group rule), the Python tests read both.
-Regenerate with `.venv/bin/python -m agentrl_trainer.golden_off_policy` from trainer/.
+Regenerate with `.venv/bin/python -m agentrl_reference.golden_off_policy` from trainer/.
 """
 
 from __future__ import annotations
@@ -208,7 +208,7 @@ def golden() -> dict:
         "Aggregations as in loss.json; metrics: mean_ratio, clip_fraction and kl_k3 of r; importance: mean, max, the share "
         "above is_cap and the k3 estimate mean(w - 1 - log w) of KL(mu || pi_prox), w = pi_prox/mu. Staleness of a mask-1 token "
         "with a known version (>= 0) is base - version; histogram[s] counts tokens of staleness s; a row (an episode) is stale "
-        "when any of its tokens exceeds maxStaleness. Written by trainer/agentrl_trainer/golden_off_policy.py (plain Python, float64).",
+        "when any of its tokens exceeds maxStaleness. Written by trainer/agentrl_reference/golden_off_policy.py (plain Python, float64).",
         "tolerance": TOLERANCE,
         "aggregations": list(AGGREGATION_NAMES),
         "modes": list(MODES),
