@@ -26,7 +26,7 @@ export const auditLimits = {
   totalBytes: 32 * 1024 * 1024,
   /** nesting of an encoded value */
   depth: 64,
-  /** seconds per call (the runner's alarm); the whole run is bounded by the test timeout */
+  /** seconds per call (the runner kills a call's process after it); the whole run is bounded by the test timeout */
   perCallSeconds: 10,
 } as const;
 
@@ -127,9 +127,16 @@ export async function auditOracleCalls(options: OracleAuditOptions): Promise<Ora
   }
 }
 
-/** The runner's lines by call index; the first line for an index counts, malformed lines are skipped. */
+/** What a call whose index came back on more than one line gets: it scores 0, whatever the lines say. */
+export const duplicateOutcome = Object.freeze({ error: 'more than one outcome for this call' });
+
+/**
+ * The runner's lines by call index. Malformed lines are skipped; an index that comes back twice
+ * gets `duplicateOutcome` (the runner writes one line per call, so a second one is forged).
+ */
 export function parseOutcomes(stdout: string, count: number): Map<number, unknown> {
   const outcomes = new Map<number, unknown>();
+  const seen = new Set<number>();
   for (const line of stdout.split('\n')) {
     if (!line || Buffer.byteLength(line) > auditLimits.lineBytes) continue;
     let parsed: unknown;
@@ -140,9 +147,10 @@ export function parseOutcomes(stdout: string, count: number): Map<number, unknow
     }
     if (!isRecord(parsed)) continue;
     const index = parsed.i;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || outcomes.has(index))
-      continue;
-    outcomes.set(index, parsed);
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) continue;
+    const { i: _index, ...outcome } = parsed;
+    outcomes.set(index, seen.has(index) ? duplicateOutcome : outcome);
+    seen.add(index);
   }
   return outcomes;
 }
@@ -174,7 +182,12 @@ export function compareOutcomes(
 
 /**
  * The comparison rules, stated once:
- * - `{raises: Name}` matches an outcome whose `raises` list (the exception class's MRO names) holds Name;
+ * - an outcome is exactly one of `{value}`, `{raises}` and `{error}` (its call index aside): one
+ *   carrying two of them, or anything else, matches nothing;
+ * - `{raises: Name}` matches an outcome whose `raises` list (the exception class's MRO as
+ *   qualified names, `module.QualName`, each written only for the class that name really finds)
+ *   holds `qualifiedException(Name)`: a bare name is a builtin's (`ValueError` is
+ *   `builtins.ValueError`), so a home-made class called ValueError matches nothing;
  * - `{value: v}` matches an outcome `{value: w}` when v and w are the same encoded value: the same
  *   JSON type at every level (1, 1.0 and true are three values: ints are numbers, floats are
  *   `{"$float": repr}`, booleans are booleans), equal numbers and strings, arrays of equal length
@@ -184,13 +197,19 @@ export function compareOutcomes(
  *   timeout), or an error matches nothing. Each call scores 0 or 1; nothing here throws.
  */
 export function outcomeMatches(expect: OracleCall['expect'], outcome: unknown): boolean {
-  if (!isRecord(outcome)) return false;
+  if (!isRecord(outcome) || Array.isArray(outcome) || Object.keys(outcome).length !== 1) return false;
   if ('raises' in expect) {
     const names = outcome.raises;
-    return Array.isArray(names) && names.some((name) => name === expect.raises);
+    const wanted = qualifiedException(expect.raises);
+    return Array.isArray(names) && names.some((name) => name === wanted);
   }
   if (!('value' in outcome)) return false;
   return sameValue(expect.value, outcome.value, 0);
+}
+
+/** An expectation's exception name as the runner writes it: a bare name is a builtin's. */
+export function qualifiedException(name: string): string {
+  return name.includes('.') ? name : `builtins.${name}`;
 }
 
 function sameValue(expected: unknown, actual: unknown, depth: number): boolean {

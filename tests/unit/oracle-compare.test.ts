@@ -5,7 +5,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { auditLimits, compareOutcomes, outcomeMatches, parseOutcomes } from '../../activities/checker/oracle-audit';
+import {
+  auditLimits,
+  compareOutcomes,
+  duplicateOutcome,
+  outcomeMatches,
+  parseOutcomes,
+} from '../../activities/checker/oracle-audit';
 import { pythonLiteral } from '../../activities/checker/twins';
 
 const golden = JSON.parse(
@@ -37,9 +43,24 @@ describe('oracle outcomes', () => {
     assert.equal(outcomeMatches({ value: { $tuple: [1] } }, { value: { $tuple: [1], extra: 1 } }), false);
   });
 
-  test('an expected exception matches by a name in the MRO; an error, a value or nothing matches no expectation', () => {
-    assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: ['MyError', 'ValueError', 'Exception'] }), true);
+  test('an expected exception matches by a qualified name in the MRO; an error, a value or nothing matches no expectation', () => {
+    const mro = ['pkg.MyError', 'builtins.ValueError', 'builtins.Exception'];
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: mro }), true);
+    assert.equal(outcomeMatches({ raises: 'builtins.ValueError' }, { raises: mro }), true);
+    assert.equal(outcomeMatches({ raises: 'pkg.MyError' }, { raises: mro }), true);
+    assert.equal(outcomeMatches({ raises: 'MyError' }, { raises: mro }), false, 'a bare name is a builtin');
     assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: ['TypeError', 'Exception'] }), false);
+    assert.equal(
+      outcomeMatches({ raises: 'ValueError' }, { raises: ['pkg.ValueError', 'builtins.Exception'] }),
+      false,
+      'a home-made class named ValueError',
+    );
+    assert.equal(
+      outcomeMatches({ raises: 'ValueError' }, { raises: ['?builtins.ValueError', 'builtins.Exception'] }),
+      false,
+      'a class that claims to be builtins.ValueError (the runner marks it)',
+    );
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, { raises: ['ValueError', 'Exception'] }), false);
     assert.equal(outcomeMatches({ raises: 'ValueError' }, { value: 'ValueError' }), false);
     assert.equal(outcomeMatches({ value: null }, { error: 'Unencodable: _Same' }), false);
     assert.equal(outcomeMatches({ value: null }, undefined), false);
@@ -59,7 +80,7 @@ describe('oracle outcomes', () => {
     assert.deepEqual([result.passed, result.total], [0, 1]);
   });
 
-  test('the first line of a call counts; malformed lines and unknown indices are skipped', () => {
+  test('a call that comes back twice scores 0; malformed lines and unknown indices are skipped', () => {
     const stdout = [
       'garbage',
       JSON.stringify({ i: 0, value: 2 }),
@@ -75,11 +96,29 @@ describe('oracle outcomes', () => {
       { module: 'm', function: 'f', args: [2], expect: { value: 3 } },
     ];
     const result = compareOutcomes(calls, outcomes);
-    assert.equal(result.passed, 1);
+    assert.equal(result.passed, 0, 'the first line no longer counts alone');
     assert.deepEqual(
       result.failures.map((failure) => [failure.index, failure.got]),
-      [[1, 'no outcome']],
+      [
+        [0, JSON.stringify(duplicateOutcome)],
+        [1, 'no outcome'],
+      ],
     );
+    const single = parseOutcomes(
+      [JSON.stringify({ i: 0, value: 2 }), JSON.stringify({ i: 1, value: 3 })].join('\n'),
+      2,
+    );
+    assert.equal(compareOutcomes(calls, single).passed, 2);
+  });
+
+  test('an outcome is one value or one raise, never both: a hedge that carries both matches nothing', () => {
+    const hedge = { value: 3, raises: ['builtins.ValueError', 'builtins.Exception'] };
+    assert.equal(outcomeMatches({ value: 3 }, hedge), false);
+    assert.equal(outcomeMatches({ raises: 'ValueError' }, hedge), false);
+    assert.equal(outcomeMatches({ value: 3 }, { value: 3, error: 'x' }), false);
+    assert.equal(outcomeMatches({ value: 3 }, { value: 3, note: 1 }), false);
+    const parsed = parseOutcomes(JSON.stringify({ i: 0, ...hedge }), 1);
+    assert.equal(compareOutcomes([{ module: 'm', function: 'f', args: [], expect: { value: 3 } }], parsed).passed, 0);
   });
 });
 

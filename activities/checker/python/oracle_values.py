@@ -35,10 +35,16 @@ by code point.
 
 Oracle calls (`run_calls`, `outcome_matches`): a call names a module of the
 tree at import_root, a function and its encoded args and kwargs.  Its outcome is
-{"value": <encoded>}, {"raises": [names of the exception class's MRO]} or
-{"error": "<why the call could not be made or its result not encoded>"}.  An
-expectation {"value": v} matches the same encoded value; {"raises": "Name"}
-matches an exception with that name somewhere in its class's MRO; an error
+exactly one of {"value": <encoded>}, {"raises": [the exception class's MRO as
+qualified names]} or {"error": "<why the call could not be made or its result
+not encoded>"}.  A qualified name is `module.QualName` (`builtins.ValueError`),
+written only for a class that really is the object that name finds
+(`exception_names`): a home-made class called ValueError, or one that claims
+`__module__ = "builtins"`, is written as `?module.QualName` and matches no
+expectation.  An expectation {"value": v} matches the same encoded value;
+{"raises": "Name"} matches an exception with that class somewhere in its MRO
+(`qualified_exception`: a bare name is a builtin's, `builtins.Name`); an error
+matches nothing.  An outcome that is not exactly one of the three shapes
 matches nothing.
 
 Usage (for trusted tooling; the audit's runner sends calls without `expect`):
@@ -257,18 +263,49 @@ def _run_call(call):
     except BaseException as error:  # noqa: BLE001 - SystemExit too: a call must not end the runner
         if isinstance(error, KeyboardInterrupt):
             raise
-        return {"raises": [cls.__name__ for cls in type(error).__mro__]}
+        return {"raises": exception_names(type(error))}
     try:
         return {"value": encode(result)}
     except Unencodable as error:
         return {"error": f"Unencodable: {error}"}
 
 
+def exception_names(cls):
+    """The qualified names of cls's MRO; a class that is not what its name finds is marked with '?'."""
+    names = []
+    for klass in type.mro(cls):
+        module = type.__getattribute__(klass, "__module__")
+        qualname = type.__getattribute__(klass, "__qualname__")
+        name = f"{module}.{qualname}" if type(module) is str and type(qualname) is str else "?"
+        names.append(name if _resolves_to(module, qualname, klass) else "?" + name)
+    return names
+
+
+def _resolves_to(module, qualname, klass):
+    found = sys.modules.get(module) if type(module) is str else None
+    if found is None or type(qualname) is not str:
+        return False
+    for part in qualname.split("."):
+        try:
+            found = getattr(found, part)
+        except BaseException:  # noqa: BLE001 - a module's __getattr__ may raise anything
+            return False
+    return found is klass
+
+
+def qualified_exception(name):
+    """An expectation's exception name as outcomes write it: a bare name is a builtin's."""
+    return name if "." in name else "builtins." + name
+
+
 def outcome_matches(expect, outcome):
     """Does the outcome of a call meet its expectation (see the module docstring)?"""
+    shapes = [key for key in ("value", "raises", "error") if key in outcome]
+    if len(shapes) != 1 or len(outcome) != 1:
+        return False
     if "raises" in expect:
         names = outcome.get("raises")
-        return type(names) is list and expect["raises"] in names
+        return type(names) is list and qualified_exception(expect["raises"]) in names
     if "value" not in outcome:
         return False
     try:

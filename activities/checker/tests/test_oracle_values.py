@@ -252,9 +252,9 @@ def test_run_calls_outcomes(tmp_path):
     outcomes = ov.run_calls(calls, root)
     assert outcomes[0] == {"value": 3}
     assert outcomes[1] == {"value": {"$float": "2.5"}}
-    assert outcomes[2]["raises"][:3] == ["Refused", "ValueError", "Exception"]
+    assert outcomes[2]["raises"][:3] == ["mod.Refused", "builtins.ValueError", "builtins.Exception"]
     assert outcomes[3] == {"error": "Unencodable: object"}
-    assert outcomes[4]["raises"][0] == "SystemExit"
+    assert outcomes[4]["raises"][0] == "builtins.SystemExit"
     assert "error" in outcomes[5] and "error" in outcomes[8]
     assert outcomes[6] == outcomes[7] == {"value": [1]}  # every call gets fresh arguments
     assert outcomes[9]["error"].startswith("bad arguments")
@@ -276,10 +276,14 @@ def test_outcome_matches():
     assert match({"value": {"$float": "nan"}}, {"value": {"$float": "nan"}})
     assert not match({"value": {"$float": "0.0"}}, {"value": {"$float": "-0.0"}})
     assert not match({"value": {"$set": [1, 2]}}, {"value": {"$set": [2, 1]}})  # not canonical
-    assert not match({"value": 1}, {"raises": ["ValueError"]})
+    assert not match({"value": 1}, {"raises": ["builtins.ValueError"]})
     assert not match({"value": 1}, {"error": "Unencodable: object"})
-    assert match({"raises": "ValueError"}, {"raises": ["Refused", "ValueError", "Exception"]})
-    assert not match({"raises": "KeyError"}, {"raises": ["ValueError", "Exception"]})
+    assert not match({"value": 1}, {"value": 1, "raises": ["builtins.ValueError"]})  # one shape only
+    assert match({"raises": "ValueError"}, {"raises": ["mod.Refused", "builtins.ValueError", "builtins.Exception"]})
+    assert match({"raises": "mod.Refused"}, {"raises": ["mod.Refused", "builtins.ValueError"]})
+    assert not match({"raises": "ValueError"}, {"raises": ["mod.ValueError", "builtins.Exception"]})
+    assert not match({"raises": "ValueError"}, {"raises": ["?builtins.ValueError", "builtins.Exception"]})
+    assert not match({"raises": "KeyError"}, {"raises": ["builtins.ValueError", "builtins.Exception"]})
     assert not match({"raises": "ValueError"}, {"value": None})
     assert not match({"raises": "ValueError"}, {"raises": "ValueError"})  # a list of names, not a string
 
@@ -370,3 +374,21 @@ def test_generator_keeps_expected_tests_across_oracle_changes(tmp_path, monkeypa
     assert gen.write_suite(files)[0] == 1 and (task / "expected-tests.json").read_text() == kept
     (task / "solution.patch").write_text("changed\n")
     assert gen.write_suite(files)[0] == 0 and not (task / "expected-tests.json").exists()
+
+
+def test_exception_names_are_qualified_and_only_for_the_class_the_name_finds(tmp_path):
+    root = make_package(
+        tmp_path,
+        "class ValueError(Exception):\n    pass\n\n"
+        "class Posing(Exception):\n    __module__ = 'builtins'\n    __qualname__ = 'ValueError'\n\n"
+        "def home_made():\n    raise ValueError('x')\n\n"
+        "def posing():\n    raise Posing('x')\n\n"
+        "def real():\n    import json\n    json.loads('{')\n",
+    )
+    home, posing, real = ov.run_calls([call("home_made"), call("posing"), call("real")], root)
+    assert home["raises"][0] == "mod.ValueError" and "builtins.ValueError" not in home["raises"]
+    assert posing["raises"][0] == "?builtins.ValueError"
+    assert real["raises"][:2] == ["json.decoder.JSONDecodeError", "builtins.ValueError"]
+    assert not ov.outcome_matches({"raises": "ValueError"}, home)
+    assert not ov.outcome_matches({"raises": "ValueError"}, posing)
+    assert ov.outcome_matches({"raises": "ValueError"}, real)
