@@ -26,6 +26,8 @@ export interface FileChange {
 export const graderLimits = {
   /** a changed file (its text, escaped, goes to the detector and the cache key) */
   fileBytes: 8 * 1024 * 1024,
+  /** the changed files together */
+  totalBytes: 32 * 1024 * 1024,
   /** entries in the tree */
   entries: 20_000,
   /** a path, in UTF-8 bytes */
@@ -97,13 +99,18 @@ export async function exportChanges(
 }
 
 /** Findings for what exceeds graderLimits (at most a few, so the record stays small). */
-function limitFindings(entries: readonly ArchiveEntry[], pristine: Record<string, Buffer>): TamperFinding[] {
+export function limitFindings(entries: readonly ArchiveEntry[], pristine: Record<string, Buffer>): TamperFinding[] {
   const findings: TamperFinding[] = [];
   const add = (path: string, detail: string) => {
     if (findings.length < 10) findings.push({ kind: 'over_limits', path: path.slice(0, 300), detail });
   };
   if (entries.length > graderLimits.entries)
     add('.', `the tree holds ${entries.length} entries, over the grader's limit of ${graderLimits.entries}`);
+  let changedBytes = 0;
+  for (const entry of entries)
+    if (entry.type === 'file' && !pristine[entry.path]?.equals(entry.content)) changedBytes += entry.content.length;
+  if (changedBytes > graderLimits.totalBytes)
+    add('.', `changed files of ${changedBytes} bytes in all, over the grader's limit of ${graderLimits.totalBytes}`);
   for (const entry of entries) {
     const bytes = Buffer.byteLength(entry.path);
     const parts = entry.path.split('/');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
@@ -90,7 +90,10 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
     /** The detector's findings for these changes (a pure function of them). */
     async tamper(changes: readonly FileChange[], detect: () => Promise<TamperFinding[]>): Promise<TamperFinding[]> {
       if (!enabled) return detect();
-      const key = createHash('sha256').update(`tamper\0${code}\0`).update(JSON.stringify(changes)).digest('hex');
+      const hash = createHash('sha256').update(`tamper\0${code}\0`);
+      // field by field: the changes together may be far larger than one string can hold
+      for (const change of changes) hashChange(hash, change);
+      const key = hash.digest('hex');
       const cached = await read(key, z.array(TamperFinding));
       if (cached) return cached;
       const findings = await detect();
@@ -104,4 +107,22 @@ function hashFiles(paths: readonly string[]): string {
   const hash = createHash('sha256');
   for (const path of paths) hash.update(path).update('\0').update(readFileSync(path)).update('\0');
   return hash.digest('hex').slice(0, 16);
+}
+
+/** Adds a change to a hash, each field length-prefixed, so no two changes hash alike. */
+function hashChange(hash: Hash, change: FileChange): void {
+  const fields = [
+    change.path,
+    change.key,
+    change.status,
+    change.before,
+    change.after,
+    change.afterBase64 ?? null,
+    String(change.protected),
+    String(change.symlink),
+  ];
+  for (const field of fields) {
+    if (field === null) hash.update('n');
+    else hash.update(`s${Buffer.byteLength(field)}:`).update(field);
+  }
 }

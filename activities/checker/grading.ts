@@ -25,11 +25,16 @@ export const HarnessResult = z.object({
       collectErrors: z.array(z.string()),
     })
     .nullable(),
+  /** the report was over its bound (64 MiB raw, 80 MiB printed): `report` is null, the run scores 0 */
+  reportOverLimit: z.boolean().optional(),
   output: z.string(),
   outputTruncated: z.boolean(),
   durationMs: z.number(),
 });
 export type HarnessResult = z.infer<typeof HarnessResult>;
+
+/** The most of the harness's one line the worker reads: above the harness's own bound (80 MiB), so a line is whole. */
+export const harnessLineBytes = 96 * 1024 * 1024;
 
 export interface GradeTreeOptions {
   docker: Dockerode;
@@ -85,7 +90,11 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
       String(Math.max(1, Math.ceil(options.timeoutMs / 1000))),
     ];
     if (options.collectOnly) args.push('--collect-only');
-    const exec = await execCollect(docker, container, args, { user: '0:0', workingDir: '/' });
+    const exec = await execCollect(docker, container, args, {
+      user: '0:0',
+      workingDir: '/',
+      maxBytes: harnessLineBytes,
+    });
     const line = exec.stdout.trim().split('\n').pop() ?? '';
     try {
       return parseJson(HarnessResult, line, 'grade harness result');

@@ -24,7 +24,11 @@ export async function detectTamper(changes: readonly FileChange[]): Promise<Tamp
         ? resolveRun(stdout)
         : reject(new GraderError(`tamper detector failed (exit ${code}): ${stderr.slice(-500)}`)),
     );
-    child.stdin.end(JSON.stringify({ changes, kindsFile, checkerPathsFile }));
+    // JSON lines, written one change at a time: the changes are never one string
+    child.stdin.on('error', () => undefined); // a detector that exits early is reported by its exit code
+    child.stdin.write(`${JSON.stringify({ format: 'lines', kindsFile, checkerPathsFile })}\n`);
+    for (const change of changes) child.stdin.write(`${JSON.stringify(change)}\n`);
+    child.stdin.end();
   });
   return parseJson(z.object({ findings: z.array(TamperFinding) }), output, 'tamper detector output').findings;
 }

@@ -171,6 +171,7 @@ describe('tamper kinds', () => {
       'over_limits',
       'runner_internals',
       'shadowing_module',
+      'stdlib_patch',
       'unanalysable',
     ]);
     assert.ok(!forgesPass('test_edit'));

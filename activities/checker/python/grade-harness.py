@@ -27,6 +27,7 @@ Output (one line on stdout):
    "report": null | {"tests": [{"nodeid": str, "outcome": str,
                                 "crash"?: {"path": str, "line": int, "message": str}}],
                      "collectErrors": [str]},
+   "reportOverLimit": bool (the report was over its bound, so "report" is null),
    "output": str, "outputTruncated": bool, "durationMs": int}
 
 Outcomes: passed, failed, skipped, error, xfailed, xpassed (and "collected"
@@ -53,6 +54,9 @@ import time
 
 REPORT_FD = 3  # fd number of the report pipe inside the child
 MAX_REPORT_BYTES = 64 * 1024 * 1024
+# the printed line: a report re-encoded can outgrow its raw bytes (escapes); beyond this it is dropped
+# and "reportOverLimit" set (the worker reads up to activities/checker/grading.ts harnessLineBytes)
+MAX_LINE_BYTES = 80 * 1024 * 1024
 DRAIN_AFTER_EXIT_S = 2.0
 KILL_GRACE_S = 5.0
 OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
@@ -62,6 +66,37 @@ OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 # --------------------------------------------------------------------------
 BOOTSTRAP = r'''
 import sys, os
+
+# What the report is written with, taken before any other module (and so before the candidate's
+# code) is imported: replacing os.write, json.dumps or json's encoder later changes nothing here.
+try:
+    from _json import encode_basestring_ascii as _quote
+except ImportError:  # pragma: no cover - CPython always has _json
+    from json.encoder import py_encode_basestring_ascii as _quote
+_write, _close = os.write, os.close
+
+
+def _report_encoder(_type=type, _quote=_quote, _int=int.__repr__, _items=dict.items):
+    def encode(value):
+        # the report's JSON (dicts with str keys, lists, str, int, None, bools), ASCII only; four levels deep
+        kind = _type(value)
+        if kind is str:
+            return _quote(value)
+        if value is None:
+            return "null"
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if kind is int:
+            return _int(value)
+        if kind is list:
+            return "[" + ",".join([encode(item) for item in value]) + "]"
+        if kind is dict:
+            return "{" + ",".join([_quote(key) + ":" + encode(item) for key, item in _items(value)]) + "}"
+        raise TypeError("not report data")
+
+    return encode
 
 def _die(msg, code=125):
     try:
@@ -165,87 +200,93 @@ if _under_repo(pytest.__file__) or _under_repo(_pytest.__file__):
     _die("pytest resolves into the repository")
 
 
-class _AgentrlReporter:
-    """Records the final outcome of every test and writes the JSON report."""
+def _reporter_class(_write, _close, _encode):
+    # the report's writer and encoder are this function's cells, not names a module holds: replacing
+    # os.write, json.dumps or this script's globals from the candidate's code changes nothing here
+    class _AgentrlReporter:
+        """Records the final outcome of every test and writes the JSON report."""
 
-    def __init__(self):
-        self.order = []
-        self.phases = {}
-        self.collect_errors = []
-        self.collected = []
-        self.written = False
+        def __init__(self):
+            self.order = []
+            self.phases = {}
+            self.collect_errors = []
+            self.collected = []
+            self.written = False
 
-    def pytest_collectreport(self, report):
-        if report.failed:
-            nid = report.nodeid or str(getattr(report, "fspath", "") or "") or "<session>"
-            if nid not in self.collect_errors:
-                self.collect_errors.append(nid)
+        def pytest_collectreport(self, report):
+            if report.failed:
+                nid = report.nodeid or str(getattr(report, "fspath", "") or "") or "<session>"
+                if nid not in self.collect_errors:
+                    self.collect_errors.append(nid)
 
-    def pytest_collection_finish(self, session):
-        self.collected = [item.nodeid for item in session.items]
+        def pytest_collection_finish(self, session):
+            self.collected = [item.nodeid for item in session.items]
 
-    def pytest_runtest_logreport(self, report):
-        nid = report.nodeid
-        if nid not in self.phases:
-            self.phases[nid] = {}
-            self.order.append(nid)
-        self.phases[nid][report.when] = report
+        def pytest_runtest_logreport(self, report):
+            nid = report.nodeid
+            if nid not in self.phases:
+                self.phases[nid] = {}
+                self.order.append(nid)
+            self.phases[nid][report.when] = report
 
-    @staticmethod
-    def _outcome(ph):
-        s, c, t = ph.get("setup"), ph.get("call"), ph.get("teardown")
-        if c is not None and c.failed:
-            return "failed"
-        if (s is not None and s.failed) or (t is not None and t.failed):
-            return "error"
-        if s is not None and s.skipped:
-            return "xfailed" if hasattr(s, "wasxfail") else "skipped"
-        if c is not None:
-            if c.skipped:
-                return "xfailed" if hasattr(c, "wasxfail") else "skipped"
-            if c.passed and s is not None and s.passed and t is not None and t.passed:
-                return "xpassed" if hasattr(c, "wasxfail") else "passed"
-        return "error"  # incomplete: a phase never reported
+        @staticmethod
+        def _outcome(ph):
+            s, c, t = ph.get("setup"), ph.get("call"), ph.get("teardown")
+            if c is not None and c.failed:
+                return "failed"
+            if (s is not None and s.failed) or (t is not None and t.failed):
+                return "error"
+            if s is not None and s.skipped:
+                return "xfailed" if hasattr(s, "wasxfail") else "skipped"
+            if c is not None:
+                if c.skipped:
+                    return "xfailed" if hasattr(c, "wasxfail") else "skipped"
+                if c.passed and s is not None and s.passed and t is not None and t.passed:
+                    return "xpassed" if hasattr(c, "wasxfail") else "passed"
+            return "error"  # incomplete: a phase never reported
 
-    @staticmethod
-    def _crash(ph):
-        # where the call failed (the checker matches a canary twin's failure to its own assertion)
-        try:
-            crash = ph["call"].longrepr.reprcrash
-            path = os.path.relpath(str(crash.path), repo_real)
-            return {"path": path, "line": int(crash.lineno), "message": str(crash.message)[:300]}
-        except Exception:  # noqa: BLE001
-            return None
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session, exitstatus):
-        if self.written:
-            return
-        self.written = True
-        if collect_only:
-            tests = [{"nodeid": n, "outcome": "collected"} for n in self.collected]
-        else:
-            tests = []
-            for n in self.order:
-                entry = {"nodeid": n, "outcome": self._outcome(self.phases[n])}
-                crash = self._crash(self.phases[n]) if entry["outcome"] == "failed" else None
-                if crash:
-                    entry["crash"] = crash
-                tests.append(entry)
-        data = json.dumps({"tests": tests, "collectErrors": self.collect_errors}).encode("utf-8")
-        try:
-            view = memoryview(data)
-            while view:
-                n = os.write(report_fd, view)
-                view = view[n:]
-        except OSError:
-            pass
-        finally:
+        @staticmethod
+        def _crash(ph):
+            # where the call failed (the checker matches a canary twin's failure to its own assertion)
             try:
-                os.close(report_fd)
+                crash = ph["call"].longrepr.reprcrash
+                path = os.path.relpath(str(crash.path), repo_real)
+                return {"path": path, "line": int(crash.lineno), "message": str(crash.message)[:300]}
+            except Exception:  # noqa: BLE001
+                return None
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            if self.written:
+                return
+            self.written = True
+            if collect_only:
+                tests = [{"nodeid": n, "outcome": "collected"} for n in self.collected]
+            else:
+                tests = []
+                for n in self.order:
+                    entry = {"nodeid": n, "outcome": self._outcome(self.phases[n])}
+                    crash = self._crash(self.phases[n]) if entry["outcome"] == "failed" else None
+                    if crash:
+                        entry["crash"] = crash
+                    tests.append(entry)
+            data = _encode({"tests": tests, "collectErrors": list(self.collect_errors)}).encode("ascii")
+            try:
+                view = memoryview(data)
+                while view:
+                    n = _write(report_fd, view)
+                    view = view[n:]
             except OSError:
                 pass
+            finally:
+                try:
+                    _close(report_fd)
+                except OSError:
+                    pass
+    return _AgentrlReporter
 
+
+_AgentrlReporter = _reporter_class(_write, _close, _report_encoder())
 
 try:
     os.chdir(repo)
@@ -300,6 +341,12 @@ def _parse_args(argv):
     p.add_argument("--gid", type=int, default=None, help="gid to run the tests as (required as root)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds before the child's process group is killed")
     p.add_argument("--max-output", type=int, default=20000, help="keep at most this many trailing bytes of output")
+    p.add_argument(
+        "--max-report",
+        type=int,
+        default=MAX_REPORT_BYTES,
+        help="bytes of the raw report kept (default 64 MiB); the printed line may hold 1.25 times as much",
+    )
     p.add_argument("--collect-only", action="store_true", help="only collect; report nodeids with outcome 'collected'")
     p.add_argument("--no-drop", action="store_true", help="(tests only) run the child as the current user")
     p.add_argument("--python", default=None, help="interpreter for the child (default: this interpreter)")
@@ -582,7 +629,7 @@ def run(ns):
                             del out_buf[: len(out_buf) - ns.max_output]
                 elif not rep_over:
                     rep_buf += chunk
-                    if len(rep_buf) > MAX_REPORT_BYTES:
+                    if len(rep_buf) > ns.max_report:
                         rep_over = True
                         rep_buf = bytearray()
 
@@ -600,6 +647,7 @@ def run(ns):
             "exitCode": exit_code,
             "timedOut": timed_out,
             "report": report,
+            "reportOverLimit": rep_over,
             "output": bytes(out_buf).decode("utf-8", "replace"),
             "outputTruncated": out_total > len(out_buf),
             "durationMs": int((time.monotonic() - start) * 1000),
@@ -636,12 +684,16 @@ def main(argv=None):
             "exitCode": None,
             "timedOut": False,
             "report": None,
+            "reportOverLimit": False,
             "output": "grade-harness error: %r" % (e,),
             "outputTruncated": False,
             "durationMs": int((time.monotonic() - start) * 1000),
         }
         rc = 3
-    sys.stdout.write(json.dumps(result, ensure_ascii=True) + "\n")
+    line = json.dumps(result, ensure_ascii=True)
+    if len(line) > ns.max_report * MAX_LINE_BYTES // MAX_REPORT_BYTES:
+        line = json.dumps(dict(result, report=None, reportOverLimit=True), ensure_ascii=True)
+    sys.stdout.write(line + "\n")
     sys.stdout.flush()
     return rc
 

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 HARNESS = ROOT / "activities" / "checker" / "python" / "grade-harness.py"
 IMAGE = "agentrl-base:latest"
-KEYS = {"exitCode", "timedOut", "report", "output", "outputTruncated", "durationMs"}
+KEYS = {"exitCode", "timedOut", "report", "reportOverLimit", "output", "outputTruncated", "durationMs"}
 
 
 def make_repo(base, files):
@@ -670,3 +670,73 @@ def test_docker_stray_process_killed_after_exit():
     # the sleeper holds the output pipe: only killing its group lets the
     # harness finish before the 2 s drain limit
     assert res["durationMs"] < 1900
+
+
+def _long_ids(count, width):
+    return textwrap.dedent(
+        f"""
+        import pytest
+
+        @pytest.mark.parametrize("n", range({count}), ids=lambda n: str(n).rjust({width}, "x"))
+        def test_wide(n):
+            pass
+        """
+    )
+
+
+def test_a_report_near_its_bound_comes_back_whole_and_one_over_it_is_dropped_and_said(tmp_path):
+    # the bound is 64 MiB; the same rule with a 2 MiB bound, and node ids of 50 kB
+    bound = str(2 * 1024 * 1024)
+    near = make_repo(tmp_path / "near", {"test_wide.py": _long_ids(40, 50_000)})
+    rc, result = run_harness(near, "--max-report", bound)
+    assert rc == 0 and result["reportOverLimit"] is False
+    assert len(result["report"]["tests"]) == 40
+    assert all(t["outcome"] == "passed" for t in result["report"]["tests"])
+    over = make_repo(tmp_path / "over", {"test_wide.py": _long_ids(45, 50_000)})
+    rc, result = run_harness(over, "--max-report", bound)
+    assert rc == 0 and result["report"] is None and result["reportOverLimit"] is True
+
+
+def test_the_report_is_written_with_what_the_harness_took_before_the_candidate_was_imported(tmp_path):
+    # the candidate replaces json.dumps, json's encoder, os.write and the harness's own globals at
+    # import, to turn "DID NOT RAISE" failures into passes: the report still says failed
+    repo = make_repo(
+        tmp_path,
+        {
+            "dur/__init__.py": """
+                import json, json.encoder, os, sys
+
+                def parse(text):
+                    return 0  # the bug: never raises
+
+                _dumps, _write = json.dumps, os.write
+
+                def _rewrite(data):
+                    return data.replace(b'"failed"', b'"passed"') if isinstance(data, (bytes, memoryview)) else data
+
+                def dumps(value, *args, **kwargs):
+                    return _dumps(value, *args, **kwargs).replace('"failed"', '"passed"')
+
+                def write(fd, data):
+                    return _write(fd, _rewrite(bytes(data))) if fd > 2 else _write(fd, data)
+
+                json.dumps = dumps
+                os.write = write
+                main = sys.modules.get("__main__")
+                for name in ("_write", "_report_json", "_quote"):
+                    if main is not None and hasattr(main, name):
+                        setattr(main, name, write if name == "_write" else dumps)
+            """,
+            "tests/test_dur.py": """
+                import pytest
+                import dur
+
+                def test_rejects_garbage():
+                    with pytest.raises(ValueError):
+                        dur.parse("garbage")
+            """,
+        },
+    )
+    rc, result = run_harness(repo)
+    assert rc == 0
+    assert outcomes(result) == {"tests/test_dur.py::test_rejects_garbage": "failed"}
