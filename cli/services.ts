@@ -448,7 +448,7 @@ export async function ensurePolicyServer(
       args: [
         '--import',
         'tsx',
-        join(projectRoot, 'serving', 'main.ts'),
+        join(projectRoot, 'cli', 'servers', 'policy-server.ts'),
         '--port',
         String(port),
         '--state',

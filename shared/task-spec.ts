@@ -12,6 +12,11 @@ export const TaskSpec = z
     testCommand: z.string().min(1).default('python3 -m pytest -q'),
     /** globs relative to the repository root; replaces the default protected list */
     protectedPaths: z.array(z.string().min(1)).optional(),
+    /**
+     * the survival bound over the deciding tests this task accepts, when its tests cannot reach the
+     * default 1e-3 (`task validate` refuses a task above its bound)
+     */
+    acceptedBound: z.number().gt(0).max(1).optional(),
     budgets: z
       .object({
         maxTurns: z.number().int().positive().optional(),
@@ -28,9 +33,24 @@ export const ExpectedTests = z.object({
   visible: z.array(z.string()).min(1, 'the task needs at least one visible test'),
   hidden: z.array(z.string()),
   oracle: z.array(z.string()),
-  /** canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the survival bound */
+  /**
+   * the tests that decide the task: those the reference fix turns from not passing to passing, and
+   * the hidden tests (absent in records from before it)
+   */
+  deciding: z.array(z.string()).optional(),
+  /**
+   * canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the
+   * survival bound of all twinned groups (`survival`), and the bound over the deciding tests
+   * (`bound`, with the deciding tests that have no twin)
+   */
   twins: z
-    .object({ count: z.number().int(), uncovered: z.array(z.string()), survival: z.number() })
+    .object({
+      count: z.number().int(),
+      uncovered: z.array(z.string()),
+      survival: z.number(),
+      bound: z.number().optional(),
+      untwinnedDeciding: z.array(z.string()).optional(),
+    })
     .strict()
     .optional(),
   /**

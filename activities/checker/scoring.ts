@@ -16,7 +16,7 @@ import { dropPathConflicts, exportChanges, type ExportedTree, type FileChange } 
 import { allExpectedPassed, gradeTree, GraderError, type HarnessResult } from './grading';
 import { createGradingCache } from './grading-cache';
 import { auditOracleCalls, type OracleAuditResult } from './oracle-audit';
-import { checkerSecret, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
+import { checkerSecret, decidingBound, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
 import { detectTamper } from './tamper';
 
 export interface ScoreInput {
@@ -134,6 +134,8 @@ export function createScoringActivities(deps: ScoringDeps) {
         ? {
             total: Object.values(plan.tests).filter((test) => test.kind === 'twin').length,
             survival: plan.survival,
+            // the bound over the tests that decide the task (null for a task recorded before they were)
+            bound: snapshot.expected.deciding ? decidingBound(plan, snapshot.expected.deciding).bound : null,
             uncovered: plan.uncovered,
             notFailed: [...(verdicts.strict?.notFailed ?? []), ...(verdicts.audit?.notFailed ?? [])].slice(0, 20),
           }

@@ -182,6 +182,42 @@ export function judgeTwins(
   };
 }
 
+/** The survival bound a task's reward is held to unless its task.yaml states another (`acceptedBound`). */
+export const defaultBoundTarget = 1e-3;
+
+/**
+ * The survival bound over the tests that decide a task: the chance that an agent that cannot solve
+ * it, and cannot tell twins from real tests, passes all of them. Each distinct twin group of a
+ * deciding test counts 1/k (k the values it is asserted with); a deciding test with no twin is
+ * survivable with certainty and counts 1, and is listed. Tests that do not decide the task (they
+ * pass before any fix) count nothing, whatever their twins: the unfixed code answers them.
+ */
+export function decidingBound(plan: TwinPlan, deciding: readonly string[]): { bound: number; untwinned: string[] } {
+  const groupsOf = new Map<string, Set<string>>();
+  for (const test of Object.values(plan.tests)) {
+    if (test.kind !== 'twin' || test.of === null) continue;
+    const groups = groupsOf.get(test.of) ?? new Set<string>();
+    groups.add(test.group);
+    groupsOf.set(test.of, groups);
+  }
+  const counted = new Set<string>();
+  const untwinned: string[] = [];
+  let bound = 1;
+  for (const id of deciding) {
+    const groups = groupsOf.get(id);
+    if (!groups?.size) {
+      untwinned.push(id);
+      continue;
+    }
+    for (const group of groups) {
+      if (counted.has(group)) continue;
+      counted.add(group);
+      bound /= Math.max(1, plan.groups[group]?.values ?? 1);
+    }
+  }
+  return { bound, untwinned };
+}
+
 /**
  * A few oracle calls, chosen by the seed, for twins on fresh inputs (a lookup of the test files answers them wrongly).
  */

@@ -90,6 +90,8 @@ export const ScoringRecord = z.object({
     .object({
       total: z.number().int(),
       survival: z.number(),
+      /** the bound over the tests that decide the task, with this grading's twins (null: not recorded for the task) */
+      bound: z.number().nullable().optional(),
       uncovered: z.array(z.string()),
       notFailed: z.array(z.object({ id: z.string(), outcome: z.string() })),
     })

@@ -8,7 +8,7 @@ import type { AgentrlConfig } from '../../shared/config';
 import type { ExpectedTests } from '../../shared/task-spec';
 import { expectedOutcomesPassed, gradeTree, type HarnessResult } from '../checker/grading';
 import { auditOracleCalls } from '../checker/oracle-audit';
-import { freshCalls, judgeTwins, planTwins } from '../checker/twins';
+import { decidingBound, defaultBoundTarget, freshCalls, judgeTwins, planTwins } from '../checker/twins';
 import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { loadTaskFolder, readTree, TaskError } from './task-loader';
@@ -33,7 +33,10 @@ export interface ValidationReport {
 }
 
 /** The seed of the twins whose coverage `task validate` records (grading uses secret seeds). */
-const validationSeed = createHash('sha256').update('agentrl task validate').digest('hex');
+/** Fixed seeds of the twins `task validate` proves (the first one's coverage is recorded). */
+const validationSeeds = ['', ' 2', ' 3'].map((suffix) =>
+  createHash('sha256').update(`agentrl task validate${suffix}`).digest('hex'),
+);
 
 /**
  * Proves a task sound in real containers: the starting repository fails, the reference solution passes
@@ -170,41 +173,76 @@ export async function validateTask(
           : ''),
     });
   }
-  // canary twins, planned with a fixed seed so that the recorded coverage is reproducible; grading uses secret seeds
+  // the tests that decide the task: the reference fix turns them from not passing to passing, and the hidden ones
+  const startOutcomes = new Map((start.report?.tests ?? []).map((test) => [test.nodeid, test.outcome]));
+  const deciding = [...expected.visible.filter((id) => startOutcomes.get(id) !== 'passed'), ...expected.hidden];
+  expected.deciding = deciding;
+  // canary twins, planned with fixed seeds so that the recorded coverage is reproducible; grading uses secret seeds.
+  // Every twin must fail with the reference on each of the seeds: a twin's values differ from seed to seed.
   const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
   const canary = decodeFiles(snapshot.canary ?? {});
   const treeWithTests = { ...solved, ...hidden, ...oracle, ...canary };
   const testPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
   let twins: ExpectedTests['twins'];
   if (realIds.length > 0) {
-    const plan = await planTwins({
-      seed: validationSeed,
-      files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
-      real: realIds,
-      fresh: freshCalls(calls ?? [], validationSeed),
-    });
-    const rewritten = {
-      ...treeWithTests,
-      ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])),
-    };
-    const verdict = judgeTwins(await grade('twins', rewritten), plan, realIds, rewritten, new Set(Object.keys(canary)));
+    const seeds = validationSeeds;
+    const runs = await Promise.all(
+      seeds.map(async (seed, index) => {
+        const plan = await planTwins({
+          seed,
+          files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
+          real: realIds,
+          fresh: freshCalls(calls ?? [], seed),
+        });
+        const rewritten = {
+          ...treeWithTests,
+          ...Object.fromEntries(Object.entries(plan.files).map(([path, text]) => [path, Buffer.from(text, 'utf8')])),
+        };
+        const result = await grade(index === 0 ? 'twins' : `twins-${index}`, rewritten);
+        return { plan, verdict: judgeTwins(result, plan, realIds, rewritten, new Set(Object.keys(canary))) };
+      }),
+    );
+    const { plan, verdict } = runs[0]!;
+    const failing = runs.filter((run) => !run.verdict.ok);
     const count = Object.values(plan.tests).filter((test) => test.kind === 'twin').length;
-    twins = { count, uncovered: plan.uncovered, survival: Number(plan.survival.toPrecision(3)) };
+    const { bound, untwinned } = decidingBound(plan, deciding);
+    twins = {
+      count,
+      uncovered: plan.uncovered,
+      survival: Number(plan.survival.toPrecision(3)),
+      bound: Number(bound.toPrecision(3)),
+      untwinnedDeciding: untwinned,
+    };
+    const notFailed = failing.flatMap((run) => run.verdict.notFailed);
     checks.push({
       name:
         `every canary twin fails with the reference solution, at its own ` +
-        `assertion${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
-      ok: verdict.ok && count > 0,
+        `assertion, on ${seeds.length} seeds${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
+      ok: failing.length === 0 && count > 0,
       detail:
         `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, ` +
         `survival bound ${twins.survival}` +
-        (verdict.notFailed.length
-          ? `; not failed: ${verdict.notFailed
+        (notFailed.length
+          ? `; not failed: ${notFailed
               .slice(0, 5)
               .map((twin) => `${twin.id} ${twin.outcome}`)
               .join(', ')}`
           : '') +
         (verdict.realPassed ? '' : '; a real test did not pass'),
+    });
+    const target = snapshot.spec.acceptedBound ?? defaultBoundTarget;
+    checks.push({
+      name: `the tests that decide the task are twinned: survival bound at most ${target}`,
+      ok: bound <= target,
+      detail:
+        `bound ${twins.bound} over ${deciding.length} deciding tests` +
+        (untwinned.length
+          ? `; without a twin (survivable with certainty): ${untwinned.slice(0, 8).join(', ')}` +
+            (untwinned.length > 8 ? ` and ${untwinned.length - 8} more` : '')
+          : '') +
+        (bound > target && snapshot.spec.acceptedBound === undefined
+          ? '; state the bound the task accepts as acceptedBound in task.yaml'
+          : ''),
     });
   }
   const startFailing = (start.report?.tests ?? []).filter((test) => test.outcome !== 'passed').length;

@@ -1,7 +1,7 @@
 // The background services' one mechanism (cli/services.ts), on small real processes: start, find,
 // replace on other code or settings, records of an older layout, the lock.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -140,5 +140,19 @@ describe('background services', () => {
     writeFileSync(path, '999999999');
     const taken = await takeLock(path);
     taken();
+  });
+});
+
+describe('service entry points', () => {
+  test('every script a service is started from exists (a moved entry point fails here, not in a run)', () => {
+    const root = join(__dirname, '..', '..');
+    const sources = readdirSync(join(root, 'cli')).filter((name) => name.endsWith('.ts'));
+    const scripts = sources.flatMap((name) =>
+      [
+        ...readFileSync(join(root, 'cli', name), 'utf8').matchAll(/join\(projectRoot, ((?:'[^']+', )*'[^']+\.ts')\)/g),
+      ].map((match) => match[1]!.split(', ').map((part) => part.slice(1, -1))),
+    );
+    assert.ok(scripts.length >= 2, JSON.stringify(scripts));
+    for (const parts of scripts) assert.ok(existsSync(join(root, ...parts)), `${parts.join('/')} is missing`);
   });
 });
