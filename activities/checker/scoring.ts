@@ -209,7 +209,7 @@ export function createScoringActivities(deps: ScoringDeps) {
     const canary = decodeFiles(snapshot.canary ?? {});
     const plan = deps.unsafeDisable?.includes('twins')
       ? null
-      : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls, canary);
+      : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls, canary, snapshot.expected.deciding);
     return {
       rewardIds,
       oracleIds,
@@ -310,11 +310,18 @@ export function createScoringActivities(deps: ScoringDeps) {
     ids: readonly string[],
     calls: readonly OracleCall[] | null,
     canary: Record<string, Buffer>,
+    deciding: readonly string[] | undefined,
   ): Promise<TwinPlan> {
     const paths = new Set(ids.map((id) => id.split('::')[0]!));
     const files = { ...Object.fromEntries(Object.entries(audited).filter(([path]) => paths.has(path))), ...canary };
     const seed = twinSeed(await checkerSecret(store), graded);
-    return planTwins({ seed, files, real: ids, fresh: freshCalls(calls ?? [], seed) });
+    return planTwins({
+      seed,
+      files,
+      real: ids,
+      fresh: freshCalls(calls ?? [], seed),
+      ...(deciding ? { deciding } : {}),
+    });
   }
 
   /** The agent's container must still run: one that is gone is an environment failure, not the grader's. */

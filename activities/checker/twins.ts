@@ -65,6 +65,8 @@ export async function planTwins(input: {
   real: readonly string[];
   fresh?: readonly OracleCall[];
   target?: number;
+  /** the real ids that decide the task: the target is reached over their twin groups */
+  deciding?: readonly string[];
 }): Promise<TwinPlan> {
   const files = Object.fromEntries(
     Object.entries(input.files).map(([path, content]) => [path, content.toString('utf8')]),
@@ -77,7 +79,14 @@ export async function planTwins(input: {
       ? [{ module: call.module, function: call.function, args, value }]
       : [];
   });
-  const request = JSON.stringify({ seed: input.seed, files, real: input.real, target: input.target ?? 1e-3, fresh });
+  const request = JSON.stringify({
+    seed: input.seed,
+    files,
+    real: input.real,
+    target: input.target ?? defaultBoundTarget,
+    fresh,
+    ...(input.deciding ? { deciding: input.deciding } : {}),
+  });
   const output = await new Promise<string>((resolveRun, reject) => {
     const child = spawn('python3', ['-I', checkerScript('make-twins.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];

@@ -15,6 +15,8 @@ Input (stdin, JSON):
      "files": {"tests/test_x.py": "<source>"},
      "real": ["tests/test_x.py::TestK::test_c[1-2]", ...],   ids collected from the originals
      "target": 0.001,                      survival bound to reach (default 1e-3)
+     "deciding": ["tests/test_x.py::test_a", ...],  (optional) the real ids that decide the task: the
+                                           target is reached over their groups (the others still get twins)
      "maxTwinsPerCall": 1000,              at most this many twins per test or fresh call
      "fresh": [{"module": "pkg", "function": "f",
                 "args": ["<literal source>", ...], "value": "<literal source>"}]}  (optional)
@@ -520,7 +522,10 @@ def parse_request(data):
         for src in f.get("args", []) + [f["value"]]:
             if not isinstance(src, str) or not is_literal_source(src):
                 raise BadInput("%s: %r is not a Python literal" % (where, src))
-    return seed, files, list(dict.fromkeys(real)), target, cap, fresh
+    deciding = data.get("deciding")
+    if deciding is not None and (not isinstance(deciding, list) or not all(isinstance(d, str) for d in deciding)):
+        raise BadInput("'deciding' must be a list of node ids")
+    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or [])
 
 
 def survival_bound(values, n_fresh):
@@ -678,7 +683,7 @@ def build(seed, module, variants, tests):
 
 def make_twins(data):
     """The whole rewrite: request object in, response object out (raises BadInput)."""
-    seed, files, real, target, cap, fresh = parse_request(data)
+    seed, files, real, target, cap, fresh, deciding = parse_request(data)
     modules, unparsed, total, calls = {}, [], Counter(), set()
     for path, text in files.items():
         try:
@@ -724,7 +729,11 @@ def make_twins(data):
     groups.pop(None, None)
     # the bound counts on real groups only: fresh twins are single-assert tests a careful reader may tell
     # apart, so they are an extra catch (an agent answering every asserted call), never part of the figure
-    g = choose_g([literal_capacity(lit) for lit in groups.values()], 0, target, cap + 1)
+    # g reaches the target over the groups of the deciding tests when they are given (the tests the
+    # unfixed code passes already prove nothing against a guesser), else over every group
+    decisive = {u.group for u in units if u.group is not None and any(rid in deciding for rid, _ in u.real_ids)}
+    counted = [lit for key, lit in groups.items() if key in decisive] or list(groups.values())
+    g = choose_g([literal_capacity(lit) for lit in counted], 0, target, cap + 1)
     variants = {
         key: class_variants(seed, key, lit, g - 1)
         if isinstance(lit, (ast.Name, ast.Attribute))

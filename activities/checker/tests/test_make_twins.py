@@ -547,3 +547,12 @@ def test_a_bug_that_never_raises_fails_the_raise_checks_and_one_class_for_everyt
     results = run_pytest(tmp_path / "one-class", out["files"], guess)
     twins = {i: t for i, t in out["tests"].items() if t["kind"] == "twin" and t["group"].startswith("raises: ")}
     assert all(results[i]["outcome"] == "failed" for i in twins), "a twin expects a class the code does not raise"
+
+
+def test_the_target_is_reached_over_the_deciding_tests_groups():
+    everything = rewrite(request(fresh=[], target=0.01))
+    one = TEST_FILE + "::test_scale_and_table"
+    decided = rewrite(request(fresh=[], target=0.01, deciding=[one]))
+    group = next(t["group"] for t in decided["tests"].values() if t["kind"] == "twin" and t["of"] == one)
+    assert decided["groups"][group]["values"] >= 100, "one deciding group alone must reach 1/100"
+    assert max(g["values"] for g in everything["groups"].values()) < 100, "over every group fewer values suffice"
