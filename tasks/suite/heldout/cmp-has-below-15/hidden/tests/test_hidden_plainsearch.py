@@ -15,3 +15,19 @@ def test_has_below_more_3():
 
 def test_has_below_more_4():
     assert has_below([8], 4) is False
+
+
+def test_has_below_more_5():
+    assert has_below([5, 6], 5) is False
+
+
+def test_has_below_more_6():
+    assert has_below([4, 1], 2) is True
+
+
+def test_has_below_more_7():
+    assert has_below([0], 1) is True
+
+
+def test_has_below_more_8():
+    assert has_below([7, 8, 9], 7) is False
