@@ -61,6 +61,8 @@ FAMILY_TEXT = {
     "swp": "swapped return values, swapped operands or swapped call arguments",
 }
 
+BOOLEAN_DECIDING = 10  # deciding tests of a task whose answers are all booleans: 2^-10
+
 
 # ---------------------------------------------------------------------------
 # helpers for templates
@@ -1285,6 +1287,14 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
         if not any(not x["wrong_ok"] for x in rows):
             raise GenError(f"{task_id}: the wrong fix is right on every case")
         hidden += r.sample(wmiss, min(2, len(wmiss)))
+    # the tests that decide the task (the visible ones the bug fails, and the hidden ones) must bring a
+    # guesser's chance to 2^-10 (activities/checker/twins.ts decidingBound): a boolean answer is one bit
+    # per test, so a task whose deciding answers are all booleans gets hidden tests up to ten of them
+    deciding = vis_edges + hidden
+    if all(isinstance(x["want"], bool) for x in deciding) and len(deciding) < BOOLEAN_DECIDING:
+        spare = [x for x in rows if id(x) not in chosen and x not in hidden and isinstance(x["want"], bool)]
+        extra = random.Random(f"{task_id}:boolean-hidden").sample(spare, min(BOOLEAN_DECIDING - len(deciding), len(spare)))
+        hidden += extra
     hidden.sort(key=lambda x: rows.index(x))
 
     # --- files

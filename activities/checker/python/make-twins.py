@@ -45,8 +45,9 @@ a window that holds the original at a uniform place; strings: the same
 positions changed within the same character class).  A group is chosen only if
 every occurrence of its comparison, in any file, is the changed assert of one
 of its tests, so copies made for other twins never repeat its real value; a
-test that finds no such group is "uncovered".  Asserts under try/with (which
-may never run) and literals with nothing to change are never chosen.
+test that finds no such group is "uncovered".  Asserts under try/with, if,
+for, while or match (which may never run, or run for one solution and not
+another) and literals with nothing to change are never chosen.
 
 An agent that cannot solve the task and cannot tell twins from real tests
 (a lookup table of asserted values, say) must, for each of the D_real real
@@ -86,7 +87,9 @@ from decimal import Decimal
 
 BIG = 10**9  # capacity of an unbounded leaf (ints, floats, long strings)
 ALPHABETS = (string.ascii_lowercase, string.ascii_uppercase, string.digits)
-GUARDS = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)  # an assert in these may never run or be swallowed
+# an assert in these may never run (a branch or loop another solution does not take) or be swallowed:
+# a twin of it could pass beside its real sibling for an honest solution and read as a forgery
+GUARDS = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match)
 
 
 class BadInput(Exception):
@@ -210,6 +213,89 @@ def _raises_call(item):
         return None
     cls = call.args[0]
     return (cls, call.keywords) if isinstance(cls, (ast.Name, ast.Attribute)) else None
+
+
+# ---------------------------------------------------------------- parametrize rows
+
+
+class ParamGroup:
+    """The expected column of a `@pytest.mark.parametrize` test: each twin changes every row's value."""
+
+    def __init__(self, decorator, column, rows, ids):
+        self.decorator, self.column, self.rows, self.ids = decorator, column, rows, ids
+
+    def values(self):
+        return [row.elts[self.column] if isinstance(row, ast.Tuple) else row for row in self.rows]
+
+
+def _pytest_id(value, argname, index):
+    """pytest's id of one parameter value, for the plain values it writes as text; None for others."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return value if value.isascii() and value.isprintable() and value else None
+    return "%s%d" % (argname, index) if isinstance(value, (tuple, list, dict, set)) else None
+
+
+def param_group(func):
+    """A ParamGroup of a test whose one parametrize decorator has literal rows and whose body asserts
+    `<expression> == <parameter>` at top level; with the ordinal of that assert. Else None."""
+    marks = [d for d in func.decorator_list if ast.unparse(getattr(d, "func", d)) == "pytest.mark.parametrize"]
+    if len(marks) != 1 or len(func.decorator_list) != 1:
+        return None
+    mark = marks[0]
+    if not isinstance(mark, ast.Call) or len(mark.args) != 2 or mark.keywords:
+        return None
+    names_node, rows_node = mark.args
+    if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+        names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+    elif isinstance(names_node, (ast.List, ast.Tuple)) and all(_const_text(e) for e in names_node.elts):
+        names = [e.value for e in names_node.elts]
+    else:
+        return None
+    if not isinstance(rows_node, (ast.List, ast.Tuple)) or not rows_node.elts or not is_literal(rows_node):
+        return None
+    rows = rows_node.elts
+    if len(names) > 1 and not all(isinstance(r, ast.Tuple) and len(r.elts) == len(names) for r in rows):
+        return None
+    for ordinal, (a, guarded) in enumerate(own_asserts(func)):
+        test = a.test
+        if guarded or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            continue
+        sides = [test.left, test.comparators[0]]
+        named = [x for x in sides if isinstance(x, ast.Name) and x.id in names]
+        if len(named) != 1 or is_literal(sides[0] if named[0] is sides[1] else sides[1]):
+            continue
+        uses = sum(isinstance(n, ast.Name) and n.id == named[0].id for n in ast.walk(ast.Module(func.body, [])))
+        if uses != 1:  # the parameter is an input too (`add(n, 0) == n`): changing it changes the call
+            continue
+        column = names.index(named[0].id)
+        group = ParamGroup(mark, column, rows, None)
+        if not all(leaves(v) for v in group.values()):
+            continue
+        ids = []
+        for index, row in enumerate(rows):
+            values = ast.literal_eval(row) if len(names) > 1 else (ast.literal_eval(row),)
+            parts = [_pytest_id(v, names[i], index) for i, v in enumerate(values)]
+            if None in parts:
+                return None
+            ids.append("-".join(parts))
+        if len(set(ids)) != len(ids):
+            return None
+        group.ids = ids
+        return group, ordinal
+    return None
+
+
+def _const_text(node):
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def param_variants(seed, key, group, count):
+    """`count` twins' rows: in each, every row's expected value changed (a variant per row)."""
+    per_row = [variant_literals(seed, "%s#%d" % (key, i), v, count) for i, v in enumerate(group.values())]
+    count = min(len(v) for v in per_row)
+    return [[variants[k] for variants in per_row] for k in range(count)]
 
 
 def normalise_raises(tree, seed):
@@ -363,6 +449,8 @@ def variant_literals(seed, key, literal, count):
 
 
 def literal_capacity(literal):
+    if isinstance(literal, ParamGroup):
+        return min(literal_capacity(v) for v in literal.values())
     if isinstance(literal, (ast.Name, ast.Attribute)):
         return len(raise_pool(literal)) + 1  # a raise check: its class and the pool
     return max((capacity(v) for _, v in leaves(literal)), default=0)
@@ -462,6 +550,13 @@ class Unit:
             twinnable = raise_pool(cmp[1]) if cmp and cmp[2] is RAISES else cmp and leaves(cmp[1])
             if cmp and not guarded and twinnable:
                 self.cands.setdefault(group_key(cmp), i)
+        self.param = None  # (key, ParamGroup) while its rows' ids match the real ids (make_twins checks)
+        found = param_group(node)
+        if found:
+            key = "param: %s == %s" % (self.old_id, ast.unparse(own_asserts(node)[found[1]][0].test))
+            self.param = (key, found[0])
+            self.cands[key] = found[1]
+            self.counts[key] = 1
 
 
 class Module:
@@ -558,7 +653,10 @@ def assign_groups(seed, units, total):
             key = rand.choice(options)
             for v in holders[key]:
                 v.group, v.ordinal = key, v.cands[key]
-                v.literal = comparison(own_asserts(v.node)[v.ordinal][0].test)[1]
+                if v.param and v.param[0] == key:
+                    v.literal = v.param[1]
+                else:
+                    v.literal = comparison(own_asserts(v.node)[v.ordinal][0].test)[1]
 
 
 def place_fresh(seed, fresh, modules, calls):
@@ -626,10 +724,27 @@ def build(seed, module, variants, tests):
     def expand(unit, cls_name):
         old = unit.old_id
         unit.node.name = fresh_name("test_", old)
+        param = unit.param if unit.param and unit.param[0] == unit.group else None
+        if param:
+            # pytest's own ids of the rows would quote the real expected values: the rows get ids from
+            # the secret instead, the same in the real test and its twins, mapped back to the real ids
+            neutral = ["r" + token(seed, "row", old, str(i))[:10] for i in range(len(param[1].ids))]
+            unit.suffixes = {"[%s]" % orig: "[%s]" % new for orig, new in zip(param[1].ids, neutral)}
+            param[1].decorator.keywords = [ast.keyword("ids", ast.List([ast.Constant(i) for i in neutral], ast.Load()))]
         out = [unit.node]
         for k, literal in enumerate(variants.get(unit.group, [])):
             twin = copy.deepcopy(unit.node)
             twin.name = fresh_name("test_", old, "twin", str(k))
+            if param:
+                mark = next(d for d in twin.decorator_list if isinstance(d, ast.Call))
+                for row, value in zip(mark.args[1].elts, literal):
+                    if isinstance(row, ast.Tuple):
+                        row.elts[param[1].column] = value
+                    else:
+                        mark.args[1].elts[mark.args[1].elts.index(row)] = value
+                twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
+                out.append(twin)
+                continue
             cmp = own_asserts(twin)[unit.ordinal][0].test
             if isinstance(cmp, ast.Call):
                 cmp.args[1] = literal  # a raise check: another class
@@ -669,15 +784,17 @@ def build(seed, module, variants, tests):
     prefix = lambda cls, name: "::".join([module.path] + ([cls] if cls else []) + [name])
     for unit in module.units():
         new = prefix(unit.cls and unit.cls["node"].name, unit.node.name)
+        renamed = getattr(unit, "suffixes", {})
         for rid, suffix in unit.real_ids:
-            tests[new + suffix] = {"kind": "real", "id": rid}
+            tests[new + renamed.get(suffix, suffix)] = {"kind": "real", "id": rid}
         if not unit.real_ids:
             tests[new] = {"kind": "other", "id": unit.old_id}
     for unit, cls, name, ordinal, key in twins:
         stmt = own_asserts(defs[(cls, name)])[ordinal][0]
         record = {"kind": "twin", "group": key, "path": module.path, "lines": [stmt.lineno, stmt.end_lineno]}
+        renamed = getattr(unit, "suffixes", {}) if unit else {}
         for rid, suffix in unit.real_ids if unit else [(None, "")]:
-            tests[prefix(cls, name) + suffix] = dict(record, of=rid)
+            tests[prefix(cls, name) + renamed.get(suffix, suffix)] = dict(record, of=rid)
     return source
 
 
@@ -721,6 +838,15 @@ def make_twins(data):
         modules[path].find(head).real_ids.append((rid, bracket + tail))
 
     units = [u for m in modules.values() for u in m.units() if u.real_ids]
+    for u in units:
+        if u.param is None:
+            continue
+        key, group = u.param
+        if sorted(suffix for _, suffix in u.real_ids) == sorted("[%s]" % i for i in group.ids):
+            total[key] = 1  # one test holds it
+        else:  # pytest named the rows otherwise than this rewrite would: no twin of the rows
+            del u.cands[key], u.counts[key]
+            u.param = None
     assign_groups(seed, units, total)
     placed, skipped = place_fresh(seed, fresh, modules, calls)
     groups = {}
@@ -737,6 +863,8 @@ def make_twins(data):
     variants = {
         key: class_variants(seed, key, lit, g - 1)
         if isinstance(lit, (ast.Name, ast.Attribute))
+        else param_variants(seed, key, lit, g - 1)
+        if isinstance(lit, ParamGroup)
         else variant_literals(seed, key, lit, g - 1)
         for key, lit in groups.items()
     }

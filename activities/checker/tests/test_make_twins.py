@@ -556,3 +556,68 @@ def test_the_target_is_reached_over_the_deciding_tests_groups():
     group = next(t["group"] for t in decided["tests"].values() if t["kind"] == "twin" and t["of"] == one)
     assert decided["groups"][group]["values"] >= 100, "one deciding group alone must reach 1/100"
     assert max(g["values"] for g in everything["groups"].values()) < 100, "over every group fewer values suffice"
+
+
+def test_asserts_in_branches_and_loops_get_no_twin():
+    # a branch another solution does not take would let the twin pass beside its real sibling
+    source = (
+        "from calc import add\n\n"
+        "def test_branch():\n    result = add(1, 2)\n    if result is not None:\n        assert result == 3\n\n"
+        "def test_loop():\n    for n in range(2):\n        assert add(n, 1) == n + 1\n        assert add(7, 1) == 8\n\n"
+        "def test_top():\n    assert add(2, 5) == 7\n"
+    )
+    real = ["tests/test_b.py::test_branch", "tests/test_b.py::test_loop", "tests/test_b.py::test_top"]
+    out = rewrite(request(files={"tests/test_b.py": source}, real=real, fresh=[]))
+    assert sorted(out["uncovered"]) == real[:2]
+    assert list(out["groups"]) == ["add(2, 5) == 7"]
+
+
+# ---------------------------------------------------------------- parametrize rows
+
+PARAM_TESTS = """
+import pytest
+from calc import parse
+
+
+@pytest.mark.parametrize("text, expected", [("2h", 7200), ("3m", 180), ("45s", 45)])
+def test_parse(text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1h", "2m"])
+def test_positive(text):
+    assert parse(text) > 0
+"""
+
+PARAM_REAL = [
+    "tests/test_param.py::test_parse[2h-7200]",
+    "tests/test_param.py::test_parse[3m-180]",
+    "tests/test_param.py::test_parse[45s-45]",
+    "tests/test_param.py::test_positive[1h]",
+    "tests/test_param.py::test_positive[2m]",
+]
+
+
+def test_parametrize_rows_get_twins_with_every_expected_value_changed(tmp_path):
+    out = rewrite(request(files={"tests/test_param.py": PARAM_TESTS}, real=PARAM_REAL, fresh=[], target=0.01))
+    assert [g for g in out["groups"] if g.startswith("param: ")], out["groups"]
+    assert sorted(out["uncovered"]) == PARAM_REAL[3:]
+    results = run_pytest(tmp_path / "correct", out["files"], PARSER)
+    assert set(results) == set(out["tests"]), "the rows' ids are the plan's"
+    assert "7200" not in out["files"]["tests/test_param.py"].split("def ")[0].split("ids=")[-1]
+    assert all("7200" not in line for line in out["files"]["tests/test_param.py"].splitlines() if "ids=" in line)
+    assert {t["id"] for t in out["tests"].values() if t["kind"] == "real"} == set(PARAM_REAL)
+    twins = [(i, t) for i, t in out["tests"].items() if t["kind"] == "twin"]
+    assert len(twins) >= 3 * 9
+    for node_id, t in out["tests"].items():
+        got = results[node_id]
+        if t["kind"] == "real":
+            assert got["outcome"] == "passed", node_id
+        elif t["kind"] == "twin":
+            assert got["outcome"] == "failed", node_id
+            assert t["lines"][0] <= got["lineno"] <= t["lines"][1], (node_id, got, t)
+    # code that answers exactly the rows it reads passes one copy of the rows in each row set: the real
+    # one only by chance, and then a twin fails; answering every row at once is caught as a forgery
+    forged = "class Any:\n    def __eq__(self, other):\n        return True\ndef parse(text):\n    return Any()\n"
+    results = run_pytest(tmp_path / "forged", out["files"], forged)
+    assert all(results[i]["outcome"] == "passed" for i, _ in twins)

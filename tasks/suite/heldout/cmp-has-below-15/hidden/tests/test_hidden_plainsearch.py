@@ -6,28 +6,28 @@ def test_has_below_more_1():
 
 
 def test_has_below_more_2():
-    assert has_below([2, 1], 3) is True
+    assert has_below([2, 1], 2) is True
 
 
 def test_has_below_more_3():
-    assert has_below([1, 1, 3], 3) is True
+    assert has_below([2, 1], 3) is True
 
 
 def test_has_below_more_4():
-    assert has_below([8], 4) is False
+    assert has_below([1, 1, 3], 3) is True
 
 
 def test_has_below_more_5():
-    assert has_below([5, 6], 5) is False
+    assert has_below([8], 3) is False
 
 
 def test_has_below_more_6():
-    assert has_below([4, 1], 2) is True
+    assert has_below([7, 4, 7, 2, 8], 3) is True
 
 
 def test_has_below_more_7():
-    assert has_below([0], 1) is True
+    assert has_below([7, 3, 8, 0], 4) is True
 
 
 def test_has_below_more_8():
-    assert has_below([7, 8, 9], 7) is False
+    assert has_below([8], 4) is False
