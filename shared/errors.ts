@@ -9,6 +9,8 @@ export const ErrorTypes = {
   sandboxCrash: 'SandboxCrash',
   graderError: 'GraderError',
   policyError: 'PolicyError',
+  /** the agent's tree cannot be parked (too large, or more file bytes than a restore can write) */
+  treeOverLimits: 'TreeOverLimits',
 } as const;
 export type ErrorType = (typeof ErrorTypes)[keyof typeof ErrorTypes];
 

@@ -1293,7 +1293,9 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
     deciding = vis_edges + hidden
     if all(isinstance(x["want"], bool) for x in deciding) and len(deciding) < BOOLEAN_DECIDING:
         spare = [x for x in rows if id(x) not in chosen and x not in hidden and isinstance(x["want"], bool)]
-        extra = random.Random(f"{task_id}:boolean-hidden").sample(spare, min(BOOLEAN_DECIDING - len(deciding), len(spare)))
+        extra = random.Random(f"{task_id}:boolean-hidden").sample(
+            spare, min(BOOLEAN_DECIDING - len(deciding), len(spare))
+        )
         hidden += extra
     hidden.sort(key=lambda x: rows.index(x))
 

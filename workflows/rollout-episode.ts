@@ -141,8 +141,7 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
           step = await act(episode);
           break;
         case 'parking':
-          await parkSandbox(input, state, episode.host, progress, episodeId);
-          step = { state: 'parked' };
+          step = await park(episode);
           break;
         case 'parked': {
           const woke = await waitParked(input, state, progress, control);
@@ -251,6 +250,26 @@ async function resume(episode: Episode): Promise<EpisodeStep> {
  * Scoring: the checker grades the tree. A lost host or a sandbox fault is `sandbox_crash`, any
  * other failure of the checker `grader_error`: environment failures, never a reward.
  */
+/**
+ * Parks the episode. A tree the agent made that cannot be parked (over the snapshot's bounds) ends
+ * the episode as the agent's failure: reward 0, kept for training, never an environment failure.
+ */
+async function park(episode: Episode): Promise<EpisodeStep> {
+  const { input, state, progress, episodeId } = episode;
+  try {
+    await parkSandbox(input, state, episode.host, progress, episodeId);
+    return { state: 'parked' };
+  } catch (error) {
+    if (failureType(error) !== ErrorTypes.treeOverLimits) throw error;
+    return {
+      state: 'finishing',
+      outcome: Outcomes.agentCrash,
+      score: null,
+      detail: `over_limits: ${messageOf(error)}`,
+    };
+  }
+}
+
 async function score(episode: Episode, outcome: Outcome, detail: string | null): Promise<EpisodeStep> {
   const { input, state, progress, episodeId } = episode;
   progress.phase = 'scoring';

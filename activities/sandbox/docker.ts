@@ -115,9 +115,22 @@ export class ArchiveTooLargeError extends Error {
   override name = 'ArchiveTooLargeError';
 }
 
-export async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/**
+ * Collects a stream; with `maxBytes`, the bound is checked as the bytes arrive and the stream is
+ * ended as soon as it is passed (ArchiveTooLargeError), so nothing larger is ever held.
+ */
+export async function streamToBuffer(stream: NodeJS.ReadableStream, maxBytes = Infinity): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  let size = 0;
+  for await (const chunk of stream) {
+    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += data.length;
+    if (size > maxBytes) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      throw new ArchiveTooLargeError(`the archive is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(data);
+  }
   return Buffer.concat(chunks);
 }
 

@@ -1,8 +1,9 @@
 import { rm } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
 import type { SandboxHandle, TaskSummary } from '../../shared/episode';
+import { ErrorTypes } from '../../shared/errors';
 import { TaskSnapshot } from '../../shared/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createJournal } from '../tools/journal';
@@ -21,7 +22,7 @@ import {
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
 import { sweepAgentProcesses } from './sweep';
-import { restoreTree, snapshotTree, type TreeSnapshotRef } from './tree-snapshot';
+import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './tree-snapshot';
 
 export interface SandboxDeps {
   docker: Dockerode;
@@ -133,7 +134,17 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       const heartbeat = setInterval(() => Context.current().heartbeat('snapshotting'), 1000);
       try {
         await sweepAgentProcesses(docker, input.sandbox.containerName, config.sandbox.uid);
-        return await snapshotTree(docker.getContainer(input.sandbox.containerName), store, treeBytes);
+        return await snapshotTree(
+          docker.getContainer(input.sandbox.containerName),
+          store,
+          treeBytes,
+          config.sandbox.workDiskMb * 1024 * 1024,
+        );
+      } catch (error) {
+        // the agent's tree, not the environment: the episode ends as its failure (workflows/episode/parking.ts)
+        if (error instanceof TreeOverLimits)
+          throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.treeOverLimits);
+        throw error;
       } finally {
         clearInterval(heartbeat);
       }

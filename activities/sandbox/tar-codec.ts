@@ -128,6 +128,8 @@ export function writeRawTar(entries: readonly RawTarEntry[]): Buffer {
       ['path', name],
       ['uid', Buffer.from(String(entry.uid))],
       ['gid', Buffer.from(String(entry.gid))],
+      // exact, whatever the header's 11 octal digits can hold: before 1970 or past 2242
+      ['mtime', Buffer.from(String(entry.mtime))],
     ];
     if (entry.link) records.push(['linkpath', entry.link]);
     const paxData = encodePax(records);
@@ -187,7 +189,7 @@ function header(fields: {
   writeOctal(buffer, 108, 8, Math.min(fields.uid, 0o7777777));
   writeOctal(buffer, 116, 8, Math.min(fields.gid, 0o7777777));
   writeOctal(buffer, 124, 12, fields.size);
-  writeOctal(buffer, 136, 12, Math.max(0, fields.mtime));
+  writeOctal(buffer, 136, 12, Math.min(Math.max(0, fields.mtime), 0o77777777777)); // the PAX record is exact
   buffer.write(fields.typeflag, 156, 'latin1');
   fields.link?.copy(buffer, 157);
   buffer.write('ustar\u000000', 257, 'latin1');

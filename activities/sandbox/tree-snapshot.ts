@@ -16,7 +16,7 @@ import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { ArtifactStore } from '../store/artifact-store';
 import { repoPath } from './container';
-import { execCollect, streamToBuffer } from './docker';
+import { ArchiveTooLargeError, execCollect, streamToBuffer } from './docker';
 import { readRawTar, RawEntryTypes, writeRawTar, type RawEntryType, type RawTarEntry } from './tar-codec';
 
 const SnapshotEntry = z.object({
@@ -93,8 +93,14 @@ export async function readTree(
   maxBytes: number,
 ): Promise<{ root: TreeSnapshot['root']; entries: RawTarEntry[] }> {
   const stream = (await container.getArchive({ path: repoPath })) as unknown as Readable;
-  const archive = await streamToBuffer(stream);
-  if (archive.length > maxBytes) throw new Error(`the repository archive is larger than ${maxBytes} bytes`);
+  let archive: Buffer;
+  try {
+    archive = await streamToBuffer(stream, maxBytes);
+  } catch (error) {
+    if (error instanceof ArchiveTooLargeError)
+      throw new TreeOverLimits(`the repository archive is larger than ${maxBytes} bytes`);
+    throw error;
+  }
   const raw = readRawTar(archive, { maxBytes });
   const top = Buffer.from(repoPath.split('/').filter(Boolean).at(-1)!);
   const rootEntry = raw.find((entry) => entry.path.equals(top));
@@ -116,13 +122,33 @@ export async function readTree(
   return { root: { mode: rootEntry.mode, uid: rootEntry.uid, gid: rootEntry.gid }, entries };
 }
 
-/** Snapshots a container's repository tree into the store: file contents as blobs, the manifest as a JSON blob. */
+/**
+ * A tree the agent made that cannot be parked: its archive is over the bound, or its files hold more
+ * bytes than the volume a restore writes them into (a sparse file reads back whole). The agent's
+ * doing: the episode ends as its failure, never as the environment's.
+ */
+export class TreeOverLimits extends Error {
+  override name = 'TreeOverLimits';
+}
+
+/**
+ * Snapshots a container's repository tree into the store: file contents as blobs, the manifest as a
+ * JSON blob. `maxBytes` bounds the archive as it streams in; `contentBytes` (the volume's size) the
+ * files' bytes together, which a restore must fit.
+ */
 export async function snapshotTree(
   container: Dockerode.Container,
   store: ArtifactStore,
   maxBytes: number,
+  contentBytes = maxBytes,
 ): Promise<TreeSnapshotRef> {
   const { root, entries } = await readTree(container, maxBytes);
+  const held = entries.reduce((sum, entry) => sum + (entry.type === 'file' ? (entry.content?.length ?? 0) : 0), 0);
+  if (held > contentBytes)
+    throw new TreeOverLimits(
+      `the files hold ${held} bytes, more than the ${contentBytes} of the volume a restore writes them into ` +
+        '(a sparse file reads back whole)',
+    );
   const manifest: TreeSnapshot = {
     format: 'agentrl-tree/1',
     root,
@@ -169,27 +195,170 @@ async function restoreLinkedSetIdBits(
   for (const entry of entries) {
     if (entry.type !== 'file' || (entry.mode & 0o6000) === 0 || !linked.has(entry.path.toString('hex'))) continue;
     const path = Buffer.concat([Buffer.from(`${repoPath}/`), entry.path]).toString('hex');
-    const result = await execCollect(
+    await runAs(
       docker,
       container,
-      [
-        'python3',
-        '-I',
-        '-S',
-        '-c',
-        'import os, sys; os.chmod(bytes.fromhex(sys.argv[1]), int(sys.argv[2], 8))',
-        path,
-        entry.mode.toString(8),
-      ],
-      { user: `${entry.uid}:${entry.gid}` },
+      `${entry.uid}:${entry.gid}`,
+      setMode,
+      [path, entry.mode],
+      `set the mode ${entry.mode.toString(8)} of ${entry.path.toString('latin1')} again`,
     );
-    if (result.exitCode !== 0)
-      throw new Error(
-        `could not set the mode ${entry.mode.toString(8)} of ${entry.path.toString('latin1')} again: ` +
-          `${result.stderr.trim()}`,
-      );
   }
 }
+
+/**
+ * Python run as an entry's owner: `reach(path)` opens, for the moment, the folders on the way to a
+ * path that the owner cannot search (mode 000, say; a mode change keeps a folder's time), and
+ * `close` sets their modes back.
+ */
+const reachAsOwner = [
+  'import json, os, sys',
+  `TOP = ${JSON.stringify(repoPath)}.encode()`,
+  'def reach(path):',
+  '    opened, folder = [], TOP',
+  '    for part in path[len(TOP) + 1:].split(b"/")[:-1]:',
+  '        folder = folder + b"/" + part',
+  '        info = os.stat(folder)',
+  '        if info.st_uid == os.getuid() and info.st_mode & 0o100 == 0:',
+  '            os.chmod(folder, (info.st_mode & 0o7777) | 0o100)',
+  '            opened.append((folder, info.st_mode & 0o7777))',
+  '    return opened',
+  'def close(opened):',
+  '    for folder, mode in reversed(opened):',
+  '        os.chmod(folder, mode)',
+].join('\n');
+
+/** Sets a file's mode as its owner. */
+const setMode = [
+  reachAsOwner,
+  'path, mode = json.loads(sys.argv[1])',
+  'path = bytes.fromhex(path)',
+  'opened = reach(path)',
+  'os.chmod(path, mode)',
+  'close(opened)',
+].join('\n');
+
+/**
+ * Whether the archive API would refuse a symlink: one whose target, read relative to the link's
+ * folder, leaves the repository (`../../etc/passwd`). Absolute targets are read inside it.
+ */
+export function leavesRepository(entry: Pick<RawTarEntry, 'type' | 'path' | 'link'>): boolean {
+  if (entry.type !== 'symlink' || !entry.link || entry.link[0] === 0x2f) return false;
+  let depth = entry.path.toString('latin1').split('/').length - 1;
+  for (const part of entry.link.toString('latin1').split('/')) {
+    if (part === '..') depth -= 1;
+    else if (part !== '' && part !== '.') depth += 1;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs a small Python program in the container as a given owner (`uid:gid`), with JSON arguments;
+ * a failure is an error naming what it was for.
+ */
+async function runAs(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  owner: string,
+  program: string,
+  argument: unknown,
+  what: string,
+): Promise<void> {
+  const result = await execCollect(
+    docker,
+    container,
+    ['python3', '-I', '-S', '-c', program, JSON.stringify(argument)],
+    { user: owner },
+  );
+  if (result.exitCode !== 0) throw new Error(`could not ${what}: ${result.stderr.trim().slice(-300)}`);
+}
+
+/**
+ * Symlinks the archive API refuses (`leavesRepository`) are made by their owner instead, without
+ * following them; the folder's mode and time are set back as the snapshot holds them (making a link
+ * in a folder changes its time, and a folder its owner cannot write is opened for the moment).
+ */
+const makeLinks = [
+  'import json, os, sys',
+  'for path, target, mtime, folder, mode, ftime in json.loads(sys.argv[1]):',
+  '    path, target, folder = bytes.fromhex(path), bytes.fromhex(target), bytes.fromhex(folder)',
+  '    os.chmod(folder, mode | 0o700)',
+  '    os.symlink(target, path)',
+  '    os.utime(path, ns=(mtime * 10**9, mtime * 10**9), follow_symlinks=False)',
+  '    os.chmod(folder, mode)',
+  '    if ftime is not None:',
+  '        os.utime(folder, ns=(ftime * 10**9, ftime * 10**9))',
+].join('\n');
+
+async function restoreOutsideLinks(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  entries: readonly RawTarEntry[],
+  root: TreeSnapshot['root'],
+): Promise<void> {
+  const folders = new Map(
+    entries.filter((entry) => entry.type === 'directory').map((e) => [e.path.toString('hex'), e]),
+  );
+  for (const entry of entries.filter(leavesRepository)) {
+    const slash = entry.path.lastIndexOf(0x2f);
+    const folderPath = slash === -1 ? Buffer.alloc(0) : entry.path.subarray(0, slash);
+    const folder = folderPath.length ? folders.get(folderPath.toString('hex')) : undefined;
+    const mode = folder ? folder.mode : root.mode;
+    // the root folder's time is not part of the tree (treeDigest): only a subfolder's is set back
+    const ftime = folder ? folder.mtime : null;
+    const absolute = (path: Buffer) =>
+      Buffer.concat([Buffer.from(repoPath), path.length ? Buffer.from('/') : Buffer.alloc(0), path]);
+    await runAs(
+      docker,
+      container,
+      `${entry.uid}:${entry.gid}`,
+      makeLinks,
+      [
+        [
+          absolute(entry.path).toString('hex'),
+          entry.link!.toString('hex'),
+          entry.mtime,
+          absolute(folderPath).toString('hex'),
+          mode,
+          ftime,
+        ],
+      ],
+      `make the link ${entry.path.toString('latin1')}`,
+    );
+  }
+}
+
+/**
+ * The archive API sets a modification time before 1970 or past 2262 to 1970 (Docker's Chtimes):
+ * the entry's owner sets such times again, in the fresh container before any agent process runs.
+ */
+async function restoreOutOfRangeTimes(
+  docker: Dockerode,
+  container: Dockerode.Container,
+  entries: readonly RawTarEntry[],
+): Promise<void> {
+  const latest = 9_223_372_036; // 2^63 ns, in seconds
+  const byOwner = new Map<string, [string, number][]>();
+  for (const entry of entries) {
+    if (entry.type === 'hardlink' || (entry.mtime >= 0 && entry.mtime <= latest)) continue;
+    const owner = `${entry.uid}:${entry.gid}`;
+    const path = Buffer.concat([Buffer.from(`${repoPath}/`), entry.path]).toString('hex');
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), [path, entry.mtime]]);
+  }
+  for (const [owner, times] of byOwner)
+    await runAs(docker, container, owner, setTimes, times, `set ${times.length} modification times again`);
+}
+
+/** Sets modification times as their entries' owner, without following links. */
+const setTimes = [
+  reachAsOwner,
+  'for path, mtime in json.loads(sys.argv[1]):',
+  '    path = bytes.fromhex(path)',
+  '    opened = reach(path)',
+  '    os.utime(path, ns=(mtime * 10**9, mtime * 10**9), follow_symlinks=False)',
+  '    close(opened)',
+].join('\n');
 
 /** The snapshot's entries with their contents, in archive order. */
 export async function loadSnapshot(
@@ -226,8 +395,10 @@ export async function restoreTree(
   maxBytes: number,
 ): Promise<void> {
   const { snapshot, entries } = await loadSnapshot(store, ref);
-  await container.putArchive(writeRawTar(entries), { path: repoPath });
+  await container.putArchive(writeRawTar(entries.filter((entry) => !leavesRepository(entry))), { path: repoPath });
+  await restoreOutsideLinks(docker, container, entries, snapshot.root);
   await restoreLinkedSetIdBits(docker, container, entries);
+  await restoreOutOfRangeTimes(docker, container, entries);
   const restored = await readTree(container, maxBytes);
   const digest = treeDigest(restored.root, restored.entries);
   if (digest !== snapshot.digest) {

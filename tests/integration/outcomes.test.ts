@@ -84,6 +84,22 @@ describe('episode outcomes', { concurrency: 3 }, () => {
     assert.deepEqual(await containersOf(result.workflowId), []);
   });
 
+  test('a tree that cannot be parked (a sparse file larger than the volume) ends as agent_crash with reward 0', async () => {
+    const result = await runEpisode(suite.env, suite.worker, {
+      task: offByOne,
+      policy: scriptedPolicy([
+        { tool: 'bash', command: 'truncate -s 2G notes.bin && ls -l notes.bin | wc -l' },
+        { tool: 'submit' },
+      ]),
+      segment: { maxTurns: 1 },
+    });
+    assert.equal(result.outcome, 'agent_crash', JSON.stringify(result.error));
+    assert.equal(result.reward, 0);
+    assert.equal(result.trueSuccess, false);
+    assert.match(result.error ?? '', /^over_limits: .*(larger than|more than)/);
+    assert.deepEqual(await containersOf(result.workflowId), []);
+  });
+
   test('the turn limit gives turn_limit, and the final state is still scored', async () => {
     const result = await runEpisode(suite.env, suite.worker, {
       task: offByOne,

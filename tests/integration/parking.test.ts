@@ -56,13 +56,14 @@ print('\n'.join(sorted(rows)))
 };
 
 /**
- * The fix, plus what a byte-exact tree must keep: a symlink, a dangling one, set-id and private bits, a hard link, a
- * fifo, an empty folder, a name that is not UTF-8.
+ * The fix, plus what a byte-exact tree must keep: a symlink, a dangling one, one that points above the repository,
+ * set-id and private bits, a hard link, one to a set-id file in a folder of mode 000, a fifo, an empty folder, a
+ * name that is not UTF-8, modification times before 1970 and after 2262.
  */
 const actions = [
   {
     tool: 'bash',
-    command: String.raw`sed -i 's/items\[start:end - 1\]/items[start:end]/' pager/__init__.py && mkdir -p notes/empty && chmod 700 notes && ln -s ../pager/__init__.py notes/link && ln -s /nowhere dangling && printf 'a\0b' > notes/data.bin && chmod 4750 notes/data.bin && ln notes/data.bin hard && mkfifo notes/pipe && touch "notes/$(printf '\377\376')-not-utf8" && touch -d '2001-02-03 04:05:06' notes/data.bin && git status --short | wc -l`,
+    command: String.raw`sed -i 's/items\[start:end - 1\]/items[start:end]/' pager/__init__.py && mkdir -p notes/empty && chmod 700 notes && ln -s ../pager/__init__.py notes/link && ln -s /nowhere dangling && printf 'a\0b' > notes/data.bin && chmod 4750 notes/data.bin && ln notes/data.bin hard && mkfifo notes/pipe && touch "notes/$(printf '\377\376')-not-utf8" && touch -d '2001-02-03 04:05:06' notes/data.bin && touch -d '1950-01-01 00:00:00' notes/old && touch -d '2300-01-01 00:00:00' notes/far && ln -s ../../etc/passwd notes/up && mkdir locked && printf x > locked/suid && chmod 4755 locked/suid && ln locked/suid suid-link && chmod 000 locked && git status --short | wc -l`,
   },
   treeListing,
   // the segment ends here: parked after 2 turns

@@ -98,3 +98,22 @@ test('a damaged archive is refused, naming where', () => {
   const cut = writeRawTar([entries[3]!]).subarray(0, 1536);
   assert.throws(() => readRawTar(cut), /cut short/);
 });
+
+test('modification times before 1970 and past what 11 octal digits hold come back exact', () => {
+  const times = [-86_400 * 365 * 30, -1, 0, 2 ** 33 + 17, 253_402_300_799];
+  const archive = writeRawTar(
+    times.map((mtime, index) => ({
+      path: Buffer.from(`f${index}`),
+      type: 'file' as const,
+      mode: 0o644,
+      uid: 1000,
+      gid: 1000,
+      mtime,
+      content: Buffer.from('x'),
+    })),
+  );
+  assert.deepEqual(
+    readRawTar(archive).map((entry) => entry.mtime),
+    times,
+  );
+});
