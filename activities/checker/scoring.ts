@@ -320,6 +320,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       files,
       real: ids,
       fresh: freshCalls(calls ?? [], seed),
+      inputs: calls ?? [],
       ...(deciding ? { deciding } : {}),
     });
   }

@@ -67,6 +67,8 @@ export async function planTwins(input: {
   target?: number;
   /** the real ids that decide the task: the target is reached over their twin groups */
   deciding?: readonly string[];
+  /** the oracle's calls: those with a value expected are valid inputs for raise twins */
+  inputs?: readonly OracleCall[];
 }): Promise<TwinPlan> {
   const files = Object.fromEntries(
     Object.entries(input.files).map(([path, content]) => [path, content.toString('utf8')]),
@@ -79,9 +81,16 @@ export async function planTwins(input: {
       ? [{ module: call.module, function: call.function, args, value }]
       : [];
   });
+  // inputs the oracle calls valid (a value expected), for raise twins: the same block on a valid input
+  const inputs = (input.inputs ?? []).flatMap((call) => {
+    if (!('value' in call.expect) || call.kwargs) return [];
+    const args = call.args.map(pythonLiteral);
+    return args.every((arg) => arg !== null) ? [{ module: call.module, function: call.function, args }] : [];
+  });
   const request = JSON.stringify({
     seed: input.seed,
     files,
+    inputs: inputs.slice(0, 500),
     real: input.real,
     target: input.target ?? defaultBoundTarget,
     fresh,
@@ -152,7 +161,8 @@ export function judgeTwins(
       test.crash.path === twin.path &&
       test.crash.line >= twin.lines[0] &&
       test.crash.line <= twin.lines[1] &&
-      /^(AssertionError\b|assert\b)/.test(test.crash.message);
+      // a raise twin on a valid input fails where its block ends: pytest.raises reports DID NOT RAISE
+      /^(AssertionError\b|assert\b|Failed: DID NOT RAISE\b)/.test(test.crash.message);
     if (own) continue;
     notFailed.push({ id, outcome: test ? (test.outcome === 'failed' ? 'failed elsewhere' : test.outcome) : 'missing' });
     if (test?.outcome === 'passed') passedGroups.add(twin.group);

@@ -193,6 +193,7 @@ export async function validateTask(
           files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
           real: realIds,
           fresh: freshCalls(calls ?? [], seed),
+          inputs: calls ?? [],
           deciding,
         });
         const rewritten = {

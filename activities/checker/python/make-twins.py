@@ -160,6 +160,8 @@ def group_key(cmp):
 
 RAISES = "raises"  # the op of a normalised `with pytest.raises(Cls):` block
 RAISES_KEY = "agentrl_raises"  # attribute of the check's `<name>.type` node: the group key
+RAISES_CALL = "agentrl_raises_call"  # and the one call the block makes, when it makes one
+INPUT_TWINS = 2  # input twins per raise check: the same block on inputs the oracle says are valid
 # exception classes a raise twin may expect instead: common ones, so that the real class is not
 # special among them; for a class of the candidate's package, only classes such a class rarely
 # derives from (its real bases are unknown here, and task validate proves every twin)
@@ -325,6 +327,9 @@ def normalise_raises(tree, seed):
             )
             subject = ast.Attribute(ast.Name(var, ast.Load()), "type", ast.Load())
             setattr(subject, RAISES_KEY, "raises: " + ast.unparse(ast.Module(stmt.body, [])))
+            only = stmt.body[0] if len(stmt.body) == 1 else None
+            if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and not only.value.keywords:
+                setattr(subject, RAISES_CALL, only.value)  # the call an input twin gives a valid input
             check = ast.Assert(ast.Call(ast.Name("issubclass", ast.Load()), [subject, cls], []), None)
             body.append(check)
         node.body = body
@@ -617,10 +622,19 @@ def parse_request(data):
         for src in f.get("args", []) + [f["value"]]:
             if not isinstance(src, str) or not is_literal_source(src):
                 raise BadInput("%s: %r is not a Python literal" % (where, src))
+    inputs = data.get("inputs", [])
+    if not isinstance(inputs, list) or not all(
+        isinstance(i, dict)
+        and isinstance(i.get("function"), str)
+        and isinstance(i.get("args"), list)
+        and all(isinstance(a, str) and is_literal_source(a) for a in i["args"])
+        for i in inputs
+    ):
+        raise BadInput("'inputs' must be a list of {module, function, args: [literal source]}")
     deciding = data.get("deciding")
     if deciding is not None and (not isinstance(deciding, list) or not all(isinstance(d, str) for d in deciding)):
         raise BadInput("'deciding' must be a list of node ids")
-    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or [])
+    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or []), inputs
 
 
 def survival_bound(values, n_fresh):
@@ -754,6 +768,13 @@ def build(seed, module, variants, tests):
                 cmp.comparators = [literal]
             twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
             out.append(twin)
+        for k, args in enumerate(getattr(unit, "inputs", [])):
+            twin = copy.deepcopy(unit.node)
+            twin.name = fresh_name("test_", old, "input", str(k))
+            call = getattr(own_asserts(twin)[unit.ordinal][0].test.args[0], RAISES_CALL)
+            call.args = copy.deepcopy(args)
+            twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group + " (valid inputs)"))
+            out.append(twin)
         return out
 
     top = []
@@ -790,8 +811,14 @@ def build(seed, module, variants, tests):
         if not unit.real_ids:
             tests[new] = {"kind": "other", "id": unit.old_id}
     for unit, cls, name, ordinal, key in twins:
-        stmt = own_asserts(defs[(cls, name)])[ordinal][0]
-        record = {"kind": "twin", "group": key, "path": module.path, "lines": [stmt.lineno, stmt.end_lineno]}
+        func = defs[(cls, name)]
+        stmt = own_asserts(func)[ordinal][0]
+        first = stmt.lineno
+        if key.startswith("raises: ") and stmt in func.body and func.body.index(stmt) > 0:
+            block = func.body[func.body.index(stmt) - 1]
+            if isinstance(block, ast.With):  # a raise twin fails at its check, or at its block (DID NOT RAISE)
+                first = block.lineno
+        record = {"kind": "twin", "group": key, "path": module.path, "lines": [first, stmt.end_lineno]}
         renamed = getattr(unit, "suffixes", {}) if unit else {}
         for rid, suffix in unit.real_ids if unit else [(None, "")]:
             tests[prefix(cls, name) + renamed.get(suffix, suffix)] = dict(record, of=rid)
@@ -800,7 +827,7 @@ def build(seed, module, variants, tests):
 
 def make_twins(data):
     """The whole rewrite: request object in, response object out (raises BadInput)."""
-    seed, files, real, target, cap, fresh, deciding = parse_request(data)
+    seed, files, real, target, cap, fresh, deciding, inputs = parse_request(data)
     modules, unparsed, total, calls = {}, [], Counter(), set()
     for path, text in files.items():
         try:
@@ -869,6 +896,18 @@ def make_twins(data):
         for key, lit in groups.items()
     }
     summary = {key: {"values": len(v) + 1, "real": True} for key, v in variants.items()}
+    # a raise check also gets twins on inputs the oracle calls valid: the same block, which a correct
+    # solution fails (DID NOT RAISE); code that raises for every input it finds in a raise block passes
+    # them, beside its real sibling: a forgery. They are an extra catch, never part of the bound.
+    for u in units:
+        check = own_asserts(u.node)[u.ordinal][0].test if u.group and u.group.startswith("raises: ") else None
+        call = getattr(check.args[0], RAISES_CALL, None) if check is not None else None
+        name = call and (call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None))
+        valid = [i for i in inputs if i["function"] == name and len(i["args"]) == len(call.args)] if call else []
+        if valid:
+            rng(seed, "inputs", u.group).shuffle(valid)
+            u.inputs = [[ast.parse(a, mode="eval").body for a in i["args"]] for i in valid[:INPUT_TWINS]]
+            summary[u.group + " (valid inputs)"] = {"values": 1, "real": False}
     survival = survival_bound([len(v) + 1 for v in variants.values()], 0)
     for module, key, call, value in placed:
         literals = variant_literals(seed, key, value, min(g, cap))

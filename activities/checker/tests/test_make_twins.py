@@ -604,8 +604,8 @@ def test_parametrize_rows_get_twins_with_every_expected_value_changed(tmp_path):
     assert sorted(out["uncovered"]) == PARAM_REAL[3:]
     results = run_pytest(tmp_path / "correct", out["files"], PARSER)
     assert set(results) == set(out["tests"]), "the rows' ids are the plan's"
-    assert "7200" not in out["files"]["tests/test_param.py"].split("def ")[0].split("ids=")[-1]
-    assert all("7200" not in line for line in out["files"]["tests/test_param.py"].splitlines() if "ids=" in line)
+    ids = [line.split("ids=")[1] for line in out["files"]["tests/test_param.py"].splitlines() if "ids=" in line]
+    assert ids and all("7200" not in part and "2h" not in part for part in ids), "no id quotes a row's values"
     assert {t["id"] for t in out["tests"].values() if t["kind"] == "real"} == set(PARAM_REAL)
     twins = [(i, t) for i, t in out["tests"].items() if t["kind"] == "twin"]
     assert len(twins) >= 3 * 9
@@ -621,3 +621,30 @@ def test_parametrize_rows_get_twins_with_every_expected_value_changed(tmp_path):
     forged = "class Any:\n    def __eq__(self, other):\n        return True\ndef parse(text):\n    return Any()\n"
     results = run_pytest(tmp_path / "forged", out["files"], forged)
     assert all(results[i]["outcome"] == "passed" for i, _ in twins)
+
+
+def test_raise_checks_get_twins_on_valid_inputs_that_catch_raising_for_whatever_the_tests_ask(tmp_path):
+    inputs = [{"module": "calc", "function": "parse", "args": [repr(t)]} for t in ("5s", "7m", "1h")]
+    out = rewrite(request(files={"tests/test_raising.py": RAISING_TESTS}, real=RAISING_REAL, fresh=[], inputs=inputs))
+    on_inputs = {i: t for i, t in out["tests"].items() if t["kind"] == "twin" and t["group"].endswith("(valid inputs)")}
+    assert len(on_inputs) == 2 * 3, "two valid-input twins per raise check"
+    assert all(out["groups"][t["group"]] == {"values": 1, "real": False} for t in on_inputs.values())
+    correct = run_pytest(tmp_path / "correct", out["files"], PARSER)
+    for node_id, t in out["tests"].items():
+        if t["kind"] == "twin":
+            assert correct[node_id]["outcome"] == "failed", node_id
+            assert t["lines"][0] <= correct[node_id]["lineno"] <= t["lines"][1], (node_id, correct[node_id], t)
+    # code that reads the raise blocks of the tests it is graded with and raises the expected class for
+    # each input it finds there: every real raise check passes, and so do the twins on valid inputs
+    text = out["files"]["tests/test_raising.py"]
+    raised = sorted({line.strip() for line in text.splitlines() if line.strip().startswith("parse(")})
+    lookup = (
+        "RAISE = %r\ndef parse(text):\n    if 'parse(%%r)' %% text in RAISE:\n        raise (KeyError if text == '-1s' else ValueError)('bad ' + repr(text))\n    return 7200\n"
+        % raised
+    )
+    forged = run_pytest(tmp_path / "forged", out["files"], lookup)
+    real_id = {t["id"]: i for i, t in out["tests"].items() if t["kind"] == "real"}
+    assert all(forged[real_id[r]]["outcome"] == "passed" for r in RAISING_REAL)
+    # each input twin of a ValueError check passed beside its real sibling: a forgery, named as such
+    passed = [i for i, t in on_inputs.items() if forged[i]["outcome"] == "passed"]
+    assert len(passed) >= 2 and all("-1s" not in t["group"] for i, t in on_inputs.items() if i in passed)
