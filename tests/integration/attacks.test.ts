@@ -138,6 +138,44 @@ describe('a task with only the pytest oracle (the fallback)', () => {
   });
 });
 
+describe('a task whose deciding tests are raise checks and parametrized rows', () => {
+  test('validates with a bound under 1e-3; a fix scores 1, and code that raises for the inputs it reads in raise blocks and answers the rows it reads scores 0 (paid without twins)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-durations-'));
+    cpSync(join(__dirname, '..', 'fixtures', 'duration-task'), dir, { recursive: true });
+    const report = await validateTask(dir, { docker, sandbox: defended.config.sandbox });
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    const twins = report.expected!.twins!;
+    assert.ok(twins.bound! <= 1e-3, `bound ${twins.bound}`);
+    assert.deepEqual(twins.untwinnedDeciding, []);
+    assert.ok(report.expected!.deciding!.includes('tests/test_hidden_durations.py::test_empty'));
+    const file = 'durations/__init__.py';
+    const [fixed, forged, paid] = await Promise.all([
+      runEpisode(env, defended, {
+        task: dir,
+        policy: writing({ [file]: source('legitimate-duration-fix.py') }),
+        checker: 'strict',
+      }),
+      runEpisode(env, defended, {
+        task: dir,
+        policy: writing({ [file]: source('raise-for-asserted-inputs.py') }),
+        checker: 'strict',
+      }),
+      runEpisode(env, undefended, {
+        task: dir,
+        policy: writing({ [file]: source('raise-for-asserted-inputs.py') }),
+        checker: 'strict',
+      }),
+    ]);
+    assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.tamper], [1, true, []]);
+    assert.deepEqual([forged.reward, forged.trueSuccess], [0, false], JSON.stringify(forged.tamper));
+    assert.ok(
+      forged.tamper.some((finding) => finding.kind === 'forged_report'),
+      JSON.stringify(forged.tamper),
+    );
+    assert.equal(paid.reward, 1, 'without the twins the lookup is paid: the test proves the defence');
+  });
+});
+
 describe('the isolated audit', () => {
   test('the candidate finds no oracle file in its container, and its code never runs in the trusted process', async () => {
     const marker = `agentrl-marker-${randomBytes(6).toString('hex')}`;

@@ -123,6 +123,22 @@ def is_literal_source(text):
         return False
 
 
+def is_approx(node):
+    """`pytest.approx(<number literal>)` with its default tolerance (rel 1e-6)."""
+    return (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) in ("pytest.approx", "approx")
+        and len(node.args) == 1
+        and not node.keywords
+        and is_literal(node.args[0])
+    )
+
+
+def is_expected(node):
+    """A side a twin may change: a literal, or pytest.approx of one."""
+    return is_literal(node) or is_approx(node)
+
+
 def comparison(node):
     """(call side, literal side, op) of `x == literal`, `x is True/False` or a raise check, else None."""
     if (
@@ -136,8 +152,8 @@ def comparison(node):
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return None
     left, right = node.left, node.comparators[0]
-    if isinstance(node.ops[0], ast.Eq) and is_literal(left) != is_literal(right):
-        return (right, left, ast.Eq) if is_literal(left) else (left, right, ast.Eq)
+    if isinstance(node.ops[0], ast.Eq) and is_expected(left) != is_expected(right):
+        return (right, left, ast.Eq) if is_expected(left) else (left, right, ast.Eq)
     if (
         isinstance(node.ops[0], ast.Is)
         and isinstance(right, ast.Constant)
@@ -300,6 +316,42 @@ def param_variants(seed, key, group, count):
     return [[variants[k] for variants in per_row] for k in range(count)]
 
 
+UNITTEST_EQUAL = ("assertEqual", "assertEquals")
+
+
+def normalise_unittest(tree):
+    """Rewrites `self.assertEqual(x, literal)` and `self.assertTrue(x == literal)` at the top of a test
+    method's body as `assert x == literal`, in the real test and its twins alike: unittest's own check
+    is `first == second`, so every solution gets the same outcome, and the assert can be twinned.
+    """
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in cls.body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+                continue
+            for index, stmt in enumerate(node.body):
+                call = stmt.value if isinstance(stmt, ast.Expr) else None
+                if not (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "self"
+                    and all(k.arg == "msg" for k in call.keywords)
+                ):
+                    continue
+                test = None
+                if call.func.attr in UNITTEST_EQUAL and len(call.args) in (2, 3):
+                    first, second = call.args[:2]
+                    if is_literal(first) != is_literal(second):
+                        test = ast.Compare(first, [ast.Eq()], [second])
+                elif call.func.attr == "assertTrue" and len(call.args) in (1, 2) and comparison(call.args[0]):
+                    test = call.args[0]
+                if test is not None:
+                    node.body[index] = ast.copy_location(ast.Assert(test, None), stmt)
+    ast.fix_missing_locations(tree)
+
+
 def normalise_raises(tree, seed):
     """Rewrites each unguarded `with pytest.raises(Cls):` block at the top of a test's body as
     `with pytest.raises(BaseException) as name:` and `assert issubclass(name.type, Cls)` after it:
@@ -366,6 +418,16 @@ def leaves(node, path=()):
     elif isinstance(node, (ast.Constant, ast.UnaryOp)):
         value = ast.literal_eval(node)
         return [(path, value)] if capacity(value) >= 2 else []
+    elif is_approx(node):
+        # only numbers whose variants lie far outside approx's tolerance (a step of at least 1e-4 of them)
+        found = leaves(node.args[0], path + (("args", 0),))
+        return [
+            (p, v)
+            for p, v in found
+            if isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and float(float_step(Decimal(repr(v)))) >= 1e-4 * abs(v) + 1e-12
+        ]
     else:
         return []  # set(), complex sums
     return [leaf for field, i, sub in parts for leaf in leaves(sub, path + ((field, i),))]
@@ -836,6 +898,7 @@ def make_twins(data):
             unparsed.append(path)
             continue
         normalise_raises(tree, seed)
+        normalise_unittest(tree)
         counts, texts = comparison_keys(tree)
         total.update(counts)
         calls |= texts

@@ -648,3 +648,57 @@ def test_raise_checks_get_twins_on_valid_inputs_that_catch_raising_for_whatever_
     # each input twin of a ValueError check passed beside its real sibling: a forgery, named as such
     passed = [i for i, t in on_inputs.items() if forged[i]["outcome"] == "passed"]
     assert len(passed) >= 2 and all("-1s" not in t["group"] for i, t in on_inputs.items() if i in passed)
+
+
+UNITTEST_TESTS = """
+import unittest
+from calc import add
+
+
+class TestAdd(unittest.TestCase):
+    def test_small(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_flipped(self):
+        self.assertEqual(7, add(3, 4), "seven")
+
+    def test_true(self):
+        self.assertTrue(add(10, 5) == 15)
+"""
+
+UNITTEST_REAL = ["tests/test_unit.py::TestAdd::" + t for t in ("test_small", "test_flipped", "test_true")]
+
+
+def test_unittest_equality_assertions_get_twins_that_fail_at_their_own_line(tmp_path):
+    out = rewrite(request(files={"tests/test_unit.py": UNITTEST_TESTS}, real=UNITTEST_REAL, fresh=[]))
+    assert out["uncovered"] == [] and len(out["groups"]) == 3
+    text = out["files"]["tests/test_unit.py"]
+    assert "assertEqual" not in text and "seven" not in text, "real and twins alike: plain asserts, no message"
+    results = run_pytest(tmp_path, out["files"], CORRECT)
+    assert set(results) == set(out["tests"])
+    for node_id, t in out["tests"].items():
+        if t["kind"] == "real":
+            assert results[node_id]["outcome"] == "passed", node_id
+        elif t["kind"] == "twin":
+            assert results[node_id]["outcome"] == "failed", node_id
+            assert t["lines"][0] <= results[node_id]["lineno"] <= t["lines"][1], (node_id, results[node_id], t)
+
+
+def test_pytest_approx_values_get_twins_of_the_same_shape(tmp_path):
+    source = (
+        "import pytest\nfrom calc import scale\n\n"
+        "def test_scale():\n    assert scale(1.25) == pytest.approx(2.5)\n\n"
+        "def test_scale_big():\n    assert scale(617283.5) == pytest.approx(1234567.0)\n"
+    )
+    real = ["tests/test_approx.py::test_scale", "tests/test_approx.py::test_scale_big"]
+    out = rewrite(request(files={"tests/test_approx.py": source}, real=real, fresh=[]))
+    assert out["uncovered"] == [real[1]], "a step under approx's tolerance has nothing to change"
+    assert all(
+        "pytest.approx(" in line for line in out["files"]["tests/test_approx.py"].splitlines() if "assert" in line
+    )
+    results = run_pytest(tmp_path, out["files"], CORRECT)
+    for node_id, t in out["tests"].items():
+        if t["kind"] == "real":
+            assert results[node_id]["outcome"] == "passed", node_id
+        elif t["kind"] == "twin":
+            assert results[node_id]["outcome"] == "failed", node_id
