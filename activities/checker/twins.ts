@@ -34,6 +34,8 @@ export const TwinPlan = z.object({
   groups: z.record(z.string(), z.object({ values: z.number().int(), real: z.boolean() })),
   survival: z.number(),
   uncovered: z.array(z.string()),
+  /** why each uncovered test has no twin */
+  reasons: z.record(z.string(), z.string()).optional(),
   unparsed: z.array(z.string()),
 });
 export type TwinPlan = z.infer<typeof TwinPlan>;

@@ -239,8 +239,10 @@ export async function validateTask(
       detail:
         `bound ${twins.bound} over ${deciding.length} deciding tests` +
         (untwinned.length
-          ? `; without a twin (survivable with certainty): ${untwinned.slice(0, 8).join(', ')}` +
-            (untwinned.length > 8 ? ` and ${untwinned.length - 8} more` : '')
+          ? `; without a twin (survivable with certainty): ${untwinned
+              .slice(0, 8)
+              .map((id) => (plan.reasons?.[id] ? `${id} (${plan.reasons[id]})` : id))
+              .join(', ')}` + (untwinned.length > 8 ? ` and ${untwinned.length - 8} more` : '')
           : '') +
         (bound > target && snapshot.spec.acceptedBound === undefined
           ? '; state the bound the task accepts as acceptedBound in task.yaml'

@@ -22,7 +22,7 @@ Input (stdin, JSON):
                 "args": ["<literal source>", ...], "value": "<literal source>"}]}  (optional)
 
 Output (stdout, JSON): {"files", "tests", "groups", "survival", "uncovered",
-"unparsed", "skippedFresh"}.  "tests" maps every new node id to
+"reasons", "unparsed", "skippedFresh"}; "reasons" says why each uncovered test has no twin.  "tests" maps every new node id to
 {"kind": "real", "id"}, {"kind": "twin", "of", "group", "path", "lines"} or
 {"kind": "other", "id"}; "other" ids are function-level (no parametrize suffix).
 "lines" is the line range of the twin's changed assert.  "skippedFresh" lists
@@ -891,20 +891,27 @@ def make_twins(data):
     """The whole rewrite: request object in, response object out (raises BadInput)."""
     seed, files, real, target, cap, fresh, deciding, inputs = parse_request(data)
     modules, unparsed, total, calls = {}, [], Counter(), set()
+    why_file = {}  # path -> why the file is returned as given
     for path, text in files.items():
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             unparsed.append(path)
+            why_file[path] = "its file is not Python this rewrite parses"
             continue
-        normalise_raises(tree, seed)
-        normalise_unittest(tree)
-        counts, texts = comparison_keys(tree)
+        try:
+            normalise_raises(tree, seed)
+            normalise_unittest(tree)
+            counts, texts = comparison_keys(tree)
+            module = Module(path, tree)
+            problem = unsupported(module)
+        except Exception as error:  # noqa: BLE001 - the task's own test code never fails the grading
+            counts, texts, problem = Counter(), set(), "the rewrite failed on it (%s)" % type(error).__name__
         total.update(counts)
         calls |= texts
-        module = Module(path, tree)
-        if unsupported(module):
+        if problem:
             unparsed.append(path)  # returned as given; its tests keep their names
+            why_file[path] = "its file is returned as given: %s" % problem
         else:
             modules[path] = module
 
@@ -918,6 +925,7 @@ def make_twins(data):
             # mixin or a base class): the file is returned as given, its tests uncovered, never an error
             del modules[path]
             unparsed.append(path)
+            why_file[path] = "its file is returned as given: a test the rewrite does not find by name (%s)" % rid
     for rid in real:
         path = rid.partition("::")[0]
         head, bracket, tail = rid.partition("[")
@@ -978,15 +986,41 @@ def make_twins(data):
         summary[key] = {"values": len(literals), "real": False}
 
     out_files = dict(files)
-    for path, module in modules.items():
-        out_files[path] = build(seed, module, variants, tests)
-    uncovered += [rid for u in units if u.group is None for rid, _ in u.real_ids]
+    for path, module in list(modules.items()):
+        own = {}
+        try:
+            out_files[path] = build(seed, module, variants, own)
+        except Exception as error:  # noqa: BLE001 - the task's own test code never fails the grading
+            del modules[path]
+            unparsed.append(path)
+            why_file[path] = "its file is returned as given: the rewrite failed on it (%s)" % type(error).__name__
+            for unit in module.units():
+                for rid, _ in unit.real_ids:
+                    tests[rid] = {"kind": "real", "id": rid}
+                    uncovered.append(rid)
+            continue
+        tests.update(own)
+    uncovered += [rid for u in units if u.group is None and u.path in modules for rid, _ in u.real_ids]
+    reasons = {}
+    for rid in uncovered:
+        path = rid.partition("::")[0]
+        unit = modules[path].find(rid.partition("[")[0]) if path in modules else None
+        if unit is None:
+            reasons[rid] = why_file.get(path, "its file is returned as given")
+        elif not unit.cands:
+            reasons[rid] = (
+                "no assertion a twin can change: a literal expected value, a pytest.raises block or a "
+                "parametrized expected value, outside branches and loops"
+            )
+        else:
+            reasons[rid] = "each value it asserts is asserted by another test too, or its group went to another test"
     return {
         "files": out_files,
         "tests": dict(sorted(tests.items())),
         "groups": dict(sorted(summary.items())),
         "survival": survival,
         "uncovered": sorted(uncovered),
+        "reasons": dict(sorted(reasons.items())),
         "unparsed": unparsed,
         "skippedFresh": skipped,
     }

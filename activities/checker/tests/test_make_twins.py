@@ -449,7 +449,11 @@ def test_tests_the_rewrite_cannot_find_leave_their_file_as_given_never_an_error(
     assert sorted(out["unparsed"]) == ["tests/test_if.py", "tests/test_mixin.py"]
     for rid in extra:
         assert out["tests"][rid] == {"kind": "real", "id": rid} and rid in out["uncovered"]
+        assert "returned as given" in out["reasons"][rid], out["reasons"]
+    assert "does not find" in out["reasons"][extra[0]] or "does not find" in out["reasons"][extra[1]]
     assert any(t["kind"] == "twin" for t in out["tests"].values()), "the other file still gets its twins"
+    assert set(out["reasons"]) == set(out["uncovered"]), "every test without a twin says why"
+    assert "no assertion a twin can change" in out["reasons"][TEST_FILE + "::test_no_literal"]
 
 
 @pytest.mark.parametrize(
