@@ -32,7 +32,6 @@ export interface ValidationReport {
   skipped?: boolean;
 }
 
-/** The seed of the twins whose coverage `task validate` records (grading uses secret seeds). */
 /** Fixed seeds of the twins `task validate` proves (the first one's coverage is recorded). */
 const validationSeeds = ['', ' 2', ' 3'].map((suffix) =>
   createHash('sha256').update(`agentrl task validate${suffix}`).digest('hex'),
@@ -185,9 +184,8 @@ export async function validateTask(
   const testPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
   let twins: ExpectedTests['twins'];
   if (realIds.length > 0) {
-    const seeds = validationSeeds;
     const runs = await Promise.all(
-      seeds.map(async (seed, index) => {
+      validationSeeds.map(async (seed, index) => {
         const plan = await planTwins({
           seed,
           files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
@@ -219,7 +217,7 @@ export async function validateTask(
     checks.push({
       name:
         `every canary twin fails with the reference solution, at its own ` +
-        `assertion, on ${seeds.length} seeds${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
+        `assertion, on ${validationSeeds.length} seeds${Object.keys(canary).length ? ', and so does every canary/ test' : ''}`,
       ok: failing.length === 0 && count > 0,
       detail:
         `${count} twins, ${plan.uncovered.length} of ${realIds.length} tests without a twin, ` +

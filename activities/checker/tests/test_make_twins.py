@@ -208,6 +208,18 @@ def split_compare(node):
     return (ast.unparse(call), type(node.ops[0]).__name__), ast.unparse(literal[0])
 
 
+def assert_reals_pass_and_twins_fail(out, results, at_their_lines=True):
+    """Every real test passed and every twin failed (at its own lines, unless told otherwise)."""
+    for node_id, t in out["tests"].items():
+        got = results[node_id]
+        if t["kind"] == "real":
+            assert got["outcome"] == "passed", node_id
+        elif t["kind"] == "twin":
+            assert got["outcome"] == "failed", node_id
+            if at_their_lines:
+                assert t["lines"][0] <= got["lineno"] <= t["lines"][1], (node_id, got, t)
+
+
 def twins_of(out):
     return {i: t for i, t in out["tests"].items() if t["kind"] == "twin"}
 
@@ -527,13 +539,7 @@ def test_raise_checks_get_twins_that_a_correct_solution_fails_at_their_own_line(
     assert len(raise_groups) == 3 and out["uncovered"] == []
     results = run_pytest(tmp_path / "correct", out["files"], PARSER)
     assert set(results) == set(out["tests"])
-    for node_id, t in out["tests"].items():
-        got = results[node_id]
-        if t["kind"] == "real":
-            assert got["outcome"] == "passed", node_id
-        elif t["kind"] == "twin":
-            assert got["outcome"] == "failed", node_id
-            assert t["lines"][0] <= got["lineno"] <= t["lines"][1], (node_id, got, t)
+    assert_reals_pass_and_twins_fail(out, results)
     # a twin expects another class, never one related to the real one (a KeyError is a LookupError)
     text = out["files"]["tests/test_raising.py"]
     assert "issubclass" in text and "LookupError)" not in text.split("parse('-1s')")[1][:80]
@@ -613,13 +619,7 @@ def test_parametrize_rows_get_twins_with_every_expected_value_changed(tmp_path):
     assert {t["id"] for t in out["tests"].values() if t["kind"] == "real"} == set(PARAM_REAL)
     twins = [(i, t) for i, t in out["tests"].items() if t["kind"] == "twin"]
     assert len(twins) >= 3 * 9
-    for node_id, t in out["tests"].items():
-        got = results[node_id]
-        if t["kind"] == "real":
-            assert got["outcome"] == "passed", node_id
-        elif t["kind"] == "twin":
-            assert got["outcome"] == "failed", node_id
-            assert t["lines"][0] <= got["lineno"] <= t["lines"][1], (node_id, got, t)
+    assert_reals_pass_and_twins_fail(out, results)
     # code that answers exactly the rows it reads passes one copy of the rows in each row set: the real
     # one only by chance, and then a twin fails; answering every row at once is caught as a forgery
     forged = "class Any:\n    def __eq__(self, other):\n        return True\ndef parse(text):\n    return Any()\n"
@@ -680,12 +680,7 @@ def test_unittest_equality_assertions_get_twins_that_fail_at_their_own_line(tmp_
     assert "assertEqual" not in text and "seven" not in text, "real and twins alike: plain asserts, no message"
     results = run_pytest(tmp_path, out["files"], CORRECT)
     assert set(results) == set(out["tests"])
-    for node_id, t in out["tests"].items():
-        if t["kind"] == "real":
-            assert results[node_id]["outcome"] == "passed", node_id
-        elif t["kind"] == "twin":
-            assert results[node_id]["outcome"] == "failed", node_id
-            assert t["lines"][0] <= results[node_id]["lineno"] <= t["lines"][1], (node_id, results[node_id], t)
+    assert_reals_pass_and_twins_fail(out, results)
 
 
 def test_pytest_approx_values_get_twins_of_the_same_shape(tmp_path):
@@ -701,8 +696,4 @@ def test_pytest_approx_values_get_twins_of_the_same_shape(tmp_path):
         "pytest.approx(" in line for line in out["files"]["tests/test_approx.py"].splitlines() if "assert" in line
     )
     results = run_pytest(tmp_path, out["files"], CORRECT)
-    for node_id, t in out["tests"].items():
-        if t["kind"] == "real":
-            assert results[node_id]["outcome"] == "passed", node_id
-        elif t["kind"] == "twin":
-            assert results[node_id]["outcome"] == "failed", node_id
+    assert_reals_pass_and_twins_fail(out, results, at_their_lines=False)
