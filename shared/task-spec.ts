@@ -39,6 +39,11 @@ export const ExpectedTests = z.object({
    */
   deciding: z.array(z.string()).optional(),
   /**
+   * the lines of its own file each test ran with the reference solution: only an assertion that ran
+   * is twinned (absent in records from before it)
+   */
+  executed: z.record(z.string(), z.array(z.number().int())).optional(),
+  /**
    * canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the
    * survival bound of all twinned groups (`survival`), and the bound over the deciding tests
    * (`bound`, with the deciding tests that have no twin)

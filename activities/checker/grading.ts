@@ -20,6 +20,8 @@ export const HarnessResult = z.object({
           outcome: z.enum(TestOutcomes),
           /** where a failed test failed (repository-relative path, 1-based line, the exception's text) */
           crash: z.object({ path: z.string(), line: z.number().int(), message: z.string() }).optional(),
+          /** with `traceLines`: the lines of its own file the test's call ran (validation runs only) */
+          lines: z.array(z.number().int()).optional(),
         }),
       ),
       collectErrors: z.array(z.string()),
@@ -49,6 +51,8 @@ export interface GradeTreeOptions {
   files: Record<string, Buffer>;
   timeoutMs: number;
   collectOnly?: boolean;
+  /** record the lines each test ran in its own file (for the reference solution's run at validation) */
+  traceLines?: boolean;
 }
 
 /**
@@ -90,6 +94,7 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
       String(Math.max(1, Math.ceil(options.timeoutMs / 1000))),
     ];
     if (options.collectOnly) args.push('--collect-only');
+    if (options.traceLines) args.push('--trace-lines');
     const exec = await execCollect(docker, container, args, {
       user: '0:0',
       workingDir: '/',

@@ -5,7 +5,7 @@ import type { CheckerKind, SandboxHandle, TamperFinding, TaskSummary, TrueSucces
 import { ErrorTypes } from '../../shared/errors';
 import { protectedPathMatcher } from '../../shared/protected-paths';
 import { forgesPass } from '../../shared/tamper';
-import { TaskSnapshot, type OracleCall } from '../../shared/task-spec';
+import { TaskSnapshot, type ExpectedTests, type OracleCall } from '../../shared/task-spec';
 import { decodeFiles } from '../sandbox/container';
 import { ArchiveTooLargeError, isNotFound } from '../sandbox/docker';
 import { sweepAgentProcesses } from '../sandbox/sweep';
@@ -209,7 +209,7 @@ export function createScoringActivities(deps: ScoringDeps) {
     const canary = decodeFiles(snapshot.canary ?? {});
     const plan = deps.unsafeDisable?.includes('twins')
       ? null
-      : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls, canary, snapshot.expected.deciding);
+      : await planFor(graded, audited, [...rewardIds, ...oracleIds], calls, canary, snapshot.expected);
     return {
       rewardIds,
       oracleIds,
@@ -310,7 +310,7 @@ export function createScoringActivities(deps: ScoringDeps) {
     ids: readonly string[],
     calls: readonly OracleCall[] | null,
     canary: Record<string, Buffer>,
-    deciding: readonly string[] | undefined,
+    expected: Pick<ExpectedTests, 'deciding' | 'executed'>,
   ): Promise<TwinPlan> {
     const paths = new Set(ids.map((id) => id.split('::')[0]!));
     const files = { ...Object.fromEntries(Object.entries(audited).filter(([path]) => paths.has(path))), ...canary };
@@ -321,7 +321,8 @@ export function createScoringActivities(deps: ScoringDeps) {
       real: ids,
       fresh: freshCalls(calls ?? [], seed),
       inputs: calls ?? [],
-      ...(deciding ? { deciding } : {}),
+      ...(expected.deciding ? { deciding: expected.deciding } : {}),
+      ...(expected.executed ? { executed: expected.executed } : {}),
     });
   }
 

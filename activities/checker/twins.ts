@@ -69,6 +69,8 @@ export async function planTwins(input: {
   target?: number;
   /** the real ids that decide the task: the target is reached over their twin groups */
   deciding?: readonly string[];
+  /** the lines each real test ran with the reference solution (task validate records them): only those are twinned */
+  executed?: Readonly<Record<string, readonly number[]>>;
   /** the oracle's calls: those with a value expected are valid inputs for raise twins */
   inputs?: readonly OracleCall[];
 }): Promise<TwinPlan> {
@@ -97,6 +99,7 @@ export async function planTwins(input: {
     target: input.target ?? defaultBoundTarget,
     fresh,
     ...(input.deciding ? { deciding: input.deciding } : {}),
+    ...(input.executed ? { executed: input.executed } : {}),
   });
   const output = await new Promise<string>((resolveRun, reject) => {
     const child = spawn('python3', ['-I', checkerScript('make-twins.py')], { stdio: ['pipe', 'pipe', 'pipe'] });

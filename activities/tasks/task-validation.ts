@@ -84,7 +84,7 @@ export async function validateTask(
     ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch'))
     : null;
   const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
-  const grade = (suffix: string, files: Record<string, Buffer>) =>
+  const grade = (suffix: string, files: Record<string, Buffer>, traceLines = false) =>
     gradeTree({
       docker: deps.docker,
       sandbox: deps.sandbox,
@@ -97,6 +97,7 @@ export async function validateTask(
       runId: 'validate',
       files,
       timeoutMs: deps.testTimeoutMs ?? 300_000,
+      traceLines,
     });
   const calls = snapshot.oracleCalls ?? null;
   const audit = (suffix: string, files: Record<string, Buffer>) =>
@@ -117,7 +118,7 @@ export async function validateTask(
       : Promise.resolve(null);
   const [start, solution, wrongRun, startAudit, solutionAudit, wrongAudit] = await Promise.all([
     grade('start', { ...repo, ...hidden, ...oracle }),
-    grade('solution', { ...solved, ...hidden, ...oracle }),
+    grade('solution', { ...solved, ...hidden, ...oracle }, true),
     wrong ? grade('wrong', { ...wrong, ...hidden, ...oracle }) : Promise.resolve(null),
     audit('start-oracle', repo),
     audit('solution-oracle', solved),
@@ -176,6 +177,11 @@ export async function validateTask(
   const startOutcomes = new Map((start.report?.tests ?? []).map((test) => [test.nodeid, test.outcome]));
   const deciding = [...expected.visible.filter((id) => startOutcomes.get(id) !== 'passed'), ...expected.hidden];
   expected.deciding = deciding;
+  // the lines each test ran with the reference: a twin is made only of an assertion that ran
+  const ranLines = new Map(tests.map((test) => [test.nodeid, test.lines ?? []]));
+  expected.executed = Object.fromEntries(
+    [...expected.visible, ...expected.hidden, ...expected.oracle].map((id) => [id, ranLines.get(id) ?? []]),
+  );
   // canary twins, planned with fixed seeds so that the recorded coverage is reproducible; grading uses secret seeds.
   // Every twin must fail with the reference on each of the seeds: a twin's values differ from seed to seed.
   const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
@@ -193,6 +199,7 @@ export async function validateTask(
           fresh: freshCalls(calls ?? [], seed),
           inputs: calls ?? [],
           deciding,
+          executed: expected.executed,
         });
         const rewritten = {
           ...treeWithTests,

@@ -6,7 +6,7 @@ It is copied into a fresh scoring container and started as root (uid 0) with
 every capability dropped except CAP_SETUID/CAP_SETGID:
 
     python3 -I -S /opt/agentrl/grade-harness.py --repo /work --uid 1000 \
-        --gid 1000 --timeout 120 [--max-output 20000] [--collect-only] \
+        --gid 1000 --timeout 120 [--max-output 20000] [--collect-only] [--trace-lines] \
         [-- EXTRA PYTEST ARGS...]
 
 Only the Python 3.11 standard library is used by this (parent) process, so it
@@ -29,6 +29,10 @@ Output (one line on stdout):
                      "collectErrors": [str]},
    "reportOverLimit": bool (the report was over its bound, so "report" is null),
    "output": str, "outputTruncated": bool, "durationMs": int}
+
+With --trace-lines each test also carries "lines": the lines of its own file
+its call phase ran (for validation runs of a reference solution only; a
+candidate's code could change them).
 
 Outcomes: passed, failed, skipped, error, xfailed, xpassed (and "collected"
 with --collect-only).  A test is "passed" only if setup, call and teardown all
@@ -112,6 +116,7 @@ try:
     expect_uid = cfg["expectUid"]
     expect_gid = cfg["expectGid"]
     collect_only = bool(cfg["collectOnly"])
+    trace_lines = bool(cfg.get("traceLines"))
     pytest_args = list(cfg["pytestArgs"])
 except Exception as e:  # noqa: BLE001
     _die("bad configuration: %r" % (e,))
@@ -200,7 +205,39 @@ if _under_repo(pytest.__file__) or _under_repo(_pytest.__file__):
     _die("pytest resolves into the repository")
 
 
-def _reporter_class(_write, _close, _encode):
+def _line_tracer():
+    """(lines, plugin): while a test's call phase runs, the lines executed in its own file, by node id.
+    Only for validation runs of the reference solution (the checker twins only assertions that ran)."""
+    lines = {}
+    state = {"files": (), "seen": None}
+
+    def local(frame, event, arg):
+        if event == "line":
+            state["seen"].add(frame.f_lineno)
+        return local
+
+    def enter(frame, event, arg):
+        if frame.f_code.co_filename in state["files"]:
+            return local
+        return None
+
+    class _Tracer:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            path = str(getattr(item, "path", "") or "")
+            state["files"] = (path, os.path.realpath(path)) if path else ()
+            state["seen"] = lines.setdefault(item.nodeid, set())
+            sys.settrace(enter)
+            try:
+                yield
+            finally:
+                sys.settrace(None)
+                state["files"] = ()
+
+    return lines, _Tracer()
+
+
+def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath, _relpath=os.path.relpath):
     # the report's writer and encoder are this function's cells, not names a module holds: replacing
     # os.write, json.dumps or this script's globals from the candidate's code changes nothing here
     class _AgentrlReporter:
@@ -212,6 +249,7 @@ def _reporter_class(_write, _close, _encode):
             self.collect_errors = []
             self.collected = []
             self.written = False
+            self.own = {}  # node id -> (path, line): the innermost frame of the test's own file that failed
 
         def pytest_collectreport(self, report):
             if report.failed:
@@ -245,13 +283,31 @@ def _reporter_class(_write, _close, _encode):
                     return "xpassed" if hasattr(c, "wasxfail") else "passed"
             return "error"  # incomplete: a phase never reported
 
-        @staticmethod
-        def _crash(ph):
-            # where the call failed (the checker matches a canary twin's failure to its own assertion)
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(self, item, call):
+            yield
+            if call.when != "call" or call.excinfo is None:
+                return
+            try:
+                own, tb, line = _realpath(str(item.path)), call.excinfo.tb, None
+                while tb is not None:
+                    if _realpath(tb.tb_frame.f_code.co_filename) == own:
+                        line = tb.tb_lineno
+                    tb = tb.tb_next
+                if line is not None:
+                    self.own[item.nodeid] = (_relpath(own, repo_real), line)
+            except Exception:  # noqa: BLE001
+                pass
+
+        def _crash(self, nid, ph):
+            # where the call failed (the checker matches a canary twin's failure to its own assertion);
+            # an assertion method outside the repository (unittest's) failed where the test called it
             try:
                 crash = ph["call"].longrepr.reprcrash
-                path = os.path.relpath(str(crash.path), repo_real)
-                return {"path": path, "line": int(crash.lineno), "message": str(crash.message)[:300]}
+                path, line = _relpath(str(crash.path), repo_real), int(crash.lineno)
+                if path.startswith("..") and nid in self.own:
+                    path, line = self.own[nid]
+                return {"path": path, "line": line, "message": str(crash.message)[:300]}
             except Exception:  # noqa: BLE001
                 return None
 
@@ -266,9 +322,11 @@ def _reporter_class(_write, _close, _encode):
                 tests = []
                 for n in self.order:
                     entry = {"nodeid": n, "outcome": self._outcome(self.phases[n])}
-                    crash = self._crash(self.phases[n]) if entry["outcome"] == "failed" else None
+                    crash = self._crash(n, self.phases[n]) if entry["outcome"] == "failed" else None
                     if crash:
                         entry["crash"] = crash
+                    if _lines is not None:
+                        entry["lines"] = sorted(_lines.get(n, ()))
                     tests.append(entry)
             data = _encode({"tests": tests, "collectErrors": list(self.collect_errors)}).encode("ascii")
             try:
@@ -286,7 +344,8 @@ def _reporter_class(_write, _close, _encode):
     return _AgentrlReporter
 
 
-_AgentrlReporter = _reporter_class(_write, _close, _report_encoder())
+_lines, _tracer = _line_tracer() if trace_lines else (None, None)
+_AgentrlReporter = _reporter_class(_write, _close, _report_encoder(), _lines)
 
 try:
     os.chdir(repo)
@@ -301,7 +360,7 @@ if collect_only:
     args.append("--collect-only")
 args.extend(pytest_args)
 try:
-    rc = pytest.main(args, plugins=[_AgentrlReporter()])
+    rc = pytest.main(args, plugins=[_AgentrlReporter()] + ([_tracer] if _tracer else []))
 except BaseException as e:  # noqa: BLE001
     try:
         sys.stderr.write("grade-harness bootstrap: pytest.main raised %r\n" % (e,))
@@ -348,6 +407,11 @@ def _parse_args(argv):
         help="bytes of the raw report kept (default 64 MiB); the printed line may hold 1.25 times as much",
     )
     p.add_argument("--collect-only", action="store_true", help="only collect; report nodeids with outcome 'collected'")
+    p.add_argument(
+        "--trace-lines",
+        action="store_true",
+        help="record, per test, the lines of its own file its call ran (\"lines\" in the report; validation only)",
+    )
     p.add_argument("--no-drop", action="store_true", help="(tests only) run the child as the current user")
     p.add_argument("--python", default=None, help="interpreter for the child (default: this interpreter)")
     ns = p.parse_args(argv)
@@ -445,7 +509,7 @@ def _child_env(ns):
     return env
 
 
-def _validate_report(raw, collect_only):
+def _validate_report(raw, collect_only, trace_lines=False):
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -458,7 +522,8 @@ def _validate_report(raw, collect_only):
     allowed = ("collected",) if collect_only else OUTCOMES
     clean = []
     for t in tests:
-        if not isinstance(t, dict) or not {"nodeid", "outcome"} <= set(t) <= {"nodeid", "outcome", "crash"}:
+        keys = {"nodeid", "outcome", "crash"} | ({"lines"} if trace_lines else set())
+        if not isinstance(t, dict) or not {"nodeid", "outcome"} <= set(t) <= keys:
             return None
         if not isinstance(t["nodeid"], str) or t["outcome"] not in allowed:
             return None
@@ -474,6 +539,10 @@ def _validate_report(raw, collect_only):
             ):
                 return None
             entry["crash"] = {"path": crash["path"], "line": crash["line"], "message": crash["message"]}
+        if "lines" in t:
+            if not (isinstance(t["lines"], list) and all(type(n) is int for n in t["lines"])):
+                return None
+            entry["lines"] = t["lines"]
         clean.append(entry)
     if not all(isinstance(e, str) for e in errs):
         return None
@@ -560,6 +629,7 @@ def run(ns):
             "expectUid": None if ns.no_drop else ns.uid,
             "expectGid": None if ns.no_drop else ns.gid,
             "collectOnly": bool(ns.collect_only),
+            "traceLines": bool(ns.trace_lines),
             "baseArgs": base_args,
             "pytestArgs": list(ns.pytest_args),
         }
@@ -642,7 +712,7 @@ def run(ns):
         exit_code = None if (timed_out or code < 0) else code
         report = None
         if not timed_out and not rep_over and rep_buf:
-            report = _validate_report(bytes(rep_buf), ns.collect_only)
+            report = _validate_report(bytes(rep_buf), ns.collect_only, ns.trace_lines)
         return {
             "exitCode": exit_code,
             "timedOut": timed_out,

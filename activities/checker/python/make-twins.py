@@ -18,6 +18,8 @@ Input (stdin, JSON):
      "deciding": ["tests/test_x.py::test_a", ...],  (optional) the real ids that decide the task: the
                                            target is reached over their groups (the others still get twins)
      "maxTwinsPerCall": 1000,              at most this many twins per test or fresh call
+     "executed": {"<real id>": [12, 13]},  (optional) the lines of its own file each real test ran in
+                                           the reference run: only an assert on such a line is twinned
      "fresh": [{"module": "pkg", "function": "f",
                 "args": ["<literal source>", ...], "value": "<literal source>"}]}  (optional)
 
@@ -36,8 +38,18 @@ script fail.
 
 Groups and the survival bound
 -----------------------------
-Each covered real test has one "conflict" assert `call == literal`; its group
-is the text of that comparison.  A group with k values appears in the output
+Each covered real test has one "conflict" check: `assert call == literal` (or
+`is True/False`, `== pytest.approx(literal[, rel=, abs=])`), a normalised
+`pytest.raises` block, a parametrize row's expected value, or a unittest
+assertion whose one literal argument decides (`assertEqual` and its typed
+variants, `assertCountEqual`, `assertAlmostEqual` with its places or delta,
+`assertIs(x, True/False)`; the method stays, in the real test and its twins).
+Its group is the text of that comparison (`call == literal`, whatever the
+form).  A literal compared within a tolerance is twinned only if a step at its
+last digit lies well outside it.  With "executed", a check is twinned only if
+every real id of its test ran its line in the reference run.  `!=`,
+`assertIn`, `assertIsNone` and truthiness asserts get no twin (a changed value
+or flipped check would not make a correct solution fail, or would stand out).  A group with k values appears in the output
 once with the real literal and once with each of k-1 variants per real test of
 the group, so every value is asserted equally often, and the variants are drawn
 so that the real value is not special among them (numbers: a uniform sample of
@@ -124,14 +136,90 @@ def is_literal_source(text):
 
 
 def is_approx(node):
-    """`pytest.approx(<number literal>)` with its default tolerance (rel 1e-6)."""
+    """`pytest.approx(<number literal>)`, with its default tolerance or literal `rel`/`abs`."""
     return (
         isinstance(node, ast.Call)
         and ast.unparse(node.func) in ("pytest.approx", "approx")
         and len(node.args) == 1
-        and not node.keywords
+        and all(k.arg in ("rel", "abs") and _number(k.value) is not None for k in node.keywords)
         and is_literal(node.args[0])
     )
+
+
+def _number(node):
+    """The value of a non-negative int or float literal node, else None."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return value if ok else None
+
+
+def approx_tolerance(node, value):
+    """pytest.approx's tolerance around a number of size `value`: rel 1e-6 and abs 1e-12 by default; `abs`
+    alone drops rel."""
+    given = {k.arg: _number(k.value) for k in node.keywords}
+    rel = given.get("rel", 0.0 if "abs" in given else 1e-6)
+    return max(rel * abs(value), given.get("abs", 1e-12))
+
+
+# unittest assertions a twin may change (in the real test and its twins alike, the method stays):
+# the method, and which op its group key takes (`x == literal`, `x is True`)
+CHECK_METHODS = {
+    **dict.fromkeys(
+        (
+            "assertEqual",
+            "assertEquals",
+            "assertListEqual",
+            "assertTupleEqual",
+            "assertDictEqual",
+            "assertSetEqual",
+            "assertSequenceEqual",
+            "assertMultiLineEqual",
+            "assertCountEqual",
+            "assertAlmostEqual",
+            "assertAlmostEquals",
+        ),
+        ast.Eq,
+    ),
+    "assertIs": ast.Is,
+}
+ALMOST = ("assertAlmostEqual", "assertAlmostEquals")
+TOLERANCE = "agentrl_tolerance"  # attribute of a literal node compared within a tolerance: its absolute size
+
+
+def check_method(node):
+    """The method name of a `self.assert...(...)` call a twin may change, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+        and node.func.attr in CHECK_METHODS
+        and len(node.args) >= 2
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+        and all(k.arg is not None for k in node.keywords)
+    ):
+        return node.func.attr
+    return None
+
+
+def check_of(stmt):
+    """The checked expression of a check statement: an assert's test, or a unittest assertion call."""
+    return stmt.test if isinstance(stmt, ast.Assert) else stmt.value
+
+
+def drop_message(stmt):
+    """Removes an assert's or a unittest assertion's message (it may quote the real value)."""
+    if isinstance(stmt, ast.Assert):
+        stmt.msg = None
+        return
+    call = stmt.value
+    call.keywords = [k for k in call.keywords if k.arg != "msg"]
+    at = 3 if call.func.attr in ALMOST else 2  # (first, second, places, msg, delta) or (first, second, msg)
+    if len(call.args) > at:
+        call.args[at] = ast.Constant(None)
 
 
 def is_expected(node):
@@ -149,6 +237,26 @@ def comparison(node):
         and getattr(node.args[0], RAISES_KEY, None)
     ):
         return node.args[0], node.args[1], RAISES
+    method = check_method(node)
+    if method:
+        first, second = node.args[:2]
+        if CHECK_METHODS[method] is ast.Is:
+            bools = [x for x in (first, second) if isinstance(x, ast.Constant) and isinstance(x.value, bool)]
+            if len(bools) == 1 and not is_literal(first if bools[0] is second else second):
+                return (first if bools[0] is second else second), bools[0], ast.Is
+            return None
+        if is_literal(first) == is_literal(second):
+            return None
+        call, literal = (second, first) if is_literal(first) else (first, second)
+        if method in ALMOST:
+            number = ast.literal_eval(literal)
+            if not isinstance(number, (int, float)) or isinstance(number, bool):
+                return None
+            tolerance = almost_tolerance(node)
+            if tolerance is None:
+                return None
+            setattr(literal, TOLERANCE, tolerance)
+        return call, literal, ast.Eq
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return None
     left, right = node.left, node.comparators[0]
@@ -162,6 +270,17 @@ def comparison(node):
     ):
         return left, right, ast.Is
     return None
+
+
+def almost_tolerance(call):
+    """The absolute tolerance of `assertAlmostEqual(first, second, places=7, msg, delta)`, or None if not literal."""
+    args = dict(zip(("first", "second", "places", "msg", "delta"), call.args))
+    args.update((k.arg, k.value) for k in call.keywords)
+    if "delta" in args and not (isinstance(args["delta"], ast.Constant) and args["delta"].value is None):
+        return _number(args["delta"])
+    places = args.get("places", ast.Constant(7))
+    value = _number(places) if not (isinstance(places, ast.Constant) and places.value is None) else 7
+    return 0.5 * 10.0 ** -value if isinstance(value, int) else None
 
 
 def group_key(cmp):
@@ -277,7 +396,7 @@ def param_group(func):
     if len(names) > 1 and not all(isinstance(r, ast.Tuple) and len(r.elts) == len(names) for r in rows):
         return None
     for ordinal, (a, guarded) in enumerate(own_asserts(func)):
-        test = a.test
+        test = check_of(a)
         if guarded or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             continue
         sides = [test.left, test.comparators[0]]
@@ -383,7 +502,7 @@ def normalise_raises(tree, seed):
             if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and not only.value.keywords:
                 setattr(subject, RAISES_CALL, only.value)  # the call an input twin gives a valid input
             check = ast.Assert(ast.Call(ast.Name("issubclass", ast.Load()), [subject, cls], []), None)
-            body.append(check)
+            body.append(ast.copy_location(check, stmt))  # at the block's line: it ran if the block did
         node.body = body
     ast.fix_missing_locations(tree)
 
@@ -417,20 +536,28 @@ def leaves(node, path=()):
         parts = [("values", i, v) for i, v in enumerate(node.values)]
     elif isinstance(node, (ast.Constant, ast.UnaryOp)):
         value = ast.literal_eval(node)
+        tolerance = getattr(node, TOLERANCE, None)
+        if tolerance is not None:  # assertAlmostEqual: a step well outside its (absolute) tolerance
+            return [(path, value)] if far_outside(value, lambda _: tolerance, 4) else []
         return [(path, value)] if capacity(value) >= 2 else []
     elif is_approx(node):
-        # only numbers whose variants lie far outside approx's tolerance (a step of at least 1e-4 of them)
+        # only numbers whose variants lie far outside approx's tolerance: a step of 100 default tolerances
+        # (1e-4 of the number), or of 4 tolerances the test gives
         found = leaves(node.args[0], path + (("args", 0),))
-        return [
-            (p, v)
-            for p, v in found
-            if isinstance(v, (int, float))
-            and not isinstance(v, bool)
-            and float(float_step(Decimal(repr(v)))) >= 1e-4 * abs(v) + 1e-12
-        ]
+        factor = 4 if node.keywords else 100
+        return [(p, v) for p, v in found if far_outside(v, lambda x: approx_tolerance(node, x), factor)]
     else:
         return []  # set(), complex sums
     return [leaf for field, i, sub in parts for leaf in leaves(sub, path + ((field, i),))]
+
+
+def far_outside(value, tolerance_at, factor):
+    """A number whose twins (a step at its last digit apart, or more) lie `factor` tolerances away, the
+    tolerance taken at the far end of the window the variants are drawn from (a relative one grows)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return False
+    step = 1 if isinstance(value, int) else float(float_step(Decimal(repr(value))))
+    return step > 0 and step >= factor * tolerance_at(abs(value) + 1000 * step)
 
 
 def with_leaf(node, path, value):
@@ -567,11 +694,12 @@ def split_tests(body, is_test):
 
 
 def own_asserts(func):
-    """(assert, guarded) for each assert of a test in source order, outside nested defs and classes."""
+    """(check, guarded) for each check of a test in source order, outside nested defs and classes: an
+    assert, or a statement that is a unittest assertion a twin may change (`self.assertEqual(...)`)."""
     found, todo = [], [(n, False) for n in reversed(func.body)]
     while todo:
         node, guarded = todo.pop()
-        if isinstance(node, ast.Assert):
+        if isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and check_method(node.value)):
             found.append((node, guarded))
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             inner = guarded or isinstance(node, GUARDS)
@@ -608,22 +736,41 @@ class Unit:
         self.old_id = "::".join([path] + ([cls["node"].name] if cls else []) + [node.name])
         self.real_ids, self.group, self.ordinal, self.literal = [], None, None, None
         for a, _ in own_asserts(node):
-            a.msg = None  # a message may quote the real value
+            drop_message(a)  # a message may quote the real value
         node.body = strip_docstring(node.body) or [ast.Pass()]
         self.counts = comparison_keys(node)[0]
         self.cands = {}  # group key -> ordinal of its assert, for asserts a twin may change
         for i, (a, guarded) in enumerate(own_asserts(node)):
-            cmp = comparison(a.test)
+            cmp = comparison(check_of(a))
             twinnable = raise_pool(cmp[1]) if cmp and cmp[2] is RAISES else cmp and leaves(cmp[1])
             if cmp and not guarded and twinnable:
                 self.cands.setdefault(group_key(cmp), i)
         self.param = None  # (key, ParamGroup) while its rows' ids match the real ids (make_twins checks)
         found = param_group(node)
         if found:
-            key = "param: %s == %s" % (self.old_id, ast.unparse(own_asserts(node)[found[1]][0].test))
+            key = "param: %s == %s" % (self.old_id, ast.unparse(check_of(own_asserts(node)[found[1]][0])))
             self.param = (key, found[0])
             self.cands[key] = found[1]
             self.counts[key] = 1
+
+
+    def drop_unexecuted(self, executed):
+        """Keeps only the candidate asserts whose line every real id of this test ran in the reference
+        run (`executed`: node id -> lines of its own file, recorded at validation): an assert after an
+        early return, or in a test the reference skipped, never gets a twin that an honest solution
+        passes beside its real sibling. A test with no record keeps none."""
+        ran = None
+        for rid, _ in self.real_ids:
+            lines = set(executed.get(rid, ()))
+            ran = lines if ran is None else ran & lines
+        asserts = own_asserts(self.node)
+        for key, ordinal in list(self.cands.items()):
+            if asserts[ordinal][0].lineno not in (ran or ()):
+                del self.cands[key]
+                self.unexecuted = True
+                if self.param and self.param[0] == key:
+                    del self.counts[key]
+                    self.param = None
 
 
 class Module:
@@ -696,7 +843,16 @@ def parse_request(data):
     deciding = data.get("deciding")
     if deciding is not None and (not isinstance(deciding, list) or not all(isinstance(d, str) for d in deciding)):
         raise BadInput("'deciding' must be a list of node ids")
-    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or []), inputs
+    executed = data.get("executed")
+    if executed is not None and not (
+        isinstance(executed, dict)
+        and all(
+            isinstance(v, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in v)
+            for v in executed.values()
+        )
+    ):
+        raise BadInput("'executed' must map node ids to lists of line numbers")
+    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or []), inputs, executed
 
 
 def survival_bound(values, n_fresh):
@@ -732,7 +888,7 @@ def assign_groups(seed, units, total):
                 if v.param and v.param[0] == key:
                     v.literal = v.param[1]
                 else:
-                    v.literal = comparison(own_asserts(v.node)[v.ordinal][0].test)[1]
+                    v.literal = comparison(check_of(own_asserts(v.node)[v.ordinal][0]))[1]
 
 
 def place_fresh(seed, fresh, modules, calls):
@@ -821,10 +977,13 @@ def build(seed, module, variants, tests):
                 twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
                 out.append(twin)
                 continue
-            cmp = own_asserts(twin)[unit.ordinal][0].test
-            if isinstance(cmp, ast.Call):
+            cmp = check_of(own_asserts(twin)[unit.ordinal][0])
+            found = comparison(cmp)
+            if found[2] is RAISES:
                 cmp.args[1] = literal  # a raise check: another class
-            elif cmp.left is comparison(cmp)[1]:
+            elif isinstance(cmp, ast.Call):  # a unittest assertion: the literal argument
+                cmp.args[0 if cmp.args[0] is found[1] else 1] = literal
+            elif cmp.left is found[1]:
                 cmp.left = literal
             else:
                 cmp.comparators = [literal]
@@ -833,7 +992,7 @@ def build(seed, module, variants, tests):
         for k, args in enumerate(getattr(unit, "inputs", [])):
             twin = copy.deepcopy(unit.node)
             twin.name = fresh_name("test_", old, "input", str(k))
-            call = getattr(own_asserts(twin)[unit.ordinal][0].test.args[0], RAISES_CALL)
+            call = getattr(check_of(own_asserts(twin)[unit.ordinal][0]).args[0], RAISES_CALL)
             call.args = copy.deepcopy(args)
             twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group + " (valid inputs)"))
             out.append(twin)
@@ -889,7 +1048,7 @@ def build(seed, module, variants, tests):
 
 def make_twins(data):
     """The whole rewrite: request object in, response object out (raises BadInput)."""
-    seed, files, real, target, cap, fresh, deciding, inputs = parse_request(data)
+    seed, files, real, target, cap, fresh, deciding, inputs, executed = parse_request(data)
     modules, unparsed, total, calls = {}, [], Counter(), set()
     why_file = {}  # path -> why the file is returned as given
     for path, text in files.items():
@@ -936,6 +1095,9 @@ def make_twins(data):
         modules[path].find(head).real_ids.append((rid, bracket + tail))
 
     units = [u for m in modules.values() for u in m.units() if u.real_ids]
+    if executed is not None:
+        for u in units:
+            u.drop_unexecuted(executed)
     for u in units:
         if u.param is None:
             continue
@@ -971,7 +1133,7 @@ def make_twins(data):
     # solution fails (DID NOT RAISE); code that raises for every input it finds in a raise block passes
     # them, beside its real sibling: a forgery. They are an extra catch, never part of the bound.
     for u in units:
-        check = own_asserts(u.node)[u.ordinal][0].test if u.group and u.group.startswith("raises: ") else None
+        check = check_of(own_asserts(u.node)[u.ordinal][0]) if u.group and u.group.startswith("raises: ") else None
         call = getattr(check.args[0], RAISES_CALL, None) if check is not None else None
         name = call and (call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None))
         valid = [i for i in inputs if i["function"] == name and len(i["args"]) == len(call.args)] if call else []
@@ -1007,9 +1169,12 @@ def make_twins(data):
         unit = modules[path].find(rid.partition("[")[0]) if path in modules else None
         if unit is None:
             reasons[rid] = why_file.get(path, "its file is returned as given")
+        elif not unit.cands and getattr(unit, "unexecuted", False):
+            reasons[rid] = "its assertions a twin could change did not run in the reference solution's run"
         elif not unit.cands:
             reasons[rid] = (
-                "no assertion a twin can change: a literal expected value, a pytest.raises block or a "
+                "no assertion a twin can change: a literal expected value (==, is True/False, pytest.approx, "
+                "unittest's assertEqual family, assertAlmostEqual or assertIs), a pytest.raises block or a "
                 "parametrized expected value, outside branches and loops"
             )
         else:

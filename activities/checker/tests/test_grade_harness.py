@@ -740,3 +740,48 @@ def test_the_report_is_written_with_what_the_harness_took_before_the_candidate_w
     rc, result = run_harness(repo)
     assert rc == 0
     assert outcomes(result) == {"tests/test_dur.py::test_rejects_garbage": "failed"}
+
+
+# ---------------------------------------------------------------- where a test failed, and the lines it ran
+
+PLACES = {
+    "mypkg/__init__.py": """
+        def add(a, b):
+            return a + b + 1
+    """,
+    "tests/test_places.py": """
+        import unittest
+        from mypkg import add
+
+
+        class TestAdd(unittest.TestCase):
+            def test_list(self):
+                value = [add(1, 1)]
+                self.assertListEqual(value, [2])
+
+
+        def test_plain():
+            if add(0, 0) == 1:
+                return
+            assert add(2, 2) == 4
+    """,
+}
+
+
+def test_a_failing_unittest_assertion_is_placed_at_the_tests_own_line(tmp_path):
+    # unittest's assertion methods fail inside the standard library: the crash is where the test called one
+    _, result = run_harness(make_repo(tmp_path, PLACES))
+    crash = {t["nodeid"]: t.get("crash") for t in result["report"]["tests"]}
+    listed = crash["tests/test_places.py::TestAdd::test_list"]
+    assert listed["path"] == "tests/test_places.py" and listed["line"] == 9, listed
+    assert listed["message"].startswith("AssertionError")
+
+
+def test_trace_lines_records_the_lines_each_test_ran_and_only_when_asked(tmp_path):
+    repo = make_repo(tmp_path, PLACES)
+    _, plain = run_harness(repo)
+    assert all("lines" not in t for t in plain["report"]["tests"])
+    _, traced = run_harness(repo, "--trace-lines")
+    lines = {t["nodeid"]: t["lines"] for t in traced["report"]["tests"]}
+    assert lines["tests/test_places.py::test_plain"] == [13, 14], "the early return: the assert never ran"
+    assert lines["tests/test_places.py::TestAdd::test_list"] == [8, 9]

@@ -138,12 +138,27 @@ words = scale = table = mul = add
 
 PLUGIN = """
 import json, os
+import pytest
 RESULTS = {}
+OWN = {}
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+    # as the grade harness does: a failure in a library's assertion method is placed where the test called it
+    if call.when == "call" and call.excinfo is not None:
+        tb = call.excinfo.tb
+        while tb is not None:
+            if os.path.realpath(tb.tb_frame.f_code.co_filename) == os.path.realpath(str(item.path)):
+                OWN[item.nodeid] = tb.tb_lineno
+            tb = tb.tb_next
 def pytest_runtest_logreport(report):
     entry = RESULTS.setdefault(report.nodeid, {"outcome": "passed", "path": None, "lineno": None})
     if report.failed:
         crash = getattr(report.longrepr, "reprcrash", None)
-        entry.update(outcome="failed", path=crash and crash.path, lineno=crash and crash.lineno)
+        lineno = crash and crash.lineno
+        if crash and "/unittest/" in str(crash.path) and report.nodeid in OWN:
+            lineno = OWN[report.nodeid]
+        entry.update(outcome="failed", path=crash and crash.path, lineno=lineno)
 def pytest_sessionfinish(session):
     with open(os.environ["TWIN_REPORT"], "w") as f:
         json.dump(RESULTS, f)
@@ -697,3 +712,133 @@ def test_pytest_approx_values_get_twins_of_the_same_shape(tmp_path):
     )
     results = run_pytest(tmp_path, out["files"], CORRECT)
     assert_reals_pass_and_twins_fail(out, results, at_their_lines=False)
+
+
+EARLY_RETURN_TESTS = """
+from calc import add
+
+
+def test_runs():
+    result = add(1, 2)
+    if result is None:
+        return
+    assert result == 3
+
+
+def test_returns_early():
+    if add(2, 2) == 4:
+        return
+    assert add(5, 5) == 10
+"""
+
+EARLY_REAL = ["tests/test_early.py::test_runs", "tests/test_early.py::test_returns_early"]
+
+
+def test_only_assertions_the_reference_run_executed_get_twins(tmp_path):
+    # the lines each test ran, as task validate records them: the grade harness's --trace-lines on the reference
+    (tmp_path / "ref" / "tests").mkdir(parents=True)
+    (tmp_path / "ref" / "tests" / "test_early.py").write_text(EARLY_RETURN_TESTS)
+    (tmp_path / "ref" / "calc.py").write_text(CORRECT)
+    harness = ROOT / "activities" / "checker" / "python" / "grade-harness.py"
+    ran = subprocess.run(
+        [sys.executable, "-I", str(harness), "--repo", str(tmp_path / "ref"), "--no-drop", "--trace-lines"],
+        capture_output=True,
+        timeout=120,
+    )
+    report = json.loads(ran.stdout.decode().strip().splitlines()[-1])["report"]
+    executed = {t["nodeid"]: t["lines"] for t in report["tests"]}
+    assert set(executed) == set(EARLY_REAL)
+    files = {"tests/test_early.py": EARLY_RETURN_TESTS}
+    # without the record both asserts are twinned, and an honest solution passes the second's twin beside
+    # its real test (the assert never runs): it would read as a forgery
+    blind = rewrite(request(files=files, real=EARLY_REAL, fresh=[]))
+    assert blind["uncovered"] == []
+    honest = run_pytest(tmp_path / "blind", blind["files"], CORRECT)
+    early_twins = [i for i, t in twins_of(blind).items() if t["of"] == EARLY_REAL[1]]
+    assert early_twins and all(honest[i]["outcome"] == "passed" for i in early_twins)
+    # with it, only the assert that ran has twins; the other test is uncovered, with the reason
+    out = rewrite(request(files=files, real=EARLY_REAL, fresh=[], executed=executed))
+    assert out["uncovered"] == [EARLY_REAL[1]]
+    assert "did not run" in out["reasons"][EARLY_REAL[1]]
+    assert {t["of"] for t in twins_of(out).values()} == {EARLY_REAL[0]}
+    assert_reals_pass_and_twins_fail(out, run_pytest(tmp_path / "recorded", out["files"], CORRECT))
+    # a raise check's line is its block's, which the trace records when the block runs
+    raising = rewrite(
+        request(
+            files={"tests/test_raising.py": RAISING_TESTS},
+            real=RAISING_REAL,
+            fresh=[],
+            executed={rid: list(range(1, 200)) for rid in RAISING_REAL},
+        )
+    )
+    assert raising["uncovered"] == []
+
+
+def test_a_bad_executed_record_exits_2():
+    r = run_script(request(executed={"tests/test_calc.py::test_words": ["3"]}))
+    assert r.returncode == 2 and b"executed" in r.stderr
+
+
+TYPED_TESTS = """
+import unittest
+import pytest
+from calc import mul, scale, table, words
+
+
+class TestTyped(unittest.TestCase):
+    def test_list(self):
+        self.assertListEqual(words("a b"), ["a", "b"])
+
+    def test_dict(self):
+        self.assertDictEqual(table(2), {"n": 2, "double": 4}, "the table")
+
+    def test_count(self):
+        self.assertCountEqual(words("b c"), ["c", "b"])
+
+    def test_almost(self):
+        self.assertAlmostEqual(scale(1.25), 2.5)
+
+    def test_almost_places(self):
+        self.assertAlmostEqual(2.46, scale(1.23), 3, "scaled")
+
+    def test_delta(self):
+        self.assertAlmostEqual(scale(10), 20, delta=0.1)
+
+    def test_delta_too_wide(self):
+        self.assertAlmostEqual(scale(11), 22, delta=2)
+
+    def test_is(self):
+        self.assertIs(mul(2, 3) == 6, True)
+
+
+def test_approx_abs():
+    assert scale(0.625) == pytest.approx(1.25, abs=1e-3)
+
+
+def test_approx_too_wide():
+    assert scale(0.75) == pytest.approx(1.5, rel=0.5)
+"""
+
+TYPED_REAL = ["tests/test_typed.py::TestTyped::test_" + t for t in (
+    "list", "dict", "count", "almost", "almost_places", "delta", "delta_too_wide", "is"
+)] + ["tests/test_typed.py::test_approx_abs", "tests/test_typed.py::test_approx_too_wide"]
+
+
+def test_unittest_typed_and_almost_equal_assertions_and_approx_tolerances_get_twins(tmp_path):
+    out = rewrite(request(files={"tests/test_typed.py": TYPED_TESTS}, real=TYPED_REAL, fresh=[]))
+    wide = [TYPED_REAL[6], TYPED_REAL[9]]
+    assert out["uncovered"] == sorted(wide), "a tolerance as wide as a step has nothing to change"
+    text = out["files"]["tests/test_typed.py"]
+    assert "assertListEqual" in text and "assertAlmostEqual" in text, "the method stays, in real tests and twins"
+    assert "the table" not in text and "scaled" not in text, "no message"
+    results = run_pytest(tmp_path / "correct", out["files"], CORRECT)
+    assert set(results) == set(out["tests"])
+    twins = twins_of(out)
+    assert {t["of"] for t in twins.values()} == set(TYPED_REAL) - set(wide)
+    assert_reals_pass_and_twins_fail(out, results)
+    # an answer within the tolerance passes the real test and still fails every twin
+    near = CORRECT.replace("def scale(x): return x * 2", "def scale(x): return x * 2 + 4e-9")
+    assert near != CORRECT
+    results = run_pytest(tmp_path / "near", out["files"], near)
+    assert all(results[i]["outcome"] == "failed" for i in twins)
+    assert all(results[i]["outcome"] == "passed" for i, t in out["tests"].items() if t["kind"] == "real")
