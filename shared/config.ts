@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { EpisodeBudgets, EpisodeTimeouts } from './episode-input';
 
+/** TEST ONLY: the checker's defences a test may switch off (grading.unsafeDisable). */
+export const unsafeDefences = ['twins', 'isolated-audit', 'report-channel', 'audit-protocol'] as const;
+export type UnsafeDefence = (typeof unsafeDefences)[number];
+
 /** `temporal.yaml`: everything a worker or the CLI needs; environment variables override it. */
 export const AgentrlConfig = z
   .object({
@@ -48,10 +52,11 @@ export const AgentrlConfig = z
         cacheResults: z.boolean().default(true),
         /**
          * TEST ONLY: defences to switch off, so that a test can show an attack succeeds without them
-         * ("twins": no canary twins; "isolated-audit": true success from the in-process tests only).
-         * Never set it for training.
+         * ("twins": no canary twins; "isolated-audit": true success from the in-process tests only;
+         * "report-channel": the grade report written with functions the tested code can replace;
+         * "audit-protocol": an audit outcome carrying a value and a raise accepted). Never set it for training.
          */
-        unsafeDisable: z.array(z.enum(['twins', 'isolated-audit'])).default([]),
+        unsafeDisable: z.array(z.enum(unsafeDefences)).default([]),
       })
       .strict()
       .default({ cacheResults: true, unsafeDisable: [] }),

@@ -1,6 +1,6 @@
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AgentrlConfig } from '../../shared/config';
+import type { AgentrlConfig, UnsafeDefence } from '../../shared/config';
 import type { CheckerKind, SandboxHandle, TamperFinding, TaskSummary, TrueSuccessBasis } from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
 import { protectedPathMatcher } from '../../shared/protected-paths';
@@ -52,7 +52,7 @@ export interface ScoringDeps {
   /** reuse the results of identical graded trees (grading-cache.ts) */
   cacheResults: boolean;
   /** TEST ONLY: defences switched off (config grading.unsafeDisable) */
-  unsafeDisable?: readonly ('twins' | 'isolated-audit')[];
+  unsafeDisable?: readonly UnsafeDefence[];
 }
 
 /** The scoring activity: strict (fresh container, protected paths restored, hidden tests) or weak, plus the audit. */
@@ -248,7 +248,13 @@ export function createScoringActivities(deps: ScoringDeps) {
     };
     const grade = (role: 'grader' | 'audit', files: Record<string, Buffer>) =>
       cache.grade({ image: input.task.image, role, timeoutMs: input.testTimeoutMs, files }, () =>
-        gradeTree({ ...common, name: `${input.sandbox.containerName}-${role}-${attempt}`, role, files }),
+        gradeTree({
+          ...common,
+          name: `${input.sandbox.containerName}-${role}-${attempt}`,
+          role,
+          files,
+          unsafeReportChannel: deps.unsafeDisable?.includes('report-channel'),
+        }),
       );
     const { calls, candidate } = runs;
     const [strict, pytestAudit, oracle] = await Promise.all([
@@ -261,6 +267,7 @@ export function createScoringActivities(deps: ScoringDeps) {
               name: `${input.sandbox.containerName}-oracle-${attempt}`,
               files: candidate,
               calls,
+              unsafeProtocol: deps.unsafeDisable?.includes('audit-protocol'),
             }),
           )
         : null,

@@ -3,7 +3,7 @@
 
 Runs in a fresh audit container as the tests' unprivileged user:
 
-    python3 -I /run/agentrl/audit-runner.py CALLS_JSON REPO [PER_CALL_SECONDS]
+    python3 -I /run/agentrl/audit-runner.py CALLS_JSON REPO [PER_CALL_SECONDS [unsafe-protocol]]
 
 CALLS_JSON holds the calls WITHOUT their expected values ([{module, function, args, kwargs}]):
 those never enter this container. For each call it prints one line on its original stdout,
@@ -21,6 +21,9 @@ with the `json` it imported before any child ran. So the candidate decides, at m
 outcome of the call being made: one value or one raise, never both, never a line for another
 call. A child that runs longer than PER_CALL_SECONDS (default 10), dies, or sends anything else
 gets an error outcome.
+
+`unsafe-protocol` (tests only) passes on whatever object a call sends, so that a test can show the
+attack the one-outcome rule prevents.
 """
 
 import json
@@ -98,7 +101,7 @@ def _read_outcome(read_end, pid, deadline):
         chunks.append(chunk)
 
 
-def _outcome(raw):
+def _outcome(raw, unsafe=False):
     """The child's outcome if it is exactly one object of one shape, else an error outcome."""
     if raw is None:
         return None
@@ -106,6 +109,8 @@ def _outcome(raw):
         outcome = json.loads(raw.decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         return {"error": "the call sent no outcome (it ended the process, or wrote something else)"}
+    if unsafe and type(outcome) is dict and "i" not in outcome:
+        return outcome
     if type(outcome) is not dict or len(outcome) != 1:
         return {"error": "the call sent a malformed outcome"}
     (key,) = outcome
@@ -133,6 +138,7 @@ def _stop(pid):
 def main():
     calls_path, repo = sys.argv[1], sys.argv[2]
     per_call = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+    unsafe = sys.argv[4:5] == ["unsafe-protocol"]
     _not_dumpable()
     codec = _load_codec()
     with open(calls_path, encoding="utf-8") as handle:
@@ -149,7 +155,7 @@ def main():
             _child(codec, call, repo, write_end)
         os.close(write_end)
         try:
-            outcome = _outcome(_read_outcome(read_end, pid, time.monotonic() + per_call))
+            outcome = _outcome(_read_outcome(read_end, pid, time.monotonic() + per_call), unsafe)
         finally:
             os.close(read_end)
             _stop(pid)

@@ -43,7 +43,9 @@ Exit status of the harness itself: 0 when the JSON line was printed for a run
 (a JSON line is still printed, with the message in "output").
 
 ``--no-drop`` (for tests only) runs the child as the current user instead of
-switching to --uid/--gid.
+switching to --uid/--gid.  ``--unsafe-report-channel`` (for tests only) writes
+the report with the ``json.dumps`` and ``os.write`` the tested code can
+replace, so that a test can show the attack the default prevents.
 """
 
 import argparse
@@ -71,13 +73,14 @@ OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 BOOTSTRAP = r'''
 import sys, os
 
-# What the report is written with, taken before any other module (and so before the candidate's
-# code) is imported: replacing os.write, json.dumps or json's encoder later changes nothing here.
+# What the report and the exit status are written with, taken before any other module (and so before
+# the candidate's code) is imported: replacing os.write, os._exit, json.dumps or json's encoder later
+# changes nothing here.
 try:
     from _json import encode_basestring_ascii as _quote
 except ImportError:  # pragma: no cover - CPython always has _json
     from json.encoder import py_encode_basestring_ascii as _quote
-_write, _close = os.write, os.close
+_write, _close, _exit = os.write, os.close, os._exit
 
 
 def _report_encoder(_type=type, _quote=_quote, _int=int.__repr__, _items=dict.items):
@@ -117,6 +120,7 @@ try:
     expect_gid = cfg["expectGid"]
     collect_only = bool(cfg["collectOnly"])
     trace_lines = bool(cfg.get("traceLines"))
+    unsafe_report_channel = bool(cfg.get("unsafeReportChannel"))
     pytest_args = list(cfg["pytestArgs"])
 except Exception as e:  # noqa: BLE001
     _die("bad configuration: %r" % (e,))
@@ -345,7 +349,12 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
 
 
 _lines, _tracer = _line_tracer() if trace_lines else (None, None)
-_AgentrlReporter = _reporter_class(_write, _close, _report_encoder(), _lines)
+if unsafe_report_channel:  # TEST ONLY: the writer and encoder looked up when the report is written
+    _AgentrlReporter = _reporter_class(
+        lambda fd, data: os.write(fd, data), lambda fd: os.close(fd), lambda value: json.dumps(value), _lines
+    )
+else:
+    _AgentrlReporter = _reporter_class(_write, _close, _report_encoder(), _lines)
 
 try:
     os.chdir(repo)
@@ -376,7 +385,7 @@ try:
     rc = int(rc)
 except Exception:  # noqa: BLE001
     rc = 3
-os._exit(rc if 0 <= rc <= 255 else 3)
+(os._exit if unsafe_report_channel else _exit)(rc if 0 <= rc <= 255 else 3)
 '''
 
 
@@ -413,6 +422,11 @@ def _parse_args(argv):
         help="record, per test, the lines of its own file its call ran (\"lines\" in the report; validation only)",
     )
     p.add_argument("--no-drop", action="store_true", help="(tests only) run the child as the current user")
+    p.add_argument(
+        "--unsafe-report-channel",
+        action="store_true",
+        help="(tests only) write the report with the json.dumps and os.write the tested code can replace",
+    )
     p.add_argument("--python", default=None, help="interpreter for the child (default: this interpreter)")
     ns = p.parse_args(argv)
     ns.pytest_args = extra
@@ -630,6 +644,7 @@ def run(ns):
             "expectGid": None if ns.no_drop else ns.gid,
             "collectOnly": bool(ns.collect_only),
             "traceLines": bool(ns.trace_lines),
+            "unsafeReportChannel": bool(ns.unsafe_report_channel),
             "baseArgs": base_args,
             "pytestArgs": list(ns.pytest_args),
         }

@@ -40,7 +40,9 @@ Groups and the survival bound
 -----------------------------
 Each covered real test has one "conflict" check: `assert call == literal` (or
 `is True/False`, `== pytest.approx(literal[, rel=, abs=])`), a normalised
-`pytest.raises` block, a parametrize row's expected value, or a unittest
+`pytest.raises` or unittest `assertRaises`/`assertRaisesRegex` block (or
+`self.assertRaises(Cls, f, *args)`), a parametrize row's expected value (rows
+as literals or `pytest.param`, one parametrize decorator), or a unittest
 assertion whose one literal argument decides (`assertEqual` and its typed
 variants, `assertCountEqual`, `assertAlmostEqual` with its places or delta,
 `assertIs(x, True/False)`; the method stays, in the real test and its twins).
@@ -339,17 +341,45 @@ def raise_pool(cls_node):
     ]
 
 
+UNITTEST_RAISES = {"assertRaises": 1, "assertRaisesRegex": 2}  # the method and its arguments as a context manager
+
+
 def _raises_call(item):
-    """The class and keywords of `pytest.raises(Cls[, match=...])` as a with item, else None."""
+    """(class, the call's other arguments, keywords, unittest?) of `pytest.raises(Cls[, match=...])`,
+    `self.assertRaises(Cls)` or `self.assertRaisesRegex(Cls, regex)` as a with item, else None."""
     call = item.context_expr
-    if not (
-        isinstance(call, ast.Call) and len(call.args) == 1 and ast.unparse(call.func) in ("pytest.raises", "raises")
-    ):
+    if not isinstance(call, ast.Call) or not call.args:
         return None
-    if any(k.arg != "match" for k in call.keywords):
+    name = ast.unparse(call.func)
+    if name in ("pytest.raises", "raises") and len(call.args) == 1:
+        if any(k.arg != "match" for k in call.keywords):
+            return None
+        unittest = False
+    elif name.startswith("self.") and UNITTEST_RAISES.get(name[5:]) == len(call.args):
+        if any(k.arg != "msg" for k in call.keywords):
+            return None
+        unittest = True
+    else:
         return None
     cls = call.args[0]
-    return (cls, call.keywords) if isinstance(cls, (ast.Name, ast.Attribute)) else None
+    if not isinstance(cls, (ast.Name, ast.Attribute)):
+        return None
+    return cls, call.args[1:], call.keywords, unittest
+
+
+def _raises_statement(stmt):
+    """`self.assertRaises(Cls, f, *args)` as the block `with self.assertRaises(Cls): f(*args)`, else None."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (
+        isinstance(call, ast.Call)
+        and ast.unparse(call.func) == "self.assertRaises"
+        and len(call.args) >= 2
+        and not any(isinstance(a, ast.Starred) for a in call.args[:2])
+    ):
+        return None
+    inner = ast.Call(call.args[1], call.args[2:], call.keywords)
+    block = ast.With([ast.withitem(ast.Call(call.func, call.args[:1], []), None)], [ast.Expr(inner)])
+    return ast.fix_missing_locations(ast.copy_location(block, stmt))
 
 
 # ---------------------------------------------------------------- parametrize rows
@@ -358,11 +388,40 @@ def _raises_call(item):
 class ParamGroup:
     """The expected column of a `@pytest.mark.parametrize` test: each twin changes every row's value."""
 
-    def __init__(self, decorator, column, rows, ids):
-        self.decorator, self.column, self.rows, self.ids = decorator, column, rows, ids
+    def __init__(self, decorator, column, rows, ids, names):
+        self.decorator, self.column, self.rows, self.ids, self.names = decorator, column, rows, ids, names
 
     def values(self):
-        return [row.elts[self.column] if isinstance(row, ast.Tuple) else row for row in self.rows]
+        return [row_values(row, len(self.names))[self.column] for row in self.rows]
+
+
+def _param_call(row):
+    """`pytest.param(<literals>, id=..., marks=...)` as a parametrize row, else False."""
+    return (
+        isinstance(row, ast.Call)
+        and ast.unparse(row.func) in ("pytest.param", "param")
+        and all(is_literal(a) and not isinstance(a, ast.Starred) for a in row.args)
+        and all(k.arg in ("id", "marks") for k in row.keywords)
+        and all(_const_text(k.value) for k in row.keywords if k.arg == "id")
+    )
+
+
+def row_values(row, width):
+    """The value nodes of one parametrize row (a literal, a tuple of them, or pytest.param of them)."""
+    if _param_call(row):
+        return list(row.args)
+    return list(row.elts) if width > 1 else [row]
+
+
+def set_row_value(row, width, column, value):
+    """Puts `value` in a row's column; returns the row (a new node for a plain one-value row)."""
+    if _param_call(row):
+        row.args[column] = value
+    elif width > 1:
+        row.elts[column] = value
+    else:
+        return value
+    return row
 
 
 def _pytest_id(value, argname, index):
@@ -374,11 +433,16 @@ def _pytest_id(value, argname, index):
     return "%s%d" % (argname, index) if isinstance(value, (tuple, list, dict, set)) else None
 
 
+def _is_parametrize(decorator):
+    return ast.unparse(getattr(decorator, "func", decorator)) == "pytest.mark.parametrize"
+
+
 def param_group(func):
     """A ParamGroup of a test whose one parametrize decorator has literal rows and whose body asserts
     `<expression> == <parameter>` at top level; with the ordinal of that assert. Else None."""
-    marks = [d for d in func.decorator_list if ast.unparse(getattr(d, "func", d)) == "pytest.mark.parametrize"]
-    if len(marks) != 1 or len(func.decorator_list) != 1:
+    marks = [d for d in func.decorator_list if _is_parametrize(d)]
+    # one parametrize (stacked ones combine their ids); other marks (skipif, usefixtures) change no id
+    if len(marks) != 1 or any("parametrize" in ast.unparse(d) for d in func.decorator_list if d is not marks[0]):
         return None
     mark = marks[0]
     if not isinstance(mark, ast.Call) or len(mark.args) != 2 or mark.keywords:
@@ -390,11 +454,15 @@ def param_group(func):
         names = [e.value for e in names_node.elts]
     else:
         return None
-    if not isinstance(rows_node, (ast.List, ast.Tuple)) or not rows_node.elts or not is_literal(rows_node):
+    if not isinstance(rows_node, (ast.List, ast.Tuple)) or not rows_node.elts:
         return None
     rows = rows_node.elts
-    if len(names) > 1 and not all(isinstance(r, ast.Tuple) and len(r.elts) == len(names) for r in rows):
-        return None
+    for row in rows:
+        if _param_call(row):
+            if len(row.args) != len(names):
+                return None
+        elif not is_literal(row) or (len(names) > 1 and not (isinstance(row, ast.Tuple) and len(row.elts) == len(names))):
+            return None
     for ordinal, (a, guarded) in enumerate(own_asserts(func)):
         test = check_of(a)
         if guarded or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
@@ -407,12 +475,16 @@ def param_group(func):
         if uses != 1:  # the parameter is an input too (`add(n, 0) == n`): changing it changes the call
             continue
         column = names.index(named[0].id)
-        group = ParamGroup(mark, column, rows, None)
+        group = ParamGroup(mark, column, rows, None, names)
         if not all(leaves(v) for v in group.values()):
             continue
         ids = []
         for index, row in enumerate(rows):
-            values = ast.literal_eval(row) if len(names) > 1 else (ast.literal_eval(row),)
+            given = [k.value.value for k in getattr(row, "keywords", []) if k.arg == "id"] if _param_call(row) else []
+            if given:
+                ids.append(given[0])
+                continue
+            values = [ast.literal_eval(v) for v in row_values(row, len(names))]
             parts = [_pytest_id(v, names[i], index) for i, v in enumerate(values)]
             if None in parts:
                 return None
@@ -475,7 +547,9 @@ def normalise_raises(tree, seed):
     """Rewrites each unguarded `with pytest.raises(Cls):` block at the top of a test's body as
     `with pytest.raises(BaseException) as name:` and `assert issubclass(name.type, Cls)` after it:
     the same outcome for every solution (the block fails unless it raises a Cls), and a check a
-    twin can change to another class and that then fails at its own line.
+    twin can change to another class and that then fails at its own line. unittest's
+    `self.assertRaises(Cls)` and `assertRaisesRegex` blocks likewise (the check reads
+    `name.exception.__class__`), and `self.assertRaises(Cls, f, *args)` first becomes such a block.
     """
     name = "caught_" + token(seed, "raises")[:8]
     for node in ast.walk(tree):
@@ -483,6 +557,7 @@ def normalise_raises(tree, seed):
             continue
         body = []
         for stmt in node.body:
+            stmt = _raises_statement(stmt) or stmt
             body.append(stmt)
             if not isinstance(stmt, ast.With) or len(stmt.items) != 1:
                 continue
@@ -490,13 +565,17 @@ def normalise_raises(tree, seed):
             target = stmt.items[0].optional_vars
             if found is None or (target is not None and not isinstance(target, ast.Name)):
                 continue
-            cls, keywords = found
+            cls, rest, keywords, unittest = found
             var = target.id if target is not None else name
             stmt.items[0] = ast.withitem(
-                ast.Call(stmt.items[0].context_expr.func, [ast.Name("BaseException", ast.Load())], keywords),
+                ast.Call(stmt.items[0].context_expr.func, [ast.Name("BaseException", ast.Load())] + rest, keywords),
                 ast.Name(var, ast.Store()),
             )
-            subject = ast.Attribute(ast.Name(var, ast.Load()), "type", ast.Load())
+            if unittest:
+                caught = ast.Attribute(ast.Name(var, ast.Load()), "exception", ast.Load())
+                subject = ast.Attribute(caught, "__class__", ast.Load())
+            else:
+                subject = ast.Attribute(ast.Name(var, ast.Load()), "type", ast.Load())
             setattr(subject, RAISES_KEY, "raises: " + ast.unparse(ast.Module(stmt.body, [])))
             only = stmt.body[0] if len(stmt.body) == 1 else None
             if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and not only.value.keywords:
@@ -963,17 +1042,18 @@ def build(seed, module, variants, tests):
             neutral = ["r" + token(seed, "row", old, str(i))[:10] for i in range(len(param[1].ids))]
             unit.suffixes = {"[%s]" % orig: "[%s]" % new for orig, new in zip(param[1].ids, neutral)}
             param[1].decorator.keywords = [ast.keyword("ids", ast.List([ast.Constant(i) for i in neutral], ast.Load()))]
+            for row in param[1].decorator.args[1].elts:  # an id a row gives itself would win over `ids`
+                if _param_call(row):
+                    row.keywords = [k for k in row.keywords if k.arg != "id"]
         out = [unit.node]
         for k, literal in enumerate(variants.get(unit.group, [])):
             twin = copy.deepcopy(unit.node)
             twin.name = fresh_name("test_", old, "twin", str(k))
             if param:
-                mark = next(d for d in twin.decorator_list if isinstance(d, ast.Call))
-                for row, value in zip(mark.args[1].elts, literal):
-                    if isinstance(row, ast.Tuple):
-                        row.elts[param[1].column] = value
-                    else:
-                        mark.args[1].elts[mark.args[1].elts.index(row)] = value
+                mark = next(d for d in twin.decorator_list if _is_parametrize(d))
+                rows = mark.args[1].elts
+                for index, value in enumerate(literal):
+                    rows[index] = set_row_value(rows[index], len(param[1].names), param[1].column, value)
                 twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
                 out.append(twin)
                 continue

@@ -842,3 +842,83 @@ def test_unittest_typed_and_almost_equal_assertions_and_approx_tolerances_get_tw
     results = run_pytest(tmp_path / "near", out["files"], near)
     assert all(results[i]["outcome"] == "failed" for i in twins)
     assert all(results[i]["outcome"] == "passed" for i, t in out["tests"].items() if t["kind"] == "real")
+
+
+UNITTEST_RAISING = """
+import unittest
+from calc import parse
+
+
+class TestRaising(unittest.TestCase):
+    def test_block(self):
+        with self.assertRaises(ValueError):
+            parse("garbage")
+
+    def test_regex(self):
+        with self.assertRaisesRegex(ValueError, "bad duration") as caught:
+            parse("")
+        self.assertIn("''", str(caught.exception))
+
+    def test_callable(self):
+        self.assertRaises(KeyError, parse, "-1s")
+"""
+
+UNITTEST_RAISING_REAL = ["tests/test_ur.py::TestRaising::test_" + t for t in ("block", "regex", "callable")]
+
+
+def test_unittest_raise_checks_get_twins_in_both_forms(tmp_path):
+    inputs = [{"module": "calc", "function": "parse", "args": [repr(t)]} for t in ("5s", "7m")]
+    files = {"tests/test_ur.py": UNITTEST_RAISING}
+    out = rewrite(request(files=files, real=UNITTEST_RAISING_REAL, fresh=[], inputs=inputs))
+    assert out["uncovered"] == []
+    assert len([g for g in out["groups"] if g.startswith("raises: ")]) >= 3
+    text = out["files"]["tests/test_ur.py"]
+    assert "self.assertRaises(BaseException) as" in text and "assertRaisesRegex(BaseException, 'bad duration')" in text
+    correct = run_pytest(tmp_path / "correct", out["files"], PARSER)
+    assert set(correct) == set(out["tests"])
+    assert_reals_pass_and_twins_fail(out, correct)
+    # a parser that never raises fails every real raise check (the regex's message included)
+    never = run_pytest(tmp_path / "never", out["files"], "def parse(text):\n    return 0\n")
+    assert all(never[i]["outcome"] == "failed" for i, t in out["tests"].items() if t["kind"] == "real")
+
+
+PARAM_CALL_TESTS = """
+import pytest
+from calc import parse
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(
+    "text, expected",
+    [pytest.param("2h", 7200, id="hours"), ("3m", 180), pytest.param("45s", 45, marks=pytest.mark.slow)],
+)
+def test_parse(text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1h"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_stacked(text, n):
+    assert parse(text) * n == 3600 * n
+"""
+
+PARAM_CALL_REAL = [
+    "tests/test_pc.py::test_parse[hours]",
+    "tests/test_pc.py::test_parse[3m-180]",
+    "tests/test_pc.py::test_parse[45s-45]",
+    "tests/test_pc.py::test_stacked[1-1h]",
+    "tests/test_pc.py::test_stacked[2-1h]",
+]
+
+
+def test_pytest_param_rows_and_other_marks_keep_their_twins(tmp_path):
+    files = {"tests/test_pc.py": PARAM_CALL_TESTS, "pytest.ini": "[pytest]\nmarkers =\n    slow\n"}
+    out = rewrite(request(files=files, real=PARAM_CALL_REAL, fresh=[]))
+    assert out["uncovered"] == PARAM_CALL_REAL[3:], "stacked parametrize: no row twins"
+    text = out["files"]["tests/test_pc.py"]
+    assert "hours" not in text and "7200" in text, "the row's own id gives way to the neutral ids"
+    assert "pytest.mark.slow" in text, "a row's marks stay"
+    results = run_pytest(tmp_path, out["files"], PARSER)
+    assert set(results) == set(out["tests"]), "the rows' ids are the plan's"
+    assert len(twins_of(out)) >= 3
+    assert_reals_pass_and_twins_fail(out, results)
