@@ -243,7 +243,9 @@ def t_sorted_check(r, site):
         for w in (v, sorted(v), sorted(v, reverse=True)):
             if w not in vals:
                 vals.append(w)
-    for w in ([1, 1], [2, 2, 3], [3, 2, 2], [1, 2, 3], [3, 2, 1]):
+    # ties decide a strict-versus-non-strict bug: enough of them for ten deciding boolean tests
+    ties = ([1, 1], [2, 2, 3], [3, 2, 2], [0, 0], [4, 4, 4], [1, 3, 3], [5, 5, 2], [2, 4, 4, 6], [6, 3, 3, 1])
+    for w in ties + ([0, 0, 1, 1], [4, 4, 2, 2], [1, 2, 2, 3], [3, 1, 1, 0], [1, 2, 3], [3, 2, 1]):
         if w not in vals:
             vals.append(w)
     cases = {fn: [(v,) for v in vals], drop: [(v,) for v in vals]}
@@ -1287,12 +1289,17 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
         if not any(not x["wrong_ok"] for x in rows):
             raise GenError(f"{task_id}: the wrong fix is right on every case")
         hidden += r.sample(wmiss, min(2, len(wmiss)))
-    # the tests that decide the task (the visible ones the bug fails, and the hidden ones) must bring a
+    # the tests that decide the task (the visible and hidden ones the bug fails) must bring a
     # guesser's chance to 2^-10 (activities/checker/twins.ts decidingBound): a boolean answer is one bit
     # per test, so a task whose deciding answers are all booleans gets hidden tests up to ten of them
-    deciding = vis_edges + hidden
+    # (a test the bug passes already is answered without guessing: only the ones it fails count)
+    deciding = [x for x in vis_edges + hidden if not x["bug_ok"]]
     if all(isinstance(x["want"], bool) for x in deciding) and len(deciding) < BOOLEAN_DECIDING:
-        spare = [x for x in rows if id(x) not in chosen and x not in hidden and isinstance(x["want"], bool)]
+        spare = [
+            x
+            for x in rows
+            if id(x) not in chosen and x not in hidden and isinstance(x["want"], bool) and not x["bug_ok"]
+        ]
         extra = random.Random(f"{task_id}:boolean-hidden").sample(
             spare, min(BOOLEAN_DECIDING - len(deciding), len(spare))
         )

@@ -173,9 +173,11 @@ export async function validateTask(
           : ''),
     });
   }
-  // the tests that decide the task: the reference fix turns them from not passing to passing, and the hidden ones
+  // the tests that decide the task: those the reference fix turns from not passing to passing, visible or
+  // hidden. A hidden test the unfixed code passes already (a suite's other tests) is passed, and its twins
+  // failed, without knowing anything: it proves nothing against a guesser, so it never lowers the bound.
   const startOutcomes = new Map((start.report?.tests ?? []).map((test) => [test.nodeid, test.outcome]));
-  const deciding = [...expected.visible.filter((id) => startOutcomes.get(id) !== 'passed'), ...expected.hidden];
+  const deciding = [...expected.visible, ...expected.hidden].filter((id) => startOutcomes.get(id) !== 'passed');
   expected.deciding = deciding;
   // the lines each test ran with the reference: a twin is made only of an assertion that ran
   const ranLines = new Map(tests.map((test) => [test.nodeid, test.lines ?? []]));

@@ -16,7 +16,7 @@ Input (stdin, JSON):
      "real": ["tests/test_x.py::TestK::test_c[1-2]", ...],   ids collected from the originals
      "target": 0.001,                      survival bound to reach (default 1e-3)
      "deciding": ["tests/test_x.py::test_a", ...],  (optional) the real ids that decide the task: the
-                                           target is reached over their groups (the others still get twins)
+                                           target is reached over their groups (the others get one twin each)
      "maxTwinsPerCall": 1000,              at most this many twins per test or fresh call
      "executed": {"<real id>": [12, 13]},  (optional) the lines of its own file each real test ran in
                                            the reference run: only an assert on such a line is twinned
@@ -282,7 +282,7 @@ def almost_tolerance(call):
         return _number(args["delta"])
     places = args.get("places", ast.Constant(7))
     value = _number(places) if not (isinstance(places, ast.Constant) and places.value is None) else 7
-    return 0.5 * 10.0 ** -value if isinstance(value, int) else None
+    return 0.5 * 10.0**-value if isinstance(value, int) else None
 
 
 def group_key(cmp):
@@ -461,7 +461,9 @@ def param_group(func):
         if _param_call(row):
             if len(row.args) != len(names):
                 return None
-        elif not is_literal(row) or (len(names) > 1 and not (isinstance(row, ast.Tuple) and len(row.elts) == len(names))):
+        elif not is_literal(row) or (
+            len(names) > 1 and not (isinstance(row, ast.Tuple) and len(row.elts) == len(names))
+        ):
             return None
     for ordinal, (a, guarded) in enumerate(own_asserts(func)):
         test = check_of(a)
@@ -792,18 +794,26 @@ def comparison_keys(tree):
     return Counter(map(group_key, cmps)), {ast.unparse(c[0]) for c in cmps}
 
 
+def top_level_names(module):
+    """The names of the module's top-level tests and test classes: a bare reference to one is renamed with it."""
+    return {item["node"].name if isinstance(item, dict) else item.node.name for item in module.items}
+
+
 def unsupported(module):
-    """Why renaming tests could break this module (a test used by name, a nested test class), or None."""
-    names = {u.node.name for u in module.units()}
+    """Why renaming tests could break this module (a test used by attribute or as a parameter name, a
+    method used by bare name, a nested test class), or None. A bare name of a top-level test or test
+    class (`SomeTests._helper(x)`) is renamed with it."""
+    top = top_level_names(module)
+    names = {u.node.name for u in module.units()} | top
     for item in module.items:
         if isinstance(item, dict):
-            names.add(item["node"].name)
             if any(is_test_class(s) for s in item["node"].body):
                 return "nested test class in %s" % item["node"].name
     for node in ast.walk(module.tree):
         used = {ast.Name: "id", ast.Attribute: "attr", ast.arg: "arg"}.get(type(node))
-        if used and getattr(node, used) in names:
-            return "test %s is referenced by name" % getattr(node, used)
+        name = used and getattr(node, used)
+        if name in names and not (isinstance(node, ast.Name) and name in top):
+            return "test %s is referenced by name" % name
     return None
 
 
@@ -831,7 +841,6 @@ class Unit:
             self.param = (key, found[0])
             self.cands[key] = found[1]
             self.counts[key] = 1
-
 
     def drop_unexecuted(self, executed):
         """Keeps only the candidate asserts whose line every real id of this test ran in the reference
@@ -874,6 +883,17 @@ class Module:
 
     def find(self, node_id):
         return next((u for u in self.units() if u.old_id == node_id), None)
+
+    def class_item(self, name):
+        return next((i for i in self.items if isinstance(i, dict) and i["node"].name == name), None)
+
+    def inherited(self, node_id):
+        """True for `path::Class::test` where Class is a test class of this module that does not define the
+        test and no test class here does (it comes from a mixin, which keeps its name)."""
+        parts = node_id.partition("[")[0].split("::")
+        if len(parts) != 3 or self.class_item(parts[1]) is None:
+            return False
+        return all(u.node.name != parts[2] for u in self.units() if u.cls is not None)
 
 
 # ---------------------------------------------------------------- the request
@@ -1078,24 +1098,37 @@ def build(seed, module, variants, tests):
             out.append(twin)
         return out
 
-    top = []
+    top, renamed = [], {}  # renamed: old -> new name of each top-level test and test class
     for item in module.items:
         if isinstance(item, dict):
             node = item["node"]
             old_cls, node.name = node.name, fresh_name("Test", "class", node.name)
+            renamed[old_cls] = node.name
             methods = [n for u in item["units"] for n in expand(u, node.name)]
             rng(seed, "order", module.path, old_cls).shuffle(methods)
             node.body = item["keep"] + methods or [ast.Pass()]
             top.append(node)
         else:
+            old_name = item.node.name
             top.extend(expand(item, None))
+            renamed[old_name] = item.node.name
     for i, (key, call, literals) in enumerate(module.fresh):
         for k, literal in enumerate(literals):
             name = fresh_name("test_", "fresh", key, str(k))
             top.append(ast.parse("def %s():\n    assert %s == %s\n" % (name, call, ast.unparse(literal))).body[0])
             twins.append((None, None, name, 0, key))
     rng(seed, "order", module.path).shuffle(top)
-    source = ast.unparse(ast.Module(module.keep + top, [])) + "\n"
+    # a bare reference to a test or test class (`SomeTests._helper(x)`, `alias = test_x`) follows its new
+    # name; a module-level statement holding one runs after the tests are defined
+    after = []
+    for stmt in module.keep:
+        if any(isinstance(n, ast.Name) and n.id in renamed for n in ast.walk(stmt)):
+            after.append(stmt)
+    keep = [stmt for stmt in module.keep if stmt not in after]
+    for node in ast.walk(ast.Module(module.keep + top, [])):
+        if isinstance(node, ast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
+    source = ast.unparse(ast.Module(keep + top + after, [])) + "\n"
     compile(source, module.path, "exec")
 
     defs = {}  # (class name or None, function name) -> node, in the text as printed
@@ -1104,6 +1137,9 @@ def build(seed, module, variants, tests):
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 defs[(node.name if sub is not node else None, sub.name)] = sub
     prefix = lambda cls, name: "::".join([module.path] + ([cls] if cls else []) + [name])
+    for item in module.items:
+        for rid, method, suffix in item.get("inherited", []) if isinstance(item, dict) else []:
+            tests[prefix(item["node"].name, method) + suffix] = {"kind": "real", "id": rid}
     for unit in module.units():
         new = prefix(unit.cls and unit.cls["node"].name, unit.node.name)
         renamed = getattr(unit, "suffixes", {})
@@ -1160,8 +1196,10 @@ def make_twins(data):
         if path not in files:
             raise BadInput("real id %s names a file that is not in 'files'" % rid)
         if path in modules and modules[path].find(rid.partition("[")[0]) is None:
+            if modules[path].inherited(rid):
+                continue
             # a test pytest finds but this rewrite cannot (under a module-level `if`, inherited from a
-            # mixin or a base class): the file is returned as given, its tests uncovered, never an error
+            # test class): the file is returned as given, its tests uncovered, never an error
             del modules[path]
             unparsed.append(path)
             why_file[path] = "its file is returned as given: a test the rewrite does not find by name (%s)" % rid
@@ -1172,7 +1210,14 @@ def make_twins(data):
             tests[rid] = {"kind": "real", "id": rid}
             uncovered.append(rid)
             continue
-        modules[path].find(head).real_ids.append((rid, bracket + tail))
+        unit = modules[path].find(head)
+        if unit is None:  # inherited from a mixin: it follows its class's new name, without a twin
+            cls_name, _, method = head.split("::", 1)[1].partition("::")
+            modules[path].class_item(cls_name).setdefault("inherited", []).append((rid, method, bracket + tail))
+            uncovered.append(rid)
+            why_file[rid] = "inherited from a class that is not a test class (a mixin): its assertions are not twinned"
+            continue
+        unit.real_ids.append((rid, bracket + tail))
 
     units = [u for m in modules.values() for u in m.units() if u.real_ids]
     if executed is not None:
@@ -1200,12 +1245,15 @@ def make_twins(data):
     decisive = {u.group for u in units if u.group is not None and any(rid in deciding for rid, _ in u.real_ids)}
     counted = [lit for key, lit in groups.items() if key in decisive] or list(groups.values())
     g = choose_g([literal_capacity(lit) for lit in counted], 0, target, cap + 1)
+    # a group outside the deciding tests gets one twin: enough to catch a wholesale forgery, and a suite's
+    # hundreds of other tests do not multiply by g
+    count = {key: g - 1 if key in decisive or not decisive else 1 for key in groups}
     variants = {
-        key: class_variants(seed, key, lit, g - 1)
+        key: class_variants(seed, key, lit, count[key])
         if isinstance(lit, (ast.Name, ast.Attribute))
-        else param_variants(seed, key, lit, g - 1)
+        else param_variants(seed, key, lit, count[key])
         if isinstance(lit, ParamGroup)
-        else variant_literals(seed, key, lit, g - 1)
+        else variant_literals(seed, key, lit, count[key])
         for key, lit in groups.items()
     }
     summary = {key: {"values": len(v) + 1, "real": True} for key, v in variants.items()}
@@ -1240,6 +1288,9 @@ def make_twins(data):
                 for rid, _ in unit.real_ids:
                     tests[rid] = {"kind": "real", "id": rid}
                     uncovered.append(rid)
+            for item in module.items:
+                for rid, _, _ in item.get("inherited", []) if isinstance(item, dict) else []:
+                    tests[rid] = {"kind": "real", "id": rid}  # uncovered already
             continue
         tests.update(own)
     uncovered += [rid for u in units if u.group is None and u.path in modules for rid, _ in u.real_ids]
@@ -1248,7 +1299,7 @@ def make_twins(data):
         path = rid.partition("::")[0]
         unit = modules[path].find(rid.partition("[")[0]) if path in modules else None
         if unit is None:
-            reasons[rid] = why_file.get(path, "its file is returned as given")
+            reasons[rid] = why_file.get(rid) or why_file.get(path, "its file is returned as given")
         elif not unit.cands and getattr(unit, "unexecuted", False):
             reasons[rid] = "its assertions a twin could change did not run in the reference solution's run"
         elif not unit.cands:

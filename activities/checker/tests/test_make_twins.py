@@ -449,37 +449,62 @@ def test_mutations_keep_type_and_differ():
 
 
 def test_unparsable_and_unsafe_files_come_back_unchanged():
-    broken, aliased = (
+    broken, called = (
         "def test_x(:\n",
-        "from calc import add\n\ndef test_x():\n    assert add(1, 1) == 2\n\nalias = test_x\n",
+        "from calc import add\n\nclass TestK:\n    def test_x(self):\n        assert add(1, 1) == 2\n\n"
+        "    def test_y(self):\n        self.test_x()\n",
     )
-    files = {TEST_FILE: SAMPLE, "tests/test_broken.py": broken, "tests/test_alias.py": aliased}
-    out = rewrite(request(files=files, real=REAL + ["tests/test_broken.py::test_x", "tests/test_alias.py::test_x"]))
-    assert out["files"]["tests/test_broken.py"] == broken and out["files"]["tests/test_alias.py"] == aliased
-    assert out["unparsed"] == ["tests/test_broken.py", "tests/test_alias.py"]
-    for rid in ("tests/test_broken.py::test_x", "tests/test_alias.py::test_x"):
+    files = {TEST_FILE: SAMPLE, "tests/test_broken.py": broken, "tests/test_called.py": called}
+    ids = ["tests/test_broken.py::test_x", "tests/test_called.py::TestK::test_x"]
+    out = rewrite(request(files=files, real=REAL + ids))
+    assert out["files"]["tests/test_broken.py"] == broken and out["files"]["tests/test_called.py"] == called
+    assert out["unparsed"] == ["tests/test_broken.py", "tests/test_called.py"]
+    for rid in ids:
         assert out["tests"][rid] == {"kind": "real", "id": rid} and rid in out["uncovered"]
 
 
-def test_tests_the_rewrite_cannot_find_leave_their_file_as_given_never_an_error():
-    # pytest collects tests under a module-level `if` and tests a class inherits from a mixin; the
-    # rewrite does not see them by name: the file is returned as given, its tests uncovered
+def test_a_bare_reference_to_a_test_or_test_class_follows_its_new_name(tmp_path):
+    source = (
+        "from calc import add\n\n\ndef test_x():\n    assert add(1, 1) == 2\n\n\nalias = test_x\n\n\n"
+        "class TestK:\n    @staticmethod\n    def norm(v):\n        return v\n\n"
+        "    def test_y(self):\n        assert TestK.norm(add(2, 2)) == 4\n"
+    )
+    ids = ["tests/test_ref.py::test_x", "tests/test_ref.py::TestK::test_y"]
+    out = rewrite(request(files={"tests/test_ref.py": source}, real=ids, fresh=[]))
+    assert out["unparsed"] == [] and out["uncovered"] == []
+    text = out["files"]["tests/test_ref.py"]
+    assert "TestK" not in text and "test_x" not in text
+    results = run_pytest(tmp_path, out["files"], CORRECT)
+    assert set(results) == set(out["tests"])
+    assert_reals_pass_and_twins_fail(out, results)
+
+
+def test_tests_the_rewrite_cannot_find_leave_their_file_as_given_never_an_error(tmp_path):
+    # pytest collects tests under a module-level `if`: the rewrite does not see them by name, the file is
+    # returned as given, its tests uncovered. A test a class inherits from a mixin follows its class's
+    # new name, uncovered, and the rest of its file is twinned.
     conditional = "import sys\nfrom calc import add\n\nif sys.version_info >= (3, 8):\n\n    def test_new():\n        assert add(1, 2) == 3\n"
     mixin = (
         "from calc import add\n\nclass Checks:\n    def test_add(self):\n        assert add(2, 2) == 4\n\n"
-        "class TestCalc(Checks):\n    pass\n"
+        "class TestCalc(Checks):\n    def test_own(self):\n        assert add(3, 3) == 6\n\n"
+        "class TestOnlyInherited(Checks):\n    pass\n"
     )
     files = {TEST_FILE: SAMPLE, "tests/test_if.py": conditional, "tests/test_mixin.py": mixin}
-    extra = ["tests/test_if.py::test_new", "tests/test_mixin.py::TestCalc::test_add"]
+    inherited = ["tests/test_mixin.py::TestCalc::test_add", "tests/test_mixin.py::TestOnlyInherited::test_add"]
+    extra = ["tests/test_if.py::test_new", "tests/test_mixin.py::TestCalc::test_own"] + inherited
     out = rewrite(request(files=files, real=REAL + extra))
-    assert out["files"]["tests/test_if.py"] == conditional and out["files"]["tests/test_mixin.py"] == mixin
-    assert sorted(out["unparsed"]) == ["tests/test_if.py", "tests/test_mixin.py"]
-    for rid in extra:
-        assert out["tests"][rid] == {"kind": "real", "id": rid} and rid in out["uncovered"]
-        assert "returned as given" in out["reasons"][rid], out["reasons"]
-    assert "does not find" in out["reasons"][extra[0]] or "does not find" in out["reasons"][extra[1]]
-    assert any(t["kind"] == "twin" for t in out["tests"].values()), "the other file still gets its twins"
+    assert out["files"]["tests/test_if.py"] == conditional
+    assert out["unparsed"] == ["tests/test_if.py"]
+    assert out["tests"][extra[0]] == {"kind": "real", "id": extra[0]} and extra[0] in out["uncovered"]
+    assert "does not find" in out["reasons"][extra[0]]
+    for rid in inherited:
+        assert rid in out["uncovered"] and "mixin" in out["reasons"][rid], out["reasons"]
+    assert {t["of"] for t in out["tests"].values() if t["kind"] == "twin"} >= {extra[1]}
     assert set(out["reasons"]) == set(out["uncovered"]), "every test without a twin says why"
+    results = run_pytest(tmp_path, {"tests/test_mixin.py": out["files"]["tests/test_mixin.py"]}, CORRECT)
+    mixin_ids = {i: t for i, t in out["tests"].items() if i.startswith("tests/test_mixin.py")}
+    assert set(results) == set(mixin_ids), "the inherited tests' ids are the plan's"
+    assert_reals_pass_and_twins_fail({"tests": mixin_ids}, results)
     assert "no assertion a twin can change" in out["reasons"][TEST_FILE + "::test_no_literal"]
 
 
@@ -581,6 +606,8 @@ def test_the_target_is_reached_over_the_deciding_tests_groups():
     group = next(t["group"] for t in decided["tests"].values() if t["kind"] == "twin" and t["of"] == one)
     assert decided["groups"][group]["values"] >= 100, "one deciding group alone must reach 1/100"
     assert max(g["values"] for g in everything["groups"].values()) < 100, "over every group fewer values suffice"
+    others = [v["values"] for k, v in decided["groups"].items() if k != group and v["real"]]
+    assert others and all(n == 2 for n in others), "a group outside the deciding tests gets one twin"
 
 
 def test_asserts_in_branches_and_loops_get_no_twin():
@@ -819,9 +846,10 @@ def test_approx_too_wide():
     assert scale(0.75) == pytest.approx(1.5, rel=0.5)
 """
 
-TYPED_REAL = ["tests/test_typed.py::TestTyped::test_" + t for t in (
-    "list", "dict", "count", "almost", "almost_places", "delta", "delta_too_wide", "is"
-)] + ["tests/test_typed.py::test_approx_abs", "tests/test_typed.py::test_approx_too_wide"]
+TYPED_REAL = [
+    "tests/test_typed.py::TestTyped::test_" + t
+    for t in ("list", "dict", "count", "almost", "almost_places", "delta", "delta_too_wide", "is")
+] + ["tests/test_typed.py::test_approx_abs", "tests/test_typed.py::test_approx_too_wide"]
 
 
 def test_unittest_typed_and_almost_equal_assertions_and_approx_tolerances_get_twins(tmp_path):

@@ -8,20 +8,20 @@ def test_double():
 
 
 def test_is_falling():
-    assert is_falling([1, 0, 3, 3]) is False
     assert is_falling([4, 3, 1]) is True
-    assert is_falling([0, 4, 2, 4, 4]) is False
+    assert is_falling([0, 0]) is False
+    assert is_falling([4, 4, 4, 2, 0]) is False
 
 
 def test_first_break():
     assert first_break([3]) == -1
+    assert first_break([2, 4, 4, 6]) == 0
     assert first_break([4, 3, 1]) == -1
-    assert first_break([1, 3, 4]) == 0
 
 
 def test_first_break_edge_case():
-    assert first_break([3, 2, 2]) == 1
+    assert first_break([4, 4, 4]) == 0
 
 
 def test_first_break_edge_case_2():
-    assert first_break([2, 2, 3]) == 0
+    assert first_break([4, 4, 2, 2]) == 0
