@@ -2,6 +2,9 @@ import { z } from 'zod';
 
 export const taskIdPattern = /^[a-z0-9][a-z0-9._-]*$/;
 
+/** A pytest node id: `path/to/test_file.py::Class::test_name[params]`. */
+const nodeId = z.string().regex(/^[^\s:][^:]*\.py::\S/, 'must be a pytest node id (path/to/test_file.py::test_name)');
+
 /** `task.yaml` of a task folder. */
 export const TaskSpec = z
   .object({
@@ -17,6 +20,25 @@ export const TaskSpec = z
      * default 1e-3 (`task validate` refuses a task above its bound)
      */
     acceptedBound: z.number().gt(0).max(1).optional(),
+    /**
+     * the tests the fix must turn from failing to passing (SWE-bench's FAIL_TO_PASS), as pytest node ids;
+     * with it the reward is decided by these and `passToPass` only, and a test outside both lists never
+     * changes it
+     */
+    failToPass: z.array(nodeId).min(1, 'needs at least one test').optional(),
+    /** the tests that pass before and after the fix (SWE-bench's PASS_TO_PASS); only with failToPass */
+    passToPass: z.array(nodeId).optional(),
+    /** where the task comes from (a real project's history): shown by `task list`, kept for attribution */
+    source: z
+      .object({
+        repo: z.string().min(1),
+        commit: z.string().min(1),
+        instanceId: z.string().min(1).optional(),
+        version: z.string().optional(),
+        licence: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     budgets: z
       .object({
         maxTurns: z.number().int().positive().optional(),
@@ -25,12 +47,17 @@ export const TaskSpec = z
       .strict()
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((spec) => spec.passToPass === undefined || spec.failToPass !== undefined, {
+    message: 'passToPass needs failToPass',
+    path: ['passToPass'],
+  });
 export type TaskSpec = z.infer<typeof TaskSpec>;
 
 /** `expected-tests.json`: the test ids `task validate` recorded from the reference solution. */
 export const ExpectedTests = z.object({
-  visible: z.array(z.string()).min(1, 'the task needs at least one visible test'),
+  /** (empty for a task whose listed tests all lie in files its hidden tests replace) */
+  visible: z.array(z.string()),
   hidden: z.array(z.string()),
   oracle: z.array(z.string()),
   /**
@@ -96,7 +123,7 @@ export type OracleFile = z.infer<typeof OracleFile>;
 
 /** The content of a task, as snapshotted into the artifact store. */
 export const TaskSnapshot = z.object({
-  spec: TaskSpec.extend({ image: z.string().min(1) }),
+  spec: TaskSpec.safeExtend({ image: z.string().min(1) }),
   /** repository-relative path → base64 content, for repo/, hidden/ and oracle/ */
   repo: z.record(z.string(), z.string()),
   hidden: z.record(z.string(), z.string()),

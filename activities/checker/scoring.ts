@@ -13,7 +13,7 @@ import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { createToolCallActivities } from '../tools/take-turn';
 import { dropPathConflicts, exportChanges, type ExportedTree, type FileChange } from './changes';
-import { allExpectedPassed, gradeTree, GraderError, type HarnessResult } from './grading';
+import { allExpectedPassed, expectedOutcomesPassed, gradeTree, GraderError, type HarnessResult } from './grading';
 import { createGradingCache } from './grading-cache';
 import { auditOracleCalls, type OracleAuditResult } from './oracle-audit';
 import { checkerSecret, decidingBound, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
@@ -213,6 +213,8 @@ export function createScoringActivities(deps: ScoringDeps) {
     return {
       rewardIds,
       oracleIds,
+      // a task that lists its tests: the others (and so pytest's exit status) never change the reward
+      listed: snapshot.spec.failToPass !== undefined,
       calls,
       pytestOracle,
       canary,
@@ -285,7 +287,12 @@ export function createScoringActivities(deps: ScoringDeps) {
     const judge = (result: HarnessResult, ids: readonly string[], files: Record<string, Buffer>) =>
       plan
         ? judgeTwins(result, plan, ids, files, new Set(Object.keys(canary)))
-        : { ok: allExpectedPassed(result, ids), forged: null, notFailed: [], twins: 0 };
+        : {
+            ok: runs.listed ? expectedOutcomesPassed(result, ids) : allExpectedPassed(result, ids),
+            forged: null,
+            notFailed: [],
+            twins: 0,
+          };
     return {
       strict: strict ? judge(strict, runs.rewardIds, runs.gradedRun) : null,
       audit: pytestAudit ? judge(pytestAudit, [...runs.rewardIds, ...runs.oracleIds], runs.auditedRun) : null,

@@ -1,5 +1,19 @@
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
@@ -40,7 +54,16 @@ export function loadTaskFolder(
   if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
   const repo = readTree(repoDir, root);
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
-  const hidden = existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden'), root) : {};
+  // hidden tests: a test patch (SWE-bench's test_patch) applied to the starting repository gives whole
+  // files, and the files of hidden/ lie over them
+  const hiddenPatch = join(root, 'hidden.patch');
+  const patched = existsSync(hiddenPatch)
+    ? patchedFiles(decodeTree(repo), readFileSync(hiddenPatch, 'utf8'), hiddenPatch)
+    : {};
+  const hidden = {
+    ...Object.fromEntries(Object.entries(patched).map(([path, content]) => [path, content.toString('base64')])),
+    ...(existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden'), root) : {}),
+  };
   const oracleDir = join(root, 'oracle');
   const oracle = existsSync(oracleDir) ? readTree(oracleDir, root) : {};
   const canary = existsSync(join(root, 'canary')) ? readTree(join(root, 'canary'), root) : {};
@@ -72,6 +95,10 @@ export function loadTaskFolder(
     solutionPatch: readOptional('solution.patch'),
     wrongFixPatch: readOptional('wrong-fix.patch'),
   };
+}
+
+function decodeTree(tree: Record<string, string>): Record<string, Buffer> {
+  return Object.fromEntries(Object.entries(tree).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
 }
 
 /** The calls of an `oracle.json`, or null without one; a malformed file names its problem. */
@@ -138,4 +165,38 @@ export function readTree(dir: string, root = dir): Record<string, string> {
   };
   walk(dir);
   return files;
+}
+
+/**
+ * A tree with a unified diff applied (`git apply`, as `git diff` and SWE-bench write them); a patch that
+ * does not apply is a TaskError naming `patchPath` and git's reason.
+ */
+export function applyPatch(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
+  const work = mkdtempSync(join(tmpdir(), 'agentrl-patch-'));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    writeFileSync(join(work, '.agentrl.patch'), patch);
+    try {
+      execFileSync('git', ['apply', '--whitespace=nowarn', '.agentrl.patch'], { cwd: work, stdio: 'pipe' });
+    } catch (error) {
+      throw new TaskError(
+        `${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`,
+      );
+    }
+    rmSync(join(work, '.agentrl.patch'));
+    return Object.fromEntries(Object.entries(readTree(work)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The files a patch adds or changes, as they read after it: a test patch's files, whole. */
+export function patchedFiles(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
+  const after = applyPatch(files, patch, patchPath);
+  return Object.fromEntries(
+    Object.entries(after).filter(([path, content]) => !files[path] || !files[path].equals(content)),
+  );
 }

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
 import type { ExpectedTests } from '../../shared/task-spec';
@@ -11,7 +9,7 @@ import { auditOracleCalls } from '../checker/oracle-audit';
 import { decidingBound, defaultBoundTarget, freshCalls, judgeTwins, planTwins } from '../checker/twins';
 import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
-import { loadTaskFolder, readTree, TaskError } from './task-loader';
+import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
 
 export interface ValidationCheck {
@@ -69,9 +67,9 @@ export async function validateTask(
   }
   if (!loaded.solutionPatch)
     throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
-  if (!loaded.hasOracle)
+  if (!loaded.hasOracle && !snapshot.spec.failToPass)
     throw new TaskError(
-      `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle)`,
+      `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle, unless task.yaml lists failToPass)`,
     );
   if (Object.keys(snapshot.hidden).length === 0)
     throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
@@ -135,26 +133,39 @@ export async function validateTask(
           ? 'visible'
           : null;
   };
-  const tests = solution.report?.tests ?? [];
+  // a task that lists its tests (failToPass, passToPass) is decided by those and its oracle only: any
+  // other test of the repository may fail, with the reference too, and changes nothing
+  const { failToPass, passToPass = [] } = snapshot.spec;
+  const listed = failToPass ? new Set([...failToPass, ...passToPass]) : null;
+  const counts = (nodeid: string): boolean => listed === null || listed.has(nodeid) || groupOf(nodeid) === 'oracle';
+  const listedFiles = new Set([...(listed ?? [])].map((nodeid) => nodeid.split('::')[0]!));
+  const tests = (solution.report?.tests ?? []).filter((test) => counts(test.nodeid));
   const expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
   for (const test of tests) {
     const group = groupOf(test.nodeid);
     if (group) expected[group].push(test.nodeid);
   }
-  const notPassed = tests.filter((test) => test.outcome !== 'passed').map((test) => `${test.nodeid} ${test.outcome}`);
+  const reported = new Set(tests.map((test) => test.nodeid));
+  const notPassed = [
+    ...tests.filter((test) => test.outcome !== 'passed').map((test) => `${test.nodeid} ${test.outcome}`),
+    ...[...(listed ?? [])].filter((nodeid) => !reported.has(nodeid)).map((nodeid) => `${nodeid} not collected`),
+  ];
+  const collectErrors = (solution.report?.collectErrors ?? []).filter(
+    (path) => listed === null || listedFiles.has(path.split('::')[0]!) || groupOf(path) === 'oracle',
+  );
   checks.push({
-    name: 'the reference solution passes visible, hidden and oracle tests',
-    ok:
-      !solution.timedOut &&
-      solution.report !== null &&
-      notPassed.length === 0 &&
-      solution.report.collectErrors.length === 0,
+    name: listed
+      ? 'the reference solution passes the listed tests (failToPass, passToPass) and the oracle tests'
+      : 'the reference solution passes visible, hidden and oracle tests',
+    ok: !solution.timedOut && solution.report !== null && notPassed.length === 0 && collectErrors.length === 0,
     detail: solution.report
-      ? `${tests.length} tests; not passed: ${notPassed.join(', ') || 'none'}` +
-        (solution.report.collectErrors.length ? `; collection errors: ${solution.report.collectErrors.join(', ')}` : '')
+      ? `${tests.length} tests; not passed: ${notPassed.slice(0, 20).join(', ') || 'none'}` +
+        (collectErrors.length ? `; collection errors: ${collectErrors.join(', ')}` : '')
       : `no report: ${tail(solution)}`,
   });
-  for (const group of calls ? (['visible', 'hidden'] as const) : (['visible', 'hidden', 'oracle'] as const)) {
+  // a listed task's tests are its lists (checked above); the others need visible and hidden tests
+  const groups = listed ? [] : calls ? (['visible', 'hidden'] as const) : (['visible', 'hidden', 'oracle'] as const);
+  for (const group of groups) {
     checks.push({
       name: `${group} tests exist`,
       ok: expected[group].length > 0,
@@ -178,6 +189,27 @@ export async function validateTask(
   // failed, without knowing anything: it proves nothing against a guesser, so it never lowers the bound.
   const startOutcomes = new Map((start.report?.tests ?? []).map((test) => [test.nodeid, test.outcome]));
   const deciding = [...expected.visible, ...expected.hidden].filter((id) => startOutcomes.get(id) !== 'passed');
+  if (failToPass) {
+    const passing = failToPass.filter((nodeid) => startOutcomes.get(nodeid) === 'passed');
+    checks.push({
+      name: 'every failToPass test fails before the fix',
+      ok: passing.length === 0,
+      detail: passing.length
+        ? `passes before the fix: ${passing.slice(0, 8).join(', ')}${passing.length > 8 ? ` and ${passing.length - 8} more` : ''}`
+        : `${failToPass.length} tests`,
+    });
+    const broken = passToPass.filter((nodeid) => startOutcomes.get(nodeid) !== 'passed');
+    checks.push({
+      name: 'every passToPass test passes before the fix',
+      ok: broken.length === 0,
+      detail: broken.length
+        ? `does not pass before the fix: ${broken
+            .slice(0, 8)
+            .map((nodeid) => `${nodeid} ${startOutcomes.get(nodeid) ?? 'not collected'}`)
+            .join(', ')}${broken.length > 8 ? ` and ${broken.length - 8} more` : ''}`
+        : `${passToPass.length} tests`,
+    });
+  }
   expected.deciding = deciding;
   // the lines each test ran with the reference: a twin is made only of an assertion that ran
   const ranLines = new Map(tests.map((test) => [test.nodeid, test.lines ?? []]));
@@ -265,12 +297,23 @@ export async function validateTask(
       (!startAudit || startAudit.passed < startAudit.total),
     detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
   });
-  checks.push({
-    name: 'the starting repository fails its visible tests',
-    ok: !expectedOutcomesPassed(start, expected.visible),
-    detail: 'an agent must see a failing test',
-  });
-  if (wrongRun) {
+  // a listed task may start with every visible test passing (SWE-bench's shape: the failing tests are the fix's own)
+  if (!listed)
+    checks.push({
+      name: 'the starting repository fails its visible tests',
+      ok: !expectedOutcomesPassed(start, expected.visible),
+      detail: 'an agent must see a failing test',
+    });
+  if (wrongRun && listed) {
+    const fullOk =
+      expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]) &&
+      (!wrongAudit || wrongAudit.passed === wrongAudit.total);
+    checks.push({
+      name: 'wrong-fix.patch does not pass the listed and oracle tests',
+      ok: !fullOk,
+      detail: `all ${fullOk ? 'pass' : 'fail'}`,
+    });
+  } else if (wrongRun) {
     const visibleOk = expectedOutcomesPassed(wrongRun, expected.visible);
     const fullOk =
       expectedOutcomesPassed(wrongRun, [...expected.visible, ...expected.hidden, ...expected.oracle]) &&
@@ -313,29 +356,6 @@ export async function validateTask(
     expected: ok ? expected : null,
     recorded,
   };
-}
-
-/** Applies a unified patch to a file map with `git apply`, in a temporary folder. */
-export function applyPatch(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
-  const work = mkdtempSync(join(tmpdir(), 'agentrl-patch-'));
-  try {
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(work, path)), { recursive: true });
-      writeFileSync(join(work, path), content);
-    }
-    writeFileSync(join(work, '.agentrl.patch'), patch);
-    try {
-      execFileSync('git', ['apply', '--whitespace=nowarn', '.agentrl.patch'], { cwd: work, stdio: 'pipe' });
-    } catch (error) {
-      throw new TaskError(
-        `${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`,
-      );
-    }
-    rmSync(join(work, '.agentrl.patch'));
-    return Object.fromEntries(Object.entries(readTree(work)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
 }
 
 function tail(result: HarnessResult): string {

@@ -6,7 +6,7 @@ import { examples } from './examples';
 import { policyServer } from './policy-server';
 import { reap } from './reap';
 import { server } from './server';
-import { taskValidate } from './task';
+import { taskImport, taskValidate } from './task';
 import { train } from './train';
 import { worker } from './worker';
 
@@ -18,6 +18,7 @@ export const commands: Record<string, Command> = {
   examples,
   eval: evaluate,
   'task validate': taskValidate,
+  'task import': taskImport,
   server,
   worker,
   'policy-server': policyServer,

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
+import { importSwebench } from '../../activities/tasks/swebench-import';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
-import { positiveInt, type Command } from '../command';
+import { log, positiveInt, type Command } from '../command';
 import { runMany } from '../run-many';
 import { findTaskFolders } from '../evaluation';
 
@@ -76,5 +77,50 @@ export const taskValidate: Command = {
       print();
     });
     return failed ? 1 : 0;
+  },
+};
+
+export const taskImport: Command = {
+  summary: 'turn SWE-bench-style instances into task folders, from local clones',
+  usage: [
+    'Usage: npx agentrl task import swebench FILE.jsonl --repos DIR [--out DIR] [--force]',
+    '',
+    'Each line of FILE.jsonl is an instance (instance_id, repo, base_commit, problem_statement, patch, test_patch,',
+    'FAIL_TO_PASS, PASS_TO_PASS, version; the test lists may be JSON strings). Each becomes a task folder named by its',
+    'instance id: repo/ is the clone of `repo` at base_commit, hidden.patch the test patch, solution.patch the patch,',
+    'task.yaml the problem statement as the prompt with failToPass and passToPass. No network: the clones are yours.',
+    'Then `npx agentrl task validate DIR` proves each in containers (FAIL_TO_PASS fails before the patch and passes',
+    'after it, PASS_TO_PASS passes on both).',
+    '',
+    'Options:',
+    '  --repos DIR  where the clones are: DIR/owner__name, DIR/owner/name or DIR/name (bare clones too)',
+    '  --out DIR    where the task folders go (default tasks/imported)',
+    '  --force      replace a task folder that exists already',
+    '',
+    'An instance that cannot be imported is reported with the reason and the others are still imported; exit code 1',
+    'when any was not.',
+  ].join('\n'),
+  options: {
+    repos: { type: 'string' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  positionals: true,
+  async run(values, positionals) {
+    const [format, file, ...rest] = positionals;
+    if (format !== 'swebench')
+      throw new Error(`task import: the format comes first and must be swebench, got ${JSON.stringify(format ?? '')}`);
+    if (!file || rest.length) throw new Error('task import swebench: name exactly one FILE.jsonl');
+    if (typeof values.repos !== 'string') throw new Error('task import swebench: --repos DIR is required');
+    const outDir = typeof values.out === 'string' ? values.out : join(projectRoot, 'tasks', 'imported');
+    const result = importSwebench(file, {
+      reposDir: values.repos,
+      outDir,
+      force: Boolean(values.force),
+      onProgress: (line) => log(line),
+    });
+    for (const { instanceId, dir } of result.written) console.log(`ok   ${instanceId} ${dir}`);
+    for (const { instance, error } of result.failed) console.log(`FAIL ${instance}: ${error}`);
+    return result.failed.length ? 1 : 0;
   },
 };

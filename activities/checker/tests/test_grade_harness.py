@@ -785,3 +785,80 @@ def test_trace_lines_records_the_lines_each_test_ran_and_only_when_asked(tmp_pat
     lines = {t["nodeid"]: t["lines"] for t in traced["report"]["tests"]}
     assert lines["tests/test_places.py::test_plain"] == [13, 14], "the early return: the assert never ran"
     assert lines["tests/test_places.py::TestAdd::test_list"] == [8, 9]
+
+
+# ---------------------------------------------------------------- the repository's pytest configuration
+
+SRC_LAYOUT = {
+    "pyproject.toml": """
+        [project]
+        name = "srcpkg"
+
+        [tool.pytest.ini_options]
+        testpaths = ["src", "checks"]
+        pythonpath = ["src", "../../outside"]
+        python_files = ["check_*.py"]
+        python_functions = ["check_*"]
+        addopts = "--doctest-modules -x -p no:python --maxfail=1"
+        filterwarnings = ["error"]
+    """,
+    "src/srcpkg/__init__.py": '''
+        def double(x):
+            """Twice x.
+
+            >>> double(2)
+            4
+            """
+            return x * 2
+    ''',
+    "checks/check_double.py": """
+        import warnings
+
+        from srcpkg import double
+
+        def check_two():
+            warnings.warn("ignored: filterwarnings is not applied")
+            assert double(2) == 4
+
+        def check_three():
+            assert double(3) == 6
+
+        def test_not_collected():
+            assert False
+    """,
+}
+
+
+def test_the_repositorys_test_paths_pythonpath_naming_and_doctests_apply(tmp_path):
+    _, res = run_harness(make_repo(tmp_path / "repo", SRC_LAYOUT))
+    assert outcomes(res) == {
+        "src/srcpkg/__init__.py::srcpkg.double": "passed",
+        "checks/check_double.py::check_two": "passed",
+        "checks/check_double.py::check_three": "passed",
+    }, res["output"]
+    assert res["exitCode"] == 0
+
+
+def test_a_doctest_graded_fix_fails_before_it(tmp_path):
+    files = dict(SRC_LAYOUT)
+    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace("return x * 2", "return x + 2 if x != 2 else 4")
+    _, res = run_harness(make_repo(tmp_path / "repo", files))
+    got = outcomes(res)
+    assert got["src/srcpkg/__init__.py::srcpkg.double"] == "passed"
+    assert got["checks/check_double.py::check_three"] == "failed"
+    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(">>> double(2)\n            4", ">>> double(5)\n            10")
+    _, res = run_harness(make_repo(tmp_path / "repo2", files))
+    assert outcomes(res)["src/srcpkg/__init__.py::srcpkg.double"] == "failed"
+
+
+def test_setup_cfg_and_tox_ini_sections_and_ignore_repo_config(tmp_path):
+    files = {
+        "setup.cfg": "[tool:pytest]\npython_files = spec_*.py\n",
+        "tests/spec_one.py": "def test_one():\n    assert True\n",
+        "tests/test_two.py": "def test_two():\n    assert True\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    _, res = run_harness(repo)
+    assert set(outcomes(res)) == {"tests/spec_one.py::test_one"}
+    _, res = run_harness(repo, "--ignore-repo-config")
+    assert set(outcomes(res)) == {"tests/test_two.py::test_two"}

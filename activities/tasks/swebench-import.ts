@@ -1,0 +1,171 @@
+/**
+ * SWE-bench-style instances as task folders: `npx agentrl task import swebench FILE.jsonl --repos DIR`.
+ * Each instance (`instance_id`, `repo`, `base_commit`, `problem_statement`, `patch`, `test_patch`,
+ * `FAIL_TO_PASS`, `PASS_TO_PASS`, `version`) becomes a folder: `repo/` from the local clone at
+ * `base_commit` (no network: the user gives the clones), `hidden.patch` the test patch, `solution.patch`
+ * the reference patch, and `task.yaml` with the prompt, the two test lists and the source.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { z } from 'zod';
+import { describeIssues } from '../../shared/errors';
+import { TaskSpec, taskIdPattern } from '../../shared/task-spec';
+import { TaskError } from './task-loader';
+
+/** A test list as SWE-bench ships it: a JSON array, or a string holding one. */
+const TestList = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}, z.array(z.string()));
+
+export const SwebenchInstance = z
+  .object({
+    instance_id: z.string().min(1),
+    repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be owner/name'),
+    base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'must be a commit id'),
+    problem_statement: z.string().min(1),
+    patch: z.string().min(1),
+    test_patch: z.string().min(1),
+    FAIL_TO_PASS: TestList,
+    PASS_TO_PASS: TestList.default([]),
+    version: z.union([z.string(), z.number()]).optional(),
+  })
+  .passthrough();
+export type SwebenchInstance = z.infer<typeof SwebenchInstance>;
+
+/** The instructions after an instance's problem statement. */
+export const swebenchPromptTail =
+  'The repository is in the current directory. Tests run with `python3 -m pytest -q`. Resolve the issue by ' +
+  'changing the code (not the tests), then submit.';
+
+export interface ImportResult {
+  /** instance id -> the task folder written */
+  written: { instanceId: string; dir: string }[];
+  /** instance id (or line) -> why it was not imported */
+  failed: { instance: string; error: string }[];
+}
+
+/** A task id from an instance id: lowercase, anything else than letters, digits, ".", "_" and "-" as "-". */
+export function taskIdOf(instanceId: string): string {
+  const id = instanceId
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '');
+  if (!taskIdPattern.test(id)) throw new TaskError(`instance ${instanceId}: no task id can be made from it`);
+  return id;
+}
+
+/** Where the clone of `owner/name` lies under `reposDir`: owner__name, owner/name or name (a bare clone too). */
+export function findClone(reposDir: string, repo: string): string | null {
+  const [owner, name] = repo.split('/') as [string, string];
+  for (const candidate of [`${owner}__${name}`, join(owner, name), name, `${owner}+${name}`]) {
+    const dir = join(reposDir, candidate);
+    if (existsSync(join(dir, '.git')) || existsSync(join(dir, 'HEAD')) || existsSync(join(dir, 'repo', 'HEAD')))
+      return existsSync(join(dir, 'repo', 'HEAD')) && !existsSync(join(dir, 'HEAD')) ? join(dir, 'repo') : dir;
+  }
+  return null;
+}
+
+/**
+ * Imports every instance of a JSONL file; an instance that cannot be imported is reported and the
+ * others still are. An existing task folder is kept unless `force`.
+ */
+export function importSwebench(
+  file: string,
+  options: { reposDir: string; outDir: string; force?: boolean; onProgress?: (line: string) => void },
+): ImportResult {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new TaskError(`${path}: no such file`);
+  if (!existsSync(options.reposDir)) throw new TaskError(`--repos ${options.reposDir}: no such folder`);
+  const result: ImportResult = { written: [], failed: [] };
+  const lines = readFileSync(path, 'utf8').split('\n');
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    const where = `${path}:${index + 1}`;
+    let instanceName = where;
+    try {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch (error) {
+        throw new TaskError(`${where}: not valid JSON: ${(error as Error).message}`);
+      }
+      const parsed = SwebenchInstance.safeParse(raw);
+      if (!parsed.success) throw new TaskError(describeIssues(where, parsed.error));
+      const instance = parsed.data;
+      instanceName = instance.instance_id;
+      const dir = join(options.outDir, taskIdOf(instance.instance_id));
+      writeTaskFolder(instance, dir, options);
+      result.written.push({ instanceId: instance.instance_id, dir });
+      options.onProgress?.(`${instance.instance_id}: ${dir}`);
+    } catch (error) {
+      result.failed.push({ instance: instanceName, error: (error as Error).message });
+      options.onProgress?.(`${instanceName}: not imported: ${(error as Error).message}`);
+    }
+  });
+  return result;
+}
+
+function writeTaskFolder(
+  instance: SwebenchInstance,
+  dir: string,
+  options: { reposDir: string; force?: boolean },
+): void {
+  const name = instance.instance_id;
+  const notPytest = [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].find((id) => !/\.py::\S/.test(id));
+  if (notPytest !== undefined)
+    throw new TaskError(
+      `instance ${name}: test ${JSON.stringify(notPytest)} is not a pytest node id (path/test_file.py::test); ` +
+        `only repositories whose tests pytest runs can be imported`,
+    );
+  if (instance.FAIL_TO_PASS.length === 0) throw new TaskError(`instance ${name}: FAIL_TO_PASS is empty`);
+  const clone = findClone(options.reposDir, instance.repo);
+  if (clone === null)
+    throw new TaskError(
+      `instance ${name}: no clone of ${instance.repo} under ${options.reposDir} (looked for ` +
+        `${instance.repo.replace('/', '__')}, ${instance.repo} and ${instance.repo.split('/')[1]}); clone it there`,
+    );
+  try {
+    execFileSync('git', ['-C', clone, 'cat-file', '-e', `${instance.base_commit}^{commit}`], { stdio: 'pipe' });
+  } catch {
+    throw new TaskError(`instance ${name}: the clone ${clone} has no commit ${instance.base_commit} (fetch it there)`);
+  }
+  if (existsSync(dir)) {
+    if (!options.force) throw new TaskError(`instance ${name}: ${dir} exists (give --force to replace it)`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const spec: TaskSpec = {
+    id: taskIdOf(name),
+    prompt: `${instance.problem_statement.trim()}\n\n${swebenchPromptTail}\n`,
+    testCommand: 'python3 -m pytest -q',
+    failToPass: instance.FAIL_TO_PASS,
+    ...(instance.PASS_TO_PASS.length ? { passToPass: instance.PASS_TO_PASS } : {}),
+    source: {
+      repo: instance.repo,
+      commit: instance.base_commit,
+      instanceId: name,
+      ...(instance.version !== undefined ? { version: String(instance.version) } : {}),
+    },
+  };
+  const checked = TaskSpec.safeParse(spec);
+  if (!checked.success) throw new TaskError(describeIssues(`instance ${name}`, checked.error));
+  mkdirSync(join(dir, 'repo'), { recursive: true });
+  try {
+    const archive = execFileSync('git', ['-C', clone, 'archive', '--format=tar', instance.base_commit], {
+      maxBuffer: 2 * 1024 * 1024 * 1024,
+    });
+    execFileSync('tar', ['-x', '-C', join(dir, 'repo')], { input: archive, stdio: ['pipe', 'pipe', 'pipe'] });
+    writeFileSync(join(dir, 'task.yaml'), toYaml(checked.data, { lineWidth: 0 }));
+    writeFileSync(join(dir, 'hidden.patch'), instance.test_patch);
+    writeFileSync(join(dir, 'solution.patch'), instance.patch);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

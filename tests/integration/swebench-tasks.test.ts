@@ -1,0 +1,85 @@
+// SWE-bench-style tasks end to end: instances imported from a local clone, validated in real containers,
+// and graded by their FAIL_TO_PASS and PASS_TO_PASS lists only, through the real dev server and Docker.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { importSwebench } from '../../activities/tasks/swebench-import';
+import { validateTask } from '../../activities/tasks/task-validation';
+import { makeTinycalcClone, tinycalcInstances } from '../helpers/swebench-fixture';
+import {
+  docker,
+  runEpisode,
+  scriptedPolicy,
+  startTestServer,
+  startWorker,
+  type RunningWorker,
+} from '../helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let worker: RunningWorker;
+let tasks: string;
+
+before(async () => {
+  const { repos, commit } = makeTinycalcClone();
+  const file = join(mkdtempSync(join(tmpdir(), 'agentrl-jsonl-')), 'instances.jsonl');
+  writeFileSync(
+    file,
+    tinycalcInstances(commit)
+      .map((row) => JSON.stringify(row))
+      .join('\n') + '\n',
+  );
+  tasks = mkdtempSync(join(tmpdir(), 'agentrl-swebench-'));
+  assert.equal(importSwebench(file, { reposDir: repos, outDir: tasks }).written.length, 3);
+  env = await startTestServer();
+  worker = await startWorker(env);
+});
+after(async () => {
+  await worker?.stop();
+  await env?.teardown();
+});
+
+describe('SWE-bench-style instances', () => {
+  test('validate with every visible test passing at the start; FAIL_TO_PASS passing before the patch is refused by name', async () => {
+    const deps = { docker, sandbox: worker.config.sandbox };
+    const [clamp, mean, wrong] = await Promise.all(
+      ['example__tinycalc-1', 'example__tinycalc-2', 'example__tinycalc-3'].map((id) =>
+        validateTask(join(tasks, id), deps),
+      ),
+    );
+    assert.equal(clamp!.ok, true, JSON.stringify(clamp!.checks));
+    assert.equal(mean!.ok, true, JSON.stringify(mean!.checks));
+    assert.deepEqual(clamp!.expected!.deciding, ['tests/test_calc.py::test_clamp_above']);
+    assert.ok(!clamp!.expected!.hidden.includes('tests/test_calc.py::test_needs_a_network'), 'outside the lists');
+    assert.equal(wrong!.ok, false);
+    const refused = wrong!.checks.find((check) => !check.ok)!;
+    assert.equal(refused.name, 'every failToPass test fails before the fix');
+    assert.match(refused.detail, /passes before the fix: tests\/test_calc\.py::test_clamp_at_high/);
+  });
+
+  test('the fix scores 1 although a test outside the lists fails; no change scores 0', async () => {
+    const dir = join(tasks, 'example__tinycalc-1');
+    const source = readFileSync(join(dir, 'repo', 'tinycalc', '__init__.py'), 'utf8');
+    const fixed = source.replace(
+      '    if value > high:\n        return value',
+      '    if value > high:\n        return high',
+    );
+    assert.notEqual(fixed, source);
+    const [solved, untouched] = await Promise.all([
+      runEpisode(env, worker, {
+        task: dir,
+        policy: scriptedPolicy([
+          { tool: 'write_file', path: 'tinycalc/__init__.py', content: fixed },
+          { tool: 'submit' },
+        ]),
+        checker: 'strict',
+      }),
+      runEpisode(env, worker, { task: dir, policy: scriptedPolicy([{ tool: 'submit' }]), checker: 'strict' }),
+    ]);
+    assert.deepEqual([solved.reward, solved.trueSuccess, solved.trueSuccessBasis], [1, true, 'visible+hidden']);
+    assert.deepEqual(solved.tamper, []);
+    assert.deepEqual([untouched.reward, untouched.trueSuccess], [0, false]);
+  });
+});
