@@ -78,7 +78,14 @@ export function findClone(reposDir: string, repo: string): string | null {
  */
 export function importSwebench(
   file: string,
-  options: { reposDir: string; outDir: string; force?: boolean; onProgress?: (line: string) => void },
+  options: {
+    reposDir: string;
+    outDir: string;
+    force?: boolean;
+    /** written as every task's `acceptedBound` (the instances' tests were not written for twins) */
+    acceptedBound?: number;
+    onProgress?: (line: string) => void;
+  },
 ): ImportResult {
   const path = resolve(file);
   if (!existsSync(path)) throw new TaskError(`${path}: no such file`);
@@ -115,7 +122,7 @@ export function importSwebench(
 function writeTaskFolder(
   instance: SwebenchInstance,
   dir: string,
-  options: { reposDir: string; force?: boolean },
+  options: { reposDir: string; force?: boolean; acceptedBound?: number },
 ): void {
   const name = instance.instance_id;
   const notPytest = [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].find((id) => !/\.py::\S/.test(id));
@@ -146,6 +153,7 @@ function writeTaskFolder(
     testCommand: 'python3 -m pytest -q',
     failToPass: instance.FAIL_TO_PASS,
     ...(instance.PASS_TO_PASS.length ? { passToPass: instance.PASS_TO_PASS } : {}),
+    ...(options.acceptedBound !== undefined ? { acceptedBound: options.acceptedBound } : {}),
     source: {
       repo: instance.repo,
       commit: instance.base_commit,

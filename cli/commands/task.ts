@@ -83,7 +83,7 @@ export const taskValidate: Command = {
 export const taskImport: Command = {
   summary: 'turn SWE-bench-style instances into task folders, from local clones',
   usage: [
-    'Usage: npx agentrl task import swebench FILE.jsonl --repos DIR [--out DIR] [--force]',
+    'Usage: npx agentrl task import swebench FILE.jsonl --repos DIR [--out DIR] [--force] [--accepted-bound B]',
     '',
     'Each line of FILE.jsonl is an instance (instance_id, repo, base_commit, problem_statement, patch, test_patch,',
     'FAIL_TO_PASS, PASS_TO_PASS, version; the test lists may be JSON strings). Each becomes a task folder named by its',
@@ -96,6 +96,9 @@ export const taskImport: Command = {
     '  --repos DIR  where the clones are: DIR/owner__name, DIR/owner/name or DIR/name (bare clones too)',
     '  --out DIR    where the task folders go (default tasks/imported)',
     '  --force      replace a task folder that exists already',
+    '  --accepted-bound B  write acceptedBound: B in every task.yaml; without it, task validate refuses an instance',
+    '               whose FAIL_TO_PASS tests a guesser passes with more than 1e-3 (one raise check: 1/13; a bare',
+    '               `assert x`: certain) and names those tests',
     '',
     'An instance that cannot be imported is reported with the reason and the others are still imported; exit code 1',
     'when any was not.',
@@ -104,6 +107,7 @@ export const taskImport: Command = {
     repos: { type: 'string' },
     out: { type: 'string' },
     force: { type: 'boolean' },
+    'accepted-bound': { type: 'string' },
   },
   positionals: true,
   async run(values, positionals) {
@@ -113,7 +117,12 @@ export const taskImport: Command = {
     if (!file || rest.length) throw new Error('task import swebench: name exactly one FILE.jsonl');
     if (typeof values.repos !== 'string') throw new Error('task import swebench: --repos DIR is required');
     const outDir = typeof values.out === 'string' ? values.out : join(projectRoot, 'tasks', 'imported');
+    const bound = values['accepted-bound'];
+    const acceptedBound = typeof bound === 'string' ? Number(bound) : undefined;
+    if (acceptedBound !== undefined && !(acceptedBound > 0 && acceptedBound <= 1))
+      throw new Error(`--accepted-bound: expected a number in (0, 1], got ${JSON.stringify(bound)}`);
     const result = importSwebench(file, {
+      ...(acceptedBound !== undefined ? { acceptedBound } : {}),
       reposDir: values.repos,
       outDir,
       force: Boolean(values.force),

@@ -20,7 +20,11 @@ describe('task import swebench', () => {
   test('writes a task folder per instance: the clone at base_commit, the test patch, the patch and the lists', () => {
     const { repos, commit } = makeTinycalcClone();
     const out = mkdtempSync(join(tmpdir(), 'agentrl-imported-'));
-    const result = importSwebench(jsonl(tinycalcInstances(commit)), { reposDir: repos, outDir: out });
+    const result = importSwebench(jsonl(tinycalcInstances(commit)), {
+      reposDir: repos,
+      outDir: out,
+      acceptedBound: 0.05,
+    });
     assert.deepEqual(result.failed, []);
     assert.equal(result.written.length, 3);
     const dir = join(out, 'example__tinycalc-1');
@@ -35,6 +39,7 @@ describe('task import swebench', () => {
       version: '1.0',
     });
     assert.match(spec.prompt, /^clamp\(42, 0, 10\) returns 42/);
+    assert.equal(spec.acceptedBound, 0.05);
     assert.ok(existsSync(join(dir, 'repo', 'tinycalc', '__init__.py')) && !existsSync(join(dir, 'repo', '.git')));
     // the loader turns the test patch into whole hidden files, applied to the starting repository
     const loaded = loadTaskFolder(dir, 'agentrl-base:latest', { requireExpected: false });
