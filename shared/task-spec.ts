@@ -28,6 +28,27 @@ export const TaskSpec = z
     failToPass: z.array(nodeId).min(1, 'needs at least one test').optional(),
     /** the tests that pass before and after the fix (SWE-bench's PASS_TO_PASS); only with failToPass */
     passToPass: z.array(nodeId).optional(),
+    /**
+     * how the task's image is made: built from `image` (default the base image) with these Debian and
+     * PyPI packages (activities/sandbox/task-image.ts); the base has Python 3.11 only
+     */
+    environment: z
+      .object({
+        python: z.literal('3.11', { message: 'the offline base image has Python 3.11 only' }).optional(),
+        debian: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]+$/, 'a Debian package name')).optional(),
+        pypi: z
+          .array(
+            z
+              .string()
+              .regex(
+                /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*([<>=!~]=?[^\s;]+\s*,?\s*)*$/,
+                'a requirement such as six==1.16.0',
+              ),
+          )
+          .optional(),
+      })
+      .strict()
+      .optional(),
     /** where the task comes from (a real project's history): shown by `task list`, kept for attribution */
     source: z
       .object({
@@ -123,7 +144,8 @@ export type OracleFile = z.infer<typeof OracleFile>;
 
 /** The content of a task, as snapshotted into the artifact store. */
 export const TaskSnapshot = z.object({
-  spec: TaskSpec.safeExtend({ image: z.string().min(1) }),
+  /** `image` is the image episodes run in: with an `environment`, the one built from `baseImage` */
+  spec: TaskSpec.safeExtend({ image: z.string().min(1), baseImage: z.string().min(1).optional() }),
   /** repository-relative path → base64 content, for repo/, hidden/ and oracle/ */
   repo: z.record(z.string(), z.string()),
   hidden: z.record(z.string(), z.string()),

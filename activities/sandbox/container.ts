@@ -19,9 +19,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
-import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
-import { ErrorTypes } from '../../shared/errors';
 import { atomicWrite } from '../store/files';
 import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
 import { checkerScript, graderScripts } from '../checker/scripts';
@@ -183,22 +181,6 @@ export async function removeEpisodeSandboxes(docker: Dockerode, deployment: stri
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-  }
-}
-
-/** Fails non-retryably when the image is not on this host. */
-export async function ensureImage(docker: Dockerode, image: string): Promise<void> {
-  try {
-    await docker.getImage(image).inspect();
-  } catch (error) {
-    if (isNotFound(error)) {
-      throw ApplicationFailure.nonRetryable(
-        `task image ${image} is not on this host; build the base image with scripts/build-base-image.sh (or ` +
-          `pull/build the task's image)`,
-        ErrorTypes.missingImage,
-      );
-    }
-    throw error;
   }
 }
 

@@ -10,7 +10,6 @@ import { createJournal } from '../tools/journal';
 import {
   createHardenedContainer,
   decodeFiles,
-  ensureImage,
   labels,
   removeEpisodeSandboxes,
   removeSandbox,
@@ -21,6 +20,7 @@ import {
   spoolTar,
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
+import { ensureTaskImage, TaskImageError } from './task-image';
 import { sweepAgentProcesses } from './sweep';
 import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './tree-snapshot';
 
@@ -72,7 +72,17 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    await ensureImage(docker, input.task.image);
+    // the task's image, built here on demand when its task has an environment and this host lacks it
+    const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
+    try {
+      await ensureTaskImage(docker, { ...snapshot.spec, image: input.task.image }, (line) =>
+        Context.current().heartbeat(line),
+      );
+    } catch (error) {
+      if (error instanceof TaskImageError)
+        throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.missingImage);
+      throw error;
+    }
     const { container } = await createHardenedContainer(docker, {
       name,
       deployment,
@@ -92,7 +102,6 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
         // the tree as it was parked, checked against the snapshot's digest once it is in place
         await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
       } else {
-        const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
         const repoTar = await repositoryTar(
           decodeFiles(snapshot.repo),
           config.sandbox.uid,

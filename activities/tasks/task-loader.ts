@@ -18,6 +18,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
 import { describeIssues } from '../../shared/errors';
+import { taskImageName } from '../sandbox/task-image';
 
 export class TaskError extends Error {
   override name = 'TaskError';
@@ -49,7 +50,11 @@ export function loadTaskFolder(
   }
   const parsed = TaskSpec.safeParse(raw ?? {});
   if (!parsed.success) throw new TaskError(describeIssues(specPath, parsed.error));
-  const spec = { ...parsed.data, image: parsed.data.image ?? defaultImage };
+  const base = parsed.data.image ?? defaultImage;
+  // a task with an environment runs in an image built from its base (activities/sandbox/task-image.ts)
+  const spec = parsed.data.environment
+    ? { ...parsed.data, image: taskImageName(base, parsed.data.environment), baseImage: base }
+    : { ...parsed.data, image: base };
   const repoDir = join(root, 'repo');
   if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
   const repo = readTree(repoDir, root);

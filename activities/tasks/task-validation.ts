@@ -7,7 +7,8 @@ import type { ExpectedTests } from '../../shared/task-spec';
 import { expectedOutcomesPassed, gradeTree, type HarnessResult } from '../checker/grading';
 import { auditOracleCalls } from '../checker/oracle-audit';
 import { decidingBound, defaultBoundTarget, freshCalls, judgeTwins, planTwins } from '../checker/twins';
-import { decodeFiles, ensureImage, sandboxName } from '../sandbox/container';
+import { decodeFiles, sandboxName } from '../sandbox/container';
+import { ensureTaskImage } from '../sandbox/task-image';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
@@ -41,7 +42,13 @@ const validationSeeds = ['', ' 2', ' 3'].map((suffix) =>
  */
 export async function validateTask(
   dir: string,
-  deps: { docker: Dockerode; sandbox: AgentrlConfig['sandbox']; testTimeoutMs?: number },
+  deps: {
+    docker: Dockerode;
+    sandbox: AgentrlConfig['sandbox'];
+    testTimeoutMs?: number;
+    /** progress of a task image build */
+    onProgress?: (line: string) => void;
+  },
   options: { check?: boolean; full?: boolean } = {},
 ): Promise<ValidationReport> {
   const loaded = loadTaskFolder(dir, deps.sandbox.image, { requireExpected: false });
@@ -73,7 +80,7 @@ export async function validateTask(
     );
   if (Object.keys(snapshot.hidden).length === 0)
     throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
-  await ensureImage(deps.docker, snapshot.spec.image);
+  await ensureTaskImage(deps.docker, snapshot.spec, deps.onProgress);
   const repo = decodeFiles(snapshot.repo);
   const hidden = decodeFiles(snapshot.hidden);
   const oracle = decodeFiles(snapshot.oracle);

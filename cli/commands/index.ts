@@ -6,7 +6,7 @@ import { examples } from './examples';
 import { policyServer } from './policy-server';
 import { reap } from './reap';
 import { server } from './server';
-import { taskImport, taskValidate } from './task';
+import { taskBuild, taskImport, taskValidate } from './task';
 import { train } from './train';
 import { worker } from './worker';
 
@@ -19,6 +19,7 @@ export const commands: Record<string, Command> = {
   eval: evaluate,
   'task validate': taskValidate,
   'task import': taskImport,
+  'task build': taskBuild,
   server,
   worker,
   'policy-server': policyServer,

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
+import { ensureTaskImage } from '../../activities/sandbox/task-image';
 import { importSwebench } from '../../activities/tasks/swebench-import';
+import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, positiveInt, type Command } from '../command';
@@ -71,7 +73,7 @@ export const taskValidate: Command = {
     await runMany(dirs.length, jobs, async (index) => {
       reports[index] = await validateTask(
         dirs[index]!,
-        { docker, sandbox: config.sandbox },
+        { docker, sandbox: config.sandbox, onProgress: (line) => log(`${dirs[index]}: ${line}`) },
         { check: Boolean(values.check), full: Boolean(values.full) },
       ).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
       print();
@@ -131,5 +133,45 @@ export const taskImport: Command = {
     for (const { instanceId, dir } of result.written) console.log(`ok   ${instanceId} ${dir}`);
     for (const { instance, error } of result.failed) console.log(`FAIL ${instance}: ${error}`);
     return result.failed.length ? 1 : 0;
+  },
+};
+
+export const taskBuild: Command = {
+  summary: "build the images of tasks that say how theirs is made (task.yaml's environment)",
+  usage: [
+    'Usage: npx agentrl task build DIR [DIR...]',
+    '       npx agentrl task build --all',
+    '',
+    'A task whose task.yaml has an `environment` (Debian packages, PyPI packages) runs in an image built from its',
+    'base image (default the offline base) on this host: the PyPI packages are downloaded here as wheels with pip',
+    '(with the index and certificates of this host) and installed offline in the build; no registry is used. The image is',
+    'named by the digest of what it is built from and rebuilt when its base changes. Episodes build it on demand on a',
+    'host that lacks it; this command (and task validate) builds it ahead of time, with progress on stderr.',
+    '',
+    'Options:',
+    '  --all      every task folder under tasks/ (any depth)',
+    '',
+    'Exit code 1 when any image could not be built (the reason is printed).',
+  ].join('\n'),
+  options: { all: { type: 'boolean' } },
+  positionals: true,
+  async run(values, positionals) {
+    const config = loadConfig();
+    if (values.all && positionals.length) throw new Error('task build: name task folders or give --all, not both');
+    const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
+    if (dirs.length === 0) throw new Error('task build: name at least one task folder (or --all)');
+    const docker = new Dockerode();
+    let failed = 0;
+    for (const dir of dirs) {
+      try {
+        const { snapshot } = loadTaskFolder(dir, config.sandbox.image, { requireExpected: false });
+        const done = await ensureTaskImage(docker, snapshot.spec, (line) => log(`${dir}: ${line}`));
+        console.log(`ok   ${snapshot.spec.id} ${snapshot.spec.image} (${done})`);
+      } catch (error) {
+        console.log(`FAIL ${dir}: ${(error as Error).message}`);
+        failed++;
+      }
+    }
+    return failed ? 1 : 0;
   },
 };

@@ -1,0 +1,149 @@
+/**
+ * Task images: a task whose `task.yaml` has an `environment` runs in an image built from its base image
+ * (by default the offline base) with the Debian packages it names (apt, from the Debian mirror) and the
+ * PyPI packages it names (downloaded here with pip, which uses this host's index and certificates, as
+ * wheels only, then installed offline in the build). No registry is involved. The image's name is the
+ * digest of what it is built from, and it carries the id of the base it was built on: a host that
+ * lacks it, or holds one built on another base, builds it on demand.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { arch, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import type Dockerode from 'dockerode';
+import type { TaskSpec } from '../../shared/task-spec';
+import { buildTar, isNotFound } from './docker';
+
+type Environment = NonNullable<TaskSpec['environment']>;
+
+/** The label holding the id of the base image a task image was built on. */
+export const baseLabel = 'agentrl.base-image-id';
+
+/** The name of the image built from `base` with `environment`: the digest of both. */
+export function taskImageName(base: string, environment: Environment): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify({ base, environment, builder: 1 }))
+    .digest('hex')
+    .slice(0, 16);
+  return `agentrl-env:${digest}`;
+}
+
+export class TaskImageError extends Error {
+  override name = 'TaskImageError';
+}
+
+/** The Dockerfile of a task image. */
+export function taskDockerfile(base: string, environment: Environment, pipWheel: string | null): string {
+  const lines = [`FROM ${base}`, 'USER root'];
+  if (environment.debian?.length)
+    lines.push(
+      'RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ' +
+        `${environment.debian.join(' ')} && rm -rf /var/lib/apt/lists/*`,
+    );
+  if (environment.pypi?.length && pipWheel)
+    lines.push(
+      'COPY wheels /tmp/agentrl-wheels',
+      `RUN python3 /tmp/agentrl-wheels/${pipWheel}/pip install --no-index --find-links /tmp/agentrl-wheels ` +
+        `--break-system-packages --no-cache-dir --disable-pip-version-check --root-user-action=ignore ` +
+        `${environment.pypi.map((req) => `'${req}'`).join(' ')} && rm -rf /tmp/agentrl-wheels`,
+    );
+  lines.push('USER agent', 'WORKDIR /work');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The wheels of the requirements (and pip itself, to install them), for CPython 3.11 on this machine's architecture. */
+async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
+  const machine = arch() === 'arm64' ? 'aarch64' : 'x86_64';
+  const args = ['-m', 'pip', 'download', '--disable-pip-version-check', '--dest', dest, '--only-binary=:all:'];
+  args.push('--python-version', '3.11', '--implementation', 'cp', '--abi', 'cp311', '--abi', 'abi3', '--abi', 'none');
+  args.push('--platform', `manylinux_2_36_${machine}`, '--platform', `manylinux2014_${machine}`);
+  try {
+    await promisify(execFile)('python3', [...args, 'pip', ...requirements], { maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message);
+    throw new TaskImageError(
+      `the PyPI packages ${requirements.join(', ')} could not be downloaded as wheels for Python 3.11 ` +
+        `(pip download): ${stderr.trim().split('\n').slice(-3).join(' ')}`,
+    );
+  }
+}
+
+/**
+ * Makes sure the task's image is on this host: a plain image must exist (the base is built by
+ * scripts/build-base-image.sh); an environment's image is built when missing or built on another base.
+ */
+export async function ensureTaskImage(
+  docker: Dockerode,
+  spec: { image: string; baseImage?: string; environment?: Environment },
+  onProgress: (line: string) => void = () => undefined,
+): Promise<'present' | 'built'> {
+  const inspect = async (name: string) => {
+    try {
+      return await docker.getImage(name).inspect();
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  };
+  if (!spec.environment || !spec.baseImage) {
+    if (await inspect(spec.image)) return 'present';
+    throw new TaskImageError(
+      `task image ${spec.image} is not on this host; build the base image with scripts/build-base-image.sh (or ` +
+        `build the task's image)`,
+    );
+  }
+  const base = await inspect(spec.baseImage);
+  if (!base)
+    throw new TaskImageError(
+      `the base image ${spec.baseImage} of ${spec.image} is not on this host; build it with scripts/build-base-image.sh`,
+    );
+  const existing = await inspect(spec.image);
+  if (existing && existing.Config?.Labels?.[baseLabel] === base.Id) return 'present';
+  onProgress(`building ${spec.image} from ${spec.baseImage}`);
+  const context = mkdtempSync(join(tmpdir(), 'agentrl-image-'));
+  try {
+    let pipWheel: string | null = null;
+    const files: { path: string; content: Buffer }[] = [];
+    if (spec.environment.pypi?.length) {
+      const wheels = join(context, 'wheels');
+      onProgress(`downloading ${spec.environment.pypi.join(', ')}`);
+      await downloadWheels(spec.environment.pypi, wheels);
+      for (const name of readdirSync(wheels)) {
+        files.push({ path: `wheels/${name}`, content: readFileSync(join(wheels, name)) });
+        if (/^pip-[^-]+-py3-none-any\.whl$/.test(name)) pipWheel = name;
+      }
+      if (!pipWheel) throw new TaskImageError('pip download brought no pip wheel to install the packages with');
+    }
+    files.push({
+      path: 'Dockerfile',
+      content: Buffer.from(taskDockerfile(spec.baseImage, spec.environment, pipWheel)),
+    });
+    const stream = await docker.buildImage(Readable.from([await buildTar(files, { uid: 0, gid: 0 })]), {
+      t: spec.image,
+      labels: { [baseLabel]: base.Id },
+      rm: true,
+      forcerm: true,
+    });
+    await new Promise<void>((resolveBuild, reject) => {
+      docker.modem.followProgress(
+        stream,
+        (error: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
+          const failed = error?.message ?? output.find((entry) => entry.error)?.error;
+          if (failed) reject(new TaskImageError(`building ${spec.image} failed: ${failed.trim()}`));
+          else resolveBuild();
+        },
+        (event: { stream?: string }) => {
+          const line = event.stream?.trim();
+          if (line) onProgress(line);
+        },
+      );
+    });
+    onProgress(`built ${spec.image}`);
+    return 'built';
+  } finally {
+    rmSync(context, { recursive: true, force: true });
+  }
+}
