@@ -841,12 +841,16 @@ def test_the_repositorys_test_paths_pythonpath_naming_and_doctests_apply(tmp_pat
 
 def test_a_doctest_graded_fix_fails_before_it(tmp_path):
     files = dict(SRC_LAYOUT)
-    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace("return x * 2", "return x + 2 if x != 2 else 4")
+    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(
+        "return x * 2", "return x + 2 if x != 2 else 4"
+    )
     _, res = run_harness(make_repo(tmp_path / "repo", files))
     got = outcomes(res)
     assert got["src/srcpkg/__init__.py::srcpkg.double"] == "passed"
     assert got["checks/check_double.py::check_three"] == "failed"
-    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(">>> double(2)\n            4", ">>> double(5)\n            10")
+    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(
+        ">>> double(2)\n            4", ">>> double(5)\n            10"
+    )
     _, res = run_harness(make_repo(tmp_path / "repo2", files))
     assert outcomes(res)["src/srcpkg/__init__.py::srcpkg.double"] == "failed"
 
