@@ -50,12 +50,19 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
   return {
     /** The cached result of a test run of `files`, or the result of `run` (kept when it completed). */
     async grade(
-      options: { image: string; role: string; timeoutMs: number; files: Record<string, Buffer> },
+      options: {
+        image: string;
+        role: string;
+        timeoutMs: number;
+        files: Record<string, Buffer>;
+        testPaths?: readonly string[];
+      },
       run: () => Promise<HarnessResult>,
     ): Promise<HarnessResult & { cached?: boolean }> {
       if (!enabled) return run();
       const hash = createHash('sha256').update(
-        `grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0`,
+        `grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0` +
+          `${JSON.stringify(options.testPaths ?? null)}\0`,
       );
       for (const path of Object.keys(options.files).sort())
         hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');

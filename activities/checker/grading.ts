@@ -55,6 +55,8 @@ export interface GradeTreeOptions {
   traceLines?: boolean;
   /** TEST ONLY: the report written with the json.dumps and os.write the tested code can replace */
   unsafeReportChannel?: boolean;
+  /** run only these test files (a task that lists its tests: the files of its listed ids), not the whole suite */
+  testPaths?: readonly string[];
 }
 
 /**
@@ -98,6 +100,7 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
     if (options.collectOnly) args.push('--collect-only');
     if (options.traceLines) args.push('--trace-lines');
     if (options.unsafeReportChannel) args.push('--unsafe-report-channel');
+    if (options.testPaths?.length) args.push('--', ...options.testPaths.map((path) => `${repoPath}/${path}`));
     const exec = await execCollect(docker, container, args, {
       user: '0:0',
       workingDir: '/',
@@ -134,4 +137,9 @@ export function expectedOutcomesPassed(result: HarnessResult, expected: readonly
   if (result.timedOut || !result.report || expected.length === 0) return false;
   const outcomes = new Map(result.report.tests.map((test) => [test.nodeid, test.outcome]));
   return expected.every((id) => outcomes.get(id) === 'passed');
+}
+
+/** The test files holding these node ids, and the extra ones, sorted and once each. */
+export function testFilesOf(ids: readonly string[], extra: readonly string[] = []): string[] {
+  return [...new Set([...ids.map((id) => id.split('::')[0]!), ...extra])].sort();
 }

@@ -13,7 +13,14 @@ import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { createToolCallActivities } from '../tools/take-turn';
 import { dropPathConflicts, exportChanges, type ExportedTree, type FileChange } from './changes';
-import { allExpectedPassed, expectedOutcomesPassed, gradeTree, GraderError, type HarnessResult } from './grading';
+import {
+  allExpectedPassed,
+  expectedOutcomesPassed,
+  gradeTree,
+  GraderError,
+  testFilesOf,
+  type HarnessResult,
+} from './grading';
 import { createGradingCache } from './grading-cache';
 import { auditOracleCalls, type OracleAuditResult } from './oracle-audit';
 import { checkerSecret, decidingBound, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
@@ -248,16 +255,21 @@ export function createScoringActivities(deps: ScoringDeps) {
       runId: input.runId,
       timeoutMs: input.testTimeoutMs,
     };
-    const grade = (role: 'grader' | 'audit', files: Record<string, Buffer>) =>
-      cache.grade({ image: input.task.image, role, timeoutMs: input.testTimeoutMs, files }, () =>
+    const grade = (role: 'grader' | 'audit', files: Record<string, Buffer>) => {
+      // a task that lists its tests runs only their files (and the canaries'): a real suite's others never count
+      const ids = role === 'audit' ? [...runs.rewardIds, ...runs.oracleIds] : runs.rewardIds;
+      const testPaths = runs.listed ? testFilesOf(ids, Object.keys(runs.canary)) : undefined;
+      return cache.grade({ image: input.task.image, role, timeoutMs: input.testTimeoutMs, files, testPaths }, () =>
         gradeTree({
           ...common,
           name: `${input.sandbox.containerName}-${role}-${attempt}`,
           role,
           files,
           unsafeReportChannel: deps.unsafeDisable?.includes('report-channel'),
+          ...(testPaths ? { testPaths } : {}),
         }),
       );
+    };
     const { calls, candidate } = runs;
     const [strict, pytestAudit, oracle] = await Promise.all([
       input.checker === 'strict' || !runs.pytestOracle || probe ? grade('grader', runs.gradedRun) : null,

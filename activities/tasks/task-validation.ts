@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
 import type { ExpectedTests } from '../../shared/task-spec';
-import { expectedOutcomesPassed, gradeTree, type HarnessResult } from '../checker/grading';
+import { expectedOutcomesPassed, gradeTree, testFilesOf, type HarnessResult } from '../checker/grading';
 import { auditOracleCalls } from '../checker/oracle-audit';
 import { decidingBound, defaultBoundTarget, freshCalls, judgeTwins, planTwins } from '../checker/twins';
 import { decodeFiles, sandboxName } from '../sandbox/container';
@@ -89,8 +89,17 @@ export async function validateTask(
     ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch'))
     : null;
   const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
+  // a task that lists its tests runs only their files, the oracle's and the canaries' test files
+  const isTestFile = (path: string) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);
+  const testPaths = snapshot.spec.failToPass
+    ? testFilesOf(
+        [...snapshot.spec.failToPass, ...(snapshot.spec.passToPass ?? [])],
+        [...Object.keys(snapshot.oracle), ...Object.keys(snapshot.canary ?? {})].filter(isTestFile),
+      )
+    : undefined;
   const grade = (suffix: string, files: Record<string, Buffer>, traceLines = false) =>
     gradeTree({
+      ...(testPaths ? { testPaths } : {}),
       docker: deps.docker,
       sandbox: deps.sandbox,
       deployment: localDeployment,
@@ -228,14 +237,14 @@ export async function validateTask(
   const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
   const canary = decodeFiles(snapshot.canary ?? {});
   const treeWithTests = { ...solved, ...hidden, ...oracle, ...canary };
-  const testPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
+  const twinPaths = new Set([...realIds.map((id) => id.split('::')[0]!), ...Object.keys(canary)]);
   let twins: ExpectedTests['twins'];
   if (realIds.length > 0) {
     const runs = await Promise.all(
       validationSeeds.map(async (seed, index) => {
         const plan = await planTwins({
           seed,
-          files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => testPaths.has(path))),
+          files: Object.fromEntries(Object.entries(treeWithTests).filter(([path]) => twinPaths.has(path))),
           real: realIds,
           fresh: freshCalls(calls ?? [], seed),
           inputs: calls ?? [],
