@@ -84,6 +84,8 @@ export function importSwebench(
     force?: boolean;
     /** written as every task's `acceptedBound` (the instances' tests were not written for twins) */
     acceptedBound?: number;
+    /** the environment of each instance's image, by `owner/name@version`, `owner/name` or `*` (the first that matches) */
+    environments?: Record<string, Environment>;
     onProgress?: (line: string) => void;
   },
 ): ImportResult {
@@ -119,10 +121,29 @@ export function importSwebench(
   return result;
 }
 
+type Environment = NonNullable<TaskSpec['environment']>;
+
+/** An environments file: one environment for every instance, or a map by `owner/name@version`, `owner/name` or `*`. */
+export const EnvironmentsFile = z.union([
+  TaskSpec.shape.environment.unwrap(),
+  z.record(z.string(), TaskSpec.shape.environment.unwrap()),
+]);
+
+/** `{environment}` for an instance from the environments map (most specific key first), or `{}`. */
+function environmentFor(
+  instance: SwebenchInstance,
+  environments: Record<string, Environment> | undefined,
+): { environment?: Environment } {
+  if (!environments) return {};
+  const keys = [`${instance.repo}@${instance.version ?? ''}`, instance.repo, '*'];
+  const found = keys.map((key) => environments[key]).find((environment) => environment !== undefined);
+  return found ? { environment: found } : {};
+}
+
 function writeTaskFolder(
   instance: SwebenchInstance,
   dir: string,
-  options: { reposDir: string; force?: boolean; acceptedBound?: number },
+  options: { reposDir: string; force?: boolean; acceptedBound?: number; environments?: Record<string, Environment> },
 ): void {
   const name = instance.instance_id;
   const notPytest = [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].find((id) => !/\.py::\S/.test(id));
@@ -154,6 +175,7 @@ function writeTaskFolder(
     failToPass: instance.FAIL_TO_PASS,
     ...(instance.PASS_TO_PASS.length ? { passToPass: instance.PASS_TO_PASS } : {}),
     ...(options.acceptedBound !== undefined ? { acceptedBound: options.acceptedBound } : {}),
+    ...environmentFor(instance, options.environments),
     source: {
       repo: instance.repo,
       commit: instance.base_commit,

@@ -1,7 +1,11 @@
 import { join } from 'node:path';
 import Dockerode from 'dockerode';
 import { ensureTaskImage } from '../../activities/sandbox/task-image';
-import { importSwebench } from '../../activities/tasks/swebench-import';
+import { EnvironmentsFile, importSwebench } from '../../activities/tasks/swebench-import';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { describeIssues } from '../../shared/errors';
+import { TaskSpec } from '../../shared/task-spec';
 import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
@@ -86,6 +90,7 @@ export const taskImport: Command = {
   summary: 'turn SWE-bench-style instances into task folders, from local clones',
   usage: [
     'Usage: npx agentrl task import swebench FILE.jsonl --repos DIR [--out DIR] [--force] [--accepted-bound B]',
+    '                                      [--environments FILE]',
     '',
     'Each line of FILE.jsonl is an instance (instance_id, repo, base_commit, problem_statement, patch, test_patch,',
     'FAIL_TO_PASS, PASS_TO_PASS, version; the test lists may be JSON strings). Each becomes a task folder named by its',
@@ -101,6 +106,8 @@ export const taskImport: Command = {
     '  --accepted-bound B  write acceptedBound: B in every task.yaml; without it, task validate refuses an instance',
     '               whose FAIL_TO_PASS tests a guesser passes with more than 1e-3 (one raise check: 1/13; a bare',
     '               `assert x`: certain) and names those tests',
+    '  --environments FILE  a YAML or JSON file: the environment (Debian and PyPI packages, see docs/tasks.md) of',
+    '               every instance, or a map from owner/name@version, owner/name or * to one; written into task.yaml',
     '',
     'An instance that cannot be imported is reported with the reason and the others are still imported; exit code 1',
     'when any was not.',
@@ -110,6 +117,7 @@ export const taskImport: Command = {
     out: { type: 'string' },
     force: { type: 'boolean' },
     'accepted-bound': { type: 'string' },
+    environments: { type: 'string' },
   },
   positionals: true,
   async run(values, positionals) {
@@ -123,7 +131,22 @@ export const taskImport: Command = {
     const acceptedBound = typeof bound === 'string' ? Number(bound) : undefined;
     if (acceptedBound !== undefined && !(acceptedBound > 0 && acceptedBound <= 1))
       throw new Error(`--accepted-bound: expected a number in (0, 1], got ${JSON.stringify(bound)}`);
+    let environments: Record<string, NonNullable<TaskSpec['environment']>> | undefined;
+    if (typeof values.environments === 'string') {
+      const path = values.environments;
+      let raw: unknown;
+      try {
+        raw = parseYaml(readFileSync(path, 'utf8'));
+      } catch (error) {
+        throw new Error(`--environments ${path}: ${(error as Error).message}`);
+      }
+      const parsed = EnvironmentsFile.safeParse(raw);
+      if (!parsed.success) throw new Error(describeIssues(`--environments ${path}`, parsed.error));
+      const single = TaskSpec.shape.environment.unwrap().safeParse(raw);
+      environments = single.success ? { '*': single.data } : (parsed.data as typeof environments);
+    }
     const result = importSwebench(file, {
+      ...(environments ? { environments } : {}),
       ...(acceptedBound !== undefined ? { acceptedBound } : {}),
       reposDir: values.repos,
       outDir,

@@ -79,6 +79,23 @@ describe('task import swebench', () => {
     assert.equal(importSwebench(jsonl([good]), { reposDir: repos, outDir: out, force: true }).written.length, 1);
   });
 
+  test('an environments map gives each instance the environment of its repository and version', () => {
+    const { repos, commit } = makeTinycalcClone();
+    const out = mkdtempSync(join(tmpdir(), 'agentrl-imported-'));
+    const [one, two] = tinycalcInstances(commit);
+    const environments = {
+      'example/tinycalc@1.0': { pypi: ['six==1.16.0'] },
+      'example/tinycalc': { debian: ['jq'] },
+      '*': { python: '3.11' as const },
+    };
+    const rows = [one, { ...two, version: '2.0' }, { ...two, instance_id: 'other__x-1', repo: 'other/x' }];
+    const result = importSwebench(jsonl(rows), { reposDir: repos, outDir: out, environments });
+    assert.equal(result.written.length, 2, JSON.stringify(result.failed));
+    const env = (id: string) => TaskSpec.parse(parseYaml(readFileSync(join(out, id, 'task.yaml'), 'utf8'))).environment;
+    assert.deepEqual(env('example__tinycalc-1'), { pypi: ['six==1.16.0'] });
+    assert.deepEqual(env('example__tinycalc-2'), { debian: ['jq'] });
+  });
+
   test('clones are found as owner__name, owner/name, name or a bare mirror; ids are folder names', () => {
     const { repos } = makeTinycalcClone();
     assert.equal(findClone(repos, 'example/tinycalc'), join(repos, 'example__tinycalc'));
