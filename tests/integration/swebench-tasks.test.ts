@@ -1,7 +1,7 @@
 // SWE-bench-style tasks end to end: instances imported from a local clone, validated in real containers,
 // and graded by their FAIL_TO_PASS and PASS_TO_PASS lists only, through the real dev server and Docker.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -82,5 +82,18 @@ describe('SWE-bench-style instances', () => {
     assert.deepEqual([solved.reward, solved.trueSuccess, solved.trueSuccessBasis], [1, true, 'visible+hidden']);
     assert.deepEqual(solved.tamper, []);
     assert.deepEqual([untouched.reward, untouched.trueSuccess], [0, false]);
+  });
+});
+
+describe("a src-layout task graded with the project's own pytest settings", () => {
+  test('collects through its pythonpath, and its doctest fails before the fix and passes after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-src-doctest-'));
+    cpSync(join(__dirname, '..', 'fixtures', 'src-doctest-task'), dir, { recursive: true });
+    const report = await validateTask(dir, { docker, sandbox: worker.config.sandbox });
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    const doctest = 'src/slugs/__init__.py::slugs.slugify';
+    assert.ok(report.expected!.visible.includes(doctest), JSON.stringify(report.expected));
+    assert.ok(report.expected!.deciding!.includes(doctest), 'the doctest fails before the fix');
+    assert.ok(report.expected!.visible.includes('tests/test_slugs.py::test_lowercase'), 'src layout collects');
   });
 });
