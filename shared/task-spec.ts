@@ -49,7 +49,7 @@ export const TaskSpec = z
       })
       .strict()
       .optional(),
-    /** where the task comes from (a real project's history): shown by `task list`, kept for attribution */
+    /** where the task comes from (a real project's history), kept for attribution */
     source: z
       .object({
         repo: z.string().min(1),
