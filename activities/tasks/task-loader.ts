@@ -41,6 +41,11 @@ export function loadTaskFolder(
   const root = resolve(dir);
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TaskError(`${root}: task folder does not exist`);
   const specPath = join(root, 'task.yaml');
+  if (!existsSync(specPath) && existsSync(join(root, 'task.toml')))
+    throw new TaskError(
+      `${root}: a Harbor task folder (task.toml); Harbor folders cannot be run yet, only agentrl task folders ` +
+        `(task.yaml) and SWE-bench-style instances (npx agentrl task import swebench)`,
+    );
   if (!existsSync(specPath)) throw new TaskError(`${specPath}: missing (a task folder needs task.yaml)`);
   let raw: unknown;
   try {
