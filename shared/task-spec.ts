@@ -41,7 +41,7 @@ export const TaskSpec = z
             z
               .string()
               .regex(
-                /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*([<>=!~]=?[^\s;]+\s*,?\s*)*$/,
+                /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?(\s*(===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?)*$/,
                 'a requirement such as six==1.16.0',
               ),
           )

@@ -38,6 +38,9 @@ describe('task images', () => {
     assert.equal(spec({ debian: ['jq; rm -rf /'] }).success, false);
     assert.equal(spec({ pypi: ["six' && curl x"] }).success, false);
     assert.equal(spec({ pypi: ['--index-url=http://evil'] }).success, false);
+    assert.equal(spec({ pypi: ["six=='$(id)'"] }).success, false, 'no quote can leave the Dockerfile string');
+    assert.equal(spec({ pypi: ['six==$(id)'] }).success, false);
+    assert.equal(spec({ pypi: ['numpy>=1.26,<2', 'pkg===1.0', 'x~=2.1'] }).success, true);
     assert.equal(spec({ conda: ['x'] }).success, false);
   });
 });
