@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -61,6 +61,8 @@ const sha256 = (path: string) => createHash('sha256').update(readFileSync(path))
 
 after(() => {
   agentrl('server', 'stop');
+  // the run's checkpoints and exported models are about 4 GB: a run that kept them filled the disk in a few dozen runs
+  rmSync(state, { recursive: true, force: true });
 });
 
 test('a one-iteration SmolLM2 run: warm start, episodes on the new version with model-written tool calls, a step, its publication', async () => {
