@@ -123,9 +123,12 @@ export function importSwebench(
 
 type Environment = NonNullable<TaskSpec['environment']>;
 
-/** An environments file: one environment for every instance, or a map by `owner/name@version`, `owner/name` or `*`. */
+/**
+ * An environments file: one environment for every instance (read as the map `{'*': it}`), or a map by
+ * `owner/name@version`, `owner/name` or `*`.
+ */
 export const EnvironmentsFile = z.union([
-  TaskSpec.shape.environment.unwrap(),
+  TaskSpec.shape.environment.unwrap().transform((environment) => ({ '*': environment })),
   z.record(z.string(), TaskSpec.shape.environment.unwrap()),
 ]);
 

@@ -3,6 +3,8 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
+import { checkerPathRules } from '../../shared/checker-paths';
+import { protectedPathMatcher } from '../../shared/protected-paths';
 import type { ExpectedTests } from '../../shared/task-spec';
 import { expectedOutcomesPassed, gradeTree, testFilesOf, type HarnessResult } from '../checker/grading';
 import { auditOracleCalls } from '../checker/oracle-audit';
@@ -90,7 +92,7 @@ export async function validateTask(
     : null;
   const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
   // a task that lists its tests runs only their files, the oracle's and the canaries' test files
-  const isTestFile = (path: string) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);
+  const isTestFile = protectedPathMatcher(checkerPathRules.testFiles.map((name) => `**/${name}`));
   const testPaths = snapshot.spec.failToPass
     ? testFilesOf(
         [...snapshot.spec.failToPass, ...(snapshot.spec.passToPass ?? [])],

@@ -5,7 +5,7 @@ import { EnvironmentsFile, importSwebench } from '../../activities/tasks/swebenc
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeIssues } from '../../shared/errors';
-import { TaskSpec } from '../../shared/task-spec';
+import type { TaskSpec } from '../../shared/task-spec';
 import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
@@ -42,9 +42,7 @@ export const taskValidate: Command = {
   positionals: true,
   async run(values, positionals) {
     const config = loadConfig();
-    if (values.all && positionals.length) throw new Error('task validate: name task folders or give --all, not both');
-    const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
-    if (dirs.length === 0) throw new Error('task validate: name at least one task folder (or --all)');
+    const dirs = taskDirs('task validate', values, positionals);
     const jobs = values.jobs === undefined ? 1 : positiveInt('--jobs', values.jobs as string);
     const docker = new Dockerode();
     let failed = 0;
@@ -142,8 +140,7 @@ export const taskImport: Command = {
       }
       const parsed = EnvironmentsFile.safeParse(raw);
       if (!parsed.success) throw new Error(describeIssues(`--environments ${path}`, parsed.error));
-      const single = TaskSpec.shape.environment.unwrap().safeParse(raw);
-      environments = single.success ? { '*': single.data } : (parsed.data as typeof environments);
+      environments = parsed.data;
     }
     const result = importSwebench(file, {
       ...(environments ? { environments } : {}),
@@ -180,9 +177,7 @@ export const taskBuild: Command = {
   positionals: true,
   async run(values, positionals) {
     const config = loadConfig();
-    if (values.all && positionals.length) throw new Error('task build: name task folders or give --all, not both');
-    const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
-    if (dirs.length === 0) throw new Error('task build: name at least one task folder (or --all)');
+    const dirs = taskDirs('task build', values, positionals);
     const docker = new Dockerode();
     let failed = 0;
     for (const dir of dirs) {
@@ -198,3 +193,11 @@ export const taskBuild: Command = {
     return failed ? 1 : 0;
   },
 };
+
+/** The task folders a command names, or with --all every one under tasks/ (any depth). */
+function taskDirs(command: string, values: Record<string, unknown>, positionals: string[]): string[] {
+  if (values.all && positionals.length) throw new Error(`${command}: name task folders or give --all, not both`);
+  const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
+  if (dirs.length === 0) throw new Error(`${command}: name at least one task folder (or --all)`);
+  return dirs;
+}
