@@ -40,6 +40,7 @@ export function createEpisodeActivities(deps: ActivityDeps) {
   return {
     ...createPrepareEpisodeActivities({
       store,
+      docker: deps.docker,
       projectRoot: deps.projectRoot,
       defaultImage: deps.config.sandbox.image,
     }),

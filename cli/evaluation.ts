@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { isTaskFolder } from '../activities/tasks/task-loader';
 import { join, relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { CheckerKind, EpisodeResult } from '../shared/episode';
@@ -9,9 +10,9 @@ import { runEpisode, withConfigDefaults } from './episode-runner';
 import { printTable } from './table';
 import { runMany } from './run-many';
 
-/** Every folder below `root` that holds a task.yaml, sorted. */
+/** Every task folder below `root` (task.yaml, or a Harbor folder's task.toml), sorted. */
 export function findTaskFolders(root: string): string[] {
-  if (existsSync(join(root, 'task.yaml'))) return [root];
+  if (isTaskFolder(root)) return [root];
   return readdirSync(root, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .flatMap((entry) => findTaskFolders(join(root, entry.name)))
@@ -51,7 +52,7 @@ export async function runEvaluation(
   log: (line: string) => void,
 ): Promise<number> {
   const tasks = findTaskFolders(options.tasks);
-  if (tasks.length === 0) throw new Error(`--tasks: no task folder (with task.yaml) under ${options.tasks}`);
+  if (tasks.length === 0) throw new Error(`--tasks: no task folder (with task.yaml or task.toml) under ${options.tasks}`);
   const stamp = Date.now().toString(36);
   const jobs = tasks.flatMap((task) => Array.from({ length: options.samples }, (_, sample) => ({ task, sample })));
   const results = await runMany(

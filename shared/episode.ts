@@ -44,6 +44,8 @@ export const TaskSummary = z.object({
   promptRef: z.string(),
   maxTurns: z.number().int().positive().optional(),
   maxTokens: z.number().int().positive().optional(),
+  /** the task's own time limit for acting (a Harbor task's [agent] timeout_sec): the deadline is the shorter */
+  deadlineMs: z.number().int().positive().optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
@@ -139,12 +141,16 @@ export type TurnSummary = z.infer<typeof TurnSummary>;
 
 /**
  * What true success rests on: the isolated oracle calls (sound by construction), the fallback pytest
- * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only.
+ * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only;
+ * for a Harbor task its verifier's full reward (tests/test.sh, in whose process the candidate's code
+ * runs: no twins, no report channel), with the isolated oracle calls when the task has oracle.json.
  */
 export const TrueSuccessBases = [
   'visible+hidden+oracle-calls',
   'visible+hidden+oracle-pytest',
   'visible+hidden',
+  'harbor-verifier+oracle-calls',
+  'harbor-verifier',
 ] as const;
 export type TrueSuccessBasis = (typeof TrueSuccessBases)[number];
 

@@ -142,6 +142,24 @@ export const OracleFile = z
   .strict();
 export type OracleFile = z.infer<typeof OracleFile>;
 
+/**
+ * What an episode needs of a Harbor task (activities/tasks/harbor.ts) besides its image and repository: the
+ * verifier run in a fresh container (activities/checker/verifier.ts) and the container limits.
+ */
+export const HarborVerifier = z.object({
+  /** the Dockerfile's WORKDIR: in the task image a link to the sandbox's repository (/work) */
+  workdir: z.string().startsWith('/'),
+  /** tests/ as path → base64; placed at /tests in the verifier's fresh container only */
+  tests: z.record(z.string(), z.string()),
+  timeoutSec: z.number().positive(),
+  env: z.record(z.string(), z.string()),
+  /** container limits from task.toml's [environment] (each absent: the worker's sandbox setting) */
+  resources: z
+    .object({ cpus: z.number().positive(), memoryMb: z.number().int().positive(), workDiskMb: z.number().int() })
+    .partial(),
+});
+export type HarborVerifier = z.infer<typeof HarborVerifier>;
+
 /** The content of a task, as snapshotted into the artifact store. */
 export const TaskSnapshot = z.object({
   /** `image` is the image episodes run in: with an `environment`, the one built from `baseImage` */
@@ -155,5 +173,7 @@ export const TaskSnapshot = z.object({
   /** the calls of oracle.json; absent for tasks with only the pytest oracle */
   oracleCalls: z.array(OracleCall).optional(),
   expected: ExpectedTests,
+  /** a Harbor task: graded by its verifier (tests/test.sh), not by pytest ids */
+  harbor: HarborVerifier.optional(),
 });
 export type TaskSnapshot = z.infer<typeof TaskSnapshot>;

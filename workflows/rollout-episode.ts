@@ -220,7 +220,7 @@ async function startEpisode(
     policy,
     sandbox,
     counters: emptyCounters(),
-    deadlineAtMs: Date.now() + input.budgets.deadlineMs,
+    deadlineAtMs: Date.now() + Math.min(input.budgets.deadlineMs, task.deadlineMs ?? Infinity),
     timings,
   };
   if (input.segment) Object.assign(state, { segment: input.segment, segmentState: { index: 0, turns: 0, actedMs: 0 } });

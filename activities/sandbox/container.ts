@@ -80,6 +80,8 @@ export interface ContainerOptions {
    * graders), 0755
    */
   workRoot?: { uid: number; gid: number; mode: number };
+  /** more tmpfs volumes (a Harbor verifier's /tests and /logs), named `<name>-<suffix>` and removed with the sandbox */
+  extraVolumes?: readonly { suffix: string; target: string; uid: number; mode: number; sizeMb?: number }[];
 }
 
 /** Creates the two tmpfs volumes (repository, spool) and a hardened container; nothing is started. */
@@ -119,6 +121,18 @@ export async function createHardenedContainer(
     Labels: commonLabels,
     DriverOpts: { type: 'tmpfs', device: 'tmpfs', o: 'size=64m,mode=1733' },
   });
+  const extra = options.extraVolumes ?? [];
+  for (const volume of extra)
+    await docker.createVolume({
+      Name: `${options.name}-${volume.suffix}`,
+      Driver: 'local',
+      Labels: commonLabels,
+      DriverOpts: {
+        type: 'tmpfs',
+        device: 'tmpfs',
+        o: `size=${volume.sizeMb ?? 64}m,uid=${volume.uid},gid=${volume.uid},mode=${octalMode(volume.mode)}`,
+      },
+    });
   const container = await docker.createContainer({
     name: options.name,
     Image: options.image,
@@ -147,10 +161,26 @@ export async function createHardenedContainer(
       Mounts: [
         { Type: 'volume', Source: workVolume, Target: repoPath },
         { Type: 'volume', Source: spoolVolume, Target: spoolPath },
+        ...extra.map((volume) => ({
+          Type: 'volume' as const,
+          Source: `${options.name}-${volume.suffix}`,
+          Target: volume.target,
+        })),
       ],
     },
   });
-  return { container, volumes: [workVolume, spoolVolume] };
+  return {
+    container,
+    volumes: [workVolume, spoolVolume, ...extra.map((volume) => `${options.name}-${volume.suffix}`)],
+  };
+}
+
+/** The container limits of a task: the worker's sandbox settings with what the task asks for (a Harbor task.toml). */
+export function sandboxFor(
+  sandbox: AgentrlConfig['sandbox'],
+  resources: Partial<Pick<AgentrlConfig['sandbox'], 'cpus' | 'memoryMb' | 'workDiskMb'>> | undefined,
+): AgentrlConfig['sandbox'] {
+  return { ...sandbox, ...(resources ?? {}) };
 }
 
 /** Removes a container and its volumes; absent ones are fine. */
@@ -227,7 +257,7 @@ export async function repositoryTar(
       promisify(execFile)('git', ['-c', 'core.logAllRefUpdates=false', ...args], { cwd: work, env });
     await git('init', '-q', '-b', 'main');
     await git('add', '-A');
-    await git('commit', '-q', '-m', 'Starting repository');
+    await git('commit', '-q', '--allow-empty', '-m', 'Starting repository');
     rmSync(join(work, '.git', 'logs'), { recursive: true, force: true });
     rmSync(join(work, '.git', 'hooks'), { recursive: true, force: true });
     rmSync(join(work, '.git', 'COMMIT_EDITMSG'), { force: true });

@@ -15,6 +15,7 @@ import {
   removeSandbox,
   repoPath,
   repositoryTar,
+  sandboxFor,
   sandboxName,
   spoolPath,
   spoolTar,
@@ -91,7 +92,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       episodeId: input.episodeId,
       runId: input.runId,
       role: 'agent',
-      sandbox: config.sandbox,
+      sandbox: sandboxFor(config.sandbox, snapshot.harbor?.resources),
       ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
     });
     try {

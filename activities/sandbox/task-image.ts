@@ -55,7 +55,7 @@ export function taskDockerfile(base: string, environment: Environment, pipWheel:
 }
 
 /** The wheels of the requirements (and pip itself, to install them), for CPython 3.11 on this machine's architecture. */
-async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
+export async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
   const machine = arch() === 'arm64' ? 'aarch64' : 'x86_64';
   const args = ['-m', 'pip', 'download', '--disable-pip-version-check', '--dest', dest, '--only-binary=:all:'];
   args.push('--python-version', '3.11', '--implementation', 'cp', '--abi', 'cp311', '--abi', 'abi3', '--abi', 'none');
@@ -121,29 +121,57 @@ export async function ensureTaskImage(
       path: 'Dockerfile',
       content: Buffer.from(taskDockerfile(spec.baseImage, spec.environment, pipWheel)),
     });
-    const stream = await docker.buildImage(Readable.from([await buildTar(files, { uid: 0, gid: 0 })]), {
-      t: spec.image,
-      labels: { [baseLabel]: base.Id },
-      rm: true,
-      forcerm: true,
-    });
-    await new Promise<void>((resolveBuild, reject) => {
-      docker.modem.followProgress(
-        stream,
-        (error: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
-          const failed = error?.message ?? output.find((entry) => entry.error)?.error;
-          if (failed) reject(new TaskImageError(`building ${spec.image} failed: ${failed.trim()}`));
-          else resolveBuild();
-        },
-        (event: { stream?: string }) => {
-          const line = event.stream?.trim();
-          if (line) onProgress(line);
-        },
-      );
-    });
+    await buildImage(docker, files, spec.image, { [baseLabel]: base.Id }, onProgress);
     onProgress(`built ${spec.image}`);
     return 'built';
   } finally {
     rmSync(context, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Builds an image from a context of files (with its Dockerfile) on the local engine, progress line by
+ * line; a failed step, or a build past `timeoutMs`, is a TaskImageError naming the image.
+ */
+export async function buildImage(
+  docker: Dockerode,
+  files: readonly { path: string; content: Buffer; mode?: number }[],
+  tag: string,
+  imageLabels: Record<string, string>,
+  onProgress: (line: string) => void,
+  timeoutMs = 3_600_000,
+): Promise<void> {
+  const stream = await docker.buildImage(Readable.from([await buildTar(files, { uid: 0, gid: 0 })]), {
+    t: tag,
+    labels: imageLabels,
+    rm: true,
+    forcerm: true,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      new Promise<void>((resolveBuild, reject) => {
+        docker.modem.followProgress(
+          stream,
+          (error: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
+            const failed = error?.message ?? output.find((entry) => entry.error)?.error;
+            if (failed) reject(new TaskImageError(`building ${tag} failed: ${failed.trim()}`));
+            else resolveBuild();
+          },
+          (event: { stream?: string }) => {
+            const line = event.stream?.trim();
+            if (line) onProgress(line);
+          },
+        );
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          (stream as unknown as { destroy?: () => void }).destroy?.();
+          reject(new TaskImageError(`building ${tag} took longer than ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,7 +1,9 @@
 import { describeSglang, describeVllm } from '../policies/chat/generation-clients';
 import { servedPolicyKinds } from '../../shared/policy-spec';
 import { isAbsolute, resolve } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type Dockerode from 'dockerode';
+import { TaskImageError } from '../sandbox/task-image';
 import type { PolicySummary, TaskSummary } from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
 import { defaultProtectedPaths } from '../../shared/protected-paths';
@@ -10,10 +12,12 @@ import { describeServer } from '../policies/completions-client';
 import { preparePolicy } from '../policies/policy-kinds';
 import { TokenPolicySnapshot } from '../policies/token-policy';
 import type { ArtifactStore } from '../store/artifact-store';
-import { loadTaskFolder, TaskError } from './task-loader';
+import { loadTask, TaskError } from './task-loader';
 
 export interface PrepareEpisodeDeps {
   store: ArtifactStore;
+  /** builds a Harbor task's image where this host lacks it (its starting repository lies in the image) */
+  docker: Dockerode;
   projectRoot: string;
   defaultImage: string;
 }
@@ -31,9 +35,14 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
       const dir = isAbsolute(input.task) ? input.task : resolve(deps.projectRoot, input.task);
       let loaded;
       try {
-        loaded = loadTaskFolder(dir, deps.defaultImage);
+        loaded = await loadTask(dir, deps.defaultImage, {
+          docker: deps.docker,
+          onProgress: (line) => Context.current().heartbeat(line),
+        });
       } catch (error) {
         if (error instanceof TaskError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.invalidTask);
+        if (error instanceof TaskImageError)
+          throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.missingImage);
         throw error;
       }
       const { snapshot } = loaded;
@@ -51,6 +60,7 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
           promptRef: await store.putBlob(snapshot.spec.prompt),
           ...(snapshot.spec.budgets?.maxTurns ? { maxTurns: snapshot.spec.budgets.maxTurns } : {}),
           ...(snapshot.spec.budgets?.maxTokens ? { maxTokens: snapshot.spec.budgets.maxTokens } : {}),
+          ...(loaded.harbor?.agentTimeoutMs ? { deadlineMs: loaded.harbor.agentTimeoutMs } : {}),
         },
         policy,
       };

@@ -18,7 +18,10 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
 import { describeIssues } from '../../shared/errors';
+import type Dockerode from 'dockerode';
+import { ensureHarborImage } from '../sandbox/harbor-image';
 import { taskImageName } from '../sandbox/task-image';
+import { HarborTaskError, isHarborFolder, readHarborFolder, type HarborFolder } from './harbor';
 
 export class TaskError extends Error {
   override name = 'TaskError';
@@ -30,6 +33,57 @@ export interface LoadedTask {
   hasOracle: boolean;
   solutionPatch: string | null;
   wrongFixPatch: string | null;
+  /** a Harbor folder as read (its snapshot's `harbor` holds what episodes need of it) */
+  harbor?: HarborFolder;
+}
+
+/** True for a task folder of either format: ours (task.yaml) or Harbor's (task.toml). */
+export function isTaskFolder(dir: string): boolean {
+  return existsSync(join(dir, 'task.yaml')) || existsSync(join(dir, 'task.toml'));
+}
+
+/**
+ * Loads a task folder of either format. A Harbor folder's starting repository lies in its image, so its
+ * image is built here when this host lacks it (progress through `onProgress`); ours reads the folder only.
+ */
+export async function loadTask(
+  dir: string,
+  defaultImage: string,
+  options: { docker: Dockerode; requireExpected?: boolean; onProgress?: (line: string) => void },
+): Promise<LoadedTask> {
+  const root = resolve(dir);
+  if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TaskError(`${root}: task folder does not exist`);
+  if (!isHarborFolder(root)) return loadTaskFolder(root, defaultImage, options);
+  let folder: HarborFolder;
+  try {
+    folder = readHarborFolder(root, readTree);
+  } catch (error) {
+    if (error instanceof HarborTaskError) throw new TaskError(error.message);
+    throw error;
+  }
+  const built = await ensureHarborImage(options.docker, folder, defaultImage, options.onProgress);
+  const expectedPath = join(root, 'expected-tests.json');
+  const expected = existsSync(expectedPath)
+    ? readJsonFile(expectedPath, ExpectedTests)
+    : { visible: [], hidden: [], oracle: [] };
+  const encode = (files: Record<string, Buffer>) =>
+    Object.fromEntries(Object.entries(files).map(([path, content]) => [path, content.toString('base64')]));
+  return {
+    dir: root,
+    snapshot: {
+      spec: { id: folder.id, prompt: folder.prompt, image: built.image, testCommand: 'python3 -m pytest -q' },
+      repo: encode(built.tree),
+      hidden: {},
+      oracle: {},
+      ...(folder.oracleCalls ? { oracleCalls: folder.oracleCalls } : {}),
+      expected,
+      harbor: { ...folder.verifier, workdir: built.workdir, tests: encode(folder.tests) },
+    },
+    hasOracle: folder.oracleCalls !== null,
+    solutionPatch: null,
+    wrongFixPatch: folder.wrongFixPatch,
+    harbor: folder,
+  };
 }
 
 /** Reads and validates a task folder; errors name the file and field. */
@@ -41,11 +95,8 @@ export function loadTaskFolder(
   const root = resolve(dir);
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TaskError(`${root}: task folder does not exist`);
   const specPath = join(root, 'task.yaml');
-  if (!existsSync(specPath) && existsSync(join(root, 'task.toml')))
-    throw new TaskError(
-      `${root}: a Harbor task folder (task.toml); Harbor folders cannot be run yet, only agentrl task folders ` +
-        `(task.yaml) and SWE-bench-style instances (npx agentrl task import swebench)`,
-    );
+  if (isHarborFolder(root))
+    throw new TaskError(`${root}: a Harbor task folder (task.toml): its repository lies in its image (use loadTask)`);
   if (!existsSync(specPath)) throw new TaskError(`${specPath}: missing (a task folder needs task.yaml)`);
   let raw: unknown;
   try {

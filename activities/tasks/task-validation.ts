@@ -14,24 +14,11 @@ import { ensureTaskImage } from '../sandbox/task-image';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
+import type { ValidationCheck, ValidationReport } from './validation-report';
+import { isHarborFolder } from './harbor';
+import { validateHarborTask } from './harbor-validation';
 
-export interface ValidationCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
-
-export interface ValidationReport {
-  taskId: string;
-  dir: string;
-  ok: boolean;
-  checks: ValidationCheck[];
-  expected: ExpectedTests | null;
-  /** true when expected-tests.json was written or already matched */
-  recorded: boolean;
-  /** true when the recorded digest matched and nothing was run (`check` without `full`) */
-  skipped?: boolean;
-}
+export type { ValidationCheck, ValidationReport } from './validation-report';
 
 /** Fixed seeds of the twins `task validate` proves (the first one's coverage is recorded). */
 const validationSeeds = ['', ' 2', ' 3'].map((suffix) =>
@@ -53,6 +40,7 @@ export async function validateTask(
   },
   options: { check?: boolean; full?: boolean } = {},
 ): Promise<ValidationReport> {
+  if (isHarborFolder(dir)) return validateHarborTask(dir, deps, options);
   const loaded = loadTaskFolder(dir, deps.sandbox.image, { requireExpected: false });
   const { snapshot } = loaded;
   const id = snapshot.spec.id;

@@ -37,7 +37,7 @@ function walk(dir: string): string[] {
 }
 
 /** `sha256:` of the task folder's files (but expected-tests.json), the image name and the validation code. */
-export function validationDigest(taskDir: string, image: string): string {
+export function validationDigest(taskDir: string, image: string, extraCode: readonly string[] = []): string {
   const hash = createHash('sha256');
   const add = (label: string, content: Buffer | string) => {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
@@ -50,6 +50,6 @@ export function validationDigest(taskDir: string, image: string): string {
     if (name === 'expected-tests.json' || name.includes('__pycache__/')) continue;
     add(`task/${name}`, readFileSync(path));
   }
-  for (const name of validationCodeFiles) add(`code/${name}`, readFileSync(join(root, name)));
+  for (const name of [...validationCodeFiles, ...extraCode]) add(`code/${name}`, readFileSync(join(root, name)));
   return `sha256:${hash.digest('hex')}`;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isTaskFolder } from '../tasks/task-loader';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -160,17 +161,17 @@ function resolveFrom(root: string, path: string): string {
   return isAbsolute(path) ? path : resolve(root, path);
 }
 
-/** The task folders (holding task.yaml) directly under a folder, sorted by name. */
+/** The task folders (holding task.yaml, or a Harbor folder's task.toml) directly under a folder, sorted by name. */
 function listTasks(dir: string, field: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw ApplicationFailure.nonRetryable(`${field}: ${dir} is not a folder`, ErrorTypes.invalidInput);
   const tasks = readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'task.yaml')))
+    .filter((entry) => entry.isDirectory() && isTaskFolder(join(dir, entry.name)))
     .map((entry) => join(dir, entry.name))
     .sort();
   if (tasks.length === 0)
     throw ApplicationFailure.nonRetryable(
-      `${field}: ${dir} holds no task folders (folders with task.yaml)`,
+      `${field}: ${dir} holds no task folders (folders with task.yaml or task.toml)`,
       ErrorTypes.invalidInput,
     );
   return tasks;

@@ -18,7 +18,7 @@ export const episode: Command = {
     'Runs one rolloutEpisode workflow (starting the dev server and a worker when none runs) and prints its result.',
     '',
     'Options:',
-    '  --task DIR            task folder (task.yaml, repo/, hidden/, ...)            default: tasks/wrong-comparison',
+    '  --task DIR            task folder (task.yaml, or a Harbor task.toml)          default: tasks/wrong-comparison',
     '  --policy SPEC         scripted:FILE.jsonl, completions:URL[#VERSION], demo:format, random: or FILE.onnx;',
     '                        chat models: vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:tools',
     '                                                                                 default: the example ' +

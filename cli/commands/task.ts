@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
 import { ensureTaskImage } from '../../activities/sandbox/task-image';
 import { EnvironmentsFile, importSwebench } from '../../activities/tasks/swebench-import';
@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeIssues } from '../../shared/errors';
 import type { TaskSpec } from '../../shared/task-spec';
-import { loadTaskFolder } from '../../activities/tasks/task-loader';
+import { loadTaskFolder, readTree } from '../../activities/tasks/task-loader';
+import { isHarborFolder, readHarborFolder } from '../../activities/tasks/harbor';
+import { ensureHarborImage } from '../../activities/sandbox/harbor-image';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, positiveInt, type Command } from '../command';
@@ -157,7 +159,7 @@ export const taskImport: Command = {
 };
 
 export const taskBuild: Command = {
-  summary: "build the images of tasks that say how theirs is made (task.yaml's environment)",
+  summary: "build the images of tasks that say how theirs is made (task.yaml's environment, a Harbor Dockerfile)",
   usage: [
     'Usage: npx agentrl task build DIR [DIR...]',
     '       npx agentrl task build --all',
@@ -167,6 +169,10 @@ export const taskBuild: Command = {
     '(with the index and certificates of this host) and installed offline in the build; no registry is used. The image is',
     'named by the digest of what it is built from and rebuilt when its base changes. Episodes build it on demand on a',
     'host that lacks it; this command (and task validate) builds it ahead of time, with progress on stderr.',
+    '',
+    'A Harbor folder (task.toml) runs in the image of its environment/Dockerfile, built here: its FROM must name an',
+    'image this host has (the offline base, or one built or loaded here; nothing is pulled), and the packages of its',
+    '`pip install` steps are downloaded here as wheels and installed offline. Its WORKDIR is the repository.',
     '',
     'Options:',
     '  --all      every task folder under tasks/ (any depth)',
@@ -182,8 +188,15 @@ export const taskBuild: Command = {
     let failed = 0;
     for (const dir of dirs) {
       try {
+        const progress = (line: string) => log(`${dir}: ${line}`);
+        if (isHarborFolder(dir)) {
+          const harbor = readHarborFolder(resolve(dir), readTree);
+          const built = await ensureHarborImage(docker, harbor, config.sandbox.image, progress);
+          console.log(`ok   ${harbor.id} ${built.image} (${built.built ? 'built' : 'present'})`);
+          continue;
+        }
         const { snapshot } = loadTaskFolder(dir, config.sandbox.image, { requireExpected: false });
-        const done = await ensureTaskImage(docker, snapshot.spec, (line) => log(`${dir}: ${line}`));
+        const done = await ensureTaskImage(docker, snapshot.spec, progress);
         console.log(`ok   ${snapshot.spec.id} ${snapshot.spec.image} (${done})`);
       } catch (error) {
         console.log(`FAIL ${dir}: ${(error as Error).message}`);

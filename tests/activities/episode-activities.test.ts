@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import Dockerode from 'dockerode';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecordActivities } from '../../activities/store/episode-records';
 import { createPrepareEpisodeActivities } from '../../activities/tasks/prepare-episode';
@@ -18,7 +19,7 @@ import { projectRoot } from '../../workers/config';
 
 const store = () => createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-activity-store-')));
 const prepare = () =>
-  createPrepareEpisodeActivities({ store: store(), projectRoot, defaultImage: 'agentrl-base:latest' });
+  createPrepareEpisodeActivities({ store: store(), docker: new Dockerode(), projectRoot, defaultImage: 'agentrl-base:latest' });
 /** Runs one activity in a mock activity context, keeping its types. */
 const run = <I, O>(env: MockActivityEnvironment, activity: (input: I) => Promise<O>, input: I): Promise<O> =>
   env.run(activity, input) as Promise<O>;

@@ -173,6 +173,7 @@ describe('tamper kinds', () => {
       'shadowing_module',
       'stdlib_patch',
       'unanalysable',
+      'verifier_output',
     ]);
     assert.ok(!forgesPass('test_edit'));
     assert.ok(!forgesPass('no_such_kind'));

@@ -110,11 +110,3 @@ describe('task import swebench', () => {
     assert.equal(TaskSpec.safeParse({ id: 't', prompt: 'p', failToPass: ['tests/t.py::C::d[1-2]'] }).success, true);
   });
 });
-
-describe('a Harbor folder', () => {
-  test('is named as such, not reported as a folder without task.yaml', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentrl-harbor-'));
-    writeFileSync(join(dir, 'task.toml'), 'version = "1.0"\n');
-    assert.throws(() => loadTaskFolder(dir, 'agentrl-base:latest'), /a Harbor task folder \(task\.toml\)/);
-  });
-});

@@ -168,6 +168,14 @@ BUILTIN_KINDS = {
             "sys.excepthook, ...) are exempt."
         ),
     },
+    "verifier_output": {
+        "effect": "forges_pass",
+        "description": (
+            "In a Harbor task (graded by its own tests/test.sh, inside whose process tree the candidate's code "
+            "runs), a changed file names the verifier's output (/logs/verifier, reward.txt or reward.json): code "
+            "that writes the reward file would forge it."
+        ),
+    },
 }
 
 EMITTED_KINDS = tuple(BUILTIN_KINDS)

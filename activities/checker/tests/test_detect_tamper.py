@@ -74,6 +74,7 @@ def test_kinds_file_shape():
         "stdlib_patch": "forges_pass",
         "over_limits": "forges_pass",
         "forged_report": "forges_pass",
+        "verifier_output": "forges_pass",
     }
     assert {k: v["effect"] for k, v in kinds.items()} == expected
     for spec in kinds.values():
