@@ -57,6 +57,48 @@ test('episode --json starts the server and a worker and prints the result', () =
   assert.ok(existsSync(join(state, 'temporal.db')), 'the dev server keeps its SQLite file in the state folder');
 });
 
+test('a Harbor folder runs through `episode`: the reward is the float its verifier wrote', () => {
+  // the fixture's wrong fix: three of its verifier's four tests pass, and test.sh writes 0.75
+  const stats = readFileSync(
+    join(projectRoot, 'tests', 'fixtures', 'harbor-task', 'environment', 'app', 'stats.py'),
+    'utf8',
+  );
+  const policy = join(state, 'harbor-policy.jsonl');
+  writeFileSync(
+    policy,
+    [
+      { tool: 'bash', command: 'ls /tests' },
+      {
+        tool: 'write_file',
+        path: 'stats.py',
+        content: stats.replace('min(values) - max(values)', 'max(values) - min(values)'),
+      },
+      { tool: 'submit' },
+    ]
+      .map((action) => JSON.stringify(action))
+      .join('\n'),
+  );
+  const run = agentrl(
+    'episode',
+    '--task',
+    join(projectRoot, 'tests', 'fixtures', 'harbor-task'),
+    '--policy',
+    `scripted:${policy}`,
+    '--json',
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.deepEqual(
+    [result.outcome, result.reward, result.trueSuccess, result.trueSuccessBasis],
+    ['submitted', 0.75, false, 'harbor-verifier'],
+  );
+  assert.match(
+    readFileSync(result.trajectoryUri, 'utf8'),
+    /No such file or directory/,
+    'no /tests in the agent container',
+  );
+});
+
 test('a second server start finds the running one', () => {
   const first = agentrl('server', 'start');
   const second = agentrl('server', 'start');
