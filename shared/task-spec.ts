@@ -46,6 +46,13 @@ export const TaskSpec = z
               ),
           )
           .optional(),
+        /**
+         * a shell command that installs the repository into the image (such as `pip install -e .`), run as
+         * root in /work of the build with the starting repository copied there, after the packages; pip
+         * works offline there, from wheels downloaded here: the `pypi` packages and what pyproject.toml
+         * names (build-system requires, project dependencies)
+         */
+        install: z.string().min(1).max(2000).optional(),
       })
       .strict()
       .optional(),
@@ -91,6 +98,11 @@ export const ExpectedTests = z.object({
    * is twinned (absent in records from before it)
    */
   executed: z.record(z.string(), z.array(z.number().int())).optional(),
+  /**
+   * the examples of each expected doctest with the reference solution, as digests: a graded doctest must
+   * still hold every one (absent in records from before it)
+   */
+  doctests: z.record(z.string(), z.array(z.string())).optional(),
   /**
    * canary twin coverage with task validate's fixed seed: how many twins, the tests without one, the
    * survival bound of all twinned groups (`survival`), and the bound over the deciding tests

@@ -22,6 +22,8 @@ export const HarnessResult = z.object({
           crash: z.object({ path: z.string(), line: z.number().int(), message: z.string() }).optional(),
           /** with `traceLines`: the lines of its own file the test's call ran (validation runs only) */
           lines: z.array(z.number().int()).optional(),
+          /** a doctest's examples, each as a digest (source, expected output, expected exception) */
+          examples: z.array(z.string()).optional(),
         }),
       ),
       collectErrors: z.array(z.string()),
@@ -137,6 +139,29 @@ export function expectedOutcomesPassed(result: HarnessResult, expected: readonly
   if (result.timedOut || !result.report || expected.length === 0) return false;
   const outcomes = new Map(result.report.tests.map((test) => [test.nodeid, test.outcome]));
   return expected.every((id) => outcomes.get(id) === 'passed');
+}
+
+/**
+ * The doctests of a run that lost examples the reference's have (expected-tests.json `doctests`): a
+ * docstring's examples are the test, and the agent's copy of the file is graded, so an example edited
+ * or deleted away is a test edit. Each is named with what is missing; a doctest the run does not report
+ * is left to the outcome check.
+ */
+export function editedDoctests(result: HarnessResult, recorded: Record<string, readonly string[]>): string[] {
+  const reported = new Map((result.report?.tests ?? []).map((test) => [test.nodeid, test.examples] as const));
+  const edited: string[] = [];
+  for (const [id, digests] of Object.entries(recorded)) {
+    if (!reported.has(id)) continue;
+    const left = [...(reported.get(id) ?? [])];
+    const missing = digests.filter((digest) => {
+      const at = left.indexOf(digest);
+      if (at < 0) return true;
+      left.splice(at, 1);
+      return false;
+    });
+    if (missing.length) edited.push(`${id} (${missing.length} of ${digests.length} examples changed or removed)`);
+  }
+  return edited;
 }
 
 /** The test files holding these node ids, and the extra ones, sorted and once each. */

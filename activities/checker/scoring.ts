@@ -15,6 +15,7 @@ import type { createToolCallActivities } from '../tools/take-turn';
 import { dropPathConflicts, exportChanges, type ExportedTree, type FileChange } from './changes';
 import {
   allExpectedPassed,
+  editedDoctests,
   expectedOutcomesPassed,
   gradeTree,
   GraderError,
@@ -116,6 +117,20 @@ export function createScoringActivities(deps: ScoringDeps) {
     const runs = await planRuns(input, snapshot, graded);
     const { strict, pytestAudit, oracle } = await runGraders(input, runs, probe);
     const verdicts = judgeRuns(runs, strict, pytestAudit);
+    // a doctest whose examples were edited away passed nothing: the run fails, and the edit is a finding
+    const doctests = snapshot.expected.doctests ?? {};
+    for (const [verdict, result] of [
+      [verdicts.strict, strict],
+      [verdicts.audit, pytestAudit],
+    ] as const) {
+      if (!verdict || !result) continue;
+      const edited = editedDoctests(result, doctests);
+      if (edited.length === 0) continue;
+      verdict.ok = false;
+      for (const detail of edited)
+        if (!tamper.some((finding) => finding.kind === 'test_edit' && finding.detail === `doctest ${detail}`))
+          tamper.push({ kind: 'test_edit', path: detail.split('::')[0]!, detail: `doctest ${detail}` });
+    }
     for (const verdict of [verdicts.strict, verdicts.audit]) {
       if (verdict?.forged && !tamper.some((finding) => finding.kind === verdict.forged!.kind))
         tamper.push(verdict.forged);

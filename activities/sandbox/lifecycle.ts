@@ -76,8 +76,11 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     // the task's image, built here on demand when its task has an environment and this host lacks it
     const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
     try {
-      await ensureTaskImage(docker, { ...snapshot.spec, image: input.task.image }, (line) =>
-        Context.current().heartbeat(line),
+      await ensureTaskImage(
+        docker,
+        { ...snapshot.spec, image: input.task.image },
+        (line) => Context.current().heartbeat(line),
+        snapshot.repo,
       );
     } catch (error) {
       if (error instanceof TaskImageError)

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
+import { parse as parseToml } from 'smol-toml';
 import type { TaskSpec } from '../../shared/task-spec';
 import { buildTar, isNotFound } from './docker';
 
@@ -22,20 +23,74 @@ type Environment = NonNullable<TaskSpec['environment']>;
 /** The label holding the id of the base image a task image was built on. */
 export const baseLabel = 'agentrl.base-image-id';
 
-/** The name of the image built from `base` with `environment`: the digest of both. */
-export function taskImageName(base: string, environment: Environment): string {
+/**
+ * The name of the image built from `base` with `environment`: the digest of both, and with an install
+ * step of the repository it installs (`repoDigest`, repositoryDigest()).
+ */
+export function taskImageName(base: string, environment: Environment, repoDigest?: string): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify({ base, environment, builder: 1 }))
+    .update(
+      JSON.stringify({ base, environment, builder: 1, ...(environment.install ? { repo: repoDigest ?? '' } : {}) }),
+    )
     .digest('hex')
     .slice(0, 16);
   return `agentrl-env:${digest}`;
+}
+
+/** The digest of a repository's files (path → base64 or bytes), in path order. */
+export function repositoryDigest(files: Record<string, string | Buffer>): string {
+  const hash = createHash('sha256');
+  for (const path of Object.keys(files).sort()) {
+    const content = files[path]!;
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'base64') : content;
+    hash.update(`${path}\0${bytes.length}\0`).update(bytes);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * What installing a repository needs from PyPI, as its pyproject.toml says: the build backend
+ * (`[build-system] requires`, setuptools and wheel when absent), what hatchling and setuptools ask for
+ * at build time (editables, wheel), and `[project] dependencies`. Anything else the install needs
+ * (a dynamic dependency list, another backend's hooks) is named in the environment's `pypi`.
+ */
+export function installRequirements(files: Record<string, Buffer>): string[] {
+  const pyproject = files['pyproject.toml'];
+  const legacy = ['setuptools>=40.8.0', 'wheel'];
+  if (!pyproject) return files['setup.py'] || files['setup.cfg'] ? legacy : [];
+  let parsed: { 'build-system'?: { requires?: unknown }; project?: { dependencies?: unknown } };
+  try {
+    parsed = parseToml(pyproject.toString('utf8')) as typeof parsed;
+  } catch (error) {
+    throw new TaskImageError(
+      `the repository's pyproject.toml is not valid TOML: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
+  const requires = parsed['build-system'] ? strings(parsed['build-system'].requires) : legacy;
+  // what the common backends ask for at build time beyond their static list (an editable build's hooks)
+  const dynamic = requires.flatMap((requirement) => {
+    const name = /^[A-Za-z0-9._-]+/.exec(requirement)?.[0].toLowerCase().replace(/_/g, '-');
+    return name === 'hatchling' ? ['editables'] : name === 'setuptools' ? ['wheel'] : [];
+  });
+  return [...new Set([...requires, ...dynamic, ...strings(parsed.project?.dependencies)])];
 }
 
 export class TaskImageError extends Error {
   override name = 'TaskImageError';
 }
 
-/** The Dockerfile of a task image. */
+/** pip offline, from the wheels handed to the build (for the install step; not kept in the image). */
+const offlinePip = [
+  'PIP_NO_INDEX=1',
+  'PIP_FIND_LINKS=/tmp/agentrl-wheels',
+  'PIP_BREAK_SYSTEM_PACKAGES=1',
+  'PIP_ROOT_USER_ACTION=ignore',
+  'PIP_DISABLE_PIP_VERSION_CHECK=1',
+  'PIP_NO_CACHE_DIR=1',
+];
+
+/** The Dockerfile of a task image (with an install step, the context holds the repository under repo/). */
 export function taskDockerfile(base: string, environment: Environment, pipWheel: string | null): string {
   const lines = [`FROM ${base}`, 'USER root'];
   if (environment.debian?.length)
@@ -48,8 +103,24 @@ export function taskDockerfile(base: string, environment: Environment, pipWheel:
       'COPY wheels /tmp/agentrl-wheels',
       `RUN python3 /tmp/agentrl-wheels/${pipWheel}/pip install --no-index --find-links /tmp/agentrl-wheels ` +
         `--break-system-packages --no-cache-dir --disable-pip-version-check --root-user-action=ignore ` +
-        `${environment.pypi.map((req) => `'${req}'`).join(' ')} && rm -rf /tmp/agentrl-wheels`,
+        `${environment.pypi.map((req) => `'${req}'`).join(' ')}${environment.install ? '' : ' && rm -rf /tmp/agentrl-wheels'}`,
     );
+  if (environment.install) {
+    if (!environment.pypi?.length && pipWheel) lines.push('COPY wheels /tmp/agentrl-wheels');
+    // pip itself stays in the image (the install command names it), then the repository is installed
+    // where the sandbox mounts it: an editable install finds the episode's files there
+    if (pipWheel)
+      lines.push(
+        `RUN python3 -m pip --version >/dev/null 2>&1 || python3 /tmp/agentrl-wheels/${pipWheel}/pip install ` +
+          '--no-index --find-links /tmp/agentrl-wheels --break-system-packages --no-cache-dir ' +
+          '--disable-pip-version-check --root-user-action=ignore pip',
+      );
+    lines.push(
+      'COPY repo /work',
+      `RUN ${JSON.stringify(['env', ...offlinePip, 'sh', '-c', `cd /work && ${environment.install}`])}`,
+      'RUN rm -rf /tmp/agentrl-wheels',
+    );
+  }
   lines.push('USER agent', 'WORKDIR /work');
   return `${lines.join('\n')}\n`;
 }
@@ -79,6 +150,8 @@ export async function ensureTaskImage(
   docker: Dockerode,
   spec: { image: string; baseImage?: string; environment?: Environment },
   onProgress: (line: string) => void = () => undefined,
+  /** the starting repository (path → base64), which an install step installs */
+  repo: Record<string, string> = {},
 ): Promise<'present' | 'built'> {
   const inspect = async (name: string) => {
     try {
@@ -107,10 +180,22 @@ export async function ensureTaskImage(
   try {
     let pipWheel: string | null = null;
     const files: { path: string; content: Buffer }[] = [];
-    if (spec.environment.pypi?.length) {
+    const repoFiles = Object.fromEntries(
+      Object.entries(repo).map(([path, b64]) => [path, Buffer.from(b64, 'base64')] as const),
+    );
+    const requirements = [
+      ...(spec.environment.pypi ?? []),
+      ...(spec.environment.install ? installRequirements(repoFiles) : []),
+    ];
+    if (spec.environment.install) {
+      if (Object.keys(repoFiles).length === 0)
+        throw new TaskImageError(`${spec.image}: an install step needs the task's repository`);
+      for (const [path, content] of Object.entries(repoFiles)) files.push({ path: `repo/${path}`, content });
+    }
+    if (requirements.length || spec.environment.install) {
       const wheels = join(context, 'wheels');
-      onProgress(`downloading ${spec.environment.pypi.join(', ')}`);
-      await downloadWheels(spec.environment.pypi, wheels);
+      onProgress(`downloading ${requirements.join(', ') || 'pip'}`);
+      await downloadWheels(requirements, wheels);
       for (const name of readdirSync(wheels)) {
         files.push({ path: `wheels/${name}`, content: readFileSync(join(wheels, name)) });
         if (/^pip-[^-]+-py3-none-any\.whl$/.test(name)) pipWheel = name;

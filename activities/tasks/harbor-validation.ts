@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
-import type { ExpectedTests } from '../../shared/task-spec';
+import { ExpectedTests } from '../../shared/task-spec';
 import { auditOracleCalls } from '../checker/oracle-audit';
 import { runVerifier, type VerifierResult } from '../checker/verifier';
 import {
@@ -27,6 +27,8 @@ import {
 import { buildTar, execCollect, readTar } from '../sandbox/docker';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
+import { harborTaskId, readHarborFolder } from './harbor';
+import { harborImageNames } from '../sandbox/harbor-image';
 import type { ValidationCheck, ValidationReport } from './validation-report';
 import { validationDigest } from './validation-digest';
 
@@ -47,7 +49,30 @@ export async function validateHarborTask(
   },
   options: { check?: boolean; full?: boolean } = {},
 ): Promise<ValidationReport> {
-  const loaded = await loadTask(dir, deps.sandbox.image, {
+  // the digest first: a task validated against this folder, image and verifier is not built or run again
+  const root = resolve(dir);
+  const expectedPath = join(root, 'expected-tests.json');
+  const digest = validationDigest(root, harborImageNames(readHarborFolder(root, readTree)).image, harborCode);
+  if (options.check && !options.full && existsSync(expectedPath)) {
+    const recorded = ExpectedTests.safeParse(JSON.parse(readFileSync(expectedPath, 'utf8')));
+    if (recorded.success && recorded.data.digest === digest)
+      return {
+        taskId: harborTaskId(root),
+        dir: root,
+        ok: true,
+        checks: [
+          {
+            name: 'expected-tests.json was validated against this task, image and verifier',
+            ok: true,
+            detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)`,
+          },
+        ],
+        expected: recorded.data,
+        recorded: true,
+        skipped: true,
+      };
+  }
+  const loaded = await loadTask(root, deps.sandbox.image, {
     docker: deps.docker,
     requireExpected: false,
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
@@ -56,23 +81,6 @@ export async function validateHarborTask(
   const folder = loaded.harbor!;
   const harbor = snapshot.harbor!;
   const id = snapshot.spec.id;
-  const digest = validationDigest(loaded.dir, snapshot.spec.image, harborCode);
-  if (options.check && !options.full && snapshot.expected.digest === digest)
-    return {
-      taskId: id,
-      dir: loaded.dir,
-      ok: true,
-      checks: [
-        {
-          name: 'expected-tests.json was validated against this task, image and verifier',
-          ok: true,
-          detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)`,
-        },
-      ],
-      expected: snapshot.expected,
-      recorded: true,
-      skipped: true,
-    };
   if (folder.solveScript === null)
     throw new TaskError(
       `${join(loaded.dir, 'solution', 'solve.sh')}: missing (task validate needs a reference solution)`,
@@ -152,11 +160,16 @@ export async function validateHarborTask(
     checks.push({
       name: 'the reference solution matches every oracle call (isolated audit)',
       ok: solved.audit !== null && !solved.audit.timedOut && solved.audit.passed === solved.audit.total,
-      detail: solved.audit ? `${solved.audit.passed} of ${solved.audit.total} calls match` : 'not run',
+      detail: solved.audit
+        ? `${solved.audit.passed} of ${solved.audit.total} calls match` +
+          (solved.audit.failures[0]
+            ? `; first miss: ${solved.audit.failures[0].call} expected ${solved.audit.failures[0].expected}, ` +
+              `got ${solved.audit.failures[0].got}`
+            : '')
+        : 'not run',
     });
   const ok = checks.every((check) => check.ok);
   const expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
-  const expectedPath = join(loaded.dir, 'expected-tests.json');
   const serialized = `${JSON.stringify({ ...expected, digest }, null, 2)}\n`;
   const current = existsSync(expectedPath) ? readFileSync(expectedPath, 'utf8') : null;
   let recorded = current === serialized;

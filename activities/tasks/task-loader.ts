@@ -20,7 +20,7 @@ import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot
 import { describeIssues } from '../../shared/errors';
 import type Dockerode from 'dockerode';
 import { ensureHarborImage } from '../sandbox/harbor-image';
-import { taskImageName } from '../sandbox/task-image';
+import { repositoryDigest, taskImageName } from '../sandbox/task-image';
 import { HarborTaskError, isHarborFolder, readHarborFolder, type HarborFolder } from './harbor';
 
 export class TaskError extends Error {
@@ -107,14 +107,20 @@ export function loadTaskFolder(
   const parsed = TaskSpec.safeParse(raw ?? {});
   if (!parsed.success) throw new TaskError(describeIssues(specPath, parsed.error));
   const base = parsed.data.image ?? defaultImage;
-  // a task with an environment runs in an image built from its base (activities/sandbox/task-image.ts)
-  const spec = parsed.data.environment
-    ? { ...parsed.data, image: taskImageName(base, parsed.data.environment), baseImage: base }
-    : { ...parsed.data, image: base };
   const repoDir = join(root, 'repo');
   if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
   const repo = readTree(repoDir, root);
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
+  // a task with an environment runs in an image built from its base (activities/sandbox/task-image.ts);
+  // one that installs its repository, in an image of that repository
+  const { environment } = parsed.data;
+  const spec = environment
+    ? {
+        ...parsed.data,
+        image: taskImageName(base, environment, environment.install ? repositoryDigest(repo) : undefined),
+        baseImage: base,
+      }
+    : { ...parsed.data, image: base };
   // hidden tests: a test patch (SWE-bench's test_patch) applied to the starting repository gives whole
   // files, and the files of hidden/ lie over them
   const hiddenPatch = join(root, 'hidden.patch');

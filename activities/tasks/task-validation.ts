@@ -68,9 +68,11 @@ export async function validateTask(
     throw new TaskError(
       `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle, unless task.yaml lists failToPass)`,
     );
-  if (Object.keys(snapshot.hidden).length === 0)
-    throw new TaskError(`${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests)`);
-  await ensureTaskImage(deps.docker, snapshot.spec, deps.onProgress);
+  if (Object.keys(snapshot.hidden).length === 0 && !snapshot.spec.failToPass)
+    throw new TaskError(
+      `${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests, unless task.yaml lists failToPass)`,
+    );
+  await ensureTaskImage(deps.docker, snapshot.spec, deps.onProgress, snapshot.repo);
   const repo = decodeFiles(snapshot.repo);
   const hidden = decodeFiles(snapshot.hidden);
   const oracle = decodeFiles(snapshot.oracle);
@@ -217,6 +219,11 @@ export async function validateTask(
     });
   }
   expected.deciding = deciding;
+  // a doctest's examples are its test: a graded copy must keep every one the reference has
+  const doctests = Object.fromEntries(
+    tests.filter((test) => test.examples && test.examples.length > 0).map((test) => [test.nodeid, test.examples!]),
+  );
+  if (Object.keys(doctests).length) expected.doctests = doctests;
   // the lines each test ran with the reference: a twin is made only of an assertion that ran
   const ranLines = new Map(tests.map((test) => [test.nodeid, test.lines ?? []]));
   expected.executed = Object.fromEntries(

@@ -196,7 +196,7 @@ export const taskBuild: Command = {
           continue;
         }
         const { snapshot } = loadTaskFolder(dir, config.sandbox.image, { requireExpected: false });
-        const done = await ensureTaskImage(docker, snapshot.spec, progress);
+        const done = await ensureTaskImage(docker, snapshot.spec, progress, snapshot.repo);
         console.log(`ok   ${snapshot.spec.id} ${snapshot.spec.image} (${done})`);
       } catch (error) {
         console.log(`FAIL ${dir}: ${(error as Error).message}`);

@@ -1,7 +1,7 @@
 // SWE-bench-style tasks end to end: instances imported from a local clone, validated in real containers,
 // and graded by their FAIL_TO_PASS and PASS_TO_PASS lists only, through the real dev server and Docker.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -95,5 +95,51 @@ describe("a src-layout task graded with the project's own pytest settings", () =
     assert.ok(report.expected!.visible.includes(doctest), JSON.stringify(report.expected));
     assert.ok(report.expected!.deciding!.includes(doctest), 'the doctest fails before the fix');
     assert.ok(report.expected!.visible.includes('tests/test_slugs.py::test_lowercase'), 'src layout collects');
+  });
+
+  test("a doctest whose expected output the agent edits to the bug's passes nothing: reward 0, a test_edit finding", async () => {
+    // only the doctest decides: no hidden tests
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-doctest-edit-'));
+    cpSync(join(__dirname, '..', 'fixtures', 'src-doctest-task'), dir, { recursive: true });
+    rmSync(join(dir, 'hidden'), { recursive: true });
+    // a doctest has no twin: the task accepts that, the examples' check is what stands
+    const spec =
+      readFileSync(join(dir, 'task.yaml'), 'utf8').replace(/  - tests\/test_hidden_slugs\.py::\S+\n/g, '') +
+      'acceptedBound: 1\n';
+    writeFileSync(join(dir, 'task.yaml'), spec);
+    const report = await validateTask(dir, { docker, sandbox: worker.config.sandbox });
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    assert.equal(report.expected!.doctests!['src/slugs/__init__.py::slugs.slugify']!.length, 1);
+    const source = readFileSync(join(dir, 'repo', 'src', 'slugs', '__init__.py'), 'utf8');
+    const [edited, fixed] = await Promise.all([
+      runEpisode(env, worker, {
+        task: dir,
+        policy: scriptedPolicy([
+          {
+            tool: 'write_file',
+            path: 'src/slugs/__init__.py',
+            content: source.replace("'hello-world'", "'hello--world'"),
+          },
+          { tool: 'submit' },
+        ]),
+        checker: 'strict',
+      }),
+      runEpisode(env, worker, {
+        task: dir,
+        policy: scriptedPolicy([
+          { tool: 'write_file', path: 'src/slugs/__init__.py', content: source.replace('"[^a-z0-9]"', '"[^a-z0-9]+"') },
+          { tool: 'submit' },
+        ]),
+        checker: 'strict',
+      }),
+    ]);
+    assert.equal(edited.reward, 0);
+    assert.ok(
+      edited.tamper.some(
+        (finding) => finding.kind === 'test_edit' && /slugs\.slugify \(1 of 1 examples/.test(finding.detail),
+      ),
+      JSON.stringify(edited.tamper),
+    );
+    assert.equal(fixed.reward, 1);
   });
 });

@@ -1,4 +1,4 @@
-// Harbor task folders without Docker: task.toml read and refused with reasons, the Dockerfile's bases
+// Harbor task folders without Docker (and the doctest example check any listed doctest gets): task.toml read and refused with reasons, the Dockerfile's bases
 // and pip requirements found, reward files parsed, and the static check of changed code that names the
 // verifier's output.
 import assert from 'node:assert/strict';
@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { editedDoctests, type HarnessResult } from '../../activities/checker/grading';
 import { verifierOutputFindings } from '../../activities/checker/verifier';
 import { dockerfileBaseImages, harborImageNames, pipRequirements } from '../../activities/sandbox/harbor-image';
 import { harborTaskId, isHarborFolder, parseRewardFile, readHarborFolder } from '../../activities/tasks/harbor';
@@ -151,6 +152,35 @@ describe('reward files', () => {
         ['verifier_output', 'stats.py'],
         ['verifier_output', 'b.py'],
       ],
+    );
+  });
+});
+
+describe('doctests keep their examples', () => {
+  const run = (tests: { nodeid: string; outcome: 'passed'; examples?: string[] }[]): HarnessResult => ({
+    exitCode: 0,
+    timedOut: false,
+    report: { tests, collectErrors: [] },
+    output: '',
+    outputTruncated: false,
+    durationMs: 1,
+  });
+  test("a doctest that lost or changed one of the reference's examples is named; added examples are fine", () => {
+    const recorded = { 'm.py::m.f': ['a', 'b', 'b'], 'm.py::m.g': ['c'] };
+    assert.deepEqual(
+      editedDoctests(
+        run([
+          { nodeid: 'm.py::m.f', outcome: 'passed', examples: ['b', 'a', 'x', 'b'] },
+          { nodeid: 'm.py::m.g', outcome: 'passed', examples: ['c'] },
+        ]),
+        recorded,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      editedDoctests(run([{ nodeid: 'm.py::m.f', outcome: 'passed', examples: ['a', 'b'] }]), recorded),
+      ['m.py::m.f (1 of 3 examples changed or removed)'],
+      'a repeated example counts each time; a doctest the run does not report is left to the outcome check',
     );
   });
 });

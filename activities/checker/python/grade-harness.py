@@ -30,6 +30,10 @@ Output (one line on stdout):
    "reportOverLimit": bool (the report was over its bound, so "report" is null),
    "output": str, "outputTruncated": bool, "durationMs": int}
 
+A doctest also carries "examples": a 16-hex digest of each of its examples
+(source, expected output, expected exception), taken with a hash function held
+from before the repository's code was imported.
+
 With --trace-lines each test also carries "lines": the lines of its own file
 its call phase ran (for validation runs of a reference solution only; a
 candidate's code could change them).
@@ -81,6 +85,10 @@ try:
 except ImportError:  # pragma: no cover - CPython always has _json
     from json.encoder import py_encode_basestring_ascii as _quote
 _write, _close, _exit = os.write, os.close, os._exit
+try:
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - Python 3.12 and later
+    from _sha2 import sha256 as _sha256
 
 
 def _report_encoder(_type=type, _quote=_quote, _int=int.__repr__, _items=dict.items):
@@ -158,7 +166,9 @@ def _under_repo(p):
         return True
     return rp == repo_real or rp.startswith(repo_real.rstrip(os.sep) + os.sep)
 
-# ---- no repository path (nor cwd) may be on sys.path while importing pytest
+# ---- no repository path (nor cwd) may be on sys.path while importing pytest; the image's own entries
+# into the repository (an editable install's .pth) come back once pytest is in
+_installed_into_repo = [p for p in sys.path if p and _under_repo(p)]
 sys.path[:] = [p for p in sys.path if p and not _under_repo(p)]
 
 try:
@@ -241,7 +251,21 @@ def _line_tracer():
     return lines, _Tracer()
 
 
-def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath, _relpath=os.path.relpath):
+def _example_digests(item, _sha=_sha256, _getattr=getattr, _str=str):
+    # a doctest item's examples (source, expected output, expected exception), each as a short digest:
+    # the checker compares them with the reference's, so a docstring's examples cannot be edited away
+    dtest = _getattr(item, "dtest", None)
+    if dtest is None:
+        return None
+    digests = []
+    for example in dtest.examples:
+        text = "%s\0%s\0%s" % (_str(example.source), _str(example.want), _str(example.exc_msg or ""))
+        digests.append(_sha(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    return digests
+
+
+def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath, _relpath=os.path.relpath,
+                    _examples=_example_digests):
     # the report's writer and encoder are this function's cells, not names a module holds: replacing
     # os.write, json.dumps or this script's globals from the candidate's code changes nothing here
     class _AgentrlReporter:
@@ -254,6 +278,7 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
             self.collected = []
             self.written = False
             self.own = {}  # node id -> (path, line): the innermost frame of the test's own file that failed
+            self.examples = {}  # doctest node id -> digests of its examples
 
         def pytest_collectreport(self, report):
             if report.failed:
@@ -263,6 +288,13 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
 
         def pytest_collection_finish(self, session):
             self.collected = [item.nodeid for item in session.items]
+            for item in session.items:
+                try:
+                    digests = _examples(item)
+                except Exception:  # noqa: BLE001
+                    digests = []
+                if digests is not None:
+                    self.examples[item.nodeid] = digests
 
         def pytest_runtest_logreport(self, report):
             nid = report.nodeid
@@ -331,6 +363,8 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
                         entry["crash"] = crash
                     if _lines is not None:
                         entry["lines"] = sorted(_lines.get(n, ()))
+                    if n in self.examples:
+                        entry["examples"] = self.examples[n]
                     tests.append(entry)
             data = _encode({"tests": tests, "collectErrors": list(self.collect_errors)}).encode("ascii")
             try:
@@ -362,6 +396,7 @@ except OSError as e:
     _die("cannot enter repository: %r" % (e,))
 # Emulate `python3 -m pytest` run from the repository root: cwd on sys.path.
 sys.path.insert(0, repo)
+sys.path.extend(p for p in _installed_into_repo if p not in sys.path)
 sys.argv = ["pytest"]
 
 args = list(cfg["baseArgs"])
@@ -541,7 +576,7 @@ def _validate_report(raw, collect_only, trace_lines=False):
     allowed = ("collected",) if collect_only else OUTCOMES
     clean = []
     for t in tests:
-        keys = {"nodeid", "outcome", "crash"} | ({"lines"} if trace_lines else set())
+        keys = {"nodeid", "outcome", "crash", "examples"} | ({"lines"} if trace_lines else set())
         if not isinstance(t, dict) or not {"nodeid", "outcome"} <= set(t) <= keys:
             return None
         if not isinstance(t["nodeid"], str) or t["outcome"] not in allowed:
@@ -562,6 +597,10 @@ def _validate_report(raw, collect_only, trace_lines=False):
             if not (isinstance(t["lines"], list) and all(type(n) is int for n in t["lines"])):
                 return None
             entry["lines"] = t["lines"]
+        if "examples" in t:
+            if not (isinstance(t["examples"], list) and all(isinstance(d, str) for d in t["examples"])):
+                return None
+            entry["examples"] = t["examples"]
         clean.append(entry)
     if not all(isinstance(e, str) for e in errs):
         return None
@@ -740,6 +779,9 @@ def run(ns):
             "no:cacheprovider",
             "-q",
             "-rA",
+            # Python's own tracebacks: pytest's long ones read the test file's source for every failure,
+            # which costs minutes on a module with a thousand failing twins
+            "--tb=native",
             "--import-mode=prepend",
             "-o",
             "addopts=",

@@ -855,6 +855,23 @@ def test_a_doctest_graded_fix_fails_before_it(tmp_path):
     assert outcomes(res)["src/srcpkg/__init__.py::srcpkg.double"] == "failed"
 
 
+def test_a_doctest_reports_a_digest_of_each_example_and_an_edited_example_changes_it(tmp_path):
+    _, res = run_harness(make_repo(tmp_path / "repo", SRC_LAYOUT))
+    examples = {t["nodeid"]: t.get("examples") for t in res["report"]["tests"]}
+    digests = examples["src/srcpkg/__init__.py::srcpkg.double"]
+    assert isinstance(digests, list) and len(digests) == 1 and len(digests[0]) == 16
+    assert examples["checks/check_double.py::check_two"] is None, "only doctests carry examples"
+    # the expected output edited to what the code gives: the test passes, but its example is another one
+    files = dict(SRC_LAYOUT)
+    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(
+        "return x * 2", "return x + 3"
+    ).replace(">>> double(2)\n            4", ">>> double(2)\n            5")
+    _, res = run_harness(make_repo(tmp_path / "repo2", files))
+    test = next(t for t in res["report"]["tests"] if t["nodeid"] == "src/srcpkg/__init__.py::srcpkg.double")
+    assert test["outcome"] == "passed"
+    assert test["examples"] != digests
+
+
 def test_setup_cfg_and_tox_ini_sections_and_ignore_repo_config(tmp_path):
     files = {
         "setup.cfg": "[tool:pytest]\npython_files = spec_*.py\n",

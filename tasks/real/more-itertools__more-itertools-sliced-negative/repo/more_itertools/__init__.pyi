@@ -1,0 +1,2 @@
+from .more import *
+from .recipes import *
