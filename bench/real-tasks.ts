@@ -122,7 +122,7 @@ async function main(): Promise<void> {
         },
       ];
       const toml = readFileSync(join(dir, 'task.toml'), 'utf8');
-      source = /source\s*=\s*"([^"]+)"/.exec(toml)?.[1] ?? '';
+      source = (/source\s*=\s*"([^"@]+)@([0-9a-f]{7})/.exec(toml) ?? []).slice(1).join('@');
     } else {
       const loaded = loadTaskFolder(dir, 'agentrl-base:latest', { requireExpected: false });
       repo = decode(loaded.snapshot.repo);

@@ -52,7 +52,8 @@ export async function runEvaluation(
   log: (line: string) => void,
 ): Promise<number> {
   const tasks = findTaskFolders(options.tasks);
-  if (tasks.length === 0) throw new Error(`--tasks: no task folder (with task.yaml or task.toml) under ${options.tasks}`);
+  if (tasks.length === 0)
+    throw new Error(`--tasks: no task folder (with task.yaml or task.toml) under ${options.tasks}`);
   const stamp = Date.now().toString(36);
   const jobs = tasks.flatMap((task) => Array.from({ length: options.samples }, (_, sample) => ({ task, sample })));
   const results = await runMany(

@@ -103,9 +103,19 @@ export async function runVerifier(options: RunVerifierOptions): Promise<Verifier
     const output = `${exec.stdout}${exec.stderr}`.slice(-16 * 1024);
     const base = { exitCode: exec.exitCode, timedOut, output, durationMs: Date.now() - started, lingering: killed };
     if (timedOut)
-      return { ...base, reward: null, rewardFile: null, problem: `test.sh was killed or ran past its ${seconds} s timeout` };
+      return {
+        ...base,
+        reward: null,
+        rewardFile: null,
+        problem: `test.sh was killed or ran past its ${seconds} s timeout`,
+      };
     if (exec.exitCode !== null && exec.exitCode > 128)
-      return { ...base, reward: null, rewardFile: null, problem: `test.sh was killed by signal ${exec.exitCode - 128}` };
+      return {
+        ...base,
+        reward: null,
+        rewardFile: null,
+        problem: `test.sh was killed by signal ${exec.exitCode - 128}`,
+      };
     // a process that outlives the verifier could write its reward file after it: a verifier's own runs end with it
     if (killed > 0)
       return {

@@ -19,7 +19,12 @@ import { projectRoot } from '../../workers/config';
 
 const store = () => createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-activity-store-')));
 const prepare = () =>
-  createPrepareEpisodeActivities({ store: store(), docker: new Dockerode(), projectRoot, defaultImage: 'agentrl-base:latest' });
+  createPrepareEpisodeActivities({
+    store: store(),
+    docker: new Dockerode(),
+    projectRoot,
+    defaultImage: 'agentrl-base:latest',
+  });
 /** Runs one activity in a mock activity context, keeping its types. */
 const run = <I, O>(env: MockActivityEnvironment, activity: (input: I) => Promise<O>, input: I): Promise<O> =>
   env.run(activity, input) as Promise<O>;

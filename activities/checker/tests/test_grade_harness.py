@@ -863,9 +863,11 @@ def test_a_doctest_reports_a_digest_of_each_example_and_an_edited_example_change
     assert examples["checks/check_double.py::check_two"] is None, "only doctests carry examples"
     # the expected output edited to what the code gives: the test passes, but its example is another one
     files = dict(SRC_LAYOUT)
-    files["src/srcpkg/__init__.py"] = files["src/srcpkg/__init__.py"].replace(
-        "return x * 2", "return x + 3"
-    ).replace(">>> double(2)\n            4", ">>> double(2)\n            5")
+    files["src/srcpkg/__init__.py"] = (
+        files["src/srcpkg/__init__.py"]
+        .replace("return x * 2", "return x + 3")
+        .replace(">>> double(2)\n            4", ">>> double(2)\n            5")
+    )
     _, res = run_harness(make_repo(tmp_path / "repo2", files))
     test = next(t for t in res["report"]["tests"] if t["nodeid"] == "src/srcpkg/__init__.py::srcpkg.double")
     assert test["outcome"] == "passed"
