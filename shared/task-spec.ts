@@ -165,6 +165,16 @@ export const HarborVerifier = z.object({
   tests: z.record(z.string(), z.string()),
   timeoutSec: z.number().positive(),
   env: z.record(z.string(), z.string()),
+  /**
+   * environment/ (path → base64 and permission bits) and the build's time limit: a host without the
+   * task's image builds it from these (absent in snapshots from before it)
+   */
+  build: z
+    .object({
+      files: z.record(z.string(), z.object({ content: z.string(), mode: z.number().int() })),
+      timeoutMs: z.number().int().positive(),
+    })
+    .optional(),
   /** container limits from task.toml's [environment] (each absent: the worker's sandbox setting) */
   resources: z
     .object({ cpus: z.number().positive(), memoryMb: z.number().int().positive(), workDiskMb: z.number().int() })

@@ -22,6 +22,7 @@ import {
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
 import { ensureTaskImage, TaskImageError } from './task-image';
+import { ensureHarborImage } from './harbor-image';
 import { sweepAgentProcesses } from './sweep';
 import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './tree-snapshot';
 
@@ -76,12 +77,30 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     // the task's image, built here on demand when its task has an environment and this host lacks it
     const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
     try {
-      await ensureTaskImage(
-        docker,
-        { ...snapshot.spec, image: input.task.image },
-        (line) => Context.current().heartbeat(line),
-        snapshot.repo,
-      );
+      const build = snapshot.harbor?.build;
+      if (build)
+        // a Harbor task: its image is built here from the folder's environment/ when this host lacks it
+        await ensureHarborImage(
+          docker,
+          {
+            dir: `task ${snapshot.spec.id}`,
+            environment: Object.entries(build.files).map(([path, file]) => ({
+              path,
+              content: Buffer.from(file.content, 'base64'),
+              mode: file.mode,
+            })),
+            buildTimeoutMs: build.timeoutMs,
+          },
+          config.sandbox.image,
+          (line) => Context.current().heartbeat(line),
+        );
+      else
+        await ensureTaskImage(
+          docker,
+          { ...snapshot.spec, image: input.task.image },
+          (line) => Context.current().heartbeat(line),
+          snapshot.repo,
+        );
     } catch (error) {
       if (error instanceof TaskImageError)
         throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.missingImage);

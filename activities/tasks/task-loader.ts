@@ -77,7 +77,20 @@ export async function loadTask(
       oracle: {},
       ...(folder.oracleCalls ? { oracleCalls: folder.oracleCalls } : {}),
       expected,
-      harbor: { ...folder.verifier, workdir: built.workdir, tests: encode(folder.tests) },
+      harbor: {
+        ...folder.verifier,
+        workdir: built.workdir,
+        tests: encode(folder.tests),
+        build: {
+          files: Object.fromEntries(
+            folder.environment.map((file) => [
+              file.path,
+              { content: file.content.toString('base64'), mode: file.mode },
+            ]),
+          ),
+          timeoutMs: folder.buildTimeoutMs,
+        },
+      },
     },
     hasOracle: folder.oracleCalls !== null,
     solutionPatch: null,
