@@ -70,8 +70,8 @@ export const taskValidate: Command = {
         const { expected } = report;
         if (expected && expected.visible.length + expected.hidden.length + expected.oracle.length > 0)
           console.log(
-            `  expected tests: ${report.expected.visible.length} visible, ${report.expected.hidden.length} ` +
-              `hidden, ${report.expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`,
+            `  expected tests: ${expected.visible.length} visible, ${expected.hidden.length} ` +
+              `hidden, ${expected.oracle.length} oracle${report.recorded ? ' (recorded)' : ''}`,
           );
         if (!report.ok) failed++;
       }
