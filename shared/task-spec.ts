@@ -161,6 +161,8 @@ export type OracleFile = z.infer<typeof OracleFile>;
 export const HarborVerifier = z.object({
   /** the Dockerfile's WORKDIR: in the task image a link to the sandbox's repository (/work) */
   workdir: z.string().startsWith('/'),
+  /** the repository's files that were executable in the image (they stay so in the sandbox and the verifier) */
+  executables: z.array(z.string()).optional(),
   /** tests/ as path → base64; placed at /tests in the verifier's fresh container only */
   tests: z.record(z.string(), z.string()),
   timeoutSec: z.number().positive(),

@@ -43,7 +43,7 @@ export interface RunVerifierOptions {
   runId: string;
   /** the graded tree (placed at the repository, which the task image links its WORKDIR to) */
   files: Record<string, Buffer>;
-  verifier: Pick<HarborVerifier, 'workdir' | 'timeoutSec' | 'env' | 'resources'>;
+  verifier: Pick<HarborVerifier, 'workdir' | 'timeoutSec' | 'env' | 'resources' | 'executables'>;
   tests: Record<string, Buffer>;
 }
 
@@ -73,7 +73,12 @@ export async function runVerifier(options: RunVerifierOptions): Promise<Verifier
   const started = Date.now();
   try {
     await container.start();
-    const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
+    const executable = new Set(verifier.executables ?? []);
+    const entries = Object.entries(options.files).map(([path, content]) => ({
+      path,
+      content,
+      ...(executable.has(path) ? { mode: 0o755 } : {}),
+    }));
     await container.putArchive(await buildTar(entries, { uid, gid: uid }), { path: repoPath });
     // the tests belong to root and cannot be changed by what they run
     const tests = Object.entries(options.tests).map(([path, content]) => ({
@@ -88,6 +93,8 @@ export async function runVerifier(options: RunVerifierOptions): Promise<Verifier
       'HOME=/tmp',
       'LANG=C.UTF-8',
       'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      // where Terminal-Bench's scripts look for their tests
+      'TEST_DIR=/tests',
       ...Object.entries(verifier.env).map(([key, value]) => `${key}=${value}`),
     ];
     const seconds = Math.max(1, Math.ceil(verifier.timeoutSec));

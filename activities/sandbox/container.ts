@@ -232,14 +232,17 @@ export async function repositoryTar(
   uid: number,
   cacheDir: string,
   cacheKey: string,
+  /** files to mark executable (a Harbor task's scripts, as its image had them) */
+  executables: readonly string[] = [],
 ): Promise<Buffer> {
   const cached = join(cacheDir, 'repos', `${cacheKey.replace(/[^a-z0-9]/gi, '_')}.tar`);
   if (existsSync(cached)) return readFileSync(cached);
   const work = mkdtempSync(join(tmpdir(), 'agentrl-repo-'));
   try {
+    const executable = new Set(executables);
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(work, path)), { recursive: true });
-      writeFileSync(join(work, path), content);
+      writeFileSync(join(work, path), content, { mode: executable.has(path) ? 0o755 : 0o644 });
     }
     const env = {
       ...process.env,
@@ -267,7 +270,12 @@ export async function repositoryTar(
         const full = join(dir, name);
         const rel = prefix ? `${prefix}/${name}` : name;
         if (statSync(full).isDirectory()) walk(full, rel);
-        else entries.push({ path: rel, content: readFileSync(full) });
+        else
+          entries.push({
+            path: rel,
+            content: readFileSync(full),
+            ...(executable.has(rel) ? { mode: 0o755 } : {}),
+          });
       }
     };
     walk(work, '');

@@ -217,10 +217,12 @@ export interface HarborImage {
   workdir: string;
   /** the files of the WORKDIR in the built image: the task's starting repository */
   tree: Record<string, Buffer>;
+  /** those of its files that are executable there */
+  executables: string[];
   built: boolean;
 }
 
-const treeCache = new Map<string, Record<string, Buffer>>();
+const treeCache = new Map<string, { tree: Record<string, Buffer>; executables: string[] }>();
 
 /**
  * Makes sure the Harbor task's image is on this host (built when missing or when an image it starts from
@@ -296,13 +298,13 @@ export async function ensureHarborImage(
     );
     built = true;
   }
-  let tree = treeCache.get(source.Id);
-  if (!tree) {
-    tree = await readWorkdir(docker, names.source, workdir);
-    treeCache.set(source.Id, tree);
+  let read = treeCache.get(source.Id);
+  if (!read) {
+    read = await readWorkdir(docker, names.source, workdir);
+    treeCache.set(source.Id, read);
   }
-  if (built) onProgress(`built ${names.image} (repository ${workdir}: ${Object.keys(tree).length} files)`);
-  return { image: names.image, workdir, tree, built };
+  if (built) onProgress(`built ${names.image} (repository ${workdir}: ${Object.keys(read.tree).length} files)`);
+  return { image: names.image, workdir, ...read, built };
 }
 
 /** The Dockerfile's own build, `pip install` served from wheels downloaded here. */
@@ -361,7 +363,11 @@ async function buildSource(
 }
 
 /** The regular files under a folder of an image (no container is started); caches and .git are left out. */
-async function readWorkdir(docker: Dockerode, image: string, workdir: string): Promise<Record<string, Buffer>> {
+async function readWorkdir(
+  docker: Dockerode,
+  image: string,
+  workdir: string,
+): Promise<{ tree: Record<string, Buffer>; executables: string[] }> {
   const container = await docker.createContainer({ Image: image, Cmd: ['true'], NetworkDisabled: true });
   try {
     let entries;
@@ -369,16 +375,18 @@ async function readWorkdir(docker: Dockerode, image: string, workdir: string): P
       const stream = (await container.getArchive({ path: workdir })) as unknown as Readable;
       entries = await readTar(stream, { stripFirst: true, maxBytes: 256 * 1024 * 1024 });
     } catch (error) {
-      if (isNotFound(error)) return {};
+      if (isNotFound(error)) return { tree: {}, executables: [] };
       throw error;
     }
     const tree: Record<string, Buffer> = {};
+    const executables: string[] = [];
     for (const entry of entries) {
       if (entry.type !== 'file') continue;
       if (entry.path.split('/').some((part) => ['.git', '__pycache__', '.pytest_cache'].includes(part))) continue;
       tree[entry.path] = entry.content;
+      if (entry.mode & 0o111) executables.push(entry.path);
     }
-    return tree;
+    return { tree, executables: executables.sort() };
   } finally {
     await removeContainer(docker, container.id);
   }

@@ -130,6 +130,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
           config.sandbox.uid,
           config.stateDir,
           input.task.snapshotRef,
+          snapshot.harbor?.executables,
         );
         await container.putArchive(repoTar, { path: repoPath });
       }

@@ -112,6 +112,7 @@ export async function validateHarborTask(
     env: folder.solutionEnv,
     workdir: harbor.workdir,
     resources: harbor.resources,
+    executables: harbor.executables ?? [],
     timeoutMs: folder.agentTimeoutMs ?? deps.testTimeoutMs ?? 600_000,
   });
   const calls = snapshot.oracleCalls ?? null;
@@ -215,6 +216,7 @@ async function solveInSandbox(options: {
   env: Record<string, string>;
   workdir: string;
   resources: Parameters<typeof sandboxFor>[1];
+  executables: readonly string[];
   timeoutMs: number;
 }): Promise<{ files: Record<string, Buffer> | null; exitCode: number | null; output: string }> {
   const { docker, name } = options;
@@ -233,9 +235,12 @@ async function solveInSandbox(options: {
   });
   try {
     await container.start();
-    await container.putArchive(await repositoryTar(options.repo, uid, join(tmpdir(), 'agentrl-harbor-repos'), name), {
-      path: repoPath,
-    });
+    await container.putArchive(
+      await repositoryTar(options.repo, uid, join(tmpdir(), 'agentrl-harbor-repos'), name, options.executables),
+      {
+        path: repoPath,
+      },
+    );
     const solution = Object.entries(options.solution).map(([path, content]) => ({
       path,
       content,

@@ -80,6 +80,7 @@ export async function loadTask(
       harbor: {
         ...folder.verifier,
         workdir: built.workdir,
+        ...(built.executables.length ? { executables: built.executables } : {}),
         tests: encode(folder.tests),
         build: {
           files: Object.fromEntries(
