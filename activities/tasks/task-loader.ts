@@ -200,6 +200,15 @@ function readJsonFile<S extends z.ZodType>(path: string, schema: S): z.infer<S> 
   return parsed.data;
 }
 
+/** Folders a task folder's snapshot leaves out: caches of tools run in it, and git's own. */
+export const cacheFolders: ReadonlySet<string> = new Set([
+  '__pycache__',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.mypy_cache',
+  '.git',
+]);
+
 /** The largest file a task folder may hold (its snapshot carries every file). */
 export const maxTaskFileBytes = 16 * 1024 * 1024;
 
@@ -221,7 +230,7 @@ export function readTree(dir: string, root = dir): Record<string, string> {
             `files need UTF-8 names`,
         );
       }
-      if (name === '__pycache__' || name === '.pytest_cache' || name === '.git') continue;
+      if (cacheFolders.has(name)) continue;
       const path = join(current, name);
       if (entry.isSymbolicLink()) {
         const target = readlinkSync(path);

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { cacheFolders } from './task-loader';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -30,6 +31,7 @@ export const validationCodeFiles: readonly string[] = [
 function walk(dir: string): string[] {
   return readdirSync(dir)
     .sort()
+    .filter((name) => !cacheFolders.has(name))
     .flatMap((name) => {
       const path = join(dir, name);
       return statSync(path).isDirectory() ? walk(path) : [path];
