@@ -133,7 +133,8 @@ export function readHarborFolder(
   const environment = Object.entries(decode(readTree(join(dir, 'environment'), dir))).map(([path, content]) => ({
     path,
     content,
-    mode: statSync(join(dir, 'environment', path)).mode & 0o777,
+    // executable or not, as git keeps it (a clone's umask must not change the image's name)
+    mode: statSync(join(dir, 'environment', path)).mode & 0o111 ? 0o755 : 0o644,
   }));
   const tests = decode(readTree(join(dir, 'tests'), dir));
   const solvePath = join(dir, 'solution', 'solve.sh');

@@ -2,7 +2,7 @@
 // and pip requirements found, reward files parsed, and the static check of changed code that names the
 // verifier's output.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -38,6 +38,18 @@ describe('a Harbor folder', () => {
     });
     assert.equal(folder.agentTimeoutMs, 300_000);
     assert.ok(folder.environment.some((file) => file.path === 'app/stats.py'));
+    // modes as git keeps them, whatever the checkout's umask: the image's name must be the same in every clone
+    chmodSync(join(dir, 'environment', 'app', 'stats.py'), 0o664);
+    const again = readHarborFolder(dir, readTree);
+    assert.deepEqual(
+      again.environment.map((file) => [file.path, file.mode]),
+      [
+        ['Dockerfile', 0o644],
+        ['app/check.sh', 0o755],
+        ['app/stats.py', 0o644],
+      ],
+    );
+    assert.equal(harborImageNames(again).image, harborImageNames(folder).image);
     // our own loader names it instead of asking for task.yaml
     assert.throws(() => loadTaskFolder(dir, 'img'), /a Harbor task folder \(task\.toml\)/);
   });
