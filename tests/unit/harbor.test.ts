@@ -44,9 +44,9 @@ describe('a Harbor folder', () => {
     assert.deepEqual(
       again.environment.map((file) => [file.path, file.mode]),
       [
-        ['Dockerfile', 0o644],
         ['app/check.sh', 0o755],
         ['app/stats.py', 0o644],
+        ['Dockerfile', 0o644],
       ],
     );
     assert.equal(harborImageNames(again).image, harborImageNames(folder).image);
