@@ -4,6 +4,7 @@ import type { AgentrlConfig } from '../shared/config';
 import { createScoringActivities } from './checker/scoring';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
 import { createArtifactStore } from './store/artifact-store';
+import { openArtifactStore } from './store/open-store';
 import { createEpisodeRecordActivities } from './store/episode-records';
 import { createPrepareEpisodeActivities } from './tasks/prepare-episode';
 import { createToolCallActivities } from './tools/take-turn';
@@ -25,7 +26,7 @@ import { createRunActivities } from './training/run-activities';
 export interface ActivityDeps {
   docker: Dockerode;
   config: Pick<AgentrlConfig, 'sandbox'> &
-    Partial<Pick<AgentrlConfig, 'grading'>> & { stateDir: string; artifactsDir: string };
+    Partial<Pick<AgentrlConfig, 'grading' | 'store'>> & { stateDir: string; artifactsDir: string };
   hostId: string;
   projectRoot: string;
   /** see deploymentId() in sandbox/container.ts */
@@ -34,9 +35,14 @@ export interface ActivityDeps {
   codeVersion: string;
 }
 
+/** The store of snapshots and episode records: the configured URL (`store`), else the artifacts folder. */
+function artifactStoreOf(config: ActivityDeps['config']) {
+  return config.store ? openArtifactStore(config.store) : createArtifactStore(config.artifactsDir);
+}
+
 /** Activities that any worker may run (no sandbox involved): preparation, records, the run's folder and batches. */
 export function createEpisodeActivities(deps: ActivityDeps) {
-  const store = createArtifactStore(deps.config.artifactsDir);
+  const store = artifactStoreOf(deps.config);
   return {
     ...createPrepareEpisodeActivities({
       store,
@@ -56,7 +62,7 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 
 /** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */
 export function createHostActivities(deps: ActivityDeps) {
-  const store = createArtifactStore(deps.config.artifactsDir);
+  const store = artifactStoreOf(deps.config);
   const journalDir = join(deps.config.stateDir, 'journal');
   const lifecycle = createSandboxLifecycleActivities({
     docker: deps.docker,

@@ -77,6 +77,26 @@ if ! (cd trainer && ../.venv/bin/python -m agentrl_trainer.hf_models check); the
   (cd trainer && ../.venv/bin/python -m agentrl_trainer.hf_models prepare >&2) || { say "preparing the real models failed"; exit 1; }
 fi
 
+# 3d. a local S3-compatible server for the artifact store's S3 backend (activities/store/s3-store.ts) and its
+# tests: moto in server mode, from PyPI (MinIO and the other servers are in none of the registries this
+# machine reaches). Its own venv in the user's cache, one per version; started on 127.0.0.1:9000
+# (AGENTRL_S3_PORT) when nothing answers there; in-memory, so a restart starts with no buckets.
+s3_version="5.2.5"
+s3_venv="${XDG_CACHE_HOME:-$HOME/.cache}/agentrl/s3-server/$s3_version"
+s3_port="${AGENTRL_S3_PORT:-9000}"
+if [ ! -x "$s3_venv/bin/moto_server" ]; then
+  say "installing the local S3 server (moto $s3_version)"
+  python3 -m venv "$s3_venv" && "$s3_venv/bin/pip" install -q --disable-pip-version-check "moto[server]==$s3_version" >&2 \
+    || { say "installing moto[server] failed"; exit 1; }
+fi
+if ! curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/"; then
+  say "starting the S3 server on 127.0.0.1:$s3_port (log $state/s3-server.log)"
+  nohup "$s3_venv/bin/moto_server" -H 127.0.0.1 -p "$s3_port" >"$state/s3-server.log" 2>&1 &
+  echo $! > "$state/s3-server.pid"
+  for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/" && break; sleep 0.2; done
+  curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/" || { say "the S3 server did not start; see $state/s3-server.log"; exit 1; }
+fi
+
 # 4. the base sandbox image, rebuilt only when its recipe changes
 bash scripts/build-base-image.sh >/dev/null
 say "ready: docker $(docker version -f '{{.Server.Version}}'), $(.venv/bin/temporal --version | head -1), image agentrl-base:latest"

@@ -62,6 +62,15 @@ export const AgentrlConfig = z
       .default({ cacheResults: true, unsafeDisable: [] }),
     stateDir: z.string().default('.agentrl'),
     artifactsDir: z.string().default('.agentrl/artifacts'),
+    /**
+     * where task and policy snapshots, episode records and parked trees go: `s3://BUCKET/PREFIX` (an
+     * S3-compatible bucket; endpoint and credentials from the AWS SDK's environment, never from here) or a
+     * folder (default: artifactsDir). Training runs' folders stay in artifactsDir for now.
+     */
+    store: z
+      .string()
+      .regex(/^(s3:\/\/|file:\/\/\/)/, 'an s3://BUCKET/PREFIX or file:///PATH URL')
+      .optional(),
     defaults: z
       .object({
         episode: z

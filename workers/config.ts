@@ -36,6 +36,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const artifactsDir = absolute(
     env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir),
   );
+  if (env.AGENTRL_STORE) {
+    const store = AgentrlConfig.shape.store.safeParse(env.AGENTRL_STORE);
+    if (!store.success) throw new Error(`AGENTRL_STORE: ${store.error.issues[0]?.message ?? 'invalid'}`);
+    config.store = store.data;
+  }
   return { ...config, stateDir, artifactsDir, configPath: existsSync(configPath) ? configPath : null };
 }
 

@@ -1,0 +1,19 @@
+import { isAbsolute, resolve } from 'node:path';
+import { createArtifactStore, StoreError, type ArtifactStore } from './artifact-store';
+import { createS3Store } from './s3-store';
+
+/**
+ * The artifact store a URL names: `s3://BUCKET/PREFIX` (an S3-compatible bucket; endpoint and
+ * credentials from the AWS SDK's environment), `file:///PATH` or a plain folder path (relative to
+ * `base`).
+ */
+export function openArtifactStore(url: string, base = process.cwd()): ArtifactStore {
+  if (url.startsWith('s3://')) return createS3Store(url);
+  if (url.startsWith('file://')) {
+    const path = decodeURIComponent(url.slice('file://'.length));
+    if (!isAbsolute(path)) throw new StoreError(`a file:// store URL needs an absolute path: ${url}`);
+    return createArtifactStore(path);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) throw new StoreError(`unknown artifact store URL scheme: ${url}`);
+  return createArtifactStore(resolve(base, url));
+}

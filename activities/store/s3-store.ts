@@ -1,0 +1,188 @@
+/**
+ * The artifact store on an S3-compatible bucket (AWS SDK for JavaScript v3). Keys mirror the folder
+ * backend's layout under the URL's prefix: blobs/<2 hex>/<64 hex> and the named records. An object
+ * appears whole or not at all (S3 writes are atomic; a multipart upload is invisible until it
+ * completes, and an aborted one is discarded); a streamed blob is uploaded under a temporary key while
+ * it is hashed, then copied to its address. The endpoint and credentials come from the SDK's standard
+ * environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION) and are never
+ * written anywhere by the store.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { parseJson } from './files';
+import { blobKey, namedKey, StoreError, type ArtifactStore } from './artifact-store';
+
+/** bucket and prefix of an s3://BUCKET/PREFIX URL */
+export function parseS3Url(url: string): { bucket: string; prefix: string } {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!match) throw new StoreError(`not an S3 store URL (s3://BUCKET/PREFIX): ${JSON.stringify(url)}`);
+  const prefix = (match[2] ?? '').replace(/\/+$/, '');
+  if (prefix.split('/').some((part) => part === '..')) throw new StoreError(`invalid S3 prefix in ${url}`);
+  return { bucket: match[1]!, prefix };
+}
+
+/** The client for the standard environment; a configured endpoint (a local server) is addressed by path. */
+export function s3ClientFromEnvironment(overrides: S3ClientConfig = {}): S3Client {
+  const endpoint = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  return new S3Client({
+    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    // checksums only where the API requires them: S3-compatible servers differ on the newer defaults (a
+    // multipart object's composite CRC), and a blob's bytes are checked against its address anyway
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...overrides,
+  });
+}
+
+const notFound = (error: unknown): boolean => {
+  const name = (error as { name?: string }).name;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return name === 'NoSuchKey' || name === 'NotFound' || status === 404;
+};
+
+async function bodyBytes(body: unknown): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Creates a store on `s3://BUCKET/PREFIX`; the bucket must exist. */
+export function createS3Store(url: string, client: S3Client = s3ClientFromEnvironment()): ArtifactStore {
+  const { bucket, prefix } = parseS3Url(url);
+  const base = `s3://${bucket}${prefix ? `/${prefix}` : ''}`;
+  const keyOf = (key: string) => (prefix ? `${prefix}/${key}` : key);
+  const get = async (key: string, what: string): Promise<Buffer> => {
+    try {
+      const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+      return await bodyBytes(result.Body);
+    } catch (error) {
+      if (notFound(error)) throw new StoreError(`artifact store ${base}: no ${what}`);
+      throw error;
+    }
+  };
+  const head = async (key: string): Promise<boolean> => {
+    try {
+      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
+  };
+  const put = (key: string, body: Buffer) =>
+    client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: body, ContentLength: body.length }));
+  const store: ArtifactStore = {
+    root: base,
+    url: base,
+    async putBlob(data) {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      const ref = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+      // content-addressed: an object already there holds these very bytes
+      if (!(await head(blobKey(ref)))) await put(blobKey(ref), bytes);
+      return ref;
+    },
+    async getBlob(ref) {
+      const bytes = await get(blobKey(ref), `blob ${ref}`);
+      const actual = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+      if (actual !== ref) throw new StoreError(`artifact store ${base}: blob ${ref} holds other bytes (${actual})`);
+      return bytes;
+    },
+    async putJson(value) {
+      return store.putBlob(JSON.stringify(value));
+    },
+    async getJson(ref, schema) {
+      return parseJson(schema, (await store.getBlob(ref)).toString('utf8'), ref);
+    },
+    async writeNamed(name, data) {
+      const key = namedKey(name);
+      await put(key, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      return `${base}/${key}`;
+    },
+    async readNamed(name) {
+      try {
+        return await get(namedKey(name), `record ${name}`);
+      } catch (error) {
+        if (error instanceof StoreError) return null;
+        throw error;
+      }
+    },
+    async listNamed(name) {
+      // the entries directly under a "folder", as the folder backend lists them
+      const folder = `${keyOf(namedKey(name))}/`;
+      const entries = new Set<string>();
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, Delimiter: '/', ContinuationToken: token }),
+        );
+        for (const item of page.Contents ?? []) if (item.Key) entries.add(item.Key.slice(folder.length));
+        for (const common of page.CommonPrefixes ?? [])
+          if (common.Prefix) entries.add(common.Prefix.slice(folder.length).replace(/\/$/, ''));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return [...entries].filter((entry) => entry && !entry.startsWith('.tmp-')).sort();
+    },
+    hasBlob: (ref) => head(blobKey(ref)),
+    existsNamed: (name) => head(namedKey(name)),
+    async putBlobStream(source) {
+      // uploaded (multipart past 8 MiB) under a temporary key while hashed, then copied to its address
+      const temporary = `blobs/.tmp-${randomBytes(8).toString('hex')}`;
+      const hash = createHash('sha256');
+      const hashed = Readable.from(
+        (async function* () {
+          for await (const chunk of source) {
+            hash.update(chunk);
+            yield chunk;
+          }
+        })(),
+      );
+      try {
+        await new Upload({
+          client,
+          params: { Bucket: bucket, Key: keyOf(temporary), Body: hashed },
+          partSize: 8 * 1024 * 1024,
+          queueSize: 2,
+          leavePartsOnError: false,
+        }).done();
+        const ref = `sha256:${hash.digest('hex')}`;
+        if (!(await head(blobKey(ref))))
+          await client.send(
+            new CopyObjectCommand({
+              Bucket: bucket,
+              Key: keyOf(blobKey(ref)),
+              CopySource: `${bucket}/${encodeURIComponent(keyOf(temporary)).replace(/%2F/g, '/')}`,
+            }),
+          );
+        return ref;
+      } finally {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(temporary) })).catch(() => undefined);
+      }
+    },
+    async getBlobStream(ref) {
+      try {
+        const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(blobKey(ref)) }));
+        return Readable.from(result.Body as AsyncIterable<Uint8Array>);
+      } catch (error) {
+        if (notFound(error)) throw new StoreError(`artifact store ${base}: no blob ${ref}`);
+        throw error;
+      }
+    },
+    pathOf(name) {
+      namedKey(name);
+      throw new StoreError(`artifact store ${base}: ${name} has no local path (an S3 store hands out references)`);
+    },
+  };
+  return store;
+}
