@@ -22,6 +22,8 @@ export const AgentrlConfig = z
         maxConcurrentWorkflowTasks: z.number().int().positive().default(16),
         /** how often the worker's reaper looks for containers of closed episodes */
         reapIntervalMs: z.number().int().positive().default(60_000),
+        /** serve Prometheus metrics on this port (workers/metrics.ts); absent: none */
+        metricsPort: z.number().int().min(0).max(65535).optional(),
       })
       .strict()
       .default({ maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 16, reapIntervalMs: 60_000 }),

@@ -36,6 +36,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const artifactsDir = absolute(
     env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir),
   );
+  if (env.AGENTRL_METRICS_PORT) {
+    const port = Number(env.AGENTRL_METRICS_PORT);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`AGENTRL_METRICS_PORT: not a port: ${env.AGENTRL_METRICS_PORT}`);
+    config.worker.metricsPort = port;
+  }
   if (env.AGENTRL_STORE) {
     const store = AgentrlConfig.shape.store.safeParse(env.AGENTRL_STORE);
     if (!store.success) throw new Error(`AGENTRL_STORE: ${store.error.issues[0]?.message ?? 'invalid'}`);

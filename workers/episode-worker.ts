@@ -7,6 +7,7 @@ import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
 import { projectRoot, type LoadedConfig } from './config';
+import { createWorkerMetrics, serveMetrics } from './metrics';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface EpisodeWorkerOptions {
@@ -23,8 +24,8 @@ export interface EpisodeWorkerOptions {
   sandboxes?: boolean;
   /** stops the workers gracefully when aborted (the process's signals do too) */
   signal?: AbortSignal;
-  /** called once every worker polls */
-  onReady?: (info: { hostId: string; taskQueue: string }) => void | Promise<void>;
+  /** called once every worker polls (`metricsPort`: where the metrics are served, when they are) */
+  onReady?: (info: { hostId: string; taskQueue: string; metricsPort?: number }) => void | Promise<void>;
 }
 
 /** One process serving a host: the episode workflows, sandbox acquisition, and this host's own queue. */
@@ -38,11 +39,16 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const deployment = deploymentId(config.temporal.address, config.temporal.namespace, taskQueue);
   const deps = { docker, config, hostId, projectRoot, deployment, codeVersion: codeVersion() };
+  // Prometheus metrics of this process's workers, when a port is configured
+  const metrics =
+    config.worker.metricsPort !== undefined ? createWorkerMetrics({ host: hostId, task_queue: taskQueue }) : null;
+  const served = metrics ? await serveMetrics(metrics.registry, config.worker.metricsPort!) : null;
   const common = {
     connection,
     namespace: config.temporal.namespace,
     identity: options.identity ?? `agentrl-${process.pid}@${hostId}`,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+    ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
   };
   const hostActivities = createHostActivities(deps);
   const workers = [
@@ -79,12 +85,13 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   try {
     const running = Promise.all(workers.map((worker) => worker.run()));
     await reap();
-    await options.onReady?.({ hostId, taskQueue });
+    await options.onReady?.({ hostId, taskQueue, ...(served ? { metricsPort: served.port } : {}) });
     await running;
   } finally {
     clearInterval(reaper);
     options.signal?.removeEventListener('abort', shutdown);
     await connection.close();
     await clientConnection.close();
+    served?.server.close();
   }
 }

@@ -208,7 +208,8 @@ export function createEpisodeRecordActivities(deps: { store: ArtifactStore }) {
   const records = createEpisodeRecords(deps.store);
   return {
     /** Writes the trajectory as JSONL, one line per turn with the action and observation texts. */
-    async writeTrajectory(input: { episodeId: string }): Promise<string> {
+    /** `outcome`: the episode's, for the worker's metrics (workers/metrics.ts); absent on a cancelled one */
+    async writeTrajectory(input: { episodeId: string; outcome?: string }): Promise<string> {
       return records.writeTrajectory(input.episodeId);
     },
   };

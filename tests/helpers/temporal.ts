@@ -54,6 +54,8 @@ export interface RunningWorker {
   taskQueue: string;
   hostId: string;
   config: LoadedConfig;
+  /** where its Prometheus metrics are served (with config.worker.metricsPort set) */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startWorker(
   const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const controller = new AbortController();
   let hostId = '';
+  let metricsPort: number | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolveReady) => (markReady = resolveReady));
   const running = runEpisodeWorker({
@@ -76,6 +79,7 @@ export async function startWorker(
     sandboxes: options.sandboxes,
     onReady: (info) => {
       hostId = info.hostId;
+      metricsPort = info.metricsPort;
       markReady();
     },
   });
@@ -84,6 +88,7 @@ export async function startWorker(
     taskQueue,
     hostId,
     config,
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
     async stop() {
       controller.abort();
       await running;

@@ -78,7 +78,7 @@ export async function finish(
 ): Promise<EpisodeResult> {
   const { workflowId } = workflowInfo();
   const episodeId = currentEpisodeId();
-  const trajectoryUri = await records.writeTrajectory({ episodeId });
+  const trajectoryUri = await records.writeTrajectory({ episodeId, outcome });
   // an agent crash scores 0 and stays trainable; environment failures have no reward
   const reward = score ? score.reward : outcome === Outcomes.agentCrash ? 0 : null;
   upsertSearchAttributes([
