@@ -14,6 +14,7 @@ import { runMany } from '../cli/run-many';
 import { findTaskFolders } from '../cli/evaluation';
 import { isHarborFolder } from '../activities/tasks/harbor';
 import { applyPatch, loadTaskFolder } from '../activities/tasks/task-loader';
+import { decodeFiles } from '../activities/sandbox/container';
 import { projectRoot } from '../workers/config';
 
 const { values } = parseArgs({
@@ -24,8 +25,6 @@ const work = mkdtempSync(join(tmpdir(), 'agentrl-real-'));
 const cli = join(projectRoot, 'bin', 'agentrl.js');
 
 type Action = Record<string, unknown>;
-const decode = (tree: Record<string, string>) =>
-  Object.fromEntries(Object.entries(tree).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
 
 /** The actions that leave the repository as `after` (from `before`): files written, files removed. */
 function editsTo(before: Record<string, Buffer>, after: Record<string, Buffer>): Action[] {
@@ -125,7 +124,7 @@ async function main(): Promise<void> {
       source = (/source\s*=\s*"([^"@]+)@([0-9a-f]{7})/.exec(toml) ?? []).slice(1).join('@');
     } else {
       const loaded = loadTaskFolder(dir, 'agentrl-base:latest', { requireExpected: false });
-      repo = decode(loaded.snapshot.repo);
+      repo = decodeFiles(loaded.snapshot.repo);
       fix = editsTo(repo, applyPatch(repo, loaded.solutionPatch ?? '', join(dir, 'solution.patch')));
       listed = [...(loaded.snapshot.spec.failToPass ?? []), ...(loaded.snapshot.expected.deciding ?? [])];
       const src = loaded.snapshot.spec.source;

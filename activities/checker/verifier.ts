@@ -47,6 +47,16 @@ export interface RunVerifierOptions {
   tests: Record<string, Buffer>;
 }
 
+/** The environment a Harbor task's scripts (test.sh, solve.sh) run with: a plain PATH, HOME in /tmp, and the task's own variables. */
+export function scriptEnvironment(variables: Record<string, string>): string[] {
+  return [
+    'HOME=/tmp',
+    'LANG=C.UTF-8',
+    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    ...Object.entries(variables).map(([key, value]) => `${key}=${value}`),
+  ];
+}
+
 /** Runs the verifier once on a tree; the container and its volumes are removed whatever happens. */
 export async function runVerifier(options: RunVerifierOptions): Promise<VerifierResult> {
   const { docker, name, verifier } = options;
@@ -89,14 +99,8 @@ export async function runVerifier(options: RunVerifierOptions): Promise<Verifier
     await container.putArchive(await buildTar(tests, { uid: 0, gid: 0 }), { path: '/tests' });
     const logs = ['verifier', 'agent'].map((dir) => ({ path: `${dir}/.keep`, content: Buffer.alloc(0) }));
     await container.putArchive(await buildTar(logs, { uid, gid: uid }), { path: '/logs' });
-    const env = [
-      'HOME=/tmp',
-      'LANG=C.UTF-8',
-      'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      // where Terminal-Bench's scripts look for their tests
-      'TEST_DIR=/tests',
-      ...Object.entries(verifier.env).map(([key, value]) => `${key}=${value}`),
-    ];
+    // TEST_DIR: where Terminal-Bench's scripts look for their tests
+    const env = scriptEnvironment({ TEST_DIR: '/tests', ...verifier.env });
     const seconds = Math.max(1, Math.ceil(verifier.timeoutSec));
     const exec = await execCollect(
       docker,

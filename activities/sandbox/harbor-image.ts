@@ -8,14 +8,13 @@
  * Both images are named by the digest of the folder and rebuilt when an image they start from changes.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { HarborFolder } from '../tasks/harbor';
 import { isNotFound, readTar, removeContainer } from './docker';
-import { buildImage, downloadWheels, TaskImageError } from './task-image';
+import { buildImage, offlinePip, pipBootstrap, TaskImageError, wheelContext } from './task-image';
+import { cacheFolders } from '../../shared/repo-paths';
 import { repoPath } from './container';
 
 const builderVersion = 1;
@@ -316,50 +315,37 @@ async function buildSource(
   fromLabel: string,
   onProgress: (line: string) => void,
 ): Promise<void> {
-  const context = Object.fromEntries(folder.environment.map((file) => [file.path, file.content]));
   let requirements: string[];
   try {
-    requirements = pipRequirements(dockerfile, context);
+    requirements = pipRequirements(
+      dockerfile,
+      Object.fromEntries(folder.environment.map((file) => [file.path, file.content])),
+    );
   } catch (error) {
     throw new TaskImageError(`${join(folder.dir, 'environment', 'Dockerfile')}: ${(error as Error).message}`);
   }
   const files = folder.environment.filter((file) => !file.path.startsWith('.agentrl-wheels/'));
   const prelude = ['USER root'];
-  const work = mkdtempSync(join(tmpdir(), 'agentrl-harbor-'));
-  try {
-    if (requirements.length) {
-      onProgress(`downloading ${requirements.join(', ')} for the pip install steps`);
-      await downloadWheels(requirements, work);
-      let pipWheel: string | null = null;
-      for (const name of readdirSync(work)) {
-        files.push({ path: `.agentrl-wheels/${name}`, content: readFileSync(join(work, name)), mode: 0o644 });
-        if (/^pip-[^-]+-py3-none-any\.whl$/.test(name)) pipWheel = name;
-      }
-      prelude.push(
-        'COPY .agentrl-wheels /tmp/agentrl-wheels',
-        'ENV PIP_NO_INDEX=1 PIP_FIND_LINKS=/tmp/agentrl-wheels PIP_BREAK_SYSTEM_PACKAGES=1 ' +
-          'PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1',
-        ...(pipWheel
-          ? [
-              `RUN python3 -m pip --version >/dev/null 2>&1 || python3 /tmp/agentrl-wheels/${pipWheel}/pip install ` +
-                '--no-cache-dir pip',
-            ]
-          : []),
-      );
-    }
-    // every stage starts as root (Harbor's Dockerfiles assume it), with the wheels at hand
-    const rewritten = dockerfile
-      .split(/\r?\n/)
-      .flatMap((line) => (/^\s*FROM\s/i.test(line) ? [line, ...prelude] : [line]))
-      .join('\n');
-    const context = [
-      ...files.filter((file) => file.path !== 'Dockerfile'),
-      { path: 'Dockerfile', content: Buffer.from(rewritten), mode: 0o644 },
-    ];
-    await buildImage(docker, context, tag, { [harborLabels.from]: fromLabel }, onProgress, folder.buildTimeoutMs);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+  if (requirements.length) {
+    onProgress(`downloading ${requirements.join(', ')} for the pip install steps`);
+    const wheels = await wheelContext(requirements, '.agentrl-wheels');
+    files.push(...wheels.files);
+    prelude.push(
+      'COPY .agentrl-wheels /tmp/agentrl-wheels',
+      `ENV ${offlinePip.join(' ')}`,
+      pipBootstrap(wheels.pipWheel),
+    );
   }
+  // every stage starts as root (Harbor's Dockerfiles assume it), with the wheels at hand
+  const rewritten = dockerfile
+    .split(/\r?\n/)
+    .flatMap((line) => (/^\s*FROM\s/i.test(line) ? [line, ...prelude] : [line]))
+    .join('\n');
+  const context = [
+    ...files.filter((file) => file.path !== 'Dockerfile'),
+    { path: 'Dockerfile', content: Buffer.from(rewritten), mode: 0o644 },
+  ];
+  await buildImage(docker, context, tag, { [harborLabels.from]: fromLabel }, onProgress, folder.buildTimeoutMs);
 }
 
 /** The regular files under a folder of an image (no container is started); caches and .git are left out. */
@@ -370,24 +356,35 @@ async function readWorkdir(
 ): Promise<{ tree: Record<string, Buffer>; executables: string[] }> {
   const container = await docker.createContainer({ Image: image, Cmd: ['true'], NetworkDisabled: true });
   try {
-    let entries;
-    try {
-      const stream = (await container.getArchive({ path: workdir })) as unknown as Readable;
-      entries = await readTar(stream, { stripFirst: true, maxBytes: 256 * 1024 * 1024 });
-    } catch (error) {
-      if (isNotFound(error)) return { tree: {}, executables: [] };
-      throw error;
-    }
-    const tree: Record<string, Buffer> = {};
-    const executables: string[] = [];
-    for (const entry of entries) {
-      if (entry.type !== 'file') continue;
-      if (entry.path.split('/').some((part) => ['.git', '__pycache__', '.pytest_cache'].includes(part))) continue;
-      tree[entry.path] = entry.content;
-      if (entry.mode & 0o111) executables.push(entry.path);
-    }
-    return { tree, executables: executables.sort() };
+    return await readFolderFiles(container, workdir, 256 * 1024 * 1024);
   } finally {
     await removeContainer(docker, container.id);
   }
+}
+
+/**
+ * The regular files under a folder of a container (through the archive API: nothing runs inside), with
+ * those that are executable; caches and .git are left out (shared/repo-paths.ts), a missing folder is empty.
+ */
+export async function readFolderFiles(
+  container: Dockerode.Container,
+  folder: string,
+  maxBytes: number,
+): Promise<{ tree: Record<string, Buffer>; executables: string[] }> {
+  let entries;
+  try {
+    const stream = (await container.getArchive({ path: folder })) as unknown as Readable;
+    entries = await readTar(stream, { stripFirst: true, maxBytes });
+  } catch (error) {
+    if (isNotFound(error)) return { tree: {}, executables: [] };
+    throw error;
+  }
+  const tree: Record<string, Buffer> = {};
+  const executables: string[] = [];
+  for (const entry of entries) {
+    if (entry.type !== 'file' || entry.path.split('/').some((part) => cacheFolders.has(part))) continue;
+    tree[entry.path] = entry.content;
+    if (entry.mode & 0o111) executables.push(entry.path);
+  }
+  return { tree, executables: executables.sort() };
 }

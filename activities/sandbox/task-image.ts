@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
 import { parse as parseToml } from 'smol-toml';
 import type { TaskSpec } from '../../shared/task-spec';
+import { decodeFiles } from './container';
 import { buildTar, isNotFound } from './docker';
 
 type Environment = NonNullable<TaskSpec['environment']>;
@@ -80,8 +81,8 @@ export class TaskImageError extends Error {
   override name = 'TaskImageError';
 }
 
-/** pip offline, from the wheels handed to the build (for the install step; not kept in the image). */
-const offlinePip = [
+/** pip offline, from the wheels handed to a build at /tmp/agentrl-wheels (the install step's, a Harbor build's). */
+export const offlinePip = [
   'PIP_NO_INDEX=1',
   'PIP_FIND_LINKS=/tmp/agentrl-wheels',
   'PIP_BREAK_SYSTEM_PACKAGES=1',
@@ -89,6 +90,15 @@ const offlinePip = [
   'PIP_DISABLE_PIP_VERSION_CHECK=1',
   'PIP_NO_CACHE_DIR=1',
 ];
+
+/** A build step that gives an image without pip the pip of the wheels at /tmp/agentrl-wheels. */
+export function pipBootstrap(pipWheel: string): string {
+  return (
+    `RUN python3 -m pip --version >/dev/null 2>&1 || python3 /tmp/agentrl-wheels/${pipWheel}/pip install ` +
+    '--no-index --find-links /tmp/agentrl-wheels --break-system-packages --no-cache-dir ' +
+    '--disable-pip-version-check --root-user-action=ignore pip'
+  );
+}
 
 /** The Dockerfile of a task image (with an install step, the context holds the repository under repo/). */
 export function taskDockerfile(base: string, environment: Environment, pipWheel: string | null): string {
@@ -109,12 +119,7 @@ export function taskDockerfile(base: string, environment: Environment, pipWheel:
     if (!environment.pypi?.length && pipWheel) lines.push('COPY wheels /tmp/agentrl-wheels');
     // pip itself stays in the image (the install command names it), then the repository is installed
     // where the sandbox mounts it: an editable install finds the episode's files there
-    if (pipWheel)
-      lines.push(
-        `RUN python3 -m pip --version >/dev/null 2>&1 || python3 /tmp/agentrl-wheels/${pipWheel}/pip install ` +
-          '--no-index --find-links /tmp/agentrl-wheels --break-system-packages --no-cache-dir ' +
-          '--disable-pip-version-check --root-user-action=ignore pip',
-      );
+    if (pipWheel) lines.push(pipBootstrap(pipWheel));
     lines.push(
       'COPY repo /work',
       `RUN ${JSON.stringify(['env', ...offlinePip, 'sh', '-c', `cd /work && ${environment.install}`])}`,
@@ -125,8 +130,33 @@ export function taskDockerfile(base: string, environment: Environment, pipWheel:
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The wheels of the requirements and of pip itself, downloaded here, as build-context files under
+ * `folder/`; `pipWheel` names pip's (to install the others with where the image has no pip).
+ */
+export async function wheelContext(
+  requirements: readonly string[],
+  folder: string,
+): Promise<{ files: { path: string; content: Buffer; mode: number }[]; pipWheel: string }> {
+  const dest = mkdtempSync(join(tmpdir(), 'agentrl-wheels-'));
+  try {
+    await downloadWheels(requirements, dest);
+    const names = readdirSync(dest);
+    const pipWheel = names.find((name) => /^pip-[^-]+-py3-none-any\.whl$/.test(name));
+    if (!pipWheel) throw new TaskImageError('pip download brought no pip wheel to install the packages with');
+    const files = names.map((name) => ({
+      path: `${folder}/${name}`,
+      content: readFileSync(join(dest, name)),
+      mode: 0o644,
+    }));
+    return { files, pipWheel };
+  } finally {
+    rmSync(dest, { recursive: true, force: true });
+  }
+}
+
 /** The wheels of the requirements (and pip itself, to install them), for CPython 3.11 on this machine's architecture. */
-export async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
+async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
   const machine = arch() === 'arm64' ? 'aarch64' : 'x86_64';
   const args = ['-m', 'pip', 'download', '--disable-pip-version-check', '--dest', dest, '--only-binary=:all:'];
   args.push('--python-version', '3.11', '--implementation', 'cp', '--abi', 'cp311', '--abi', 'abi3', '--abi', 'none');
@@ -176,42 +206,31 @@ export async function ensureTaskImage(
   const existing = await inspect(spec.image);
   if (existing && existing.Config?.Labels?.[baseLabel] === base.Id) return 'present';
   onProgress(`building ${spec.image} from ${spec.baseImage}`);
-  const context = mkdtempSync(join(tmpdir(), 'agentrl-image-'));
-  try {
-    let pipWheel: string | null = null;
-    const files: { path: string; content: Buffer }[] = [];
-    const repoFiles = Object.fromEntries(
-      Object.entries(repo).map(([path, b64]) => [path, Buffer.from(b64, 'base64')] as const),
-    );
-    const requirements = [
-      ...(spec.environment.pypi ?? []),
-      ...(spec.environment.install ? installRequirements(repoFiles) : []),
-    ];
-    if (spec.environment.install) {
-      if (Object.keys(repoFiles).length === 0)
-        throw new TaskImageError(`${spec.image}: an install step needs the task's repository`);
-      for (const [path, content] of Object.entries(repoFiles)) files.push({ path: `repo/${path}`, content });
-    }
-    if (requirements.length || spec.environment.install) {
-      const wheels = join(context, 'wheels');
-      onProgress(`downloading ${requirements.join(', ') || 'pip'}`);
-      await downloadWheels(requirements, wheels);
-      for (const name of readdirSync(wheels)) {
-        files.push({ path: `wheels/${name}`, content: readFileSync(join(wheels, name)) });
-        if (/^pip-[^-]+-py3-none-any\.whl$/.test(name)) pipWheel = name;
-      }
-      if (!pipWheel) throw new TaskImageError('pip download brought no pip wheel to install the packages with');
-    }
-    files.push({
-      path: 'Dockerfile',
-      content: Buffer.from(taskDockerfile(spec.baseImage, spec.environment, pipWheel)),
-    });
-    await buildImage(docker, files, spec.image, { [baseLabel]: base.Id }, onProgress);
-    onProgress(`built ${spec.image}`);
-    return 'built';
-  } finally {
-    rmSync(context, { recursive: true, force: true });
+  let pipWheel: string | null = null;
+  const files: { path: string; content: Buffer }[] = [];
+  const repoFiles = decodeFiles(repo);
+  const requirements = [
+    ...(spec.environment.pypi ?? []),
+    ...(spec.environment.install ? installRequirements(repoFiles) : []),
+  ];
+  if (spec.environment.install) {
+    if (Object.keys(repoFiles).length === 0)
+      throw new TaskImageError(`${spec.image}: an install step needs the task's repository`);
+    for (const [path, content] of Object.entries(repoFiles)) files.push({ path: `repo/${path}`, content });
   }
+  if (requirements.length || spec.environment.install) {
+    onProgress(`downloading ${requirements.join(', ') || 'pip'}`);
+    const wheels = await wheelContext(requirements, 'wheels');
+    files.push(...wheels.files);
+    pipWheel = wheels.pipWheel;
+  }
+  files.push({
+    path: 'Dockerfile',
+    content: Buffer.from(taskDockerfile(spec.baseImage, spec.environment, pipWheel)),
+  });
+  await buildImage(docker, files, spec.image, { [baseLabel]: base.Id }, onProgress);
+  onProgress(`built ${spec.image}`);
+  return 'built';
 }
 
 /**

@@ -9,12 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
 import { ExpectedTests } from '../../shared/task-spec';
 import { auditOracleCalls } from '../checker/oracle-audit';
-import { runVerifier, type VerifierResult } from '../checker/verifier';
+import { runVerifier, scriptEnvironment, type VerifierResult } from '../checker/verifier';
 import {
   createHardenedContainer,
   decodeFiles,
@@ -24,11 +23,11 @@ import {
   sandboxFor,
   sandboxName,
 } from '../sandbox/container';
-import { buildTar, execCollect, readTar } from '../sandbox/docker';
+import { buildTar, execCollect } from '../sandbox/docker';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
 import { harborTaskId, readHarborFolder } from './harbor';
-import { harborImageNames } from '../sandbox/harbor-image';
+import { harborImageNames, readFolderFiles } from '../sandbox/harbor-image';
 import type { ValidationCheck, ValidationReport } from './validation-report';
 import { validationDigest } from './validation-digest';
 
@@ -247,12 +246,7 @@ async function solveInSandbox(options: {
       mode: path.endsWith('.sh') ? 0o755 : 0o644,
     }));
     await container.putArchive(await buildTar(solution, { uid: 0, gid: 0 }), { path: '/solution' });
-    const env = [
-      'HOME=/tmp',
-      'LANG=C.UTF-8',
-      'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      ...Object.entries(options.env).map(([key, value]) => `${key}=${value}`),
-    ];
+    const env = scriptEnvironment(options.env);
     const seconds = String(Math.max(1, Math.ceil(options.timeoutMs / 1000)));
     const exec = await execCollect(
       docker,
@@ -267,12 +261,8 @@ async function solveInSandbox(options: {
     );
     const output = `${exec.stdout}${exec.stderr}`;
     if (exec.exitCode !== 0) return { files: null, exitCode: exec.exitCode, output };
-    const stream = (await container.getArchive({ path: repoPath })) as unknown as Readable;
-    const files: Record<string, Buffer> = {};
-    for (const entry of await readTar(stream, { stripFirst: true, maxBytes: (sandbox.workDiskMb + 16) * 1024 * 1024 }))
-      if (entry.type === 'file' && !entry.path.split('/').some((part) => ['.git', '__pycache__'].includes(part)))
-        files[entry.path] = entry.content;
-    return { files, exitCode: 0, output };
+    const { tree } = await readFolderFiles(container, repoPath, (sandbox.workDiskMb + 16) * 1024 * 1024);
+    return { files: tree, exitCode: 0, output };
   } finally {
     await removeSandbox(docker, name, volumes);
   }

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/errors';
+import { decodeFiles } from '../sandbox/container';
 import { OracleFile, type HarborVerifier, type OracleCall } from '../../shared/task-spec';
 
 export class HarborTaskError extends Error {
@@ -128,15 +129,13 @@ export function readHarborFolder(
         `${join(dir, 'environment', compose)}: multi-container environments are not supported (one Dockerfile only)`,
       );
   need('tests/test.sh', 'file');
-  const decode = (tree: Record<string, string>) =>
-    Object.fromEntries(Object.entries(tree).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
-  const environment = Object.entries(decode(readTree(join(dir, 'environment'), dir))).map(([path, content]) => ({
+  const environment = Object.entries(decodeFiles(readTree(join(dir, 'environment'), dir))).map(([path, content]) => ({
     path,
     content,
     // executable or not, as git keeps it (a clone's umask must not change the image's name)
     mode: statSync(join(dir, 'environment', path)).mode & 0o111 ? 0o755 : 0o644,
   }));
-  const tests = decode(readTree(join(dir, 'tests'), dir));
+  const tests = decodeFiles(readTree(join(dir, 'tests'), dir));
   const solvePath = join(dir, 'solution', 'solve.sh');
   const optional = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : null);
   let oracleCalls: OracleCall[] | null = null;

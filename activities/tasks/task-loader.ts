@@ -18,6 +18,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
 import { describeIssues } from '../../shared/errors';
+import { cacheFolders } from '../../shared/repo-paths';
 import type Dockerode from 'dockerode';
 import { ensureHarborImage } from '../sandbox/harbor-image';
 import { repositoryDigest, taskImageName } from '../sandbox/task-image';
@@ -199,15 +200,6 @@ function readJsonFile<S extends z.ZodType>(path: string, schema: S): z.infer<S> 
   if (!parsed.success) throw new TaskError(describeIssues(path, parsed.error));
   return parsed.data;
 }
-
-/** Folders a task folder's snapshot leaves out: caches of tools run in it, and git's own. */
-export const cacheFolders: ReadonlySet<string> = new Set([
-  '__pycache__',
-  '.pytest_cache',
-  '.ruff_cache',
-  '.mypy_cache',
-  '.git',
-]);
 
 /** The largest file a task folder may hold (its snapshot carries every file). */
 export const maxTaskFileBytes = 16 * 1024 * 1024;

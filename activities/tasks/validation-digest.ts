@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { cacheFolders } from './task-loader';
+import { cacheFolders } from '../../shared/repo-paths';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -49,7 +49,7 @@ export function validationDigest(taskDir: string, image: string, extraCode: read
   add('image', image);
   for (const path of walk(taskDir)) {
     const name = relative(taskDir, path).split('\\').join('/');
-    if (name === 'expected-tests.json' || name.includes('__pycache__/')) continue;
+    if (name === 'expected-tests.json') continue;
     add(`task/${name}`, readFileSync(path));
   }
   for (const name of [...validationCodeFiles, ...extraCode]) add(`code/${name}`, readFileSync(join(root, name)));
