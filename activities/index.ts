@@ -3,8 +3,7 @@ import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
 import { createScoringActivities } from './checker/scoring';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
-import { createArtifactStore } from './store/artifact-store';
-import { openArtifactStore } from './store/open-store';
+import { configuredStore } from './store/open-store';
 import { createEpisodeRecordActivities } from './store/episode-records';
 import { createPrepareEpisodeActivities } from './tasks/prepare-episode';
 import { createToolCallActivities } from './tools/take-turn';
@@ -35,14 +34,9 @@ export interface ActivityDeps {
   codeVersion: string;
 }
 
-/** The store of snapshots and episode records: the configured URL (`store`), else the artifacts folder. */
-function artifactStoreOf(config: ActivityDeps['config']) {
-  return config.store ? openArtifactStore(config.store) : createArtifactStore(config.artifactsDir);
-}
-
 /** Activities that any worker may run (no sandbox involved): preparation, records, the run's folder and batches. */
 export function createEpisodeActivities(deps: ActivityDeps) {
-  const store = artifactStoreOf(deps.config);
+  const store = configuredStore(deps.config);
   return {
     ...createPrepareEpisodeActivities({
       store,
@@ -53,7 +47,7 @@ export function createEpisodeActivities(deps: ActivityDeps) {
     ...createEpisodeRecordActivities({ store }),
     ...createRunActivities({
       projectRoot: deps.projectRoot,
-      artifactsDir: deps.config.artifactsDir,
+      store,
       codeVersion: deps.codeVersion,
     }),
     ...createBuildBatchActivities({ store }),
@@ -62,7 +56,7 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 
 /** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */
 export function createHostActivities(deps: ActivityDeps) {
-  const store = artifactStoreOf(deps.config);
+  const store = configuredStore(deps.config);
   const journalDir = join(deps.config.stateDir, 'journal');
   const lifecycle = createSandboxLifecycleActivities({
     docker: deps.docker,

@@ -18,6 +18,7 @@
 //
 // The idle shares are read by polling each run's progress query every half second, the same way for both
 // modes: the trainer is busy while a step trains, the sampler idles while no episode acts.
+import { localPathOf } from '../activities/store/local-copy';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,7 +162,7 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
     clearInterval(poll);
   }
   const cpuEnd = cpuTimes();
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+  const metrics = readFileSync(join(localPathOf(result.runRef)!, 'metrics.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as IterationMetrics);

@@ -7,6 +7,7 @@
 // Docker daemon (stopped and started again: the containers die, their episodes become sandbox_crash
 // and are sampled again), and the artifact store's disk (a small tmpfs filled until writes fail,
 // then freed). Needs root (dockerd, mount). `--only NAME[,NAME]` picks faults; `--seed N`.
+import { localPathOf } from '../activities/store/local-copy';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -197,18 +198,18 @@ async function chaos(fault: Fault, port: number): Promise<Row> {
     }
   });
   const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
-  let result: { steps: number; runDir: string } | null = null;
+  let result: { steps: number; runRef: string } | null = null;
   try {
-    result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { steps: number; runDir: string };
+    result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { steps: number; runRef: string };
   } catch {
     note ||= `the run did not complete (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`;
   }
   if (injectedAt === null) note ||= 'the fault never struck';
   const figures = result
-    ? runFigures(result.runDir)
+    ? runFigures(localPathOf(result.runRef)!)
     : { lost: expectedEpisodes, twice: 0, trainedOnFailed: 0, stepsTwice: 0 };
   spawnSync(process.execPath, [cli, 'reap'], { env, stdio: 'ignore' });
-  const left = leftovers(result?.runDir.split('/').at(-1) ?? '');
+  const left = leftovers(result?.runRef.split('/').at(-1) ?? '');
   spawnSync(process.execPath, [cli, 'server', 'stop'], { env, stdio: 'ignore' });
   fault.tearDown?.(context);
   return {

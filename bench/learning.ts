@@ -18,6 +18,7 @@
 //
 // Every run is a real trainingRun: episodes in containers, the strict or weak checker, the PyTorch
 // trainer, onnxruntime inference. Held-out tasks are never trained on or used for a choice.
+import { localPathOf } from '../activities/store/local-copy';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
         },
         { policyPort: Number(values['policy-port']), json: false, log },
       );
-      const metrics = readMetrics(join(result.runDir, 'metrics.jsonl'));
+      const metrics = readMetrics(join(localPathOf(result.runRef)!, 'metrics.jsonl'));
       printRun(runId, metrics);
       summaries.push(summarise(variantName, seed, runId, metrics, (Date.now() - started) / 60_000));
     }

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { readManifest, runDirOf } from '../activities/training/run-records';
+import { readManifest, runRefOf } from '../activities/training/run-records';
+import { configuredStore } from '../activities/store/open-store';
 import { defaultTaskQueue } from '../shared/task-queues';
 import { servingPorts } from '../shared/serving-ports';
 import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/training-run';
@@ -48,9 +49,9 @@ export async function runTraining(
 ): Promise<TrainingRunResult> {
   let runInput = input;
   if (options.resume) {
-    const runDir = runDirOf(config.artifactsDir, options.resume);
-    const manifest = await readManifest(runDir);
-    if (!manifest) throw new Error(`--resume: no run ${options.resume} (no manifest.json in ${runDir})`);
+    const runRef = runRefOf(configuredStore(config), options.resume);
+    const manifest = await readManifest(runRef);
+    if (!manifest) throw new Error(`--resume: no run ${options.resume} (no manifest.json in ${runRef})`);
     runInput = manifest.config;
   }
   const parsed = TrainingRunInput.safeParse(runInput);

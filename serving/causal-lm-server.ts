@@ -2,6 +2,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { BatchingGenerator, loadCausalLm, type CausalLm } from './causal-lm';
 import { createJsonServer, readJsonBody, sendJson as send } from './http';
+import { localCopyOf } from '../activities/store/local-copy';
 
 /**
  * The embedded server of a Hugging Face causal LM (serving/causal-lm.ts) behind the subset of
@@ -14,6 +15,7 @@ import { createJsonServer, readJsonBody, sendJson as send } from './http';
  *   POST /tokenize           {"prompt"}: the model's tokenizer's ids (specials recognised)
  *   POST /pause?mode=wait    waits for the requests in flight; new ones get 503 until /resume
  *   POST /collective_rpc     {"method": "reload_weights", "kwargs": {"weights_path"}}: an ONNX folder of new weights
+ *                            (a path, or a store reference: s3://…, file:///…, model://NAME)
  *   POST /update_weight_version {"new_version"}
  *   POST /resume
  *
@@ -208,7 +210,7 @@ export async function createCausalLmServer(
               'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served',
             );
           if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
-          model = await loadCausalLm(kwargs.weights_path, version);
+          model = await loadCausalLm(await localCopyOf(kwargs.weights_path), version);
           generator = new BatchingGenerator(model);
           weightsPath = kwargs.weights_path;
           return send(response, 200, { results: [null] });

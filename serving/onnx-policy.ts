@@ -1,4 +1,5 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { seededRandom } from '../shared/random';
@@ -19,7 +20,9 @@ const Sidecar = z.object({
 });
 
 /** Loads an exported policy and its sidecar (`<path>.json`: policyVersion, config.context, config.vocab_size). */
-export async function loadOnnxPolicy(path: string): Promise<LoadedPolicy> {
+export async function loadOnnxPolicy(given: string): Promise<LoadedPolicy> {
+  // a policy folder (policies/v<N>/, as the trainer publishes it) or its policy.onnx
+  const path = existsSync(given) && statSync(given).isDirectory() ? join(given, 'policy.onnx') : given;
   if (!existsSync(path)) throw new Error(`policy model ${path} does not exist`);
   const sidecarPath = `${path}.json`;
   if (!existsSync(sidecarPath)) throw new Error(`policy sidecar ${sidecarPath} does not exist (export_onnx writes it)`);

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CompletionRequest, type CompletionChoice, type CompletionResponse } from '../shared/completions';
 import { createJsonServer, readJsonBody, sendJson as send } from './http';
 import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
+import { localCopyOf } from '../activities/store/local-copy';
 
 const LoadWeightsRequest = z.object({ model_path: z.string().min(1) });
 
-/** What the state file keeps: the policy last loaded, and every version published to this server with its file. */
+/** What the state file keeps: the policy last loaded, and every version published to this server with its reference. */
 const ServedState = z.object({ model_path: z.string().min(1), versions: z.record(z.string(), z.string()).optional() });
 type ServedState = z.infer<typeof ServedState>;
 
@@ -49,14 +50,16 @@ function decodeTokens(ids: readonly number[]): string {
 
 /**
  * The embedded policy server: onnxruntime-node behind vLLM's `/v1/completions` shape, plus
- * `POST /v1/load_weights {"model_path"}` to publish new weights and `GET /v1/models`.
+ * `POST /v1/load_weights {"model_path"}` to publish new weights and `GET /v1/models`. `model_path` is a
+ * store reference (`s3://…/policies/v<N>`, `file:///…`) or a local path: the server fetches an object
+ * store's policy into its store cache itself, so it shares nothing with the trainer but the store.
  *
  * Every version published to it stays servable: a request naming an earlier version (`model`) is
  * answered by that version's weights, so a publish never fails an episode in flight that still
  * samples the version it started with. Requests without `model` get the version published last.
  * At most `maxLoaded` versions are held in memory, the current one and the one asked for last always
- * among them (the least recently used of the others is dropped and loaded again from its file when
- * asked for); a version whose file is gone answers 404, as an unknown one.
+ * among them (the least recently used of the others is dropped and loaded again from the store when
+ * asked for); a version whose policy is gone answers 404, as an unknown one.
  * Requests are served one at a time (a 2-core machine gains nothing from interleaving them).
  */
 export async function createPolicyServer(
@@ -79,19 +82,19 @@ export async function createPolicyServer(
     }
     return policy;
   };
-  const publish = (policy: LoadedPolicy): void => {
+  const publish = (policy: LoadedPolicy, ref: string): void => {
     published.delete(policy.version);
-    published.set(policy.version, policy.path);
+    published.set(policy.version, ref);
     currentVersion = policy.version;
     hold(policy);
   };
-  /** The session of a published version, loaded again from its file if it was dropped; null when unknown or gone. */
+  /** The session of a published version, loaded again from the store if it was dropped; null when unknown or gone. */
   const sessionOf = async (version: string): Promise<LoadedPolicy | null> => {
     const held = loaded.get(version);
     if (held) return hold(held);
-    const path = published.get(version);
-    if (!path || !existsSync(path)) return null;
-    const policy = await loadOnnxPolicy(path).catch(() => null);
+    const ref = published.get(version);
+    if (!ref) return null;
+    const policy = await loadPolicyRef(ref).catch(() => null);
     return policy && policy.version === version ? hold(policy) : null;
   };
   const current = (): LoadedPolicy | null => (currentVersion ? (loaded.get(currentVersion) ?? null) : null);
@@ -99,14 +102,12 @@ export async function createPolicyServer(
   // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0);
   // a server restarted with a state file serves again the versions it was told to load, the last one current
   if (modelPath) {
-    publish(await loadOnnxPolicy(modelPath));
+    publish(await loadPolicyRef(modelPath), modelPath);
   } else if (options.stateFile) {
     const state = readServedState(options.stateFile);
-    for (const [version, path] of Object.entries(state?.versions ?? {}))
-      if (existsSync(path)) published.set(version, path);
-    const last =
-      state && existsSync(state.model_path) ? await loadOnnxPolicy(state.model_path).catch(() => null) : null;
-    if (last) publish(last);
+    for (const [version, ref] of Object.entries(state?.versions ?? {})) published.set(version, ref);
+    const last = state ? await loadPolicyRef(state.model_path).catch(() => null) : null;
+    if (last && state) publish(last, state.model_path);
   }
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -180,14 +181,14 @@ export async function createPolicyServer(
       if (!parsed.success) return badRequest(response, parsed.error);
       let next: LoadedPolicy;
       try {
-        next = await loadOnnxPolicy(parsed.data.model_path);
+        next = await loadPolicyRef(parsed.data.model_path);
       } catch (error) {
         return send(response, 400, {
           error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' },
         });
       }
       // published between requests: a completion in flight finishes on the weights it started with
-      await serial(async () => publish(next));
+      await serial(async () => publish(next, parsed.data.model_path));
       if (options.stateFile)
         await writeServedState(options.stateFile, {
           model_path: parsed.data.model_path,
@@ -259,4 +260,12 @@ function badRequest(response: ServerResponse, error: z.ZodError): void {
       type: 'invalid_request_error',
     },
   });
+}
+
+/**
+ * A policy by its store reference (s3://…, file:///…, a plain path): fetched into the store cache
+ * when it lives in an object store (activities/store/local-copy.ts), then loaded.
+ */
+async function loadPolicyRef(ref: string): Promise<LoadedPolicy> {
+  return loadOnnxPolicy(await localCopyOf(ref));
 }

@@ -65,9 +65,10 @@ export const AgentrlConfig = z
     stateDir: z.string().default('.agentrl'),
     artifactsDir: z.string().default('.agentrl/artifacts'),
     /**
-     * where task and policy snapshots, episode records and parked trees go: `s3://BUCKET/PREFIX` (an
-     * S3-compatible bucket; endpoint and credentials from the AWS SDK's environment, never from here) or a
-     * folder (default: artifactsDir). Training runs' folders stay in artifactsDir for now.
+     * where task and policy snapshots, episode records, parked trees and training runs (runs/<run>/:
+     * batches, checkpoints, policies, metrics, reports) go: `s3://BUCKET/PREFIX` (an S3-compatible bucket;
+     * endpoint and credentials from the AWS SDK's environment, never from here) or a folder (default:
+     * artifactsDir).
      */
     store: z
       .string()

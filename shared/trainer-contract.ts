@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { readingRenamed } from './renamed-fields';
 import { jsonSchemaOf } from './json-schema';
 import { defaultIsCap, OffPolicyModes } from './off-policy';
+import { StoreRef, storeRefPattern } from './store-refs';
 
 /**
  * The contract of the Python trainer's activities (trainer/agentrl_trainer), on the queue
@@ -36,11 +37,14 @@ export const nonRetryableTrainerErrors: string[] = Object.values(TrainerErrorTyp
   .filter((error) => !error.retryable)
   .map((error) => error.type);
 
-const absolutePath = (field: string) =>
+/** a reference into the artifact store (shared/store-refs.ts): a trainer on another host reads what it names */
+const storeRef = (field: string) =>
   z
     .string()
-    .regex(/^\//)
-    .meta({ errorMessage: `${field} must be an absolute path (the worker's working directory is not the caller's)` });
+    .regex(new RegExp(storeRefPattern))
+    .meta({
+      errorMessage: `${field} must be a store reference (s3://BUCKET/KEY or file:///ABSOLUTE/PATH), not a local path`,
+    });
 
 /** The policy model's size (camelCase of trainer/agentrl_trainer/model.py PolicyModelConfig). */
 export const ModelConfig = z
@@ -82,18 +86,19 @@ const byDefault = <T extends z.ZodType>(type: T, field: keyof typeof trainerDefa
 /** Input of `trainOnBatch`: one step of a run, applied exactly once per `stepId`. */
 export const TrainOnBatchInput = z
   .object({
-    runDir: absolutePath('runDir'),
+    /** the run's prefix in the store: the trainer reads and writes checkpoints/, policies/ and steps/ under it */
+    runRef: storeRef('runRef'),
     /** names the step's record: a retry with the same id returns the recorded result */
     stepId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/),
     step: z.number().int().min(1),
-    batchPath: absolutePath('batchPath'),
+    batchRef: storeRef('batchRef'),
     seed: z.number().int().min(0),
     /** the toy model: required at step 1 (the model is initialised from it and `seed`), ignored after */
     modelConfig: ModelConfig.nullable().optional(),
     /**
      * a Hugging Face causal LM of shared/models.json: the step trains it from its prepared weights
      * (step 1) or checkpoint N-1, in the Hugging Face layout (trainer/agentrl_trainer/hf_training.py);
-     * `policyPath` of the result is then the ONNX folder its embedded server loads
+     * `policyRef` of the result is then the ONNX folder its embedded server loads
      */
     model: z.enum(hfModelNames).optional(),
     optimizer: z
@@ -136,17 +141,20 @@ export const TrainOnBatchInput = z
 export type TrainOnBatchInput = z.infer<typeof TrainOnBatchInput>;
 
 /** where an exported policy lies: the toy model's ONNX file, or a Hugging Face model's ONNX folder */
-const policyPath = z.string();
+const policyRef = StoreRef;
 
-/** A step's result (results recorded before `policyPath` had its name carry it as `onnxPath`). */
+/**
+ * A step's result. `policyRef` and `checkpointRef` name store objects (results recorded before
+ * references held local paths, as `policyPath` and `checkpointPath`, earlier `onnxPath`).
+ */
 export const TrainOnBatchResult = readingRenamed(
-  { onnxPath: 'policyPath' },
+  { onnxPath: 'policyRef', policyPath: 'policyRef', checkpointPath: 'checkpointRef' },
   z.object({
     stepId: z.string(),
     step: z.number().int(),
     policyVersion: z.string(),
-    policyPath,
-    checkpointPath: z.string(),
+    policyRef,
+    checkpointRef: StoreRef,
     metrics: z.object({
       loss: z.number(),
       meanRatio: z.number(),
@@ -185,18 +193,18 @@ export type TrainOnBatchResult = z.infer<typeof TrainOnBatchResult>;
 /**
  * Input of `initPolicy`: the weights a run samples with before its first step (policy v0): the toy
  * model initialised from `seed` and `modelConfig`, or a Hugging Face causal LM's prepared weights
- * (`model`; `policyPath` of the result is then the model cache's ONNX folder, and its version the
+ * (`model`; `policyRef` of the result is then `model://NAME`, the model cache's ONNX folder, and its version the
  * one the model's embedded server starts with).
  */
 export const InitPolicyInput = z.union([
-  z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), modelConfig: ModelConfig }).strict(),
-  z.object({ runDir: absolutePath('runDir'), seed: z.number().int().min(0), model: z.enum(hfModelNames) }).strict(),
+  z.object({ runRef: storeRef('runRef'), seed: z.number().int().min(0), modelConfig: ModelConfig }).strict(),
+  z.object({ runRef: storeRef('runRef'), seed: z.number().int().min(0), model: z.enum(hfModelNames) }).strict(),
 ]);
 export type InitPolicyInput = z.infer<typeof InitPolicyInput>;
 
 export const InitPolicyResult = readingRenamed(
-  { onnxPath: 'policyPath' },
-  z.object({ step: z.literal(0), policyVersion: z.string(), policyPath }),
+  { onnxPath: 'policyRef', policyPath: 'policyRef' },
+  z.object({ step: z.literal(0), policyVersion: z.string(), policyRef }),
 );
 export type InitPolicyResult = z.infer<typeof InitPolicyResult>;
 

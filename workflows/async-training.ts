@@ -332,7 +332,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   );
   for (const index of groups) delete pool.groups[index];
   const batch: BuiltBatch = await activities.buildBatch({
-    runDir: state.runDir,
+    runRef: state.runRef,
     name: `step-${String(state.iteration).padStart(4, '0')}`,
     episodes: results.map(batchEpisode),
     objective: 'policy_gradient',
@@ -394,7 +394,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   };
   progress.last = metrics;
   state.last = metrics;
-  await activities.recordIteration({ runDir: state.runDir, metrics });
+  await activities.recordIteration({ runRef: state.runRef, metrics });
   state.iteration++;
   progress.iteration = state.iteration;
   if (

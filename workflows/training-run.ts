@@ -10,6 +10,7 @@ import { describeIssues, ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { seededSample } from '../shared/random';
 import { trainingQueue } from '../shared/task-queues';
+import { storeRefOf } from '../shared/store-refs';
 import {
   InitPolicyInput,
   InitPolicyResult,
@@ -45,10 +46,10 @@ import {
 
 export interface TrainingRunResult {
   runId: string;
-  runDir: string;
+  runRef: string;
   steps: number;
   policyVersion: string;
-  reportPath: string;
+  reportRef: string;
 }
 
 /**
@@ -131,28 +132,26 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
     evalLimit: input.evalLimit,
     config: { ...config, runId },
   });
+  // a setupRun of before references answered with the run's folder (runDir)
+  const runRef = storeRefOf(setup.runRef, (setup as { runDir?: string }).runDir);
   let state: TrainingRunState;
   if (setup.saved) {
     // an asynchronous run's episodes of before were let go when it stopped: a resumed run starts a fresh pool
     const { pool: _pool, ...saved } = setup.saved;
     state = { ...saved, epoch: saved.epoch + 1, startedAtMs: Date.now() };
     log.info('resuming training run', { runId, iteration: state.iteration, step: state.policy.step });
-    await publishWeights(input, state.policy.policyPath, state.policy.version);
+    await publishWeights(input, state.policy.policyRef, state.policy.version);
   } else {
     // the toy model is initialised from the seed; a real model starts from its prepared weights
-    const request = checked(
-      InitPolicyInput,
-      { runDir: setup.runDir, seed: input.seed, ...trainerModel(input) },
-      'initPolicy input',
-    );
+    const request = checked(InitPolicyInput, { runRef, seed: input.seed, ...trainerModel(input) }, 'initPolicy input');
     const initial = checked(InitPolicyResult, await trainer.initPolicy(request), 'initPolicy result');
-    const version = await publishWeights(input, initial.policyPath, initial.policyVersion);
+    const version = await publishWeights(input, initial.policyRef, initial.policyVersion);
     state = {
-      runDir: setup.runDir,
+      runRef,
       trainTasks: setup.trainTasks,
       evalTasks: setup.evalTasks,
       iteration: 0,
-      policy: { step: 0, version, policyPath: initial.policyPath },
+      policy: { step: 0, version, policyRef: initial.policyRef },
       versions: { [version]: 0 },
       warmStarted: false,
       epoch: 0,
@@ -184,7 +183,7 @@ async function warmStart(run: Run): Promise<void> {
   });
   const demos = await runEpisodes(input, run.runId, run.progress, specs);
   const batch = await activities.buildBatch({
-    runDir: state.runDir,
+    runRef: state.runRef,
     name: 'warm-start',
     episodes: demos.map(batchEpisode),
     objective: 'imitation',
@@ -229,7 +228,7 @@ async function runIteration(run: Run): Promise<void> {
   // the stop decisions' credit needs the grade of each passed check's state
   const results = await runEpisodes(input, run.runId, progress, specs, input.stopCredit > 0);
   const batch = await activities.buildBatch({
-    runDir: state.runDir,
+    runRef: state.runRef,
     name: `iteration-${String(iteration).padStart(4, '0')}`,
     episodes: results.map(batchEpisode),
     objective: 'policy_gradient',
@@ -262,7 +261,7 @@ async function runIteration(run: Run): Promise<void> {
     evaluations: timing.evaluations + (evalMetrics ? 1 : 0),
     evaluationS: timing.evaluationS + (evalMetrics ? evalS : 0),
   };
-  await activities.recordIteration({ runDir: state.runDir, metrics });
+  await activities.recordIteration({ runRef: state.runRef, metrics });
   state.iteration = iteration + 1;
   await activities.saveRunState({ state });
 }
@@ -281,8 +280,8 @@ async function finish(run: Run): Promise<TrainingRunResult> {
   const evalStarted = Date.now();
   const finalEval = await evaluate(run, `eval-final-${state.policy.step}`);
   progress.phase = 'reporting';
-  const reportPath = await activities.recordIteration({
-    runDir: state.runDir,
+  const reportRef = await activities.recordIteration({
+    runRef: state.runRef,
     // without evaluation tasks only the report is rewritten
     metrics: finalEval
       ? {
@@ -307,9 +306,9 @@ async function finish(run: Run): Promise<TrainingRunResult> {
   progress.phase = 'done';
   return {
     runId: run.runId,
-    runDir: state.runDir,
+    runRef: state.runRef,
     steps: state.policy.step,
     policyVersion: state.policy.version,
-    reportPath,
+    reportRef,
   };
 }

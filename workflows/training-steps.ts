@@ -5,6 +5,7 @@ import { describeIssues, ErrorTypes } from '../shared/errors';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import type { EpisodeResult } from '../shared/episode';
+import { storeRefOf } from '../shared/store-refs';
 import {
   hfModelOf,
   toyModelOf,
@@ -85,10 +86,10 @@ export async function trainStep(
   const request = checked(
     TrainOnBatchInput,
     {
-      runDir: state.runDir,
+      runRef: state.runRef,
       stepId: `${run.runId}-step-${step}`,
       step,
-      batchPath: batch.batchPath,
+      batchRef: storeRefOf(batch.batchRef, (batch as { batchPath?: string }).batchPath),
       seed: input.seed,
       ...trainerModel(input),
       optimizer: { lr: lr ?? input.lr },
@@ -117,11 +118,11 @@ export async function trainStep(
  */
 export async function publish(
   run: Run,
-  result: { step: number; policyPath: string; policyVersion: string },
+  result: { step: number; policyRef: string; policyVersion: string },
 ): Promise<string> {
   run.progress.phase = 'publishing';
-  const version = await publishWeights(run.input, result.policyPath, result.policyVersion);
-  run.state.policy = { step: result.step, version, policyPath: result.policyPath };
+  const version = await publishWeights(run.input, result.policyRef, result.policyVersion);
+  run.state.policy = { step: result.step, version, policyRef: result.policyRef };
   run.state.versions[version] = result.step;
   run.progress.step = result.step;
   run.progress.policyVersion = version;
@@ -129,10 +130,10 @@ export async function publish(
 }
 
 /** Loads weights into the run's policy server; returns the version it serves them as. */
-export function publishWeights(input: TrainingRunInput, policyPath: string, version: string): Promise<string> {
+export function publishWeights(input: TrainingRunInput, policyRef: string, version: string): Promise<string> {
   return hfModelOf(input)
-    ? publisher.publishPolicy({ url: input.policyServer, policyPath, api: 'vllm', version })
-    : publisher.publishPolicy({ url: input.policyServer, policyPath });
+    ? publisher.publishPolicy({ url: input.policyServer, policyRef, api: 'vllm', version })
+    : publisher.publishPolicy({ url: input.policyServer, policyRef });
 }
 
 /**

@@ -32,6 +32,12 @@ export interface ArtifactStore {
   putBlobStream(source: Readable | AsyncIterable<Uint8Array>): Promise<string>;
   /** a blob read as a stream; a missing one is a StoreError naming it */
   getBlobStream(ref: string): Promise<Readable>;
+  /** writes a named object from a stream of any size, atomically; its URL once complete */
+  putNamedStream(name: string, source: Readable | AsyncIterable<Uint8Array>): Promise<string>;
+  /** a named object as a stream, or null when there is none */
+  getNamedStream(name: string): Promise<Readable | null>;
+  /** the URL of a named object or folder: `<url>/<name>` (what contracts and records pass around) */
+  urlOf(name: string): string;
   /** the local path of a named record (file backend only: the S3 backend has none and says so) */
   pathOf(name: string): string;
 }
@@ -140,6 +146,23 @@ export function createArtifactStore(root: string): ArtifactStore {
       if (!(await exists(path))) throw new StoreError(`artifact store ${root}: no blob ${ref}`);
       return createReadStream(path);
     },
+    async putNamedStream(name, source) {
+      const path = safeName(name);
+      await mkdir(dirname(path), { recursive: true });
+      const temporary = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
+      try {
+        await pipeline(source, createWriteStream(temporary));
+        await rename(temporary, path);
+      } finally {
+        await rm(temporary, { force: true });
+      }
+      return store.urlOf(name);
+    },
+    async getNamedStream(name) {
+      const path = safeName(name);
+      return (await exists(path)) ? createReadStream(path) : null;
+    },
+    urlOf: (name) => `${store.url}/${namedKey(name)}`,
     pathOf: safeName,
   };
   return store;

@@ -17,3 +17,11 @@ export function openArtifactStore(url: string, base = process.cwd()): ArtifactSt
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) throw new StoreError(`unknown artifact store URL scheme: ${url}`);
   return createArtifactStore(resolve(base, url));
 }
+
+/**
+ * The store of a deployment: the configured URL (`store:` / AGENTRL_STORE), else the artifacts folder.
+ * Snapshots, episode records and training runs (runs/<run>/) all live in it.
+ */
+export function configuredStore(config: { store?: string | null; artifactsDir: string }): ArtifactStore {
+  return config.store ? openArtifactStore(config.store) : createArtifactStore(config.artifactsDir);
+}

@@ -35,8 +35,13 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
 /** The client for the standard environment; a configured endpoint (a local server) is addressed by path. */
 export function s3ClientFromEnvironment(overrides: S3ClientConfig = {}): S3Client {
   const endpoint = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
-  return new S3Client({
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+  const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  // one client (and connection pool) per endpoint and region for the process, unless overridden
+  const shared = Object.keys(overrides).length === 0 ? `${endpoint ?? ''}|${region}` : null;
+  const existing = shared === null ? undefined : sharedClients.get(shared);
+  if (existing) return existing;
+  const client = new S3Client({
+    region,
     // checksums only where the API requires them: S3-compatible servers differ on the newer defaults (a
     // multipart object's composite CRC), and a blob's bytes are checked against its address anyway
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -44,7 +49,10 @@ export function s3ClientFromEnvironment(overrides: S3ClientConfig = {}): S3Clien
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     ...overrides,
   });
+  if (shared !== null) sharedClients.set(shared, client);
+  return client;
 }
+const sharedClients = new Map<string, S3Client>();
 
 const notFound = (error: unknown): boolean => {
   const name = (error as { name?: string }).name;
@@ -179,6 +187,27 @@ export function createS3Store(url: string, client: S3Client = s3ClientFromEnviro
         throw error;
       }
     },
+    async putNamedStream(name, source) {
+      // a multipart upload is invisible until it completes, and discarded if it fails
+      await new Upload({
+        client,
+        params: { Bucket: bucket, Key: keyOf(namedKey(name)), Body: Readable.from(source) },
+        partSize: 8 * 1024 * 1024,
+        queueSize: 2,
+        leavePartsOnError: false,
+      }).done();
+      return store.urlOf(name);
+    },
+    async getNamedStream(name) {
+      try {
+        const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(namedKey(name)) }));
+        return Readable.from(result.Body as AsyncIterable<Uint8Array>);
+      } catch (error) {
+        if (notFound(error)) return null;
+        throw error;
+      }
+    },
+    urlOf: (name) => `${base}/${namedKey(name)}`,
     pathOf(name) {
       namedKey(name);
       throw new StoreError(`artifact store ${base}: ${name} has no local path (an S3 store hands out references)`);

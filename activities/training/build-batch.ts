@@ -1,7 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/errors';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   buildBatchRows,
   type BatchCounts,
@@ -18,7 +20,7 @@ import { loadChatTokenizer } from '../policies/chat/chat-tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import { allowedPatterns, writeBatch } from './batch-writer';
-import { batchPathOf } from './run-records';
+import { batchNameOf, runStore } from './run-records';
 
 /** An episode as the batch builder needs it: the result's small fields. */
 export interface BatchEpisode {
@@ -31,7 +33,7 @@ export interface BatchEpisode {
 }
 
 export interface BuildBatchInput {
-  runDir: string;
+  runRef: string;
   name: string;
   episodes: BatchEpisode[];
   objective: 'policy_gradient' | 'imitation';
@@ -57,7 +59,8 @@ export interface BuildBatchInput {
 }
 
 export interface BuiltBatch {
-  batchPath: string;
+  /** the batch's store reference (`<runRef>/batches/<name>.safetensors`); no object when `rows` is 0 */
+  batchRef: string;
   rows: number;
   tokens: number;
   generatedTokens: number;
@@ -186,21 +189,29 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           });
         }
       }
-      const batchPath = batchPathOf(input.runDir, input.name);
-      await mkdir(dirname(batchPath), { recursive: true });
+      const run = runStore(input.runRef);
+      const batchName = batchNameOf(input.name);
       const length = Math.max(1, ...rows.map((row) => row.tokenIds.length));
       // a chat model samples unconstrained: its rows carry no allowed-id masks (a (B,T,V) mask of a real vocabulary is
       // large)
       const allowed = chat ? undefined : allowedPatterns(rows, allowedByEpisode, length, input.vocabSize!);
       if (rows.length) {
-        await writeBatch(batchPath, rows, {
-          counts,
-          estimator: input.objective === 'imitation' ? 'imitation' : input.estimator,
-          truncation: input.truncation,
-          padId,
-          allowed,
-          ...(input.baseStep !== undefined ? { baseStep: input.baseStep } : {}),
-        });
+        // written locally, then put into the store whole (a reader never sees part of it)
+        const scratch = await mkdtemp(join(tmpdir(), 'agentrl-batch-'));
+        try {
+          const local = join(scratch, 'batch.safetensors');
+          await writeBatch(local, rows, {
+            counts,
+            estimator: input.objective === 'imitation' ? 'imitation' : input.estimator,
+            truncation: input.truncation,
+            padId,
+            allowed,
+            ...(input.baseStep !== undefined ? { baseStep: input.baseStep } : {}),
+          });
+          await run.putNamedStream(batchName, createReadStream(local));
+        } finally {
+          await rm(scratch, { recursive: true, force: true });
+        }
       }
       const staleness =
         input.baseStep === undefined
@@ -213,7 +224,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           new Set(row.policyVersions.filter((version, index) => row.lossMask[index] === 1 && version >= 0)).size > 1,
       ).length;
       return {
-        batchPath,
+        batchRef: run.urlOf(batchName),
         rows: rows.length,
         tokens: rows.reduce((sum, row) => sum + row.tokenIds.length, 0),
         generatedTokens: rows.reduce((sum, row) => sum + row.lossMask.reduce((a, b) => a + b, 0), 0),

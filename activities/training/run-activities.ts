@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isTaskFolder } from '../tasks/task-loader';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/errors';
@@ -13,17 +12,19 @@ import {
   readManifest,
   readMetrics,
   readState,
-  runDirOf,
+  runRefOf,
   writeManifest,
   writeMetrics,
   writeState,
   type RunManifest,
 } from './run-records';
 import { writeReport } from './run-report';
+import type { ArtifactStore } from '../store/artifact-store';
 
 export interface RunActivityDeps {
   projectRoot: string;
-  artifactsDir: string;
+  /** where runs keep their records (runs/<run>/ of the artifact store) */
+  store: ArtifactStore;
   codeVersion: string;
 }
 
@@ -51,9 +52,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       evalTasks: string;
       evalLimit: number;
       config: Record<string, unknown>;
-    }): Promise<{ runDir: string; trainTasks: string[]; evalTasks: string[]; saved: TrainingRunState | null }> {
-      const runDir = runDirOf(deps.artifactsDir, input.runId);
-      await mkdir(runDir, { recursive: true });
+    }): Promise<{ runRef: string; trainTasks: string[]; evalTasks: string[]; saved: TrainingRunState | null }> {
+      const runRef = runRefOf(deps.store, input.runId);
       const trainTasks = listTasks(resolveFrom(deps.projectRoot, input.tasks), 'tasks');
       let evalTasks = input.evalTasks ? listTasks(resolveFrom(deps.projectRoot, input.evalTasks), 'evalTasks') : [];
       if (input.evalLimit > 0) evalTasks = evalTasks.slice(0, input.evalLimit);
@@ -69,7 +69,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         createdAt: new Date().toISOString(),
         policyVersions: [],
       };
-      const existing = await readManifest(runDir);
+      const existing = await readManifest(runRef);
       if (existing) {
         // both through today's schema (a field added since the run started takes its default); a
         // parsed config is parsed again because defaults such as `budgets: {}` fill in on the second pass
@@ -79,7 +79,7 @@ export function createRunActivities(deps: RunActivityDeps) {
           : ['(the stored config no longer parses)'];
         if (differing.length > 0) {
           throw ApplicationFailure.nonRetryable(
-            `run ${input.runId}: ${runDir} holds a run with another config ` +
+            `run ${input.runId}: ${runRef} holds a run with another config ` +
               `(${differing.slice(0, 5).join(', ')}); resume it with the same input or choose a new runId`,
             ErrorTypes.invalidInput,
           );
@@ -100,36 +100,37 @@ export function createRunActivities(deps: RunActivityDeps) {
           );
         }
       } else {
-        await writeManifest(runDir, manifest);
+        await writeManifest(runRef, manifest);
       }
-      return { runDir, trainTasks, evalTasks, saved: await readState(runDir) };
+      return { runRef, trainTasks, evalTasks, saved: await readState(runRef) };
     },
 
     /** Records the state a resumed run starts from, and the published versions in the manifest. */
     async saveRunState(input: { state: TrainingRunState }): Promise<void> {
-      const { runDir } = input.state;
+      const { runRef } = input.state;
       await writeState(input.state);
-      const manifest = await readManifest(runDir);
+      const manifest = await readManifest(runRef);
       if (!manifest)
         throw ApplicationFailure.nonRetryable(
-          `${runDir} holds no manifest.json: setupRun did not run for it`,
+          `${runRef} holds no manifest.json: setupRun did not run for it`,
           ErrorTypes.invalidInput,
         );
       manifest.policyVersions = Object.entries(input.state.versions)
         .map(([version, step]) => ({ step, version }))
         .sort((a, b) => a.step - b.step);
-      await writeManifest(runDir, manifest);
+      await writeManifest(runRef, manifest);
     },
 
     /**
      * Loads new weights into the policy server; returns the version it serves. The toy model's
      * embedded server: `POST /v1/load_weights` (the server names the version). A real model's
      * server (`api: "vllm"`, its embedded one or vLLM): pause, `reload_weights` from the ONNX
-     * folder (or checkpoint), `update_weight_version` to `version`, resume.
+     * folder (or checkpoint), `update_weight_version` to `version`, resume. `policyRef` is the
+     * policy's store reference; the server fetches it from the store itself.
      */
     async publishPolicy(input: {
       url: string;
-      policyPath: string;
+      policyRef: string;
       api?: 'embedded' | 'vllm';
       version?: string;
     }): Promise<string> {
@@ -139,20 +140,20 @@ export function createRunActivities(deps: RunActivityDeps) {
             'publishPolicy: a vllm publication needs the version it names the weights',
             ErrorTypes.invalidInput,
           );
-        return publishToVllm(input.url, input.policyPath, input.version);
+        return publishToVllm(input.url, input.policyRef, input.version);
       }
-      return loadWeights(input.url, input.policyPath);
+      return loadWeights(input.url, input.policyRef);
     },
 
     /** Writes one iteration's line of metrics.jsonl (a retry replaces it) and the report. */
-    async recordIteration(input: { runDir: string; metrics: IterationMetrics | null }): Promise<string> {
+    async recordIteration(input: { runRef: string; metrics: IterationMetrics | null }): Promise<string> {
       const { metrics } = input;
-      const lines = await readMetrics(input.runDir);
+      const lines = await readMetrics(input.runRef);
       const kept = metrics ? lines.filter((line) => line.iteration !== metrics.iteration) : lines;
       if (metrics) kept.push(metrics);
       kept.sort((a, b) => a.iteration - b.iteration);
-      await writeMetrics(input.runDir, kept);
-      return writeReport(input.runDir, kept);
+      await writeMetrics(input.runRef, kept);
+      return writeReport(input.runRef, kept);
     },
   };
 }

@@ -1,24 +1,29 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { TrainingRunState } from '../../shared/training-run';
 import { IterationMetrics } from '../../shared/run-metrics';
-import { atomicWrite, parseJson } from '../store/files';
+import type { ArtifactStore } from '../store/artifact-store';
+import { parseJson } from '../store/files';
+import { openArtifactStore } from '../store/open-store';
 
 /**
- * The folder of a training run, and its one owner: every file of it is named, written, read and
- * parsed here (the trainer writes its own checkpoints/, policies/ and steps/ beside them).
+ * The records of a training run, and their one owner: every object of it is named, written, read and
+ * parsed here (the trainer writes its own checkpoints/, policies/ and steps/ beside them). A run lives
+ * under `runs/<run>/` of the artifact store, and its reference (`runRef`) is that prefix's URL:
+ * `file:///…/runs/<run>` or `s3://BUCKET/PREFIX/runs/<run>`. Contracts and the workflow pass the
+ * reference, never a local path.
  *
  *   runs/<run>/manifest.json       config, seed, task-set hashes, code version, published versions (RunManifest)
  *   runs/<run>/state.json          what a resumed run continues from (TrainingRunState)
  *   runs/<run>/metrics.jsonl       one IterationMetrics line per iteration
  *   runs/<run>/batches/<name>.safetensors
- *   runs/<run>/report.md, reward.svg
+ *   runs/<run>/report.md, reward.svg, staleness.svg
  */
 
-export const runDirOf = (artifactsDir: string, runId: string): string => join(artifactsDir, 'runs', runId);
-export const batchPathOf = (runDir: string, name: string): string => join(runDir, 'batches', `${name}.safetensors`);
+/** The reference of run `runId` in `store`. */
+export const runRefOf = (store: ArtifactStore, runId: string): string => store.urlOf(`runs/${runId}`);
+/** The run's records as a store of their own (its named objects are the run's files). */
+export const runStore = (runRef: string): ArtifactStore => openArtifactStore(runRef);
+export const batchNameOf = (name: string): string => `batches/${name}.safetensors`;
 
 const TaskSetRecord = z.object({ path: z.string(), count: z.number().int(), sha256: z.string() });
 
@@ -34,42 +39,39 @@ export const RunManifest = z.object({
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 
-const manifestPath = (runDir: string) => join(runDir, 'manifest.json');
-const statePath = (runDir: string) => join(runDir, 'state.json');
-const metricsPath = (runDir: string) => join(runDir, 'metrics.jsonl');
-
-async function readParsed<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S> | null> {
-  if (!existsSync(path)) return null;
-  return parseJson(schema, await readFile(path, 'utf8'), path);
+async function readParsed<S extends z.ZodType>(runRef: string, name: string, schema: S): Promise<z.infer<S> | null> {
+  const bytes = await runStore(runRef).readNamed(name);
+  return bytes === null ? null : parseJson(schema, bytes.toString('utf8'), `${runRef}/${name}`);
 }
 
-export const readManifest = (runDir: string): Promise<RunManifest | null> =>
-  readParsed(manifestPath(runDir), RunManifest);
+export const readManifest = (runRef: string): Promise<RunManifest | null> =>
+  readParsed(runRef, 'manifest.json', RunManifest);
 
-export async function writeManifest(runDir: string, manifest: RunManifest): Promise<void> {
-  await atomicWrite(manifestPath(runDir), `${JSON.stringify(RunManifest.parse(manifest), null, 2)}\n`);
+export async function writeManifest(runRef: string, manifest: RunManifest): Promise<void> {
+  await runStore(runRef).writeNamed('manifest.json', `${JSON.stringify(RunManifest.parse(manifest), null, 2)}\n`);
 }
 
-export const readState = (runDir: string): Promise<TrainingRunState | null> =>
-  readParsed(statePath(runDir), TrainingRunState);
+export const readState = (runRef: string): Promise<TrainingRunState | null> =>
+  readParsed(runRef, 'state.json', TrainingRunState);
 
 export async function writeState(state: TrainingRunState): Promise<void> {
-  await atomicWrite(statePath(state.runDir), `${JSON.stringify(TrainingRunState.parse(state), null, 2)}\n`);
+  await runStore(state.runRef).writeNamed('state.json', `${JSON.stringify(TrainingRunState.parse(state), null, 2)}\n`);
 }
 
 /** Every line of metrics.jsonl, parsed; [] before the first iteration. */
-export async function readMetrics(runDir: string): Promise<IterationMetrics[]> {
-  const path = metricsPath(runDir);
-  if (!existsSync(path)) return [];
-  return (await readFile(path, 'utf8'))
+export async function readMetrics(runRef: string): Promise<IterationMetrics[]> {
+  const bytes = await runStore(runRef).readNamed('metrics.jsonl');
+  if (bytes === null) return [];
+  return bytes
+    .toString('utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line, index) => parseJson(IterationMetrics, line, `${path}:${index + 1}`));
+    .map((line, index) => parseJson(IterationMetrics, line, `${runRef}/metrics.jsonl:${index + 1}`));
 }
 
-export async function writeMetrics(runDir: string, lines: readonly IterationMetrics[]): Promise<void> {
-  await atomicWrite(
-    metricsPath(runDir),
+export async function writeMetrics(runRef: string, lines: readonly IterationMetrics[]): Promise<void> {
+  await runStore(runRef).writeNamed(
+    'metrics.jsonl',
     lines.length ? `${lines.map((line) => JSON.stringify(line)).join('\n')}\n` : '',
   );
 }

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import type { IterationMetrics } from '../../shared/run-metrics';
-import { atomicWrite } from '../store/files';
+import { runStore } from './run-records';
 
 interface Series {
   name: string;
@@ -76,8 +75,8 @@ function escape(text: string): string {
 
 const fixed = (value: number | null | undefined) => (value === null || value === undefined ? '-' : value.toFixed(3));
 
-/** Writes report.md and its charts into the run folder; returns the report's path. */
-export async function writeReport(runDir: string, metrics: readonly IterationMetrics[]): Promise<string> {
+/** Writes report.md and its charts into the run's records; returns the report's URL. */
+export async function writeReport(runRef: string, metrics: readonly IterationMetrics[]): Promise<string> {
   const pick = (get: (line: IterationMetrics) => number | null | undefined) =>
     metrics.flatMap((line) => {
       const value = get(line);
@@ -89,7 +88,8 @@ export async function writeReport(runDir: string, metrics: readonly IterationMet
     { name: 'eval reward', colour: '#d62728', dashed: false, points: pick((line) => line.eval?.meanReward) },
     { name: 'eval true success', colour: '#d62728', dashed: true, points: pick((line) => line.eval?.trueSuccess) },
   ]);
-  await atomicWrite(join(runDir, 'reward.svg'), chart);
+  const run = runStore(runRef);
+  await run.writeNamed('reward.svg', chart);
   const steps = metrics.filter((line) => line.async);
   if (steps.length) {
     const staleness = lineChart(
@@ -110,7 +110,7 @@ export async function writeReport(runDir: string, metrics: readonly IterationMet
       ],
       { yMax: Math.max(1, ...steps.map((line) => line.async!.staleness.max)), xLabel: 'step' },
     );
-    await atomicWrite(join(runDir, 'staleness.svg'), staleness);
+    await run.writeNamed('staleness.svg', staleness);
   }
   const outcomes = [
     ...new Set(metrics.flatMap((line) => Object.keys({ ...line.train?.outcomes, ...line.eval?.outcomes }))),
@@ -191,7 +191,6 @@ export async function writeReport(runDir: string, metrics: readonly IterationMet
         ]
       : []),
   ];
-  const path = join(runDir, 'report.md');
-  await atomicWrite(path, lines.join('\n'));
-  return path;
+  await run.writeNamed('report.md', lines.join('\n'));
+  return run.urlOf('report.md');
 }

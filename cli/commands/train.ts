@@ -8,6 +8,7 @@ import { OffPolicyModes } from '../../shared/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
 import { runTraining } from '../training';
+import { localPathOf } from '../../activities/store/local-copy';
 
 export const train: Command = {
   summary: 'the main job: a training run (trainingRun workflow): sample episodes, score, train, publish, repeat',
@@ -132,7 +133,7 @@ export const train: Command = {
     if (values.json) console.log(JSON.stringify(result));
     else
       console.log(
-        `run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${result.reportPath}`,
+        `run ${result.runId}: ${result.steps} step(s), policy ${result.policyVersion}\n  report: ${localPathOf(result.reportRef) ?? result.reportRef}`,
       );
     return 0;
   },

@@ -20,7 +20,7 @@ export interface RunRecords {
   steps: TrainOnBatchInput[];
   published: string[];
   /** every publishPolicy input (the API and version a real model's publication names) */
-  publications: { url: string; policyPath: string; api?: string; version?: string }[];
+  publications: { url: string; policyRef: string; api?: string; version?: string }[];
   inits: InitPolicyInput[];
 }
 
@@ -48,7 +48,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
   const stubs: StubActivities = {
     async setupRun(input) {
       return {
-        runDir: `/stub/runs/${input.runId}`,
+        runRef: `file:///stub/runs/${input.runId}`,
         trainTasks: stubTrainTasks,
         evalTasks: input.evalTasks ? stubEvalTasks : [],
         saved: records.states.at(-1) ?? null,
@@ -58,25 +58,25 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       records.states.push(structuredClone(input.state));
     },
     async publishPolicy(input) {
-      records.published.push(input.policyPath);
+      records.published.push(input.policyRef);
       records.publications.push(structuredClone(input));
       // a real model's server serves the version it is told; the toy one names its own
-      return input.version ?? `published-${input.policyPath.split('/').at(-2)}`;
+      return input.version ?? `published-${input.policyRef.split('/').at(-1)}`;
     },
     async initPolicy(input: InitPolicyInput) {
       records.inits.push(structuredClone(input));
       if ('model' in input)
-        return { step: 0 as const, policyVersion: `${input.model}-base`, policyPath: `/cache/onnx/${input.model}` };
-      return { step: 0 as const, policyVersion: 'v0', policyPath: `${input.runDir}/policies/v0/policy.onnx` };
+        return { step: 0 as const, policyVersion: `${input.model}-base`, policyRef: `model://${input.model}` };
+      return { step: 0 as const, policyVersion: 'v0', policyRef: `${input.runRef}/policies/v0` };
     },
     async trainOnBatch(input: TrainOnBatchInput): Promise<TrainOnBatchResult> {
       records.steps.push(input);
       return {
         stepId: input.stepId,
         step: input.step,
-        policyVersion: input.model ? `${input.runDir.split('/').at(-1)}-step-${input.step}` : `v${input.step}`,
-        policyPath: `${input.runDir}/policies/v${input.step}/policy.onnx`,
-        checkpointPath: `${input.runDir}/checkpoints/step-${input.step}.pt`,
+        policyVersion: input.model ? `${input.runRef.split('/').at(-1)}-step-${input.step}` : `v${input.step}`,
+        policyRef: `${input.runRef}/policies/v${input.step}`,
+        checkpointRef: `${input.runRef}/checkpoints/step-${input.step}.pt`,
         device: 'cpu',
         durationMs: 5,
         metrics: {
@@ -97,7 +97,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
         (episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash',
       );
       return {
-        batchPath: `${input.runDir}/batches/${input.name}.safetensors`,
+        batchRef: `${input.runRef}/batches/${input.name}.safetensors`,
         rows: kept.length,
         tokens: kept.length * 20,
         generatedTokens: kept.length * 6,
@@ -117,7 +117,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     },
     async recordIteration(input) {
       if (input.metrics) records.metrics.push(input.metrics);
-      return `${input.runDir}/report.md`;
+      return `${input.runRef}/report.md`;
     },
     async prepareEpisode(input) {
       const task = taskOf(input.task);

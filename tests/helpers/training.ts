@@ -1,5 +1,6 @@
 // What the end-to-end training tests share: task sets copied from the suite, the Python training
 // worker on a test worker's training queue, a run's metrics and its containers.
+import { localPathOf } from '../../activities/store/local-copy';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -85,3 +86,10 @@ export function useTrainingEnvironment(): TrainingEnvironment {
   });
   return suite;
 }
+
+/** The local folder of a run on the folder store (the tests' default): its runRef's path. */
+export const runFolder = (result: { runRef: string }): string => {
+  const path = localPathOf(result.runRef);
+  if (path === null) throw new Error(`${result.runRef} is not on a folder store`);
+  return path;
+};

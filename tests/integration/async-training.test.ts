@@ -2,6 +2,7 @@
 // policy, the PyTorch trainer, weights published while episodes act; parked episodes resumed on new
 // versions; the staleness bound read back from the batch files; the behaviour log-probs of an episode
 // that spans two versions recomputed under each token's own version; cancellation and resumption.
+import { fileRef, localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { seededSample } from '../../shared/random';
 import type { TrainingRunState } from '../../shared/training-run';
 import { projectRoot } from '../../workers/config';
 import { waitFor } from '../helpers/temporal';
-import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from '../helpers/training';
+import { python, readMetrics, runContainers, runFolder, taskSet, useTrainingEnvironment } from '../helpers/training';
 import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 
 const suite = useTrainingEnvironment();
@@ -75,18 +76,18 @@ describe('asynchronous trainingRun', () => {
       taskQueue: suite.worker.taskQueue,
       workflowId: runId,
       args: [input],
-    })) as { runDir: string; steps: number };
-    spanRunDir = result.runDir;
+    })) as { runRef: string; steps: number };
+    spanRunDir = runFolder(result);
     assert.equal(result.steps, 4, 'the warm start and three policy-gradient steps');
-    const lines = readMetrics(result.runDir).filter((line) => line.async);
+    const lines = readMetrics(runFolder(result)).filter((line) => line.async);
     assert.equal(lines.length, 3);
     // each batch names the step its trainer step starts from
-    const batches = readdirSync(join(result.runDir, 'batches'))
+    const batches = readdirSync(join(runFolder(result), 'batches'))
       .filter((name) => name.startsWith('step-'))
       .sort();
     assert.ok(batches.length >= 1);
     for (const name of batches) {
-      const path = join(result.runDir, 'batches', name);
+      const path = join(runFolder(result), 'batches', name);
       const base = Number(JSON.parse(decodeSafetensors(readFileSync(path)).metadata.baseStep!));
       const { versions, mask } = batchVersions(path);
       assert.ok(
@@ -158,7 +159,7 @@ describe('asynchronous trainingRun', () => {
 
     const batches = createBuildBatchActivities({ store: createArtifactStore(suite.worker.config.artifactsDir) });
     const built = await batches.buildBatch({
-      runDir: spanRunDir,
+      runRef: fileRef(spanRunDir),
       name: `span-${Date.now()}`,
       objective: 'policy_gradient',
       estimator: 'grpo',
@@ -176,12 +177,12 @@ describe('asynchronous trainingRun', () => {
       })),
     });
     assert.equal(built.spanningVersions, 2);
-    const { versions, mask } = batchVersions(built.batchPath);
+    const { versions, mask } = batchVersions(localPathOf(built.batchRef)!);
     assert.deepEqual([...new Set(versions[0]!.filter((_, t) => mask[0]![t] === 1))].sort(), [1, 2]);
     const check = JSON.parse(
       execFileSync(
         python,
-        [join(projectRoot, 'tests', 'fixtures', 'batch_logprobs.py'), built.batchPath, spanRunDir, '1'],
+        [join(projectRoot, 'tests', 'fixtures', 'batch_logprobs.py'), localPathOf(built.batchRef)!, spanRunDir, '1'],
         { encoding: 'utf8' },
       ),
     ) as { maxDifference: number; byVersion: Record<string, number> };
@@ -202,11 +203,11 @@ describe('asynchronous trainingRun', () => {
       taskQueue: suite.worker.taskQueue,
       workflowId: runId,
       args: [input],
-    })) as { runDir: string; steps: number };
+    })) as { runRef: string; steps: number };
     assert.equal(result.steps, 2);
-    const state = JSON.parse(readFileSync(join(result.runDir, 'state.json'), 'utf8')) as TrainingRunState;
+    const state = JSON.parse(readFileSync(join(runFolder(result), 'state.json'), 'utf8')) as TrainingRunState;
     for (const step of [0, 1]) {
-      const path = join(result.runDir, 'batches', `step-${String(step).padStart(4, '0')}.safetensors`);
+      const path = join(runFolder(result), 'batches', `step-${String(step).padStart(4, '0')}.safetensors`);
       assert.equal(batchStaleness(path, step), 0);
       const { versions, mask } = batchVersions(path);
       assert.ok(

@@ -2,6 +2,7 @@
 // token ids (tokens:FILE), the trajectory keeps them verbatim, every turn's context is an exact
 // prefix of the next, malformed calls are tool errors the agent reads, and re-encoding the
 // conversation would have changed the ids.
+import { fileRef } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -259,7 +260,7 @@ describe('chat episode with native tool calls', () => {
     const runDir = mkdtempSync(join(tmpdir(), 'agentrl-chat-batch-'));
     const batches = createBuildBatchActivities({ store });
     const built = await batches.buildBatch({
-      runDir,
+      runRef: fileRef(runDir),
       name: 'chat',
       episodes: [
         {
@@ -282,7 +283,7 @@ describe('chat episode with native tool calls', () => {
     assert.equal(built.generatedTokens, turns[0]!.length + turns[1]!.length);
     await assert.rejects(
       batches.buildBatch({
-        runDir,
+        runRef: fileRef(runDir),
         name: 'bad',
         episodes: [],
         objective: 'imitation',

@@ -1,4 +1,6 @@
 // `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
+import { runFolder } from '../helpers/training';
+import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -161,7 +163,7 @@ test("the README's main command: a short training run on the embedded defaults",
   // the warm start and one step per iteration
   assert.equal(result.steps, 3);
   assert.equal(result.policyVersion, `${result.runId}-step-3`);
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+  const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
@@ -174,9 +176,9 @@ test("the README's main command: a short training run on the embedded defaults",
     [16, 16],
   );
   assert.equal(metrics[2].eval.episodes, 4);
-  const report = readFileSync(result.reportPath, 'utf8');
+  const report = readFileSync(localPathOf(result.reportRef)!, 'utf8');
   assert.match(report, /\| 1 \| .*-step-2 \|/);
-  assert.ok(existsSync(join(result.runDir, 'manifest.json')) && existsSync(join(result.runDir, 'reward.svg')));
+  assert.ok(existsSync(join(runFolder(result), 'manifest.json')) && existsSync(join(runFolder(result), 'reward.svg')));
 });
 
 test('the scripted examples run every bundled example with the expected outcome', () => {

@@ -1,6 +1,7 @@
 // Services that die during a training run come back and the run loses nothing: the policy server is
 // killed while episodes sample, the trainer worker in the middle of its step (`kill -9` both), in the
 // smallest run that has both phases, through `npx agentrl train` as a user runs it.
+import { runFolder } from '../helpers/training';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -72,15 +73,15 @@ test(
     assert.deepEqual([...killed].sort(), ['policy', 'trainer'], stderr.slice(-3000));
     assert.match(stderr, new RegExp(`policy-server-${policyPort} is down: starting it again`));
     assert.match(stderr, /trainer is down: starting it again/);
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runDir: string; runId: string };
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { steps: number; runRef: string; runId: string };
     // the warm start and the iteration's step, as in a run left alone: the step the trainer was killed
     // in was retried on the restarted trainer and recorded once
     assert.equal(result.steps, 2);
     assert.deepEqual(
-      readdirSync(join(result.runDir, 'steps')).sort(),
+      readdirSync(join(runFolder(result), 'steps')).sort(),
       [1, 2].map((step) => `${result.runId}-step-${step}.json`),
     );
-    const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+    const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map(

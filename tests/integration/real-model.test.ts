@@ -4,6 +4,7 @@
 // are sampled from that version and run tool calls the model wrote; the trainer's recomputed
 // log-probs match the server's; the step's weights are published and the final evaluation samples
 // them; `npx agentrl episode --model` then runs on what the server serves.
+import { runFolder } from '../helpers/training';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -87,7 +88,7 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   // the warm start (step 1) and the iteration's step (step 2)
   assert.equal(result.steps, 2);
   assert.equal(result.policyVersion, 'smol-step-2');
-  const manifest = JSON.parse(readFileSync(join(result.runDir, 'manifest.json'), 'utf8'));
+  const manifest = JSON.parse(readFileSync(join(runFolder(result), 'manifest.json'), 'utf8'));
   assert.deepEqual(manifest.policyVersions, [
     { step: 0, version: baseVersion(model) },
     { step: 1, version: 'smol-step-1' },
@@ -96,9 +97,9 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
 
   // the warm start changed the weights, and the published ONNX weights are the new ones
   const base = join(modelCacheDir(), 'onnx', model, 'model.onnx.data');
-  const v1 = join(result.runDir, 'policies', 'v1', 'model.onnx.data');
+  const v1 = join(runFolder(result), 'policies', 'v1', 'model.onnx.data');
   assert.ok(
-    existsSync(join(result.runDir, 'checkpoints', 'step-1', 'model.safetensors')),
+    existsSync(join(runFolder(result), 'checkpoints', 'step-1', 'model.safetensors')),
     'the step-1 checkpoint in the Hugging Face layout',
   );
   assert.equal(readFileSync(v1).length, readFileSync(base).length, 'the same layout');
@@ -108,7 +109,7 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   const served = (await (await fetch(`${server}/weight_info`)).json()) as { weight_version: string };
   assert.equal(served.weight_version, 'smol-step-2');
 
-  const metrics = readFileSync(join(result.runDir, 'metrics.jsonl'), 'utf8')
+  const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));

@@ -1,6 +1,7 @@
 // trainingRun end to end: real episodes in containers with the embedded onnxruntime policy, the
 // strict checker, batches, the Python PyTorch trainer on its own queue, weights published to the
 // policy server; then a cancelled run resumed from its last completed step.
+import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { trainingProgressQuery } from '../../workflows/messages';
 import type { EpisodeResult } from '../../shared/episode';
 import { projectRoot } from '../../workers/config';
 import { waitFor } from '../helpers/temporal';
-import { python, readMetrics, runContainers, taskSet, useTrainingEnvironment } from '../helpers/training';
+import { python, readMetrics, runContainers, runFolder, taskSet, useTrainingEnvironment } from '../helpers/training';
 
 const suite = useTrainingEnvironment();
 
@@ -76,8 +77,8 @@ describe('trainingRun', () => {
       taskQueue: suite.worker.taskQueue,
       workflowId: runId,
       args: [input],
-    })) as { runDir: string; steps: number; policyVersion: string; reportPath: string };
-    const { runDir } = result;
+    })) as { runRef: string; steps: number; policyVersion: string; reportRef: string };
+    const runDir = runFolder(result);
 
     // warm start + one step per iteration; the server now serves the last step's weights
     assert.equal(result.steps, 3);
@@ -194,7 +195,7 @@ describe('trainingRun', () => {
       [0, 1, 2, 3],
     );
     assert.equal(result.policyVersion, `${runId}-step-3`);
-    assert.match(readFileSync(result.reportPath, 'utf8'), new RegExp(`\\| 0 \\| ${runId}-step-1 \\|`));
+    assert.match(readFileSync(localPathOf(result.reportRef)!, 'utf8'), new RegExp(`\\| 0 \\| ${runId}-step-1 \\|`));
     assert.match(readFileSync(join(runDir, 'reward.svg'), 'utf8'), /^<svg/);
 
     // the recorded behaviour log-probs are what the trainer computes for the policy that sampled them
@@ -264,7 +265,7 @@ describe('trainingRun', () => {
       taskQueue: suite.worker.taskQueue,
       workflowId: runId,
       args: [input],
-    })) as { runDir: string; steps: number };
+    })) as { runRef: string; steps: number };
     assert.equal(result.steps, 2);
     const metrics = readMetrics(runDir);
     // each iteration recorded once, each step applied once

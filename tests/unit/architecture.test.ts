@@ -94,7 +94,9 @@ describe('architecture', () => {
       shared: ['shared'],
       workflows: ['workflows', 'shared', 'activities'],
       activities: ['activities', 'shared'],
-      serving: ['serving', 'shared'],
+      // the servers fetch published policies from the artifact store themselves (they share nothing else with the
+      // workers), through its one client: activities/store
+      serving: ['serving', 'shared', 'activities/store'],
       workers: ['workers', 'activities', 'shared', 'workflows'],
       cli: ['cli', 'workers', 'activities', 'serving', 'shared', 'workflows'],
     };
@@ -102,7 +104,8 @@ describe('architecture', () => {
     for (const [file, imports] of graph) {
       const layer = file.split('/')[0]!;
       for (const target of imports) {
-        if (allowed[layer] && !allowed[layer].includes(target.split('/')[0]!)) wrong.push(`${file} -> ${target}`);
+        const below = allowed[layer]?.some((part) => target === part || target.startsWith(`${part}/`));
+        if (allowed[layer] && !below) wrong.push(`${file} -> ${target}`);
       }
     }
     assert.deepEqual(wrong, []);

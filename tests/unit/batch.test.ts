@@ -1,5 +1,6 @@
 // Advantages and batches: golden vectors shared with the Python tests, outcome filtering, and a
 // batch file written here and read by the trainer's own loader.
+import { fileRef } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -367,7 +368,7 @@ describe('the warm-start batch', () => {
       { ...(await demo('cut', ['locate', 'run'])), outcome: 'token_limit' as const },
     ];
     const batch = await activities.buildBatch({
-      runDir: join(root, 'run'),
+      runRef: fileRef(join(root, 'run')),
       name: 'warm-start',
       episodes,
       objective: 'imitation',
@@ -385,7 +386,7 @@ describe('the warm-start batch', () => {
     );
     // the same episodes as policy-gradient data keep every generated token
     const pg = await activities.buildBatch({
-      runDir: join(root, 'run'),
+      runRef: fileRef(join(root, 'run')),
       name: 'pg',
       episodes: episodes.slice(0, 2).map((episode, index) => ({ ...episode, reward: index })),
       objective: 'policy_gradient',

@@ -73,20 +73,43 @@ describe('the trainer contract', () => {
     }
   });
 
-  test('results and saved runs recorded with the exported policy as onnxPath read it as policyPath', () => {
-    const now = { step: 0, policyVersion: 'v0', policyPath: '/run/policies/v0/policy.onnx' };
-    assert.deepEqual(
-      InitPolicyResult.parse({ step: 0, policyVersion: 'v0', onnxPath: '/run/policies/v0/policy.onnx' }),
-      now,
-    );
+  test('results and saved runs recorded with local paths (onnxPath, policyPath, runDir) read them as file:// references', () => {
+    const now = { step: 0, policyVersion: 'v0', policyRef: 'file:///run/policies/v0' };
+    for (const old of ['onnxPath', 'policyPath'])
+      assert.deepEqual(InitPolicyResult.parse({ step: 0, policyVersion: 'v0', [old]: '/run/policies/v0' }), now);
     assert.deepEqual(InitPolicyResult.parse(now), now);
     assert.deepEqual(PublishedPolicy.parse({ step: 2, version: 'v2', onnxPath: '/p' }), {
       step: 2,
       version: 'v2',
-      policyPath: '/p',
+      policyRef: 'file:///p',
     });
-    assert.equal(PublishedPolicy.safeParse({ step: 2, version: 'v2' }).success, false, 'the path is still required');
+    assert.equal(
+      PublishedPolicy.safeParse({ step: 2, version: 'v2' }).success,
+      false,
+      'the reference is still required',
+    );
+    assert.equal(
+      PublishedPolicy.safeParse({ step: 2, version: 'v2', policyRef: 'relative/p' }).success,
+      false,
+      'a relative path is no reference',
+    );
     const generated = JSON.parse(readFileSync(join(projectRoot, 'shared', 'contracts', 'trainer.schema.json'), 'utf8'));
-    assert.deepEqual(generated.activities.initPolicy.result.required, ['step', 'policyVersion', 'policyPath']);
+    assert.deepEqual(generated.activities.initPolicy.result.required, ['step', 'policyVersion', 'policyRef']);
+  });
+
+  test('trainer inputs carry store references, never local paths', () => {
+    const base = { stepId: 's', step: 1, seed: 0, modelConfig: {} };
+    for (const [runRef, ok] of [
+      ['s3://bucket/prefix/runs/r', true],
+      ['file:///abs/runs/r', true],
+      ['/abs/runs/r', false],
+      ['runs/r', false],
+      ['s3://', false],
+    ] as const)
+      assert.equal(
+        TrainOnBatchInput.safeParse({ ...base, runRef, batchRef: `${runRef}/batches/b.safetensors` }).success,
+        ok,
+        runRef,
+      );
   });
 });

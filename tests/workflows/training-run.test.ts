@@ -67,15 +67,15 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       );
       assert.equal(records.steps[1]!.referenceStep, 1, 'the policy-gradient step is anchored to the warm start');
       assert.deepEqual(
-        records.published.map((path) => path.split('/').at(-2)),
+        records.published.map((ref) => ref.split('/').at(-1)),
         ['v0', 'v1', 'v2'],
       );
       assert.deepEqual(result, {
         runId,
-        runDir: `/stub/runs/${runId}`,
+        runRef: `file:///stub/runs/${runId}`,
         steps: 2,
         policyVersion: 'published-v2',
-        reportPath: `/stub/runs/${runId}/report.md`,
+        reportRef: `file:///stub/runs/${runId}/report.md`,
       });
 
       // the warm start's batch: two demonstrations, grouped by task; the iteration's: every episode, failures included
@@ -156,15 +156,15 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         workflowId: runId,
         args: [input(runId, { model: { name: model }, groupSize: 2, warmStart: { episodes: 2 } })],
       })) as TrainingRunResult;
-      assert.deepEqual(records.inits, [{ runDir: `/stub/runs/${runId}`, seed: 0, model }]);
+      assert.deepEqual(records.inits, [{ runRef: `file:///stub/runs/${runId}`, seed: 0, model }]);
       assert.equal(result.policyVersion, `${runId}-step-2`);
       // every publication goes through the vLLM sequence and names its version: the base, then each step's
       assert.deepEqual(
-        records.publications.map((publication) => [publication.api, publication.version, publication.policyPath]),
+        records.publications.map((publication) => [publication.api, publication.version, publication.policyRef]),
         [
-          ['vllm', `${model}-base`, `/cache/onnx/${model}`],
-          ['vllm', `${runId}-step-1`, `/stub/runs/${runId}/policies/v1/policy.onnx`],
-          ['vllm', `${runId}-step-2`, `/stub/runs/${runId}/policies/v2/policy.onnx`],
+          ['vllm', `${model}-base`, `model://${model}`],
+          ['vllm', `${runId}-step-1`, `file:///stub/runs/${runId}/policies/v1`],
+          ['vllm', `${runId}-step-2`, `file:///stub/runs/${runId}/policies/v2`],
         ],
       );
       // the trainer gets the model's name, never a toy size; the warm start its own learning rate
@@ -221,7 +221,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         workflowId: `${runId}-again`,
         args: [input(runId, { evalTasks: '', iterations: 2 })],
       });
-      assert.equal(records.published[0], saved.policy.policyPath, 'the saved policy is served again before sampling');
+      assert.equal(records.published[0], saved.policy.policyRef, 'the saved policy is served again before sampling');
       assert.equal(records.states.at(-1)!.epoch, 1);
       assert.equal(records.states.at(-1)!.iteration, 2);
       assert.deepEqual(

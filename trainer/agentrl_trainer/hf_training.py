@@ -26,6 +26,7 @@ import torch
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
 from .contract import TRAINER_DEFAULTS
+from .store import file_ref
 from .train_step import load_batch, result_metrics, train_on_batch
 
 
@@ -144,13 +145,13 @@ def train_hf_step(
             "stepId": step_id,
             "step": step,
             "policyVersion": policy_version,
-            "policyPath": str(exported),
-            "checkpointPath": str(checkpoint),
+            "policyRef": file_ref(exported),
+            "checkpointRef": file_ref(checkpoint),
             "metrics": result_metrics(metrics, off_policy),
             "device": device.type,
             "durationMs": round((time.monotonic() - started) * 1000),
         }
         write_step_record(
-            run_dir, step_id, {"stepId": step_id, "step": step, "batchPath": str(batch_path), "result": result}
+            run_dir, step_id, {"stepId": step_id, "step": step, "batchRef": file_ref(batch_path), "result": result}
         )
         return result

@@ -1,17 +1,16 @@
 """The `initPolicy` activity: the weights a training run samples with before its first step.
 
 Step 1 of `trainOnBatch` initialises the model from the same `seed` and `modelConfig`, so the
-policy exported here (`<runDir>/policies/v0/policy.onnx`) is exactly the one step 1 starts from.
+policy exported here (`<runRef>/policies/v0/`) is exactly the one step 1 starts from.
 Idempotent: a v0 that is already exported is returned as it is.
 
 A Hugging Face causal LM (`model`, shared/models.json) starts from its prepared weights: v0 is the
-model cache's ONNX folder, named `<model>-base` as its embedded server names it before any publish.
+model cache's ONNX folder (`model://<model>`, each host's own), named `<model>-base` as its embedded server names it before any publish.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -21,6 +20,7 @@ from .checkpoints import export_policy, policy_path
 from .contract import validate_input, validate_result
 from .export import sidecar_path
 from .model import PolicyModel
+from .store import RunStore
 from .training_input import invalid_input, model_config
 
 ACTIVITY_NAME = "initPolicy"
@@ -41,20 +41,25 @@ def init_policy(raw: Any) -> dict[str, Any]:
             )
         return dict(
             validate_result(
-                ACTIVITY_NAME, {"step": 0, "policyVersion": hf_models.base_version(name), "policyPath": str(graph)}
+                ACTIVITY_NAME,
+                {"step": 0, "policyVersion": hf_models.base_version(name), "policyRef": f"model://{name}"},
             )
         )
-    run_dir = Path(raw["runDir"])
+    store = RunStore(raw["runRef"])
     seed = int(raw["seed"])
     config = model_config(raw["modelConfig"])
     assert config is not None  # the contract requires modelConfig
-    path = policy_path(run_dir, 0)
-    if not (path.is_file() and sidecar_path(path).is_file()):
+    fetched = store.fetch("policies/v0")
+    path = policy_path(store.local, 0)
+    if fetched is None or not (path.is_file() and sidecar_path(path).is_file()):
         torch.manual_seed(seed)  # as trainOnBatch's step 1 does
         model = PolicyModel(config)
-        path = export_policy(model, run_dir, 0)
+        path = export_policy(model, store.local, 0)
+        store.publish("policies/v0")
     version = json.loads(sidecar_path(path).read_text())["policyVersion"]
-    return dict(validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": version, "policyPath": str(Path(path))}))
+    return dict(
+        validate_result(ACTIVITY_NAME, {"step": 0, "policyVersion": version, "policyRef": store.ref_of("policies/v0")})
+    )
 
 
 @activity.defn(name=ACTIVITY_NAME)

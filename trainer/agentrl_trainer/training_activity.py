@@ -1,9 +1,11 @@
 """The `trainOnBatch` activity: one training step of a run, applied exactly once per stepId.
 
-Step N loads checkpoint N-1 (or initialises the model from `seed` when N == 1), trains on one
-safetensors batch, exports `policies/v<N>/policy.onnx`, saves checkpoint N and finally writes
-`steps/<stepId>.json`. A call whose record exists returns the recorded result without training,
-so a retry after a crash at any point never applies a step twice (see checkpoints.py).
+The run is named by its store reference (`runRef`; store.py): a folder store's run folder, or an
+S3 prefix worked on through the store cache. Step N fetches checkpoint N-1 and the batch (`batchRef`),
+loads N-1 (or initialises the model from `seed` when N == 1), trains, exports `policies/v<N>/`,
+saves checkpoint N, uploads both, and finally writes `steps/<stepId>.json` (on S3 a conditional
+put: one record stands). A call whose record exists returns the recorded result without training,
+so a retry after a crash at any point never applies a step twice (see checkpoints.py and store.py).
 """
 
 from __future__ import annotations
@@ -29,17 +31,14 @@ from .checkpoints import (
     RunBusyError,
     checkpoint_path,
     export_policy,
-    latest_checkpoint,
     load_checkpoint,
-    read_step_record,
-    run_lock,
     save_checkpoint,
-    write_step_record,
 )
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
 from .export import sidecar_path
 from .hf_training import train_hf_step
 from .model import PolicyModel, PolicyModelConfig
+from .store import RunStore, StoreRefError, fetch_ref
 from .train_step import (
     REQUIRED_KEYS,
     all_advantages_zero,
@@ -65,43 +64,92 @@ def train_on_batch_activity(input: dict) -> dict:
     """Runs training step `step` once per `stepId` and returns its result (see README: trainOnBatch)."""
     started = time.monotonic()
     request = parse_input(input)
-    record = read_step_record(request.run_dir, request.step_id)
+    store = RunStore(request.run_ref)
+    record = store.read_record(request.step_id)
     if record is not None:
         return _recorded_result(request, record)
-    previous = checkpoint_path(request.run_dir, request.step - 1)
-    # a Hugging Face model's checkpoints are folders; hf_training checks them
-    if request.model is None and request.step > 1 and not previous.is_file():
-        latest = latest_checkpoint(request.run_dir)
-        raise invalid_input(
-            f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but {previous} "
-            f"does not exist (latest checkpoint: {latest[1] if latest else 'none'})"
-        )
     with _Keepalive() as keepalive:
+        keepalive.beat(phase="fetching")
+        # checkpoint N-1 never changes once step N-1's record exists, so it is fetched before the lock
+        _fetch_checkpoints(request, store)
+        batch_path = _fetch_batch(request)
         try:
-            with run_lock(request.run_dir):
+            with store.lock():
                 # an attempt that held the lock may have completed the step meanwhile
-                record = read_step_record(request.run_dir, request.step_id)
+                record = store.read_record(request.step_id)
                 if record is not None:
                     return _recorded_result(request, record)
                 if request.model is not None:
-                    return _run_hf_step(request, keepalive)
-                _check_no_conflict(request)
-                return _run_step(request, keepalive, started)
+                    return _run_hf_step(request, store, batch_path, keepalive)
+                _check_no_conflict(request, store)
+                return _run_step(request, store, batch_path, keepalive, started)
         except RunBusyError as error:
             raise ApplicationError(str(error), type=ErrorTypes.RUN_BUSY) from error
 
 
-def _run_hf_step(request: TrainOnBatchInput, keepalive: _Keepalive) -> dict[str, Any]:
+def _fetch_batch(request: TrainOnBatchInput) -> Path:
+    try:
+        return fetch_ref(request.batch_ref)
+    except (FileNotFoundError, StoreRefError) as error:
+        raise invalid_input(f"batchRef: {request.batch_ref} does not exist") from error
+
+
+def _fetch_checkpoints(request: TrainOnBatchInput, store: RunStore) -> None:
+    """Checkpoint N-1 (and the KL reference's) into the step's folder; a missing N-1 is an InvalidInput."""
+    suffix = "" if request.model is not None else ".pt"  # a Hugging Face model's checkpoints are folders
+    if request.step > 1 and store.fetch(f"checkpoints/step-{request.step - 1}{suffix}") is None:
+        steps = store.checkpoint_steps()
+        raise invalid_input(
+            f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but "
+            f"{store.ref_of(f'checkpoints/step-{request.step - 1}{suffix}')} does not exist "
+            f"(latest checkpoint: {steps[-1] if steps else 'none'})"
+        )
+    if request.kl_coef > 0 and request.reference_step:
+        store.fetch(f"checkpoints/step-{request.reference_step}{suffix}")  # checked where it is loaded
+
+
+def _publish_and_record(
+    request: TrainOnBatchInput, store: RunStore, result: dict[str, Any], checkpoint: str
+) -> dict[str, Any]:
+    """Uploads policy N and checkpoint N, then the step record (last: from then on the step counts as done)."""
+    store.check_lock()
+    store.publish(f"policies/v{request.step}")
+    store.publish(checkpoint)
+    result = {
+        **result,
+        "policyRef": store.ref_of(f"policies/v{request.step}"),
+        "checkpointRef": store.ref_of(checkpoint),
+    }
+    validate_result(ACTIVITY_NAME, result)  # before it is recorded: a retry returns the record as it stands
+    store.check_lock()
+    standing = store.write_record(
+        request.step_id,
+        {
+            "stepId": request.step_id,
+            "step": request.step,
+            "batchRef": request.batch_ref,
+            "completedAt": datetime.now(UTC).isoformat(),
+            "result": result,
+        },
+    )
+    if standing.get("result") != result:  # another attempt recorded the step first: its result stands
+        return _recorded_result(request, standing)
+    return result
+
+
+def _run_hf_step(
+    request: TrainOnBatchInput, store: RunStore, batch_path: Path, keepalive: _Keepalive
+) -> dict[str, Any]:
     """A Hugging Face causal LM's step (hf_training.py), under the run lock this activity holds."""
     keepalive.beat(phase="training", model=request.model)
     try:
         result = train_hf_step(
-            run_dir=str(request.run_dir),
+            run_dir=str(store.local),
             step=request.step,
             step_id=request.step_id,
-            batch_path=str(request.batch_path),
+            batch_path=str(batch_path),
             model_name=request.model,
-            policy_version=f"{request.run_dir.name}-step-{request.step}",
+            policy_version=f"{store.name}-step-{request.step}",
             lr=request.lr,
             weight_decay=request.weight_decay,
             temperature=request.temperature,
@@ -123,22 +171,26 @@ def _run_hf_step(request: TrainOnBatchInput, keepalive: _Keepalive) -> dict[str,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
-    validate_result(ACTIVITY_NAME, result)
-    return result
+    keepalive.beat(phase="recording")
+    return _publish_and_record(request, store, result, f"checkpoints/step-{request.step}")
 
 
-def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float) -> dict[str, Any]:
+def _run_step(
+    request: TrainOnBatchInput, store: RunStore, batch_path: Path, keepalive: _Keepalive, started: float
+) -> dict[str, Any]:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     activity.logger.info("trainOnBatch %s: step %d on %s", request.step_id, request.step, device.type)
     keepalive.beat(phase="loading")
     cuda_devices = [torch.cuda.current_device()] if device.type == "cuda" else []
     # the step's RNG lives in the checkpoint; fork_rng keeps it from leaking into the worker process
     with torch.random.fork_rng(devices=cuda_devices):
-        model, optimizer = _restore(request, device)
+        model, optimizer = _restore(request, store, device)
         reference = (
-            _reference(request, device) if request.kl_coef > 0 and request.objective == "policy_gradient" else None
+            _reference(request, store, device)
+            if request.kl_coef > 0 and request.objective == "policy_gradient"
+            else None
         )
-        batch = {key: value.to(device) for key, value in _load_batch(request, model.config).items()}
+        batch = {key: value.to(device) for key, value in _load_batch(request, batch_path, model.config).items()}
         _raise_if_stopping()
         skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
         updates = 0 if skips else request.epochs * request.minibatches
@@ -190,12 +242,12 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
     model_state = {key: value.detach().cpu() for key, value in model.state_dict().items()}
     cpu_model = PolicyModel(model.config)  # export.py traces with CPU example inputs
     cpu_model.load_state_dict(model_state)
-    onnx_path = export_policy(cpu_model, request.run_dir, request.step)
+    onnx_path = export_policy(cpu_model, store.local, request.step)
     policy_version = json.loads(sidecar_path(onnx_path).read_text())["policyVersion"]
 
     keepalive.beat(phase="checkpointing")
-    saved = save_checkpoint(
-        request.run_dir,
+    save_checkpoint(
+        store.local,
         request.step,
         {
             "step": request.step,
@@ -214,37 +266,26 @@ def _run_step(request: TrainOnBatchInput, keepalive: _Keepalive, started: float)
         "stepId": request.step_id,
         "step": request.step,
         "policyVersion": policy_version,
-        "policyPath": str(onnx_path),
-        "checkpointPath": str(saved),
         "metrics": result_metrics(metrics, request.off_policy),
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
     }
-    validate_result(ACTIVITY_NAME, result)  # before it is recorded: a retry returns the record as it stands
     keepalive.beat(phase="recording")
-    write_step_record(
-        request.run_dir,
-        request.step_id,
-        {
-            "stepId": request.step_id,
-            "step": request.step,
-            "batchPath": str(request.batch_path),
-            "completedAt": datetime.now(UTC).isoformat(),
-            "result": result,
-        },
-    )
+    result = _publish_and_record(request, store, result, f"checkpoints/step-{request.step}.pt")
     activity.logger.info("trainOnBatch %s: step %d done, policy %s", request.step_id, request.step, policy_version)
     return result
 
 
-def _restore(request: TrainOnBatchInput, device: torch.device) -> tuple[PolicyModel, torch.optim.Optimizer]:
+def _restore(
+    request: TrainOnBatchInput, store: RunStore, device: torch.device
+) -> tuple[PolicyModel, torch.optim.Optimizer]:
     """Model and optimizer as checkpoint N-1 left them (RNG included), or freshly seeded at step 1."""
     if request.step == 1:
         assert request.model_config is not None  # parse_input guarantees it
         torch.manual_seed(request.seed)  # seeds CUDA too; dropout then draws from this stream
         model = PolicyModel(request.model_config).to(device)
         return model, _optimizer(model, request)
-    path = checkpoint_path(request.run_dir, request.step - 1)
+    path = checkpoint_path(store.local, request.step - 1)
     checkpoint, model = _load_model(path)
     model.to(device)
     optimizer = _optimizer(model, request)
@@ -274,12 +315,15 @@ def _load_model(path: Path) -> tuple[dict[str, Any], PolicyModel]:
     return checkpoint, model
 
 
-def _reference(request: TrainOnBatchInput, device: torch.device) -> PolicyModel:
+def _reference(request: TrainOnBatchInput, store: RunStore, device: torch.device) -> PolicyModel:
     """The frozen model of checkpoint `reference_step`, which the KL term pulls the policy toward."""
     assert request.reference_step is not None  # parse_input guarantees it when kl_coef > 0
-    path = checkpoint_path(request.run_dir, request.reference_step)
+    path = checkpoint_path(store.local, request.reference_step)
     if not path.exists():
-        raise invalid_input(f"referenceStep: {request.reference_step} has no checkpoint at {path}")
+        raise invalid_input(
+            f"referenceStep: {request.reference_step} has no checkpoint at "
+            f"{store.ref_of(f'checkpoints/step-{request.reference_step}.pt')}"
+        )
     _, reference = _load_model(path)
     reference.requires_grad_(False)
     return reference.to(device).eval()
@@ -289,14 +333,14 @@ def _optimizer(model: PolicyModel, request: TrainOnBatchInput) -> torch.optim.Op
     return torch.optim.AdamW(model.parameters(), lr=request.lr, weight_decay=request.weight_decay)
 
 
-def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[str, torch.Tensor]:
-    """The batch's training tensors, validated; any fault is an InvalidInput naming batchPath."""
+def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfig) -> dict[str, torch.Tensor]:
+    """The batch's training tensors, validated; any fault is an InvalidInput naming batchRef."""
     try:
-        tensors, _ = load_batch(request.batch_path)
+        tensors, _ = load_batch(path)
     except FileNotFoundError as error:
-        raise invalid_input(f"batchPath: {request.batch_path} does not exist") from error
+        raise invalid_input(f"batchRef: {request.batch_ref} does not exist") from error
     except (SafetensorError, OSError, ValueError) as error:
-        raise invalid_input(f"batchPath: {request.batch_path} is not a readable safetensors batch: {error}") from error
+        raise invalid_input(f"batchRef: {request.batch_ref} is not a readable safetensors batch: {error}") from error
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
     batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask", "policy_versions") if key in tensors}
     if "token_advantages" in tensors:
@@ -308,10 +352,10 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
             # the per-token versions name the weights each token came from; a token beyond the bound is never trained on
             check_staleness(batch, request.step - 1, request.max_staleness)
     except ValueError as error:
-        raise invalid_input(f"batchPath: {error}") from error
+        raise invalid_input(f"batchRef: {error}") from error
     batch_size = batch["input_ids"].shape[0]
     if not bool(batch["advantages"].isfinite().all()):
-        raise invalid_input("batchPath: batch.advantages must be finite")
+        raise invalid_input("batchRef: batch.advantages must be finite")
     if request.minibatches > batch_size:
         raise invalid_input(
             f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got "
@@ -320,21 +364,22 @@ def _load_batch(request: TrainOnBatchInput, config: PolicyModelConfig) -> dict[s
     return batch
 
 
-def _check_no_conflict(request: TrainOnBatchInput) -> None:
+def _check_no_conflict(request: TrainOnBatchInput, store: RunStore) -> None:
     """Refuses to (re)compute step N when the run has moved past it or another stepId completed it."""
-    latest = latest_checkpoint(request.run_dir)
-    if latest is None or latest[0] < request.step:
+    steps = store.checkpoint_steps()
+    if not steps or steps[-1] < request.step:
         return
-    if latest[0] > request.step:
+    if steps[-1] > request.step:
         raise ApplicationError(
-            f"step: the run already has checkpoint {latest[0]}, past step {request.step}, "
+            f"step: the run already has checkpoint {steps[-1]}, past step {request.step}, "
             f"and no record of stepId {request.step_id!r}",
             type=ErrorTypes.STEP_CONFLICT,
             non_retryable=True,
         )
     # checkpoint N without our record: our own crashed attempt (redo it), unless another stepId completed it
-    owner = load_checkpoint(latest[1], mmap=True).get("stepId")
-    if owner != request.step_id and read_step_record(request.run_dir, owner) is not None:
+    latest = store.fetch(f"checkpoints/step-{request.step}.pt")
+    owner = load_checkpoint(latest, mmap=True).get("stepId") if latest is not None else None
+    if owner is not None and owner != request.step_id and store.read_record(owner) is not None:
         raise ApplicationError(
             f"step: step {request.step} was already completed by stepId {owner!r}, not {request.step_id!r}",
             type=ErrorTypes.STEP_CONFLICT,
@@ -342,16 +387,32 @@ def _check_no_conflict(request: TrainOnBatchInput) -> None:
         )
 
 
+def _same_ref(a: str, b: str) -> bool:
+    # records written before references held absolute paths
+    return (f"file://{a}" if a.startswith("/") else a) == (f"file://{b}" if b.startswith("/") else b)
+
+
 def _recorded_result(request: TrainOnBatchInput, record: Mapping[str, Any]) -> dict[str, Any]:
-    if record["step"] != request.step or record["batchPath"] != str(request.batch_path):
+    batch = record.get("batchRef", record.get("batchPath", ""))
+    if record["step"] != request.step or not _same_ref(batch, request.batch_ref):
         raise ApplicationError(
-            f"stepId: {request.step_id!r} was recorded for step {record['step']} with batch {record['batchPath']}, "
-            f"not step {request.step} with {request.batch_path}",
+            f"stepId: {request.step_id!r} was recorded for step {record['step']} with batch {batch}, "
+            f"not step {request.step} with {request.batch_ref}",
             type=ErrorTypes.STEP_CONFLICT,
             non_retryable=True,
         )
     activity.logger.info("trainOnBatch %s: already done, returning the recorded result", request.step_id)
-    return dict(validate_result(ACTIVITY_NAME, record["result"]))
+    return dict(validate_result(ACTIVITY_NAME, _with_refs(record["result"])))
+
+
+def _with_refs(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded result under today's names (policyPath / checkpointPath paths read as file:// references)."""
+    renamed = dict(result)
+    for old, new in (("onnxPath", "policyRef"), ("policyPath", "policyRef"), ("checkpointPath", "checkpointRef")):
+        if old in renamed:
+            value = renamed.pop(old)
+            renamed.setdefault(new, f"file://{value}" if str(value).startswith("/") else value)
+    return renamed
 
 
 def _raise_if_stopping() -> None:

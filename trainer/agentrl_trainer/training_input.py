@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .contract import TRAINER_DEFAULTS, ErrorTypes, invalid_input, validate_input
@@ -32,10 +31,10 @@ _MODEL_CONFIG_KEYS = {
 class TrainOnBatchInput:
     """The validated input; JSON names are the camelCase forms of these fields."""
 
-    run_dir: Path
+    run_ref: str  # the run's prefix in the store (store.py)
     step_id: str
     step: int
-    batch_path: Path
+    batch_ref: str
     seed: int
     model_config: PolicyModelConfig | None  # required at step 1, ignored after
     # the defaults are the contract's (TRAINER_DEFAULTS), as parse_input applies them
@@ -75,10 +74,10 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         raise invalid_input(f"referenceStep: {reference_step} must be an earlier step than step {step}")
     optimizer = raw.get("optimizer", {})
     return TrainOnBatchInput(
-        run_dir=Path(raw["runDir"]),
+        run_ref=raw["runRef"],
         step_id=raw["stepId"],
         step=step,
-        batch_path=Path(raw["batchPath"]),
+        batch_ref=raw["batchRef"],
         seed=int(raw["seed"]),
         model_config=config,
         lr=float(optimizer.get("lr", defaults["lr"])),

@@ -58,8 +58,8 @@ def test_non_finite_numbers_are_refused():
 
 def test_a_result_that_breaks_the_contract_is_a_defect():
     with pytest.raises(RuntimeError, match="initPolicy result breaks the contract: policyVersion is required"):
-        validate_result("initPolicy", {"step": 0, "policyPath": "/p.onnx"})
-    validate_result("initPolicy", {"step": 0, "policyVersion": "v0", "policyPath": "/p.onnx"})
+        validate_result("initPolicy", {"step": 0, "policyRef": "file:///p"})
+    validate_result("initPolicy", {"step": 0, "policyVersion": "v0", "policyRef": "file:///p"})
 
 
 BATCH_HEADERS = json.loads(

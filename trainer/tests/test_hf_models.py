@@ -201,10 +201,10 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     from temporalio.testing import ActivityEnvironment
 
     payload = {
-        "runDir": str(run_dir),
+        "runRef": f"file://{run_dir}",
         "stepId": "iteration-0001",
         "step": 1,
-        "batchPath": str(batch_path),
+        "batchRef": f"file://{batch_path}",
         "seed": 0,
         "model": NAME,
         "optimizer": {"lr": 1e-4},
@@ -226,7 +226,7 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
         kl_coef=0.1,
         reference_step=1,
     )
-    saved = torch.load(Path(second["checkpointPath"]) / "optimizer.pt", weights_only=False)
+    saved = torch.load(Path(second["checkpointRef"].removeprefix("file://")) / "optimizer.pt", weights_only=False)
     assert [group["lr"] for group in saved["optimizer"]["param_groups"]] == [3e-5]
     assert second["metrics"]["klRef"] == pytest.approx(0.0, abs=1e-6), "the policy starts at its reference"
     with pytest.raises(ValueError, match="referenceStep: 5 has no checkpoint"):
@@ -235,11 +235,11 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
         )
     # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
     assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
-    trained = hf_models.load_model(second["checkpointPath"])
+    trained = hf_models.load_model(second["checkpointRef"].removeprefix("file://"))
     assert any(not torch.equal(a, b) for a, b in zip(trained.state_dict().values(), model.state_dict().values()))
     step = LlamaStep(trained)
     ids = golden["prompt"][:10]
-    out = ort.InferenceSession(str(Path(second["policyPath"]) / "model.onnx")).run(
+    out = ort.InferenceSession(str(Path(second["policyRef"].removeprefix("file://")) / "model.onnx")).run(
         None,
         feed(
             (torch.tensor([ids]), torch.arange(10)[None], torch.ones(1, 0, dtype=torch.long), step.empty_past()),
@@ -254,11 +254,11 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
 def test_initial_policy_of_a_real_model_is_its_prepared_weights(graph_dir, tmp_path):
     from agentrl_trainer.init_policy import init_policy
 
-    result = init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME})
-    assert result == {"step": 0, "policyVersion": f"{NAME}-base", "policyPath": str(hf_models.onnx_dir(NAME))}
-    assert (Path(result["policyPath"]) / "model.onnx").is_file()
+    result = init_policy({"runRef": f"file://{tmp_path}", "seed": 0, "model": NAME})
+    assert result == {"step": 0, "policyVersion": f"{NAME}-base", "policyRef": f"model://{NAME}"}
+    assert (hf_models.onnx_dir(NAME) / "model.onnx").is_file()
     # one of the two forms: the toy model's size or a real model's name, never both
     with pytest.raises(Exception):
-        init_policy({"runDir": str(tmp_path), "seed": 0, "model": NAME, "modelConfig": {"dModel": 8}})
+        init_policy({"runRef": f"file://{tmp_path}", "seed": 0, "model": NAME, "modelConfig": {"dModel": 8}})
     with pytest.raises(Exception):
-        init_policy({"runDir": str(tmp_path), "seed": 0, "model": "gpt-9"})
+        init_policy({"runRef": f"file://{tmp_path}", "seed": 0, "model": "gpt-9"})

@@ -59,12 +59,18 @@ def write_batch(
     return str(path)
 
 
+def local(ref):
+    """The path of a file:// reference (a folder store's object)."""
+    assert ref.startswith("file://"), ref
+    return Path(ref.removeprefix("file://"))
+
+
 def request(run_dir, number, step_id, batch_path, **overrides):
     return {
-        "runDir": str(run_dir),
+        "runRef": f"file://{run_dir}",
         "stepId": step_id,
         "step": number,
-        "batchPath": str(batch_path),
+        "batchRef": f"file://{batch_path}",
         "seed": 7,
         "modelConfig": MODEL_CONFIG,
         "optimizer": {"lr": 1e-2},
@@ -130,15 +136,15 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
         "stepId",
         "step",
         "policyVersion",
-        "policyPath",
-        "checkpointPath",
+        "policyRef",
+        "checkpointRef",
         "metrics",
         "device",
         "durationMs",
     }
     assert result["stepId"] == "iteration-0001" and result["step"] == 1 and result["device"] == "cpu"
-    assert result["checkpointPath"] == str(run_dir / "checkpoints" / "step-1.pt")
-    assert result["policyPath"] == str(run_dir / "policies" / "v1" / "policy.onnx")
+    assert result["checkpointRef"] == f"file://{run_dir / 'checkpoints' / 'step-1.pt'}"
+    assert result["policyRef"] == f"file://{run_dir / 'policies' / 'v1'}"
     metrics = result["metrics"]
     assert set(metrics) == {
         "loss",
@@ -161,10 +167,10 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     )
     assert metrics["offPolicy"] == "none" and set(metrics["importanceWeight"]) == {"mean", "max", "truncatedShare"}
     assert metrics["skipped"] is False and metrics["updates"] == 2 and metrics["maskedTokens"] == 24
-    sidecar = json.loads(Path(result["policyPath"] + ".json").read_text())
+    sidecar = json.loads((local(result["policyRef"]) / "policy.onnx.json").read_text())
     assert result["policyVersion"] == sidecar["policyVersion"]
 
-    checkpoint = load_checkpoint(result["checkpointPath"])
+    checkpoint = load_checkpoint(result["checkpointRef"].removeprefix("file://"))
     assert checkpoint["step"] == 1 and checkpoint["stepId"] == "iteration-0001"
     assert checkpoint["policyVersion"] == result["policyVersion"] and checkpoint["modelConfig"]["d_model"] == 16
     assert {int(state["step"]) for state in checkpoint["optimizer"]["state"].values()} == {2}  # two minibatch updates
@@ -175,10 +181,12 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
     assert record["result"] == result and record["step"] == 1
     # the exported policy computes what the checkpoint's model computes
     ids = torch.randint(0, CONFIG.vocab_size, (3, 9), generator=torch.Generator().manual_seed(3))
-    session = onnxruntime.InferenceSession(result["policyPath"], providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(
+        str(local(result["policyRef"]) / "policy.onnx"), providers=["CPUExecutionProvider"]
+    )
     (logits,) = session.run(["logits"], {"input_ids": ids.numpy()})
     with torch.no_grad():
-        expected = model_from(result["checkpointPath"]).eval()(ids)
+        expected = model_from(result["checkpointRef"].removeprefix("file://")).eval()(ids)
     assert torch.allclose(torch.from_numpy(logits), expected, atol=1e-4)
 
 
@@ -201,7 +209,10 @@ def test_all_zero_advantages_give_checkpoint_n_with_the_weights_of_n_minus_1(tmp
     batch = write_batch(tmp_path / "zero.safetensors", seed=2, advantages=(0.0,) * 4)
     result = run(request(run_dir, 2, "iteration-0002", batch))
     assert result["metrics"]["skipped"] is True and result["metrics"]["updates"] == 0
-    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    previous, current = (
+        load_checkpoint(checkpoint_path(run_dir, 1)),
+        load_checkpoint(result["checkpointRef"].removeprefix("file://")),
+    )
     assert current["step"] == 2
     assert all(torch.equal(previous["model"][name], current["model"][name]) for name in previous["model"])
     for key, state in previous["optimizer"]["state"].items():
@@ -219,7 +230,10 @@ def test_per_token_advantages_take_precedence_over_the_episode_advantages(tmp_pa
     batch = write_batch(tmp_path / "decision.safetensors", seed=2, advantages=(0.0,) * 4, token_advantages=one_decision)
     result = run(request(run_dir, 2, "iteration-0002", batch))
     assert result["metrics"]["skipped"] is False and result["metrics"]["updates"] == 1
-    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    previous, current = (
+        load_checkpoint(checkpoint_path(run_dir, 1)),
+        load_checkpoint(result["checkpointRef"].removeprefix("file://")),
+    )
     assert not torch.equal(previous["model"]["token_embedding.weight"], current["model"]["token_embedding.weight"])
     # and all-zero per-token advantages skip the step whatever the episode advantages say
     other = tmp_path / "other"
@@ -242,7 +256,10 @@ def test_imitation_trains_on_a_batch_with_zero_advantages(tmp_path, step_one):
     assert metrics["loss"] > 0 and metrics["gradNorm"] > 0
     assert (metrics["meanRatio"], metrics["clipFraction"], metrics["klK3"]) == (1.0, 0.0, 0.0)
     assert {beat["updates"] for beat in heartbeats if beat["phase"] == "training"} == {2}
-    previous, current = load_checkpoint(checkpoint_path(run_dir, 1)), load_checkpoint(result["checkpointPath"])
+    previous, current = (
+        load_checkpoint(checkpoint_path(run_dir, 1)),
+        load_checkpoint(result["checkpointRef"].removeprefix("file://")),
+    )
     assert not torch.equal(previous["model"]["token_embedding.weight"], current["model"]["token_embedding.weight"])
 
 
@@ -275,7 +292,7 @@ def test_off_policy_correction_and_the_staleness_bound_on_the_batch_versions(tmp
     assert metrics["importanceWeight"]["max"] >= 1.0 and metrics["mismatchKl"] >= 0
     with raises(
         "InvalidInput",
-        r"^batchPath: batch.policy_versions holds a trained token 2 versions older than version 2, beyond maxStaleness 0",
+        r"^batchRef: batch.policy_versions holds a trained token 2 versions older than version 2, beyond maxStaleness 0",
     ):
         run(request(run_dir, 3, "iteration-0003", batch, maxStaleness=0))
     with raises("InvalidInput", r"offPolicy"):
@@ -292,11 +309,13 @@ def test_fresh_batch_from_the_current_model_has_ratio_one(tmp_path, step_one):
 def test_checkpoint_left_by_a_crash_before_the_record_is_recomputed_from_n_minus_1(tmp_path, step_one):
     batch = write_batch(tmp_path / "batch-2.safetensors", seed=2)
     clean = run_with_step_one(tmp_path / "clean", step_one)
-    expected = load_checkpoint(run(request(clean, 2, "iteration-0002", batch))["checkpointPath"])
+    expected = load_checkpoint(run(request(clean, 2, "iteration-0002", batch))["checkpointRef"].removeprefix("file://"))
     crashed = run_with_step_one(tmp_path / "crashed", step_one)
     # what a worker killed after saving checkpoint 2 but before its record leaves: a stale step-2.pt
     shutil.copy2(checkpoint_path(crashed, 1), checkpoint_path(crashed, 2))
-    checkpoint = load_checkpoint(run(request(crashed, 2, "iteration-0002", batch))["checkpointPath"])
+    checkpoint = load_checkpoint(
+        run(request(crashed, 2, "iteration-0002", batch))["checkpointRef"].removeprefix("file://")
+    )
     assert all(torch.equal(expected["model"][name], checkpoint["model"][name]) for name in expected["model"])
     assert {int(state["step"]) for state in checkpoint["optimizer"]["state"].values()} == {3}  # 2 at step 1, 1 now
 
@@ -324,7 +343,8 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
         ({"stepId": "../escape"}, r"^stepId: '\.\./escape' must match"),
         ({"step": 0}, r"^step must be an integer >= 1, got 0"),
         ({"step": True}, r"^step must be an integer >= 1, got True"),
-        ({"runDir": "relative/run"}, r"^runDir must be an absolute path"),
+        ({"runRef": "relative/run"}, r"^runRef must be a store reference"),
+        ({"runRef": "/abs/run"}, r"^runRef must be a store reference .* not a local path"),
         ({"seed": "7"}, r"^seed must be an integer >= 0, got '7'"),
         ({"optimizer": {"lr": -1}}, r"^optimizer\.lr must be a finite number > 0\.0, got -1"),
         ({"optimizer": {"learningRate": 1}}, r"^optimizer\.learningRate: unknown field; known: lr, weightDecay"),
@@ -334,7 +354,7 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
             {"aggregation": "mean"},
             r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean",
         ),
-        ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runDir, stepId"),
+        ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runRef, stepId"),
         ({"modelConfig": None}, r"^modelConfig is required at step 1"),
         (
             {"modelConfig": {**MODEL_CONFIG, "nHeads": 3}},
@@ -343,8 +363,8 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
         ({"modelConfig": {"vocabSize": 0}}, r"^modelConfig\.vocabSize must be an integer >= 1, got 0"),
         ({"minibatches": 5}, r"^minibatches: must be in \[1, 4\] \(the batch has 4 sequences\), got 5"),
         (
-            {"batchPath": "/nonexistent/batch.safetensors"},
-            r"^batchPath: /nonexistent/batch\.safetensors does not exist",
+            {"batchRef": "file:///nonexistent/batch.safetensors"},
+            r"^batchRef: file:///nonexistent/batch\.safetensors does not exist",
         ),
         ({"klCoef": 0.1}, r"^referenceStep is required when klCoef > 0"),
         ({"klCoef": -0.1, "referenceStep": 1}, r"^klCoef must be a finite number >= 0\.0, got -0\.1"),
@@ -369,7 +389,7 @@ def test_malformed_batch_is_invalid_input_naming_batch_path(tmp_path):
             "behaviour_logprobs": torch.zeros(2, 8),
         },
     )
-    with raises("InvalidInput", r"^batchPath: batch\.input_ids holds ids outside the vocabulary \[0, 32\)"):
+    with raises("InvalidInput", r"^batchRef: batch\.input_ids holds ids outside the vocabulary \[0, 32\)"):
         run(request(tmp_path / "run", 1, "iteration-0001", path))
 
 
@@ -382,15 +402,15 @@ def every_token_allowed(input_ids):
     [
         (
             lambda ids: every_token_allowed(ids)[..., 1:],
-            r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\) = \(4, 12, 32\), got torch\.bool \(4, 12, 31\)",
+            r"^batchRef: batch\.allowed_mask must be bool \(B, T, V\) = \(4, 12, 32\), got torch\.bool \(4, 12, 31\)",
         ),
         (
             lambda ids: every_token_allowed(ids).to(torch.uint8),
-            r"^batchPath: batch\.allowed_mask must be bool \(B, T, V\)",
+            r"^batchRef: batch\.allowed_mask must be bool \(B, T, V\)",
         ),
         (
             lambda ids: every_token_allowed(ids).scatter(-1, ids.unsqueeze(-1), False),
-            r"^batchPath: batch\.allowed_mask must allow input_ids\[b, t\] at every loss_mask=1 position",
+            r"^batchRef: batch\.allowed_mask must allow input_ids\[b, t\] at every loss_mask=1 position",
         ),
     ],
 )

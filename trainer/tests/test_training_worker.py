@@ -114,10 +114,10 @@ def write_batch(path, seed):
 
 def request(run_dir, step, batch_path):
     return {
-        "runDir": str(run_dir),
+        "runRef": f"file://{run_dir}",
         "stepId": f"iteration-{step:04d}",
         "step": step,
-        "batchPath": batch_path,
+        "batchRef": f"file://{batch_path}",
         "seed": 11,
         "modelConfig": MODEL_CONFIG,
         "optimizer": {"lr": 1e-2},
@@ -174,10 +174,17 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
     )
     assert result["step"] == 1 and result["stepId"] == "iteration-0001" and result["device"] == "cpu"
     assert result["policyVersion"].endswith("-step-1") and result["metrics"]["updates"] == 1
-    session = onnxruntime.InferenceSession(result["policyPath"], providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(
+        result["policyRef"].removeprefix("file://") + "/policy.onnx", providers=["CPUExecutionProvider"]
+    )
     (logits,) = session.run(["logits"], {"input_ids": torch.zeros((2, 5), dtype=torch.int64).numpy()})
     assert logits.shape == (2, 5, 32)
-    assert json.loads(Path(result["policyPath"] + ".json").read_text())["policyVersion"] == result["policyVersion"]
+    assert (
+        json.loads((Path(result["policyRef"].removeprefix("file://")) / "policy.onnx.json").read_text())[
+            "policyVersion"
+        ]
+        == result["policyVersion"]
+    )
 
 
 def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(tmp_path):
@@ -244,8 +251,8 @@ def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(t
     reference_dir = tmp_path / "reference"
     checkpoint_path(reference_dir, 1).parent.mkdir(parents=True)
     shutil.copy2(checkpoint_path(run_dir, 1), checkpoint_path(reference_dir, 1))
-    reference = ActivityEnvironment().run(train_on_batch_activity, {**step_two, "runDir": str(reference_dir)})
-    expected = load_checkpoint(reference["checkpointPath"])
+    reference = ActivityEnvironment().run(train_on_batch_activity, {**step_two, "runRef": f"file://{reference_dir}"})
+    expected = load_checkpoint(reference["checkpointRef"].removeprefix("file://"))
     for name, value in expected["model"].items():
         torch.testing.assert_close(checkpoint["model"][name], value, rtol=0, atol=1e-6)
     flat = lambda metrics: {key: value for key, value in metrics.items() if isinstance(value, (int, float))}  # noqa: E731
