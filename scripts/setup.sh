@@ -99,4 +99,8 @@ fi
 
 # 4. the base sandbox image, rebuilt only when its recipe changes
 bash scripts/build-base-image.sh >/dev/null
-say "ready: docker $(docker version -f '{{.Server.Version}}'), $(.venv/bin/temporal --version | head -1), image agentrl-base:latest"
+
+# 5. a second sandbox host on this machine (a Docker daemon of its own, holding the base image): the
+# many-host tests and anyone trying that layout use it (scripts/docker-host.sh)
+bash scripts/docker-host.sh start >/dev/null
+say "ready: docker $(docker version -f '{{.Server.Version}}'), $(.venv/bin/temporal --version | head -1), image agentrl-base:latest, second host $(bash scripts/docker-host.sh env)"

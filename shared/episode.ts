@@ -213,6 +213,8 @@ export const EpisodeResult = z.object({
   policyVersions: z.array(z.string()).optional(),
   /** how many times it parked (absent: never) */
   parks: z.number().int().min(0).optional(),
+  /** the sandbox hosts (worker host ids) it ran on, in order; empty when no sandbox was acquired (absent in older results) */
+  hosts: z.array(z.string()).optional(),
 });
 export type EpisodeResult = z.infer<typeof EpisodeResult>;
 
@@ -285,6 +287,8 @@ export const EpisodeState = z.object({
   changed: z.boolean().optional(),
   /** the policy versions its turns sampled, in order of first use */
   versions: z.array(z.string()).optional(),
+  /** the sandbox hosts it ran on, in order (a parked episode may resume on another); absent in older states */
+  hosts: z.array(z.string()).optional(),
   /** the segment budget in force (absent: never park) */
   segment: z
     .lazy(() => SegmentBudget)

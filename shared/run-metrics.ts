@@ -41,9 +41,23 @@ export const EpisodeSetMetrics = z.object({
   forgedReports: z.number().int().optional(),
   meanTurns: z.number(),
   stops: StopCounts.optional(),
+  /** episodes by the sandbox host they finished on (a worker's host id); absent in older runs */
+  hosts: Counts.optional(),
+  /**
+   * environment failures sampled again (not in `episodes`, never trained on): how many, by outcome and by the
+   * host they ran on; absent in older runs
+   */
+  resampled: z.object({ episodes: z.number().int(), outcomes: Counts, hosts: Counts }).optional(),
 });
 export type EpisodeSetMetrics = z.infer<typeof EpisodeSetMetrics>;
 export type OutcomeCounts = Record<string, number>;
+
+/** An environment failure that was sampled again: which, how it ended, where it ran. */
+export interface ReplacedEpisode {
+  workflowId: string;
+  outcome: Outcome;
+  hosts: readonly string[];
+}
 
 /** One line of the run's metrics.jsonl. */
 export const IterationMetrics = z.object({
@@ -135,6 +149,8 @@ export function summariseEpisodes(
     tamper: readonly { kind: string }[];
     counters: { turns: number };
     stops?: readonly StopRecord[];
+    hosts?: readonly string[];
+    replaced?: readonly ReplacedEpisode[];
   }[],
 ): EpisodeSetMetrics {
   const stops: StopCounts = {
@@ -147,6 +163,8 @@ export function summariseEpisodes(
   };
   const outcomes: OutcomeCounts = {};
   const tamperKinds: Record<string, number> = {};
+  const hosts: Record<string, number> = {};
+  const resampled = { episodes: 0, outcomes: {} as Record<string, number>, hosts: {} as Record<string, number> };
   let rewardSum = 0;
   let rewarded = 0;
   let successSum = 0;
@@ -166,6 +184,14 @@ export function summariseEpisodes(
     if (result.tamper.length) tampered++;
     for (const finding of result.tamper) tamperKinds[finding.kind] = (tamperKinds[finding.kind] ?? 0) + 1;
     turns += result.counters.turns;
+    const host = result.hosts?.at(-1);
+    if (host) hosts[host] = (hosts[host] ?? 0) + 1;
+    for (const failed of result.replaced ?? []) {
+      resampled.episodes++;
+      resampled.outcomes[failed.outcome] = (resampled.outcomes[failed.outcome] ?? 0) + 1;
+      const failedHost = failed.hosts.at(-1);
+      if (failedHost) resampled.hosts[failedHost] = (resampled.hosts[failedHost] ?? 0) + 1;
+    }
     for (const stop of result.stops ?? []) {
       if (stop.passed) {
         stops.afterPass++;
@@ -190,5 +216,7 @@ export function summariseEpisodes(
     forgedReports: results.filter((result) => result.tamper.some((finding) => finding.kind === 'forged_report')).length,
     meanTurns: results.length ? turns / results.length : 0,
     stops,
+    hosts,
+    resampled,
   };
 }

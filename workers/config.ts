@@ -42,6 +42,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       throw new Error(`AGENTRL_METRICS_PORT: not a port: ${env.AGENTRL_METRICS_PORT}`);
     config.worker.metricsPort = port;
   }
+  if (env.AGENTRL_MAX_SANDBOXES) {
+    const cap = Number(env.AGENTRL_MAX_SANDBOXES);
+    if (!Number.isInteger(cap) || cap < 1)
+      throw new Error(`AGENTRL_MAX_SANDBOXES: not a positive integer: ${env.AGENTRL_MAX_SANDBOXES}`);
+    config.worker.maxSandboxes = cap;
+  }
   if (env.AGENTRL_STORE) {
     const store = AgentrlConfig.shape.store.safeParse(env.AGENTRL_STORE);
     if (!store.success) throw new Error(`AGENTRL_STORE: ${store.error.issues[0]?.message ?? 'invalid'}`);

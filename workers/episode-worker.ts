@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
+import { hostCapacitySlots } from './host-capacity';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
@@ -66,6 +67,17 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
         ...common,
         taskQueue: sandboxesQueue(taskQueue),
         activities: { acquireSandbox: hostActivities.acquireSandbox },
+        ...(config.worker.maxSandboxes !== undefined
+          ? {
+              maxConcurrentActivityTaskExecutions: undefined,
+              tuner: {
+                activityTaskSlotSupplier: hostCapacitySlots(docker, deployment, config.worker.maxSandboxes),
+                workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+                localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+                nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+              },
+            }
+          : {}),
       }),
       await Worker.create({ ...common, taskQueue: hostQueue(taskQueue, hostId), activities: hostActivities }),
     );

@@ -219,6 +219,7 @@ async function startEpisode(
     task,
     policy,
     sandbox,
+    hosts: [sandbox.hostId],
     counters: emptyCounters(),
     deadlineAtMs: Date.now() + Math.min(input.budgets.deadlineMs, task.deadlineMs ?? Infinity),
     timings,

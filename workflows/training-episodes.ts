@@ -12,6 +12,7 @@ import { EpisodeInput } from '../shared/episode-input';
 import { ErrorTypes } from '../shared/errors';
 import { Outcomes, resampleAfter, resampledId } from '../shared/outcomes';
 import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';
+import type { ReplacedEpisode } from '../shared/run-metrics';
 import { rolloutEpisode } from './rollout-episode';
 
 /** One episode a training run starts: a child workflow with a deterministic id. */
@@ -26,7 +27,8 @@ export interface EpisodeSpec {
   group: string;
 }
 
-export type GroupedResult = EpisodeResult & { group: string };
+/** An episode's result in its group, with the environment failures it was sampled again after (never trained on). */
+export type GroupedResult = EpisodeResult & { group: string; replaced?: ReplacedEpisode[] };
 
 /**
  * The input of one of the run's episodes: the run's checker, budgets and sampling, seeded by sample (and `extra`: whom
@@ -94,6 +96,7 @@ export async function runEpisodes(
       const index = next++;
       const spec = specs[index]!;
       let result = await runChild(spec, spec.id);
+      const replaced: ReplacedEpisode[] = [];
       // an environment failure (a crashed sandbox, an unreachable policy, a grader fault) says nothing
       // of the policy: the episode runs again, so that its group stays whole
       // (runs started before re-sampling existed replay without it)
@@ -103,9 +106,10 @@ export async function runEpisodes(
           outcome: result.outcome,
         });
         progress.resampled = (progress.resampled ?? 0) + 1;
+        replaced.push({ workflowId: result.workflowId, outcome: result.outcome, hosts: result.hosts ?? [] });
         result = await runChild(spec, resampledId(spec.id, attempt + 1));
       }
-      results[index] = { ...result, group: spec.group };
+      results[index] = { ...result, group: spec.group, ...(replaced.length ? { replaced } : {}) };
       progress.episodesDone++;
     }
   };

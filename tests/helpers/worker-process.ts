@@ -9,13 +9,21 @@ import { waitFor } from './temporal';
  * A worker process for `address`, with its state (journal) in `stateDir`, on `taskQueue`; its artifact
  * store is `artifactsDir` (what workers on several hosts share) or the state folder's own.
  */
-export function spawnWorker(address: string, stateDir: string, taskQueue: string, artifactsDir?: string): ChildProcess {
+export function spawnWorker(
+  address: string,
+  stateDir: string,
+  taskQueue: string,
+  artifactsDir?: string,
+  /** more of its environment: a second host's DOCKER_HOST, AGENTRL_STORE, AGENTRL_MAX_SANDBOXES */
+  extraEnv: NodeJS.ProcessEnv = {},
+): ChildProcess {
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: address,
       AGENTRL_STATE_DIR: stateDir,
       ...(artifactsDir ? { AGENTRL_ARTIFACTS_DIR: artifactsDir } : {}),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

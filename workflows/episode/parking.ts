@@ -112,6 +112,7 @@ export async function resumeParked(
     return { ok: false, detail: `restoring the parked sandbox failed: ${messageOf(error)}` };
   }
   episode.sandbox = sandbox;
+  if (episode.hosts && episode.hosts.at(-1) !== sandbox.hostId) episode.hosts.push(sandbox.hostId);
   episode.parked = undefined;
   if (episode.timings) episode.timings.acquireMs += Date.now() - started;
   // parked time never counts: the deadline is what was left of the acting time

@@ -71,7 +71,8 @@ export function currentEpisodeId(): string {
 /** Writes the trajectory, tags the episode for search, and builds the result. */
 export async function finish(
   input: EpisodeInput,
-  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings' | 'stops' | 'versions' | 'parks'>,
+  episode: Pick<EpisodeState, 'task' | 'policy' | 'counters' | 'timings' | 'stops' | 'versions' | 'parks'> &
+    Partial<Pick<EpisodeState, 'hosts' | 'sandbox'>>,
   outcome: Outcome,
   score: ScoreSummary | null,
   error: string | null,
@@ -106,5 +107,6 @@ export async function finish(
     stops: episode.stops ?? [],
     ...(episode.versions ? { policyVersions: episode.versions } : {}),
     ...(episode.parks ? { parks: episode.parks } : {}),
+    hosts: episode.hosts ?? (episode.sandbox ? [episode.sandbox.hostId] : []),
   };
 }

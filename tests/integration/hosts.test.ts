@@ -1,0 +1,189 @@
+// Two sandbox hosts on one machine: the first Docker daemon and a second one (scripts/docker-host.sh), each
+// served by an episode worker process of its own (its own state folder, at most two sandboxes), the trainer
+// from its own working directory, and the S3 store between them. A training run spreads its episodes over
+// both hosts with nothing under either worker's artifacts folder; and a run survives losing a host: the
+// second daemon stopped while it holds episodes (its worker stays up) turns them into sandbox_crash, they
+// are sampled again on the other host and never trained on, no step is applied twice, and once the daemon is
+// back the reaper leaves no container on either host.
+import assert from 'node:assert/strict';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Dockerode from 'dockerode';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { labels, deploymentId } from '../../activities/sandbox/container';
+import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
+import { createS3Store, s3ClientFromEnvironment } from '../../activities/store/s3-store';
+import { createPolicyServer } from '../../serving/policy-server';
+import { IterationMetrics } from '../../shared/run-metrics';
+import { trainingProgressQuery } from '../../workflows/messages';
+import { projectRoot } from '../../workers/config';
+import { docker, startTestServer, waitFor } from '../helpers/temporal';
+import { startTrainer, taskSet } from '../helpers/training';
+import { spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
+
+const hostScript = join(projectRoot, 'scripts', 'docker-host.sh');
+const hostName = 'agentrl-host2';
+const endpoint = `http://127.0.0.1:${process.env.AGENTRL_S3_PORT ?? '9000'}`;
+const bucket = `agentrl-hosts-${randomBytes(4).toString('hex')}`;
+const url = `s3://${bucket}/deploy`;
+const second = new Dockerode({ socketPath: `/run/${hostName}.sock` });
+
+interface Host {
+  stateDir: string;
+  process: ChildProcess;
+  hostId: string;
+  docker: Dockerode;
+}
+
+describe('two sandbox hosts', () => {
+  let env: TestWorkflowEnvironment;
+  let trainer: ChildProcess | undefined;
+  let closeServer: () => Promise<void> = async () => undefined;
+  let policyServer = '';
+  const taskQueue = `hosts-${randomBytes(4).toString('hex')}`;
+  const hosts: Host[] = [];
+
+  async function startHost(dockerHost: string | null, client: Dockerode): Promise<Host> {
+    const stateDir = mkdtempSync(join(tmpdir(), 'agentrl-test-host-'));
+    const child = spawnWorker(env.address, stateDir, taskQueue, undefined, {
+      AGENTRL_STORE: url,
+      AGENTRL_MAX_SANDBOXES: '2',
+      ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}),
+    });
+    await waitReady(stateDir, child.pid!);
+    const { hostId } = JSON.parse(readFileSync(join(stateDir, 'worker.json'), 'utf8')) as { hostId: string };
+    return { stateDir, process: child, hostId, docker: client };
+  }
+
+  before(async () => {
+    const dockerHost = execFileSync('bash', [hostScript, 'start', hostName], { encoding: 'utf8' })
+      .trim()
+      .split('=')[1]!;
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_ACCESS_KEY_ID: 'agentrl-test',
+      AWS_SECRET_ACCESS_KEY: 'agentrl-test',
+      AWS_REGION: 'us-east-1',
+      AGENTRL_STORE_CACHE: mkdtempSync(join(tmpdir(), 'agentrl-test-cache-')),
+    });
+    await s3ClientFromEnvironment().send(new CreateBucketCommand({ Bucket: bucket }));
+    env = await startTestServer();
+    hosts.push(await startHost(null, docker), await startHost(dockerHost, second));
+    assert.notEqual(hosts[0]!.hostId, hosts[1]!.hostId, 'each daemon is a host of its own');
+    trainer = await startTrainer(env, taskQueue);
+    const { server } = await createPolicyServer();
+    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+    policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
+  });
+  after(async () => {
+    execFileSync('bash', [hostScript, 'start', hostName], { stdio: 'ignore' });
+    trainer?.kill('SIGTERM');
+    await closeServer();
+    await Promise.all(hosts.map((host) => stopChild(host.process)));
+    await env?.teardown();
+    delete process.env.AGENTRL_STORE_CACHE;
+  });
+
+  const runInput = (runId: string, seed: number) => ({
+    runId,
+    tasks: taskSet(['ari-avg-06', 'cmp-covers-01']),
+    evalTasks: '',
+    iterations: 2,
+    tasksPerIteration: 2,
+    groupSize: 2,
+    concurrency: 4,
+    warmStart: { episodes: 0, epochs: 1 },
+    policyServer,
+    seed,
+  });
+
+  async function metricsOf(runId: string): Promise<IterationMetrics[]> {
+    const text = (await createS3Store(`${url}/runs/${runId}`).readNamed('metrics.jsonl'))!.toString();
+    return text
+      .trim()
+      .split('\n')
+      .map((line) => IterationMetrics.parse(JSON.parse(line)));
+  }
+
+  const episodeContainers = async (client: Dockerode) =>
+    (await client.listContainers({ all: true, filters: { label: [`${labels.role}=agent`] } })).filter(
+      (container) => container.Labels[labels.episode] === deploymentId(env.address, 'default', taskQueue),
+    );
+
+  test('a training run spreads its episodes over both hosts; neither worker writes its artifacts folder', async () => {
+    const runId = `two-hosts-${randomBytes(3).toString('hex')}`;
+    const result = (await env.client.workflow.execute('trainingRun', {
+      taskQueue,
+      workflowId: runId,
+      args: [runInput(runId, 4)],
+    })) as { steps: number; runRef: string };
+    assert.equal(result.steps, 2);
+    assert.equal(result.runRef, `${url}/runs/${runId}`);
+    const metrics = await metricsOf(runId);
+    const byHost: Record<string, number> = {};
+    for (const line of metrics)
+      for (const [host, count] of Object.entries(line.train?.hosts ?? {})) byHost[host] = (byHost[host] ?? 0) + count;
+    assert.deepEqual(Object.keys(byHost).sort(), hosts.map((host) => host.hostId).sort(), JSON.stringify(byHost));
+    assert.equal(
+      Object.values(byHost).reduce((a, b) => a + b, 0),
+      8,
+    );
+    for (const host of hosts) {
+      const artifacts = join(host.stateDir, 'artifacts');
+      assert.ok(!existsSync(artifacts) || readdirSync(artifacts).length === 0, `nothing under ${artifacts}`);
+    }
+  });
+
+  test('losing a host mid-run: its episodes become sandbox_crash, are sampled again on the other, and the run completes', async () => {
+    const runId = `lose-host-${randomBytes(3).toString('hex')}`;
+    const handle = await env.client.workflow.start('trainingRun', {
+      taskQueue,
+      workflowId: runId,
+      args: [runInput(runId, 6)],
+    });
+    // the second host holds episodes of the first iteration: its daemon goes (its worker stays up)
+    await waitFor('an episode on the second host', async () => (await episodeContainers(second)).length > 0, 180_000);
+    execFileSync('bash', [hostScript, 'stop', hostName], { stdio: 'ignore' });
+    // back for the second iteration, as a repaired host comes back
+    await waitFor(
+      'the second iteration',
+      async () => ((await handle.query(trainingProgressQuery).catch(() => null))?.iteration ?? 0) >= 1,
+      400_000,
+    );
+    execFileSync('bash', [hostScript, 'start', hostName], { stdio: 'ignore' });
+    const result = (await handle.result()) as { steps: number };
+    assert.equal(result.steps, 2, 'both steps applied, each once');
+
+    const [first, secondIteration] = await metricsOf(runId);
+    const lost = hosts[1]!.hostId;
+    // the lost host's episodes ended as sandbox_crash and were sampled again, on the host that stayed
+    const resampled = first!.train!.resampled!;
+    assert.ok((resampled.outcomes.sandbox_crash ?? 0) >= 1, JSON.stringify(resampled));
+    assert.deepEqual(Object.keys(resampled.hosts), [lost], JSON.stringify(resampled));
+    assert.equal(first!.train!.episodes, 4, 'every group whole, no episode counted twice');
+    assert.ok(!first!.train!.outcomes.sandbox_crash, 'the replacements did not crash');
+    assert.equal(first!.batch?.counts.environmentFailures ?? 0, 0, 'no sandbox crash reaches the batch');
+    assert.ok(secondIteration!.train!.episodes > 0);
+    const records = await createS3Store(`${url}/runs/${runId}`).listNamed('steps');
+    assert.deepEqual(records, [`${runId}-step-1.json`, `${runId}-step-2.json`], 'one record per step');
+
+    // both hosts back: the reaper leaves no episode container on either
+    const client = env.client;
+    const deployment = deploymentId(env.address, 'default', taskQueue);
+    await waitFor(
+      'no container left on either host',
+      async () => {
+        for (const host of hosts) await reapClosedEpisodes(host.docker, client, deployment).catch(() => undefined);
+        return (await episodeContainers(docker)).length + (await episodeContainers(second)).length === 0;
+      },
+      120_000,
+    );
+  });
+});

@@ -1,0 +1,70 @@
+import type Dockerode from 'dockerode';
+import type { CustomSlotSupplier, SlotPermit, ActivitySlotInfo } from '@temporalio/worker';
+import { labels } from '../activities/sandbox/container';
+
+/**
+ * The capacity of a sandbox host (`worker.maxSandboxes`): the slot supplier of the worker that takes
+ * acquisitions (the sandboxes' queue). It grants a slot, and so polls for an acquisition, only while
+ * the host's running episode sandboxes plus the slots granted stay under the cap; a full host stops
+ * taking acquisitions and the other hosts take them. Sandboxes are counted from the Docker daemon
+ * (this deployment's agent containers that are running), so a restarted worker counts what its host
+ * already runs. Parked episodes hold no container and count for nothing.
+ */
+export function hostCapacitySlots(
+  docker: Dockerode,
+  deployment: string,
+  maxSandboxes: number,
+  pollMs = 1_000,
+): CustomSlotSupplier<ActivitySlotInfo> & { running(): Promise<number> } {
+  let granted = 0;
+  const running = async (): Promise<number> => {
+    const containers = await docker.listContainers({
+      filters: { label: [`${labels.episode}=${deployment}`, `${labels.role}=agent`], status: ['running', 'created'] },
+    });
+    return containers.length;
+  };
+  const fits = async (): Promise<boolean> => {
+    try {
+      return (await running()) + granted < maxSandboxes;
+    } catch {
+      return false; // a daemon that does not answer takes no acquisitions
+    }
+  };
+  return {
+    type: 'custom',
+    running,
+    async reserveSlot(_context, abortSignal): Promise<SlotPermit> {
+      for (;;) {
+        if (abortSignal.aborted) throw abortError();
+        if (await fits()) {
+          granted++;
+          return {};
+        }
+        await new Promise<void>((resolveWait, rejectWait) => {
+          const timer = setTimeout(resolveWait, pollMs);
+          abortSignal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              rejectWait(abortError());
+            },
+            { once: true },
+          );
+        });
+      }
+    },
+    tryReserveSlot() {
+      return null; // eager tasks would skip the count: acquisitions always come through a poll
+    },
+    markSlotUsed() {},
+    releaseSlot() {
+      granted = Math.max(0, granted - 1);
+    },
+  };
+}
+
+function abortError(): Error {
+  const error = new Error('slot reservation aborted');
+  error.name = 'AbortError';
+  return error;
+}
