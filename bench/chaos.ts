@@ -5,8 +5,10 @@
 // Faults: the episode worker (kill -9), the Temporal dev server (kill -9; the CLI's supervisor starts
 // it again), the trainer worker in the middle of a step (kill -9), the policy server (kill -9), the
 // Docker daemon (stopped and started again: the containers die, their episodes become sandbox_crash
-// and are sampled again), and the artifact store's disk (a small tmpfs filled until writes fail,
-// then freed). Needs root (dockerd, mount). `--only NAME[,NAME]` picks faults; `--seed N`.
+// and are sampled again), a whole second sandbox host (its daemon, scripts/docker-host.sh, stopped
+// while it holds an episode and started again later; its worker stays up), and the artifact store's
+// disk (a small tmpfs filled until writes fail, then freed). Needs root (dockerd, mount).
+// `--only NAME[,NAME]` picks faults; `--seed N`.
 import { localPathOf } from '../activities/store/local-copy';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
@@ -76,6 +78,14 @@ const sampling = (k: number) => (printed: string) =>
   );
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const dockerAnswers = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
+// the second sandbox host (scripts/docker-host.sh) and its worker, for the `host` fault
+const hostScript = join(projectRoot, 'scripts', 'docker-host.sh');
+const secondHost = { DOCKER_HOST: 'unix:///run/agentrl-host2.sock' };
+let secondWorker: ReturnType<typeof spawn> | null = null;
+const episodesOn = (env: NodeJS.ProcessEnv) =>
+  (
+    spawnSync('docker', ['ps', '-q', '--filter', 'label=agentrl.role=agent'], { env, encoding: 'utf8' }).stdout ?? ''
+  ).trim().length > 0;
 
 const faults: Fault[] = [
   {
@@ -109,13 +119,55 @@ const faults: Fault[] = [
     name: 'docker',
     when: sampling,
     inject: async () => {
-      spawnSync('pkill', ['-x', 'dockerd']);
-      // it stops its containers first; a second daemon cannot start until it is gone
-      for (let i = 0; i < 1200 && spawnSync('pgrep', ['-x', 'dockerd']).status === 0; i++) await sleep(100);
+      // the first daemon only (a second host's daemon runs beside it)
+      const pid = Number(readFileSync('/var/run/docker.pid', 'utf8'));
+      process.kill(pid, 'SIGTERM');
+      // it stops its containers first; a new daemon cannot start until it is gone
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 1200 && alive(); i++) await sleep(100);
       const log = openSync(join(projectRoot, '.agentrl', 'dockerd.log'), 'a');
       spawn('dockerd', [], { detached: true, stdio: ['ignore', log, log] }).unref();
     },
     recovered: async () => dockerAnswers(),
+  },
+  {
+    name: 'host',
+    setUp: (c) => {
+      // two hosts of one sandbox each, so the iteration's episodes spread over both; the server first, for the
+      // second host's worker to connect to (the CLI's run finds it running)
+      Object.assign(c.env, { AGENTRL_MAX_SANDBOXES: '1' });
+      execFileSync('bash', [hostScript, 'start'], { stdio: 'ignore' });
+      spawnSync(process.execPath, [cli, 'server', 'start'], { env: c.env, stdio: 'ignore' });
+      secondWorker = spawn(process.execPath, [cli, 'worker'], {
+        env: {
+          ...c.env,
+          ...secondHost,
+          AGENTRL_STATE_DIR: join(c.state, 'hosts', 'agentrl-host2'),
+          AGENTRL_ARTIFACTS_DIR: join(c.state, 'artifacts'),
+        },
+        stdio: 'ignore',
+      });
+    },
+    when: () => () => episodesOn({ ...process.env, ...secondHost }),
+    inject: async () => {
+      // the host goes away with its episodes (its worker stays up), and comes back a while later
+      execFileSync('bash', [hostScript, 'stop'], { stdio: 'ignore' });
+      await sleep(5_000);
+      execFileSync('bash', [hostScript, 'start'], { stdio: 'ignore' });
+    },
+    recovered: async () => spawnSync('bash', [hostScript, 'status'], { stdio: 'ignore' }).status === 0,
+    tearDown: (c) => {
+      spawnSync(process.execPath, [cli, 'reap'], { env: { ...c.env, ...secondHost }, stdio: 'ignore' });
+      secondWorker?.kill('SIGTERM');
+      secondWorker = null;
+    },
   },
   {
     name: 'disk',
@@ -209,9 +261,9 @@ async function chaos(fault: Fault, port: number): Promise<Row> {
     ? runFigures(localPathOf(result.runRef)!)
     : { lost: expectedEpisodes, twice: 0, trainedOnFailed: 0, stepsTwice: 0 };
   spawnSync(process.execPath, [cli, 'reap'], { env, stdio: 'ignore' });
+  fault.tearDown?.(context);
   const left = leftovers(result?.runRef.split('/').at(-1) ?? '');
   spawnSync(process.execPath, [cli, 'server', 'stop'], { env, stdio: 'ignore' });
-  fault.tearDown?.(context);
   return {
     fault: fault.name,
     recoverS: injectedAt !== null && recoveredAt !== null ? (recoveredAt - injectedAt) / 1000 : null,
@@ -262,15 +314,17 @@ function batchEpisodeIds(path: string): string[] {
   return JSON.parse(header.__metadata__?.episodeIds ?? '[]') as string[];
 }
 
-/** Containers and volumes of the run still present after reaping. */
+/** Containers and volumes of the run still present after reaping, on the first host and the second. */
 function leftovers(runId: string): Pick<Row, 'containersLeft' | 'volumesLeft'> {
   const labelled = (kind: 'ps' | 'volume') => {
     const args =
       kind === 'ps'
         ? ['ps', '-a', '--format', '{{.Label "agentrl.workflow-id"}}']
         : ['volume', 'ls', '--format', '{{.Label "agentrl.workflow-id"}}'];
-    const out = spawnSync('docker', args, { encoding: 'utf8' }).stdout ?? '';
-    return out.split('\n').filter((id) => runId && id.startsWith(runId)).length;
+    return [process.env, { ...process.env, ...secondHost }]
+      .map((env) => spawnSync('docker', args, { env, encoding: 'utf8' }).stdout ?? '')
+      .flatMap((out) => out.split('\n'))
+      .filter((id) => runId && id.startsWith(runId)).length;
   };
   return { containersLeft: labelled('ps'), volumesLeft: labelled('volume') };
 }

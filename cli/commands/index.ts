@@ -7,7 +7,9 @@ import { policyServer } from './policy-server';
 import { reap } from './reap';
 import { server } from './server';
 import { taskBuild, taskImport, taskValidate } from './task';
+import { status } from './status';
 import { train } from './train';
+import { up } from './up';
 import { worker } from './worker';
 
 /** Every command of `npx agentrl`, in the order `--help` lists them; a two-word name is a subcommand. */
@@ -21,6 +23,8 @@ export const commands: Record<string, Command> = {
   'task import': taskImport,
   'task build': taskBuild,
   server,
+  up,
+  status,
   worker,
   'policy-server': policyServer,
   reap,

@@ -1,4 +1,5 @@
 import { codeVersion } from '../../workers/code-version';
+import { upName } from './up';
 import { loadConfig } from '../../workers/config';
 import { log, type Command } from '../command';
 import {
@@ -18,7 +19,7 @@ export const server: Command = {
     '',
     '  start    start the embedded Temporal dev server (SQLite file in the state folder, Web UI, search attributes',
     '           registered), or find the one that runs',
-    '  stop     stop the background episode worker, trainer worker, policy servers and model servers, then the ' +
+    '  stop     stop `up`, the background episode worker, trainer worker, policy servers and model servers, then the ' +
       'dev server',
     '  status   whether a server answers at the configured address (and whether this project started it), and the',
     '           background services with their pids',
@@ -38,6 +39,7 @@ export const server: Command = {
           `${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ' (not started by this project)'}`,
       );
     } else if (action === 'stop') {
+      await stopServices(config, upName); // first: it would start the others again
       await stopServices(config, workerName);
       await stopServices(config, 'trainer');
       await stopServices(config, 'policy-server');

@@ -1,0 +1,77 @@
+import { Client, Connection } from '@temporalio/client';
+import type { TrainingProgress } from '../../shared/training-run';
+import { trainingProgressQuery } from '../../workflows/messages';
+import { codeVersion } from '../../workers/code-version';
+import { loadConfig } from '../../workers/config';
+import type { Command } from '../command';
+import { devServerName, devServerStatus, listServices, workerName } from '../services';
+import { iterationHeader, iterationRow } from '../training';
+
+export const status: Command = {
+  summary: "this host's services, and a training run's live progress (from any machine that reaches Temporal)",
+  usage: [
+    'Usage: npx agentrl status [RUN]',
+    '',
+    "Prints the Temporal server this host talks to and this host's services (episode worker with its host id,",
+    'trainer, policy and model servers, `up`) with their pids. With RUN (a training run id, i.e. its workflow id)',
+    "also the run's state from the workflow's progress query: phase, iteration, episodes, step, policy version,",
+    'the last iteration as a table row, and for an asynchronous run its pool. The query goes through Temporal, so',
+    'it works from any machine configured for the same server (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE).',
+  ].join('\n'),
+  options: {},
+  positionals: true,
+  async run(_values, positionals) {
+    if (positionals.length > 1) throw new Error(`status: one run at a time, got ${positionals.join(' ')}`);
+    const config = loadConfig();
+    const server = await devServerStatus(config);
+    console.log(
+      `server: ${server.running ? 'answering' : 'not answering'} at ${server.address} (namespace ` +
+        `${config.temporal.namespace})${server.pid ? `, dev server pid ${server.pid}` : ''}`,
+    );
+    const services = listServices(config).filter((service) => service.name !== devServerName && service.alive);
+    if (!services.some((service) => service.name === workerName)) console.log('worker: none on this host');
+    for (const { name, record } of services) {
+      const stale = record.codeVersion !== codeVersion() ? ' (older than this checkout)' : '';
+      const host = record.hostId ? `, host ${record.hostId}` : '';
+      console.log(
+        `${name}: pid ${record.pid}${host}, code ${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`,
+      );
+    }
+    const run = positionals[0];
+    if (!run) return 0;
+    if (!server.running) throw new Error(`status ${run}: no Temporal server answers at ${server.address}`);
+    const connection = await Connection.connect({ address: config.temporal.address });
+    try {
+      const handle = new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(run);
+      const description = await handle.describe().catch((error: Error) => {
+        throw new Error(`status ${run}: no such run (${error.message.split('\n')[0]})`);
+      });
+      console.log(
+        `run ${run}: ${description.status.name.toLowerCase()} (${description.type}, started ${description.startTime.toISOString()})`,
+      );
+      if (description.type !== 'trainingRun') return 0;
+      if (description.status.name !== 'RUNNING') {
+        if (description.status.name === 'COMPLETED') {
+          const result = (await handle.result()) as { steps?: number; policyVersion?: string; reportRef?: string };
+          console.log(`  steps ${result.steps}, policy ${result.policyVersion}, report ${result.reportRef}`);
+        }
+        return 0;
+      }
+      const progress = (await handle.query(trainingProgressQuery)) as TrainingProgress;
+      console.log(
+        `  ${progress.phase}: iteration ${progress.iteration + 1}/${progress.iterations}, episodes ` +
+          `${progress.episodesDone}/${progress.episodesTotal}, step ${progress.step}, policy ` +
+          `${progress.policyVersion ?? '-'}${progress.resampled ? `, resampled ${progress.resampled}` : ''}`,
+      );
+      if (progress.pool)
+        console.log(
+          `  pool: ${progress.pool.inFlight} in flight (${progress.pool.parked} parked), ${progress.pool.ready} ` +
+            `group(s) ready, trainer ${progress.pool.training ? 'busy' : 'idle'}`,
+        );
+      if (progress.last) console.log(`${iterationHeader}\n${iterationRow(progress.last)}`);
+    } finally {
+      await connection.close();
+    }
+    return 0;
+  },
+};
