@@ -30,7 +30,7 @@ export const up: Command = {
     '',
     "Starts this host's services, or finds them running, and keeps them up: every 2 s each is checked and one",
     'that died is started again, as `train` does while it follows a run. So a run started from the Temporal UI',
-    'or CLI (e.g. `temporal workflow start --type trainingRun --task-queue agentrl-episodes --input {}`) survives',
+    'or CLI (workflow type trainingRun on the task queue agentrl-episodes, input {}) survives',
     'a killed worker, trainer or policy server with no agentrl command waiting on it. Stopping `up` (Ctrl-C,',
     'SIGTERM) leaves the services running; `npx agentrl server stop` stops them.',
     '',
