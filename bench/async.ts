@@ -32,7 +32,7 @@ import { defaultTaskQueue } from '../shared/task-queues';
 import type { IterationMetrics } from '../shared/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
-import { loadConfig, projectRoot } from '../workers/config';
+import { loadConfig, projectRoot, temporalConnection } from '../workers/config';
 
 const { values } = parseArgs({
   options: {
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
     trainerService(config, log),
     policyServerService(config, policyPort, log),
   ]);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const report: Record<string, unknown> = {};
   try {

@@ -3,7 +3,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { EpisodeProgress, EpisodeResult } from '../shared/episode';
 import { episodeProgressQuery } from '../workflows/messages';
 import { defaultTaskQueue } from '../shared/task-queues';
-import type { LoadedConfig } from '../workers/config';
+import { temporalConnection, type LoadedConfig } from '../workers/config';
 import { ensureWorker, startDevServer } from './services';
 import { baseServices, superviseServices, type SupervisedService } from './supervisor';
 
@@ -18,7 +18,7 @@ export async function connectWithWorker(
 ): Promise<{ client: Client; close: () => Promise<void> }> {
   await startDevServer(config, log);
   await ensureWorker(config, defaultTaskQueue, log);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnection(config));
   const supervisor = superviseServices([...baseServices(config, log), ...more], log);
   return {
     client: new Client({ connection, namespace: config.temporal.namespace }),

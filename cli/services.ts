@@ -12,7 +12,7 @@ import { searchAttributeServerArgs, SearchAttributes } from '../shared/search-at
 import { servingPorts } from '../shared/serving-ports';
 import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
-import { projectRoot, type LoadedConfig } from '../workers/config';
+import { projectRoot, temporalConnection, type LoadedConfig } from '../workers/config';
 
 /**
  * The background services the CLI starts and finds again: the Temporal dev server, the episode
@@ -292,7 +292,7 @@ export async function startDevServer(
 export async function ensureSearchAttributes(config: LoadedConfig, log: (line: string) => void): Promise<void> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...temporalConnection(config), connectTimeout: 5_000 });
     const { customAttributes } = await connection.operatorService.listSearchAttributes({
       namespace: config.temporal.namespace,
     });

@@ -1,3 +1,5 @@
+import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
+import type { ConnectionOptions } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -30,8 +32,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const parsed = AgentrlConfig.safeParse(raw);
   if (!parsed.success) throw new Error(`invalid configuration:\n${describeIssues(configPath, parsed.error)}`);
   const config = parsed.data;
-  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
-  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  // the SDK's own convention (a profile of TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml chosen by
+  // TEMPORAL_PROFILE, with TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ... over it) wins over temporal.yaml
+  const profile = temporalProfile(env);
+  if (profile.address) config.temporal.address = profile.address;
+  if (profile.namespace) config.temporal.namespace = profile.namespace;
   const stateDir = absolute(env.AGENTRL_STATE_DIR ?? config.stateDir);
   const artifactsDir = absolute(
     env.AGENTRL_ARTIFACTS_DIR ?? (env.AGENTRL_STATE_DIR ? resolve(stateDir, 'artifacts') : config.artifactsDir),
@@ -58,4 +63,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
 
 function absolute(path: string): string {
   return isAbsolute(path) ? path : resolve(projectRoot, path);
+}
+
+function temporalProfile(env: NodeJS.ProcessEnv) {
+  try {
+    return loadClientConfigProfile({ overrideEnvVars: env as Record<string, string> });
+  } catch (error) {
+    throw new Error(`Temporal connection profile: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * How to connect to Temporal: the configured address, and TLS, API key and gRPC metadata from the SDK's
+ * environment configuration (@temporalio/envconfig: the profile file and TEMPORAL_TLS*, TEMPORAL_API_KEY,
+ * TEMPORAL_GRPC_META_*), so pointing a deployment at Temporal Cloud or a secured cluster is configuration.
+ * Secrets stay in the process: nothing here is written to a record or a log.
+ */
+export function temporalConnection(
+  config: Pick<AgentrlConfig, 'temporal'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { address: string; apiKey?: string; tls?: NonNullable<ConnectionOptions['tls']>; metadata?: Record<string, string> } {
+  const { connectionOptions } = toClientOptions(temporalProfile(env));
+  return {
+    address: config.temporal.address,
+    ...(connectionOptions.apiKey ? { apiKey: connectionOptions.apiKey as string } : {}),
+    ...(connectionOptions.tls !== undefined && connectionOptions.tls !== null ? { tls: connectionOptions.tls } : {}),
+    ...(connectionOptions.metadata ? { metadata: connectionOptions.metadata as Record<string, string> } : {}),
+  };
 }

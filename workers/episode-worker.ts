@@ -7,7 +7,7 @@ import { hostCapacitySlots } from './host-capacity';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
-import { projectRoot, type LoadedConfig } from './config';
+import { projectRoot, temporalConnection, type LoadedConfig } from './config';
 import { createWorkerMetrics, serveMetrics } from './metrics';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
@@ -35,8 +35,8 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const taskQueue = options.taskQueue ?? defaultTaskQueue;
   const docker = new Dockerode();
   const hostId = await dockerHostId(docker, config.stateDir);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnection(config));
+  const clientConnection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const deployment = deploymentId(config.temporal.address, config.temporal.namespace, taskQueue);
   const deps = { docker, config, hostId, projectRoot, deployment, codeVersion: codeVersion() };

@@ -1,7 +1,7 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ResumeRequest } from '../../shared/episode-input';
 import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
-import { loadConfig } from '../../workers/config';
+import { loadConfig, temporalConnection } from '../../workers/config';
 import { positiveInt, type Command } from '../command';
 
 export const episodeResume: Command = {
@@ -38,7 +38,7 @@ export const episodeResume: Command = {
       segment: segmentTurns ? { maxTurns: segmentTurns } : null,
     });
     const config = loadConfig();
-    const connection = await Connection.connect({ address: config.temporal.address });
+    const connection = await Connection.connect(temporalConnection(config));
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
       const handle = client.workflow.getHandle(workflowId);

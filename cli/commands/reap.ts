@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { deploymentId } from '../../activities/sandbox/container';
 import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
 import { defaultTaskQueue } from '../../shared/task-queues';
-import { loadConfig } from '../../workers/config';
+import { loadConfig, temporalConnection } from '../../workers/config';
 import type { Command } from '../command';
 
 export const reap: Command = {
@@ -20,7 +20,7 @@ export const reap: Command = {
   options: { 'task-queue': { type: 'string' } },
   async run(values) {
     const config = loadConfig();
-    const connection = await Connection.connect({ address: config.temporal.address });
+    const connection = await Connection.connect(temporalConnection(config));
     try {
       const deployment = deploymentId(
         config.temporal.address,

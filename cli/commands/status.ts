@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { TrainingProgress } from '../../shared/training-run';
 import { trainingProgressQuery } from '../../workflows/messages';
 import { codeVersion } from '../../workers/code-version';
-import { loadConfig } from '../../workers/config';
+import { loadConfig, temporalConnection } from '../../workers/config';
 import type { Command } from '../command';
 import { devServerName, devServerStatus, listServices, workerName } from '../services';
 import { iterationHeader, iterationRow } from '../training';
@@ -40,7 +40,7 @@ export const status: Command = {
     const run = positionals[0];
     if (!run) return 0;
     if (!server.running) throw new Error(`status ${run}: no Temporal server answers at ${server.address}`);
-    const connection = await Connection.connect({ address: config.temporal.address });
+    const connection = await Connection.connect(temporalConnection(config));
     try {
       const handle = new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(run);
       const description = await handle.describe().catch((error: Error) => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDurationMs } from '../../shared/duration';
 import { EpisodeInput } from '../../shared/episode-input';
-import { loadConfig } from '../../workers/config';
+import { loadConfig, temporalConnection } from '../../workers/config';
 
 describe('durations', () => {
   test('parse units and milliseconds', () => {
@@ -54,6 +54,34 @@ describe('configuration', () => {
     assert.throws(
       () => loadConfig({ AGENTRL_CONFIG: join(dir, 'missing.yaml') }),
       /AGENTRL_CONFIG points to .*missing\.yaml, which does not exist/,
+    );
+  });
+  test("Temporal's own environment configuration: a profile file, TEMPORAL_* over it, TLS and an API key for connections", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-envconfig-'));
+    const file = join(dir, 'temporal.toml');
+    writeFileSync(
+      file,
+      '[profile.default]\naddress = "127.0.0.1:7233"\n\n[profile.cloud]\naddress = "ns.acct.tmprl.cloud:7233"\n' +
+        'namespace = "ns.acct"\napi_key = "secret-key"\n',
+    );
+    const cloud = { TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'cloud', AGENTRL_STATE_DIR: dir };
+    const config = loadConfig(cloud);
+    assert.deepEqual([config.temporal.address, config.temporal.namespace], ['ns.acct.tmprl.cloud:7233', 'ns.acct']);
+    assert.deepEqual(temporalConnection(config, cloud), {
+      address: 'ns.acct.tmprl.cloud:7233',
+      apiKey: 'secret-key',
+      tls: true,
+    });
+    // an environment variable wins over the profile; no profile and no variable leave temporal.yaml's
+    assert.equal(loadConfig({ ...cloud, TEMPORAL_ADDRESS: '10.1.1.1:7233' }).temporal.address, '10.1.1.1:7233');
+    assert.equal(
+      loadConfig({ TEMPORAL_CONFIG_FILE: join(dir, 'none.toml'), AGENTRL_STATE_DIR: dir }).temporal.address,
+      '127.0.0.1:7233',
+    );
+    assert.deepEqual(temporalConnection(loadConfig({ AGENTRL_STATE_DIR: dir }), {}), { address: '127.0.0.1:7233' });
+    assert.throws(
+      () => loadConfig({ ...cloud, TEMPORAL_PROFILE: 'nope' }),
+      /Temporal connection profile: Profile 'nope' not found/,
     );
   });
 });

@@ -17,9 +17,11 @@ import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from typing import Any
 
 import torch
 from temporalio.client import Client
+from temporalio.envconfig import ClientConfig
 from temporalio.worker import Worker
 
 from .init_policy import init_policy_activity
@@ -35,18 +37,26 @@ GRACEFUL_SHUTDOWN = timedelta(seconds=30)
 MAX_HEARTBEAT_THROTTLE = timedelta(seconds=1)
 
 
+def connect_config() -> dict[str, Any]:
+    """The SDK's environment configuration (temporalio.envconfig): a profile of TEMPORAL_CONFIG_FILE or
+    ~/.config/temporalio/temporal.toml chosen by TEMPORAL_PROFILE, with TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+    TEMPORAL_API_KEY, TEMPORAL_TLS* over it: address, namespace, TLS and API key, as the TypeScript side reads them."""
+    return dict(ClientConfig.load_client_connect_config())
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command-line options, with TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE as fallbacks for the flags."""
+    """Command-line options; the SDK's environment configuration (connect_config) gives the defaults."""
+    profile = connect_config()
     parser = argparse.ArgumentParser(prog="python -m agentrl_trainer.worker", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--address",
-        default=os.environ.get("TEMPORAL_ADDRESS") or DEFAULT_ADDRESS,
-        help="Temporal frontend host:port (env TEMPORAL_ADDRESS; default %(default)s)",
+        default=profile.get("target_host") or DEFAULT_ADDRESS,
+        help="Temporal frontend host:port (env TEMPORAL_ADDRESS or the profile; default %(default)s)",
     )
     parser.add_argument(
         "--namespace",
-        default=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
-        help="Temporal namespace (env TEMPORAL_NAMESPACE; default %(default)s)",
+        default=profile.get("namespace") or DEFAULT_NAMESPACE,
+        help="Temporal namespace (env TEMPORAL_NAMESPACE or the profile; default %(default)s)",
     )
     parser.add_argument("--task-queue", default=TASK_QUEUE, help="task queue to serve (default %(default)s)")
     return parser.parse_args(argv)
@@ -58,7 +68,9 @@ async def run_worker(address: str, namespace: str, task_queue: str) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    client = await Client.connect(address, namespace=namespace)
+    # TLS, API key and gRPC metadata from the profile and environment; address and namespace as given
+    extra = {key: value for key, value in connect_config().items() if key not in ("target_host", "namespace")}
+    client = await Client.connect(address, namespace=namespace, **extra)
     # one thread and one slot: training steps of a run are sequential and each wants the whole device
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trainOnBatch") as executor:
         worker = Worker(

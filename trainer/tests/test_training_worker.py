@@ -260,3 +260,22 @@ def test_kill_9_mid_step_then_a_restarted_worker_applies_the_step_exactly_once(t
     assert reference["metrics"]["importanceWeight"] == pytest.approx(
         result["metrics"]["importanceWeight"], rel=1e-5, abs=1e-6
     )
+
+
+def test_the_worker_reads_temporal_profiles_and_environment_as_the_sdk_defines_them(tmp_path, monkeypatch):
+    from agentrl_trainer.worker import connect_config, parse_args
+
+    profile = tmp_path / "temporal.toml"
+    profile.write_text(
+        '[profile.cloud]\naddress = "ns.acct.tmprl.cloud:7233"\nnamespace = "ns.acct"\napi_key = "secret-key"\n'
+    )
+    monkeypatch.setenv("TEMPORAL_CONFIG_FILE", str(profile))
+    monkeypatch.setenv("TEMPORAL_PROFILE", "cloud")
+    monkeypatch.delenv("TEMPORAL_ADDRESS", raising=False)
+    monkeypatch.delenv("TEMPORAL_NAMESPACE", raising=False)
+    args = parse_args([])
+    assert (args.address, args.namespace) == ("ns.acct.tmprl.cloud:7233", "ns.acct")
+    assert connect_config()["api_key"] == "secret-key" and connect_config()["tls"] is True
+    monkeypatch.setenv("TEMPORAL_ADDRESS", "10.1.1.1:7233")  # the environment wins over the profile
+    assert parse_args([]).address == "10.1.1.1:7233"
+    assert parse_args(["--address", "h:1"]).address == "h:1"  # a flag wins over both
