@@ -13,12 +13,14 @@ import {
   readMetrics,
   readState,
   runRefOf,
+  runStore,
   writeManifest,
   writeMetrics,
   writeState,
   type RunManifest,
 } from './run-records';
 import { writeReport } from './run-report';
+import { tensorboardEvents, tensorboardFile } from './tensorboard';
 import type { ArtifactStore } from '../store/artifact-store';
 
 export interface RunActivityDeps {
@@ -145,7 +147,10 @@ export function createRunActivities(deps: RunActivityDeps) {
       return loadWeights(input.url, input.policyRef);
     },
 
-    /** Writes one iteration's line of metrics.jsonl (a retry replaces it) and the report. */
+    /**
+     * Writes one iteration's line of metrics.jsonl (a retry replaces it), the TensorBoard event file of all
+     * lines so far, and the report.
+     */
     async recordIteration(input: { runRef: string; metrics: IterationMetrics | null }): Promise<string> {
       const { metrics } = input;
       const lines = await readMetrics(input.runRef);
@@ -153,6 +158,12 @@ export function createRunActivities(deps: RunActivityDeps) {
       if (metrics) kept.push(metrics);
       kept.sort((a, b) => a.iteration - b.iteration);
       await writeMetrics(input.runRef, kept);
+      // the same figures for TensorBoard, beside metrics.jsonl
+      const started = Date.parse((await readManifest(input.runRef))?.createdAt ?? '') / 1000;
+      await runStore(input.runRef).writeNamed(
+        tensorboardFile,
+        tensorboardEvents(kept, Number.isFinite(started) ? started : 0),
+      );
       return writeReport(input.runRef, kept);
     },
   };

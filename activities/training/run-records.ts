@@ -17,6 +17,7 @@ import { openArtifactStore } from '../store/open-store';
  *   runs/<run>/metrics.jsonl       one IterationMetrics line per iteration
  *   runs/<run>/batches/<name>.safetensors
  *   runs/<run>/report.md, reward.svg, staleness.svg
+ *   runs/<run>/events.out.tfevents.0.agentrl   the metrics as TensorBoard scalars (tensorboard.ts)
  */
 
 /** The reference of run `runId` in `store`. */

@@ -197,6 +197,35 @@ describe('trainingRun', () => {
     assert.equal(result.policyVersion, `${runId}-step-3`);
     assert.match(readFileSync(localPathOf(result.reportRef)!, 'utf8'), new RegExp(`\\| 0 \\| ${runId}-step-1 \\|`));
     assert.match(readFileSync(join(runDir, 'reward.svg'), 'utf8'), /^<svg/);
+    // the same figures as TensorBoard scalars, read by TensorBoard's own reader: a point per iteration
+    const scalars = JSON.parse(
+      execFileSync(python, [join(projectRoot, 'tests', 'fixtures', 'read_tensorboard.py'), runDir], {
+        encoding: 'utf8',
+      }),
+    ) as Record<string, [number, number][]>;
+    for (const tag of [
+      'train/meanReward',
+      'train/trueSuccess',
+      'eval/meanReward',
+      'training/loss',
+      'training/klK3',
+      'training/gradNorm',
+      'time/wallS',
+      'time/inferenceS',
+      'batch/rows',
+    ])
+      assert.ok(scalars[tag], `${tag} among ${Object.keys(scalars).sort().join(', ')}`);
+    assert.ok(Object.keys(scalars).some((tag) => tag.startsWith('train/outcomes/')));
+    assert.deepEqual(
+      scalars['train/meanReward']!.map(([step]) => step),
+      metrics.filter((line) => line.train?.meanReward != null).map((line) => line.iteration + 1),
+    );
+    const first = metrics.find((line) => line.training)!;
+    assert.ok(
+      Math.abs(scalars['training/loss']!.find(([step]) => step === first.iteration + 1)![1] - first.training!.loss) <
+        1e-4,
+      'the values are the metrics lines',
+    );
 
     // the recorded behaviour log-probs are what the trainer computes for the policy that sampled them
     // (iteration 0 sampled with the warm-started step 1)
