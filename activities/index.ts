@@ -3,6 +3,7 @@ import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
 import { createScoringActivities } from './checker/scoring';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
+import type { ArtifactStore } from './store/artifact-store';
 import { configuredStore } from './store/open-store';
 import { createEpisodeRecordActivities } from './store/episode-records';
 import { createPrepareEpisodeActivities } from './tasks/prepare-episode';
@@ -32,11 +33,18 @@ export interface ActivityDeps {
   deployment: string;
   /** recorded in training runs' manifests */
   codeVersion: string;
+  /** wraps the store the activities use (the worker's metrics count its traffic) */
+  observeStore?: (store: ArtifactStore) => ArtifactStore;
 }
+
+const storeOf = (deps: ActivityDeps): ArtifactStore => {
+  const store = configuredStore(deps.config);
+  return deps.observeStore ? deps.observeStore(store) : store;
+};
 
 /** Activities that any worker may run (no sandbox involved): preparation, records, the run's folder and batches. */
 export function createEpisodeActivities(deps: ActivityDeps) {
-  const store = configuredStore(deps.config);
+  const store = storeOf(deps);
   return {
     ...createPrepareEpisodeActivities({
       store,
@@ -56,7 +64,7 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 
 /** Activities bound to this host's Docker engine: acquisition, turns, scoring, release. */
 export function createHostActivities(deps: ActivityDeps) {
-  const store = configuredStore(deps.config);
+  const store = storeOf(deps);
   const journalDir = join(deps.config.stateDir, 'journal');
   const lifecycle = createSandboxLifecycleActivities({
     docker: deps.docker,

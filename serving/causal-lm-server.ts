@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BatchingGenerator, loadCausalLm, type CausalLm } from './causal-lm';
 import { createJsonServer, readJsonBody, sendJson as send } from './http';
 import { localCopyOf } from '../activities/store/local-copy';
+import { createServingMetrics } from './metrics';
 
 /**
  * The embedded server of a Hugging Face causal LM (serving/causal-lm.ts) behind the subset of
@@ -123,6 +124,8 @@ export async function createCausalLmServer(
       if (inFlight === 0 && drained) drained();
     }
     const ids = generation.tokenIds;
+    metrics.generated.inc(ids.length);
+    metrics.prompted.inc(request.prompt.length);
     const stopReason = generation.finishReason === 'stop' ? ids.at(-1)! : null;
     send(response, 200, {
       id: `cmpl-${Date.now().toString(16)}`,
@@ -154,82 +157,88 @@ export async function createCausalLmServer(
     });
   };
 
-  const server = createJsonServer(async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    try {
-      if (request.method === 'GET' && url.pathname === '/v1/models') {
-        return send(response, 200, {
-          object: 'list',
-          data: [
-            {
-              id: options.name,
-              object: 'model',
-              created: 0,
-              owned_by: 'agentrl',
-              root: model.dir,
-              parent: null,
-              max_model_len: model.window,
-            },
-          ],
-        });
+  const metrics = createServingMetrics('model_server');
+  metrics.versions.set(1);
+  const server = createJsonServer(
+    metrics.instrument(async (request, response) => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      try {
+        if (request.method === 'GET' && url.pathname === '/v1/models') {
+          return send(response, 200, {
+            object: 'list',
+            data: [
+              {
+                id: options.name,
+                object: 'model',
+                created: 0,
+                owned_by: 'agentrl',
+                root: model.dir,
+                parent: null,
+                max_model_len: model.window,
+              },
+            ],
+          });
+        }
+        if (request.method === 'GET' && url.pathname === '/weight_info')
+          return send(response, 200, { weight_version: version });
+        if (request.method === 'GET' && url.pathname === '/is_paused')
+          return send(response, 200, { is_paused: paused });
+        if (request.method !== 'POST')
+          return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
+        const read = await readJsonBody(request);
+        if (read === undefined || read === null || typeof read !== 'object' || Array.isArray(read))
+          return fail(response, 400, 'BadRequestError', 'the body is not a JSON object');
+        const body: object = read;
+        switch (url.pathname) {
+          case '/v1/completions':
+            return await complete(body, response);
+          case '/tokenize': {
+            const prompt = (body as { prompt?: unknown }).prompt;
+            if (typeof prompt !== 'string') return fail(response, 400, 'BadRequestError', 'prompt must be a string');
+            const tokens = tokenizer.encodeMarkup(prompt);
+            return send(response, 200, { count: tokens.length, max_model_len: model.window, tokens, token_strs: null });
+          }
+          case '/pause': {
+            paused = true;
+            if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+            drained = null;
+            return send(response, 200, { status: 'paused' });
+          }
+          case '/resume':
+            paused = false;
+            return send(response, 200, { status: 'resumed' });
+          case '/collective_rpc': {
+            const { method, kwargs } = body as { method?: unknown; kwargs?: { weights_path?: unknown } };
+            if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string')
+              return fail(
+                response,
+                400,
+                'BadRequestError',
+                'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served',
+              );
+            if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
+            model = await loadCausalLm(await localCopyOf(kwargs.weights_path), version);
+            metrics.loads.inc();
+            generator = new BatchingGenerator(model);
+            weightsPath = kwargs.weights_path;
+            return send(response, 200, { results: [null] });
+          }
+          case '/update_weight_version': {
+            const next = (body as { new_version?: unknown }).new_version;
+            if (typeof next !== 'string' || next === '')
+              return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
+            version = next;
+            model = { ...model, version };
+            await options.onPublished?.({ weightsPath, version });
+            return send(response, 200, { success: true, new_version: version });
+          }
+          default:
+            return fail(response, 404, 'NotFoundError', `no route POST ${url.pathname}`);
+        }
+      } catch (error) {
+        fail(response, 500, 'InternalServerError', (error as Error).message);
       }
-      if (request.method === 'GET' && url.pathname === '/weight_info')
-        return send(response, 200, { weight_version: version });
-      if (request.method === 'GET' && url.pathname === '/is_paused') return send(response, 200, { is_paused: paused });
-      if (request.method !== 'POST')
-        return fail(response, 404, 'NotFoundError', `no route ${request.method} ${url.pathname}`);
-      const read = await readJsonBody(request);
-      if (read === undefined || read === null || typeof read !== 'object' || Array.isArray(read))
-        return fail(response, 400, 'BadRequestError', 'the body is not a JSON object');
-      const body: object = read;
-      switch (url.pathname) {
-        case '/v1/completions':
-          return await complete(body, response);
-        case '/tokenize': {
-          const prompt = (body as { prompt?: unknown }).prompt;
-          if (typeof prompt !== 'string') return fail(response, 400, 'BadRequestError', 'prompt must be a string');
-          const tokens = tokenizer.encodeMarkup(prompt);
-          return send(response, 200, { count: tokens.length, max_model_len: model.window, tokens, token_strs: null });
-        }
-        case '/pause': {
-          paused = true;
-          if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-          drained = null;
-          return send(response, 200, { status: 'paused' });
-        }
-        case '/resume':
-          paused = false;
-          return send(response, 200, { status: 'resumed' });
-        case '/collective_rpc': {
-          const { method, kwargs } = body as { method?: unknown; kwargs?: { weights_path?: unknown } };
-          if (method !== 'reload_weights' || typeof kwargs?.weights_path !== 'string')
-            return fail(
-              response,
-              400,
-              'BadRequestError',
-              'only {"method": "reload_weights", "kwargs": {"weights_path": DIR}} is served',
-            );
-          if (!paused) return fail(response, 409, 'ConflictError', 'pause generation first (/pause?mode=wait)');
-          model = await loadCausalLm(await localCopyOf(kwargs.weights_path), version);
-          generator = new BatchingGenerator(model);
-          weightsPath = kwargs.weights_path;
-          return send(response, 200, { results: [null] });
-        }
-        case '/update_weight_version': {
-          const next = (body as { new_version?: unknown }).new_version;
-          if (typeof next !== 'string' || next === '')
-            return fail(response, 400, 'BadRequestError', 'new_version must be a non-empty string');
-          version = next;
-          model = { ...model, version };
-          await options.onPublished?.({ weightsPath, version });
-          return send(response, 200, { success: true, new_version: version });
-        }
-        default:
-          return fail(response, 404, 'NotFoundError', `no route POST ${url.pathname}`);
-      }
-    } catch (error) {
-      fail(response, 500, 'InternalServerError', (error as Error).message);
-    }
-  });
+    }),
+  );
   return { server, version: () => version, generator: () => generator };
 }

@@ -7,6 +7,7 @@ import { CompletionRequest, type CompletionChoice, type CompletionResponse } fro
 import { createJsonServer, readJsonBody, sendJson as send } from './http';
 import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
 import { localCopyOf } from '../activities/store/local-copy';
+import { createServingMetrics, type ServingMetrics } from './metrics';
 
 const LoadWeightsRequest = z.object({ model_path: z.string().min(1) });
 
@@ -67,7 +68,9 @@ export async function createPolicyServer(
   options: { stateFile?: string; maxLoaded?: number } = {},
 ): Promise<{ server: Server; current: () => LoadedPolicy | null; versions: () => string[] }> {
   const maxLoaded = Math.max(1, options.maxLoaded ?? 8);
-  // version -> model file, in publication order (the last one is the current version)
+  // Prometheus metrics at GET /metrics (serving/metrics.ts)
+  const metrics = createServingMetrics('policy_server');
+  // version -> store reference, in publication order (the last one is the current version)
   const published = new Map<string, string>();
   // version -> loaded session, least recently used first
   const loaded = new Map<string, LoadedPolicy>();
@@ -85,6 +88,7 @@ export async function createPolicyServer(
   const publish = (policy: LoadedPolicy, ref: string): void => {
     published.delete(policy.version);
     published.set(policy.version, ref);
+    metrics.versions.set(published.size);
     currentVersion = policy.version;
     hold(policy);
   };
@@ -94,7 +98,7 @@ export async function createPolicyServer(
     if (held) return hold(held);
     const ref = published.get(version);
     if (!ref) return null;
-    const policy = await loadPolicyRef(ref).catch(() => null);
+    const policy = await loadPolicyRef(ref, metrics).catch(() => null);
     return policy && policy.version === version ? hold(policy) : null;
   };
   const current = (): LoadedPolicy | null => (currentVersion ? (loaded.get(currentVersion) ?? null) : null);
@@ -102,11 +106,11 @@ export async function createPolicyServer(
   // without a model it answers 503 until the first POST /v1/load_weights (a training run publishes its step 0);
   // a server restarted with a state file serves again the versions it was told to load, the last one current
   if (modelPath) {
-    publish(await loadPolicyRef(modelPath), modelPath);
+    publish(await loadPolicyRef(modelPath, metrics), modelPath);
   } else if (options.stateFile) {
     const state = readServedState(options.stateFile);
     for (const [version, ref] of Object.entries(state?.versions ?? {})) published.set(version, ref);
-    const last = state ? await loadPolicyRef(state.model_path).catch(() => null) : null;
+    const last = state ? await loadPolicyRef(state.model_path, metrics).catch(() => null) : null;
     if (last && state) publish(last, state.model_path);
   }
   let queue: Promise<unknown> = Promise.resolve();
@@ -115,7 +119,7 @@ export async function createPolicyServer(
     queue = next.catch(() => undefined);
     return next;
   };
-  const server = createJsonServer(handle);
+  const server = createJsonServer(metrics.instrument(handle));
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method === 'GET' && request.url === '/v1/models') {
@@ -181,7 +185,7 @@ export async function createPolicyServer(
       if (!parsed.success) return badRequest(response, parsed.error);
       let next: LoadedPolicy;
       try {
-        next = await loadPolicyRef(parsed.data.model_path);
+        next = await loadPolicyRef(parsed.data.model_path, metrics);
       } catch (error) {
         return send(response, 400, {
           error: { message: `model_path: ${(error as Error).message}`, type: 'invalid_request_error' },
@@ -235,6 +239,8 @@ export async function createPolicyServer(
       }
     }
     const promptTokens = prompts.reduce((sum, prompt) => sum + prompt.length, 0);
+    metrics.generated.inc(completionTokens);
+    metrics.prompted.inc(promptTokens);
     return {
       id: `cmpl-${randomBytes(8).toString('hex')}`,
       object: 'text_completion',
@@ -266,6 +272,8 @@ function badRequest(response: ServerResponse, error: z.ZodError): void {
  * A policy by its store reference (s3://…, file:///…, a plain path): fetched into the store cache
  * when it lives in an object store (activities/store/local-copy.ts), then loaded.
  */
-async function loadPolicyRef(ref: string): Promise<LoadedPolicy> {
-  return loadOnnxPolicy(await localCopyOf(ref));
+async function loadPolicyRef(ref: string, metrics?: ServingMetrics): Promise<LoadedPolicy> {
+  const policy = await loadOnnxPolicy(await localCopyOf(ref));
+  metrics?.loads.inc();
+  return policy;
 }

@@ -82,7 +82,12 @@ function temporalProfile(env: NodeJS.ProcessEnv) {
 export function temporalConnection(
   config: Pick<AgentrlConfig, 'temporal'>,
   env: NodeJS.ProcessEnv = process.env,
-): { address: string; apiKey?: string; tls?: NonNullable<ConnectionOptions['tls']>; metadata?: Record<string, string> } {
+): {
+  address: string;
+  apiKey?: string;
+  tls?: NonNullable<ConnectionOptions['tls']>;
+  metadata?: Record<string, string>;
+} {
   const { connectionOptions } = toClientOptions(temporalProfile(env));
   return {
     address: config.temporal.address,

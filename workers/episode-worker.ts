@@ -39,10 +39,18 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const clientConnection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const deployment = deploymentId(config.temporal.address, config.temporal.namespace, taskQueue);
-  const deps = { docker, config, hostId, projectRoot, deployment, codeVersion: codeVersion() };
   // Prometheus metrics of this process's workers, when a port is configured
   const metrics =
     config.worker.metricsPort !== undefined ? createWorkerMetrics({ host: hostId, task_queue: taskQueue }) : null;
+  const deps = {
+    docker,
+    config,
+    hostId,
+    projectRoot,
+    deployment,
+    codeVersion: codeVersion(),
+    ...(metrics ? { observeStore: metrics.observeStore } : {}),
+  };
   const served = metrics ? await serveMetrics(metrics.registry, config.worker.metricsPort!) : null;
   const common = {
     connection,

@@ -2,16 +2,22 @@
  * Prometheus metrics of a worker process (prom-client), served on `/metrics` when a port is configured
  * (`worker.metricsPort`, AGENTRL_METRICS_PORT): every activity's duration by type and status (so
  * acquisition, tool-call and grading latencies), the activities in flight by type, and episodes by
- * outcome (counted when an episode's trajectory is written, which carries its outcome). Process
+ * outcome (counted when an episode's trajectory is written, which carries its outcome), the bytes
+ * moved through the artifact store and its errors by backend. Process
  * metrics (CPU, memory, event loop) come with prom-client's defaults.
  */
 import { createServer, type Server } from 'node:http';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { Readable, Transform } from 'node:stream';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ArtifactStore } from '../activities/store/artifact-store';
+import { parseJson } from '../activities/store/files';
 
 export interface WorkerMetrics {
   registry: Registry;
   interceptor: ActivityInterceptorsFactory;
+  /** the store, counting the bytes it moves and the errors it meets (agentrl_store_*) */
+  observeStore(store: ArtifactStore): ArtifactStore;
 }
 
 /** The metrics of one worker process (one registry: several workers of the process share it). */
@@ -59,7 +65,88 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
       },
     },
   });
-  return { registry, interceptor };
+  const storeBytes = new Counter({
+    name: 'agentrl_store_bytes_total',
+    help: 'Bytes moved through the artifact store, by backend (file, s3) and direction (put, get)',
+    labelNames: ['backend', 'direction'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'agentrl_store_errors_total',
+    help: 'Artifact store operations that failed, by backend and operation (a missing object asked for included)',
+    labelNames: ['backend', 'operation'] as const,
+    registers: [registry],
+  });
+  const observeStore = (store: ArtifactStore): ArtifactStore => {
+    const backend = store.url.startsWith('s3://') ? 's3' : 'file';
+    const count = (direction: 'put' | 'get', bytes: number) => storeBytes.inc({ backend, direction }, bytes);
+    const size = (data: Buffer | string) => (typeof data === 'string' ? Buffer.byteLength(data) : data.length);
+    const counted = (direction: 'put' | 'get') =>
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          count(direction, chunk.length);
+          done(null, chunk);
+        },
+      });
+    const guard =
+      <A extends unknown[], R>(operation: string, call: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        try {
+          return await call(...args);
+        } catch (error) {
+          storeErrors.inc({ backend, operation });
+          throw error;
+        }
+      };
+    return {
+      ...store,
+      root: store.root,
+      url: store.url,
+      putBlob: guard('put', async (data) => {
+        const ref = await store.putBlob(data);
+        count('put', size(data));
+        return ref;
+      }),
+      getBlob: guard('get', async (ref) => {
+        const bytes = await store.getBlob(ref);
+        count('get', bytes.length);
+        return bytes;
+      }),
+      putJson: guard('put', async (value) => {
+        const text = JSON.stringify(value);
+        const ref = await store.putBlob(text);
+        count('put', Buffer.byteLength(text));
+        return ref;
+      }),
+      getJson: guard('get', async (ref, schema) => {
+        const bytes = await store.getBlob(ref);
+        count('get', bytes.length);
+        return parseJson(schema, bytes.toString('utf8'), ref);
+      }),
+      writeNamed: guard('put', async (name, data) => {
+        const where = await store.writeNamed(name, data);
+        count('put', size(data));
+        return where;
+      }),
+      readNamed: guard('get', async (name) => {
+        const bytes = await store.readNamed(name);
+        if (bytes) count('get', bytes.length);
+        return bytes;
+      }),
+      listNamed: guard('list', (prefix) => store.listNamed(prefix)),
+      hasBlob: guard('head', (ref) => store.hasBlob(ref)),
+      existsNamed: guard('head', (name) => store.existsNamed(name)),
+      putBlobStream: guard('put', (source) => store.putBlobStream(Readable.from(source).pipe(counted('put')))),
+      getBlobStream: guard('get', async (ref) => (await store.getBlobStream(ref)).pipe(counted('get'))),
+      putNamedStream: guard('put', (name, source) =>
+        store.putNamedStream(name, Readable.from(source).pipe(counted('put'))),
+      ),
+      getNamedStream: guard('get', async (name) => (await store.getNamedStream(name))?.pipe(counted('get')) ?? null),
+      urlOf: (name) => store.urlOf(name),
+      pathOf: (name) => store.pathOf(name),
+    };
+  };
+  return { registry, interceptor, observeStore };
 }
 
 /** Serves the registry on http://HOST:PORT/metrics; resolves once listening, with the bound port. */

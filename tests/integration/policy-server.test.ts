@@ -268,4 +268,29 @@ describe('policy server', () => {
         error.type === 'PolicyError' && error.message.includes(`serves ${served}, not ${versions[0]}-old`),
     );
   });
+
+  test('GET /metrics counts requests by route and status, tokens generated and weights loaded', async () => {
+    const read = async () => {
+      const response = await fetch(`${base}/metrics`);
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+      const text = await response.text();
+      const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 'NaN');
+      return {
+        tokens: value(/^agentrl_serving_generated_tokens_total\{server="policy_server"\} (\S+)$/m),
+        completions: value(
+          /^agentrl_serving_request_duration_seconds_count\{[^}]*route="\/v1\/completions"[^}]*status="200"[^}]*\} (\S+)$/m,
+        ),
+        loads: value(/^agentrl_serving_weight_loads_total\{server="policy_server"\} (\S+)$/m),
+        text,
+      };
+    };
+    const before = await read();
+    assert.ok(before.loads >= 1, 'the model it started with was loaded');
+    assert.equal((await post('/v1/completions', { prompt: [3, 4], max_tokens: 5, seed: 1 })).status, 200);
+    const after = await read();
+    assert.equal(after.tokens - before.tokens, 5);
+    assert.equal(after.completions - before.completions, 1);
+    assert.match(after.text, /^agentrl_process_cpu_seconds_total/m);
+  });
 });

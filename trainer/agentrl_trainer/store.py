@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .checkpoints import RunBusyError, read_step_record, run_lock, write_step_record
+from .metrics import STORE_BYTES
 
 LEASE_KEY = ".train.lock"
 # a lease not renewed for this long is taken over (its holder died); renewed every third of it
@@ -152,6 +153,7 @@ class _S3Objects:
             with open(temporary, "wb") as handle:
                 for chunk in answer["Body"].iter_chunks(1 << 20):
                     handle.write(chunk)
+                    STORE_BYTES.labels("s3", "get").inc(len(chunk))
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)
@@ -165,6 +167,7 @@ class _S3Objects:
             object_key = key if file == path else f"{key}/{file.relative_to(path).as_posix()}"
             # upload_file goes multipart past 8 MiB: invisible until complete, aborted on failure
             self.client.upload_file(os.fspath(file), self.bucket, object_key)
+            STORE_BYTES.labels("s3", "put").inc(file.stat().st_size)
             answer = self.client.head_object(Bucket=self.bucket, Key=object_key)
             tag = self.cache / ".etags" / self.bucket / object_key
             tag.parent.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ from .checkpoints import (
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
 from .export import sidecar_path
 from .hf_training import train_hf_step
+from .metrics import record_step
 from .model import PolicyModel, PolicyModelConfig
 from .store import RunStore, StoreRefError, fetch_ref
 from .train_step import (
@@ -63,6 +64,19 @@ TEST_HOOK_STEP_DELAY_ENV = "AGENTRL_TRAIN_STEP_DELAY_S"
 def train_on_batch_activity(input: dict) -> dict:
     """Runs training step `step` once per `stepId` and returns its result (see README: trainOnBatch)."""
     started = time.monotonic()
+    outcome: list[str] = ["failed"]
+    try:
+        result = _train_on_batch(input, started, outcome)
+    except BaseException:
+        record_step("failed", time.monotonic() - started)
+        raise
+    record_step(outcome[0], time.monotonic() - started, result)
+    return result
+
+
+def _train_on_batch(input: dict, started: float, outcome: list[str]) -> dict:
+    """The activity's body; sets outcome[0] to `trained` or `recorded` (the metrics' label)."""
+    outcome[0] = "recorded"
     request = parse_input(input)
     store = RunStore(request.run_ref)
     record = store.read_record(request.step_id)
@@ -79,6 +93,7 @@ def train_on_batch_activity(input: dict) -> dict:
                 record = store.read_record(request.step_id)
                 if record is not None:
                     return _recorded_result(request, record)
+                outcome[0] = "trained"
                 if request.model is not None:
                     return _run_hf_step(request, store, batch_path, keepalive)
                 _check_no_conflict(request, store)

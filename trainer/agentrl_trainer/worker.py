@@ -25,6 +25,7 @@ from temporalio.envconfig import ClientConfig
 from temporalio.worker import Worker
 
 from .init_policy import init_policy_activity
+from .metrics import serve as serve_metrics
 from .training_activity import TASK_QUEUE, train_on_batch_activity
 
 DEFAULT_ADDRESS = "127.0.0.1:7233"
@@ -59,6 +60,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Temporal namespace (env TEMPORAL_NAMESPACE or the profile; default %(default)s)",
     )
     parser.add_argument("--task-queue", default=TASK_QUEUE, help="task queue to serve (default %(default)s)")
+    port = os.environ.get("AGENTRL_TRAINER_METRICS_PORT")
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(port) if port else None,
+        help="serve Prometheus metrics on 127.0.0.1:PORT/metrics, 0 for a free port (env AGENTRL_TRAINER_METRICS_PORT)",
+    )
     return parser.parse_args(argv)
 
 
@@ -101,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     for chatty in ("onnxscript", "onnx_ir"):  # the ONNX exporter logs each graph rewrite at INFO
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
+        if args.metrics_port is not None:
+            print(f"training worker metrics: http://127.0.0.1:{serve_metrics(args.metrics_port)}/metrics", flush=True)
         asyncio.run(run_worker(args.address, args.namespace, args.task_queue))
     except Exception as error:
         print(f"training worker failed: {error}", file=sys.stderr, flush=True)

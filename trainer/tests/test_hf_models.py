@@ -136,7 +136,13 @@ def test_unknown_model_lists_the_known_ones():
 def test_golden_logprobs_are_what_the_writer_writes():
     import json
 
-    assert json.loads(hf_models.GOLDEN_PATH.read_text()) == json.loads(json.dumps(hf_models.golden_logprobs()))
+    recorded, written = json.loads(hf_models.GOLDEN_PATH.read_text()), hf_models.golden_logprobs()
+    # the ids exactly; the log-probs to float32 matmul precision, which differs between CPUs' kernels
+    # (AVX2 and AVX-512 sum in other orders: about 2e-5 apart on this model)
+    assert {key: value for key, value in recorded.items() if key != "logprobs"} == {
+        key: value for key, value in written.items() if key != "logprobs"
+    }
+    assert recorded["logprobs"] == pytest.approx(written["logprobs"], abs=1e-4)
 
 
 def golden_batch(golden, rows=2):

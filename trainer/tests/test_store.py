@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -18,8 +19,10 @@ import boto3
 import pytest
 from agentrl_trainer import store as store_module
 from agentrl_trainer.checkpoints import RunBusyError
+from agentrl_trainer.metrics import serve as serve_metrics
 from agentrl_trainer.store import RunStore, fetch_ref
 from agentrl_trainer.training_activity import train_on_batch_activity
+from prometheus_client import REGISTRY
 from temporalio.testing import ActivityEnvironment
 from test_training_activity import MODEL_CONFIG, write_batch
 
@@ -65,7 +68,19 @@ def step_input(run_ref: str, step: int, batch_ref: str) -> dict:
     }
 
 
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
 def test_two_steps_on_s3_with_the_cache_deleted_between_them(bucket, cache, tmp_path):
+    trained, recorded = (
+        sample("agentrl_trainer_steps_total", outcome="trained"),
+        sample("agentrl_trainer_steps_total", outcome="recorded"),
+    )
+    put, got = (
+        sample("agentrl_store_bytes_total", backend="s3", direction="put"),
+        sample("agentrl_store_bytes_total", backend="s3", direction="get"),
+    )
     prefix = f"runs/{uuid.uuid4().hex[:8]}"
     run_ref = f"s3://{bucket}/{prefix}"
     batch_ref = put_file(bucket, f"{prefix}/batches/b1.safetensors", write_batch(tmp_path / "b1.safetensors", seed=1))
@@ -93,6 +108,15 @@ def test_two_steps_on_s3_with_the_cache_deleted_between_them(bucket, cache, tmp_
     before = keys(bucket, prefix)
     assert ActivityEnvironment().run(train_on_batch_activity, step_input(run_ref, 2, batch2)) == second
     assert keys(bucket, prefix) == before
+    # the trainer's metrics: two steps trained, one answered from its record, bytes both ways through the store
+    assert sample("agentrl_trainer_steps_total", outcome="trained") - trained == 2
+    assert sample("agentrl_trainer_steps_total", outcome="recorded") - recorded == 1
+    assert sample("agentrl_trainer_step") == 2
+    assert sample("agentrl_store_bytes_total", backend="s3", direction="put") > put
+    assert sample("agentrl_store_bytes_total", backend="s3", direction="get") > got
+    port = serve_metrics(0)
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+    assert 'agentrl_trainer_step_seconds_count{outcome="trained"}' in text
     # the exported policy is fetched whole from the bucket by any reader
     folder = fetch_ref(second["policyRef"])
     assert json.loads((folder / "policy.onnx.json").read_text())["policyVersion"] == second["policyVersion"]
