@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,11 +119,19 @@ describe('two sandbox hosts', () => {
 
   test('a training run spreads its episodes over both hosts; neither worker writes its artifacts folder', async () => {
     const runId = `two-hosts-${randomBytes(3).toString('hex')}`;
-    const result = (await env.client.workflow.execute('trainingRun', {
+    const handle = await env.client.workflow.start('trainingRun', {
       taskQueue,
       workflowId: runId,
       args: [runInput(runId, 4)],
-    })) as { steps: number; runRef: string };
+    });
+    // the store cache (the trainer's and the policy server's) deleted mid-run: what is missing is fetched again
+    await waitFor(
+      'the second iteration',
+      async () => ((await handle.query(trainingProgressQuery).catch(() => null))?.iteration ?? 0) >= 1,
+      300_000,
+    );
+    rmSync(process.env.AGENTRL_STORE_CACHE!, { recursive: true, force: true });
+    const result = (await handle.result()) as { steps: number; runRef: string };
     assert.equal(result.steps, 2);
     assert.equal(result.runRef, `${url}/runs/${runId}`);
     const metrics = await metricsOf(runId);
