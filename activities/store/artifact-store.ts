@@ -22,7 +22,7 @@ export interface ArtifactStore {
   putJson(value: unknown): Promise<string>;
   /** a JSON blob parsed with its schema: what the store holds is checked, never cast */
   getJson<S extends z.ZodType>(ref: string, schema: S): Promise<z.infer<S>>;
-  /** writes a named record (not content-addressed), e.g. `episodes/<key>/turns/000001.json` */
+  /** writes a named record (not content-addressed), e.g. `episodes/<key>/turns/000001.json`; its URL (urlOf) */
   writeNamed(name: string, data: Buffer | string): Promise<string>;
   readNamed(name: string): Promise<Buffer | null>;
   listNamed(prefix: string): Promise<string[]>;
@@ -95,9 +95,8 @@ export function createArtifactStore(root: string): ArtifactStore {
       return parseJson(schema, (await store.getBlob(ref)).toString('utf8'), ref);
     },
     async writeNamed(name, data) {
-      const path = safeName(name);
-      await atomicWrite(path, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-      return path;
+      await atomicWrite(safeName(name), typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      return store.urlOf(name);
     },
     async readNamed(name) {
       try {

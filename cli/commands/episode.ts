@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { localPathOf } from '../../activities/store/local-copy';
 import { resolve } from 'node:path';
 import { CheckerKinds } from '../../shared/episode';
 import { loadConfig } from '../../workers/config';
@@ -131,7 +132,7 @@ export const episode: Command = {
         if (result.error) console.log(`  detail: ${result.error}`);
         for (const finding of result.tamper)
           console.log(`  tamper: ${finding.kind} ${finding.path}: ${finding.detail}`);
-        console.log(`  trajectory: ${result.trajectoryUri}`);
+        console.log(`  trajectory: ${localPathOf(result.trajectoryUri) ?? result.trajectoryUri}`);
       }
       return 0;
     } finally {

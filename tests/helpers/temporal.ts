@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { localPathOf } from '../../activities/store/local-copy';
 import { after, before } from 'node:test';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,7 +162,7 @@ export function scriptedPolicy(actions: readonly (Record<string, unknown> | stri
 
 /** Reads a trajectory file as parsed lines. */
 export function readTrajectory(uri: string): { turn: number; action: string; observation: string; status: string }[] {
-  const text = readFileSync(uri, 'utf8').trim();
+  const text = readFileSync(localFile(uri), 'utf8').trim();
   return text ? text.split('\n').map((line) => JSON.parse(line)) : [];
 }
 
@@ -180,4 +181,11 @@ export function useEpisodeServer(options: { serverArgs?: readonly string[] } = {
     await bounded('the dev server to stop', suite.env?.teardown(), 60_000);
   });
   return suite;
+}
+
+/** The local path of a record a folder store wrote (a `file://` URL, as episode results carry them). */
+export function localFile(uri: string): string {
+  const path = localPathOf(uri);
+  if (path === null) throw new Error(`${uri} is not on a folder store`);
+  return path;
 }

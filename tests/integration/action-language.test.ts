@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { actionKind, translateAction } from '../../shared/compact-actions/language';
-import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from '../helpers/temporal';
+import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer, localFile } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 
@@ -79,7 +79,7 @@ describe('action language', () => {
       { turn: 3, passed: true, submitted: false, probe: 1 },
       { turn: 5, passed: true, submitted: true, probe: 1 },
     ]);
-    const records = readdirSync(join(dirname(probed.trajectoryUri), 'probes')).sort();
+    const records = readdirSync(join(dirname(localFile(probed.trajectoryUri)), 'probes')).sort();
     assert.deepEqual(records, ['000001.json', '000003.json', '000005.json']);
     // without probes the stop points are recorded and nothing is graded before the submission
     const plain = await runEpisode(suite.env, suite.worker, {

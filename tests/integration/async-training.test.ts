@@ -16,7 +16,7 @@ import { formatPolicySpec } from '../../shared/policy-spec';
 import { seededSample } from '../../shared/random';
 import type { TrainingRunState } from '../../shared/training-run';
 import { projectRoot } from '../../workers/config';
-import { waitFor } from '../helpers/temporal';
+import { waitFor, localFile } from '../helpers/temporal';
 import { python, readMetrics, runContainers, runFolder, taskSet, useTrainingEnvironment } from '../helpers/training';
 import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 
@@ -147,7 +147,7 @@ describe('asynchronous trainingRun', () => {
     const episode = (await handle.result()) as EpisodeResult;
     assert.deepEqual(episode.policyVersions, [v1, v2]);
     assert.equal(episode.parks, 1);
-    const turns = readFileSync(episode.trajectoryUri, 'utf8')
+    const turns = readFileSync(localFile(episode.trajectoryUri), 'utf8')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { turn: number; policyVersion: string });

@@ -22,6 +22,7 @@ import {
   testConfig,
   volumesOf,
   type RunningWorker,
+  localFile,
 } from '../helpers/temporal';
 
 const attacksDir = join(__dirname, '..', 'attacks');
@@ -227,7 +228,7 @@ describe('the isolated audit', () => {
     const policy = writing({ [averages.file]: source('look-for-the-oracle.py').replace('__MARKER__', marker) });
     const result = await runEpisode(env, defended, { task: averages.task, policy, checker: 'strict' });
     assert.equal(result.trueSuccess, false);
-    const scoring = JSON.parse(readFileSync(result.scoringUri!, 'utf8')) as {
+    const scoring = JSON.parse(readFileSync(localFile(result.scoringUri!), 'utf8')) as {
       audit: { total: number; failures: { got: string }[] };
     };
     assert.ok(scoring.audit.total > 0 && scoring.audit.failures.length > 0);

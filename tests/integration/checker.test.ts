@@ -10,6 +10,7 @@ import {
   task,
   volumesOf,
   useEpisodeServer,
+  localFile,
 } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -33,7 +34,7 @@ describe('a correct fix', { concurrency: 2 }, () => {
       assert.equal(result.trueSuccessBasis, 'visible+hidden+oracle-calls');
       assert.deepEqual(result.tamper, []);
       assert.equal(result.counters.turns, 5);
-      const lines = readFileSync(result.trajectoryUri, 'utf8')
+      const lines = readFileSync(localFile(result.trajectoryUri), 'utf8')
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line));

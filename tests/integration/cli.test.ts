@@ -1,4 +1,5 @@
 // `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
+import { localFile } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
@@ -54,8 +55,9 @@ test('episode --json starts the server and a worker and prints the result', () =
   assert.deepEqual(result.tamper, []);
   assert.equal(result.counters.turns, 5);
   assert.ok(result.workflowId);
-  assert.ok(existsSync(result.trajectoryUri));
-  assert.equal(readFileSync(result.trajectoryUri, 'utf8').trim().split('\n').length, 5);
+  assert.match(result.trajectoryUri, /^file:\/\/\//);
+  assert.ok(existsSync(localFile(result.trajectoryUri)));
+  assert.equal(readFileSync(localFile(result.trajectoryUri), 'utf8').trim().split('\n').length, 5);
   assert.ok(existsSync(join(state, 'temporal.db')), 'the dev server keeps its SQLite file in the state folder');
 });
 
@@ -95,7 +97,7 @@ test('a Harbor folder runs through `episode`: the reward is the float its verifi
     ['submitted', 0.75, false, 'harbor-verifier'],
   );
   assert.match(
-    readFileSync(result.trajectoryUri, 'utf8'),
+    readFileSync(localFile(result.trajectoryUri), 'utf8'),
     /No such file or directory/,
     'no /tests in the agent container',
   );

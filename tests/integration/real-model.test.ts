@@ -4,6 +4,7 @@
 // are sampled from that version and run tool calls the model wrote; the trainer's recomputed
 // log-probs match the server's; the step's weights are published and the final evaluation samples
 // them; `npx agentrl episode --model` then runs on what the server serves.
+import { localFile } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -161,7 +162,7 @@ test('episode --model runs the real model on what its server serves, every turn 
   const result = JSON.parse(run.stdout);
   assert.equal(result.policyVersion, 'smol-step-2');
   assert.equal(result.counters.turns, 2);
-  const lines = readFileSync(result.trajectoryUri, 'utf8')
+  const lines = readFileSync(localFile(result.trajectoryUri), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as TrajectoryLine);
