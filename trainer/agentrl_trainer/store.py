@@ -176,6 +176,30 @@ class _S3Objects:
             tag.write_text(answer["ETag"])  # the cached file is the object: no download next time
 
 
+def trim_cache(keep: Path) -> None:
+    """Removes the least recently used files of the store cache until it fits AGENTRL_STORE_CACHE_MB (default
+    8192); nothing under `keep` (the run being trained) goes. The TypeScript side trims by the same rule."""
+    root = cache_root()
+    limit = float(os.environ.get("AGENTRL_STORE_CACHE_MB") or 8192) * 1024 * 1024
+    etags = root / ".etags"
+    files = []
+    for path in root.rglob("*") if root.is_dir() else []:
+        if path.is_file() and etags not in path.parents:
+            try:
+                info = path.stat()
+            except FileNotFoundError:
+                continue
+            files.append((info.st_mtime, info.st_size, path))
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):
+        if total <= limit:
+            break
+        if keep == path or keep in path.parents:
+            continue
+        path.unlink(missing_ok=True)
+        total -= size
+
+
 def fetch_ref(ref: str) -> Path:
     """A local path holding what `ref` names (a file:// path as it is; an S3 object fetched into the cache)."""
     local = local_path_of(ref)
@@ -225,9 +249,11 @@ class RunStore:
         return self._objects.fetch(f"{self._prefix}/{relative}")
 
     def publish(self, relative: str) -> None:
-        """Uploads the local file or folder `relative` (nothing to do for a folder store)."""
+        """Uploads the local file or folder `relative` (nothing to do for a folder store); then keeps the
+        cache within its bound, the run's own files last."""
         if self._objects is not None:
             self._objects.upload(self.local / relative, f"{self._prefix}/{relative}")
+            trim_cache(keep=self.local)
 
     def checkpoint_steps(self) -> list[int]:
         """The steps the run holds a checkpoint of (a file step-N.pt or a folder step-N)."""

@@ -158,3 +158,17 @@ def test_a_missing_batch_is_named(bucket, cache):
         ActivityEnvironment().run(
             train_on_batch_activity, step_input(run_ref, 1, f"{run_ref}/batches/none.safetensors")
         )
+
+
+def test_the_cache_keeps_within_its_bound_and_the_run_in_training_stays(bucket, cache, monkeypatch):
+    old = cache / bucket / "runs" / "old" / "checkpoints" / "step-1.pt"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"x" * 300_000)
+    os.utime(old, (1, 1))  # least recently used
+    monkeypatch.setenv("AGENTRL_STORE_CACHE_MB", "0.2")
+    run = RunStore(f"s3://{bucket}/runs/{uuid.uuid4().hex[:8]}")
+    (run.local / "policies" / "v0").mkdir(parents=True)
+    (run.local / "policies" / "v0" / "policy.onnx").write_bytes(b"y" * 250_000)
+    run.publish("policies/v0")
+    assert not old.exists(), "the least recently used file went"
+    assert (run.local / "policies" / "v0" / "policy.onnx").exists(), "the run in training stays, even over the bound"
