@@ -8,9 +8,10 @@
 #   bash scripts/docker-host.sh status [NAME]   exit 0 when it answers
 #
 # NAME defaults to agentrl-host2. Each host has its own socket (/run/NAME.sock), data root
-# (/var/lib/NAME), exec root (/run/NAME), pid file (/run/NAME.pid), containerd namespace and log
-# ($AGENTRL_STATE_DIR/hosts/NAME/dockerd.log). It has no bridge: sandboxes run with networking off
-# (activities/sandbox/container.ts), so it needs none and cannot clash with the first daemon's.
+# (/var/lib/NAME), exec root (/run/NAME), pid file (/run/NAME.pid), containerd namespace, log
+# ($AGENTRL_STATE_DIR/hosts/NAME/dockerd.log) and bridge (an interface named NAME on a /24 of
+# 10.231.0.0/16, without NAT: sandboxes run with networking off, image builds need no network). Never
+# `--bridge none`: a daemon started so deletes the host's docker0, which the first daemon's builds use.
 # A worker serves it with `DOCKER_HOST=unix:///run/NAME.sock AGENTRL_STATE_DIR=… npx agentrl worker`
 # (its own state folder: a host's journal and service records are its own).
 set -euo pipefail
@@ -29,9 +30,15 @@ case "$action" in
     if ! answers; then
       [ "$(id -u)" = 0 ] || { say "starting a Docker daemon needs root"; exit 1; }
       mkdir -p "$logdir"
-      say "starting $name (socket $socket, log $logdir/dockerd.log)"
+      if ! ip link show "$name" >/dev/null 2>&1; then
+        subnet=$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 200 + 20 ))
+        ip link add "$name" type bridge
+        ip addr add "10.231.$subnet.1/24" dev "$name"
+        ip link set "$name" up
+      fi
+      say "starting $name (socket $socket, bridge $name, log $logdir/dockerd.log)"
       nohup dockerd --host "unix://$socket" --data-root "/var/lib/$name" --exec-root "/run/$name" \
-        --pidfile "$pidfile" --bridge none --iptables=false --ip6tables=false --ip-masq=false \
+        --pidfile "$pidfile" --bridge "$name" --iptables=false --ip6tables=false --ip-masq=false \
         --containerd-namespace "$name" --containerd-plugins-namespace "$name-plugins" \
         >"$logdir/dockerd.log" 2>&1 &
       for _ in $(seq 1 60); do answers && break; sleep 0.5; done

@@ -34,6 +34,16 @@ if ! docker info >/dev/null 2>&1; then
     docker info >/dev/null 2>&1 || { say "dockerd did not start; see $state/dockerd.log"; tail -20 "$state/dockerd.log" >&2; exit 1; }
   fi
 fi
+# a daemon whose default bridge went (another daemon started with --bridge none deletes docker0) cannot build
+# images: it makes docker0 again when it starts, so start it again
+if docker network inspect bridge >/dev/null 2>&1 && ! ip link show docker0 >/dev/null 2>&1 && [ -f /var/run/docker.pid ]; then
+  say "the Docker daemon's bridge docker0 is gone: restarting dockerd (log $state/dockerd.log)"
+  pid=$(cat /var/run/docker.pid); kill "$pid"
+  for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  nohup dockerd >"$state/dockerd.log" 2>&1 &
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  ip link show docker0 >/dev/null 2>&1 || { say "docker0 is still missing; see $state/dockerd.log"; exit 1; }
+fi
 command -v debootstrap >/dev/null || { need_root debootstrap "Debian's debootstrap"; say "installing debootstrap"; apt_install debootstrap; }
 command -v git >/dev/null || { need_root git "git"; apt_install git; }
 

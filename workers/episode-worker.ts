@@ -3,7 +3,8 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
-import { hostCapacitySlots } from './host-capacity';
+import { hostCapacitySlots, hostSandboxes } from './host-capacity';
+import { SearchAttributes } from '../shared/search-attributes';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
@@ -51,6 +52,16 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     codeVersion: codeVersion(),
     ...(metrics ? { observeStore: metrics.observeStore } : {}),
   };
+  metrics?.watch({
+    sandboxes: () => hostSandboxes(docker, deployment),
+    parked: async () =>
+      (
+        await client.workflow.count(
+          `WorkflowType = 'rolloutEpisode' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}' AND ` +
+            `${SearchAttributes.phase.name} = 'parked'`,
+        )
+      ).count,
+  });
   const served = metrics ? await serveMetrics(metrics.registry, config.worker.metricsPort!) : null;
   const common = {
     connection,

@@ -17,12 +17,7 @@ export function hostCapacitySlots(
   pollMs = 1_000,
 ): CustomSlotSupplier<ActivitySlotInfo> & { running(): Promise<number> } {
   let granted = 0;
-  const running = async (): Promise<number> => {
-    const containers = await docker.listContainers({
-      filters: { label: [`${labels.episode}=${deployment}`, `${labels.role}=agent`], status: ['running', 'created'] },
-    });
-    return containers.length;
-  };
+  const running = () => hostSandboxes(docker, deployment);
   const fits = async (): Promise<boolean> => {
     try {
       return (await running()) + granted < maxSandboxes;
@@ -67,4 +62,12 @@ function abortError(): Error {
   const error = new Error('slot reservation aborted');
   error.name = 'AbortError';
   return error;
+}
+
+/** This deployment's episode sandboxes on a host (agent containers created or running). */
+export async function hostSandboxes(docker: Dockerode, deployment: string): Promise<number> {
+  const containers = await docker.listContainers({
+    filters: { label: [`${labels.episode}=${deployment}`, `${labels.role}=agent`], status: ['running', 'created'] },
+  });
+  return containers.length;
 }

@@ -18,6 +18,8 @@ export interface WorkerMetrics {
   interceptor: ActivityInterceptorsFactory;
   /** the store, counting the bytes it moves and the errors it meets (agentrl_store_*) */
   observeStore(store: ArtifactStore): ArtifactStore;
+  /** gauges read when scraped: this host's running sandboxes, and the deployment's parked episodes */
+  watch(read: { sandboxes(): Promise<number>; parked(): Promise<number> }): void;
 }
 
 /** The metrics of one worker process (one registry: several workers of the process share it). */
@@ -146,7 +148,25 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
       pathOf: (name) => store.pathOf(name),
     };
   };
-  return { registry, interceptor, observeStore };
+  const watch: WorkerMetrics['watch'] = (read) => {
+    new Gauge({
+      name: 'agentrl_sandboxes_running',
+      help: "Episode sandboxes running on this worker's host (its Docker daemon), read when scraped",
+      registers: [registry],
+      async collect() {
+        this.set(await read.sandboxes().catch(() => Number.NaN));
+      },
+    });
+    new Gauge({
+      name: 'agentrl_episodes_parked',
+      help: 'Episodes of this deployment parked and waiting for a resume (Temporal visibility), read when scraped',
+      registers: [registry],
+      async collect() {
+        this.set(await read.parked().catch(() => Number.NaN));
+      },
+    });
+  };
+  return { registry, interceptor, observeStore, watch };
 }
 
 /** Serves the registry on http://HOST:PORT/metrics; resolves once listening, with the bound port. */

@@ -4,7 +4,8 @@
 // both hosts with nothing under either worker's artifacts folder; and a run survives losing a host: the
 // second daemon stopped while it holds episodes (its worker stays up) turns them into sandbox_crash, they
 // are sampled again on the other host and never trained on, no step is applied twice, and once the daemon is
-// back the reaper leaves no container on either host.
+// back the reaper leaves no container on either host. The run's records all go to the bucket, and the store
+// cache of the trainer and the policy server is deleted mid-run.
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Dockerode from 'dockerode';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { labels, deploymentId } from '../../activities/sandbox/container';
 import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
@@ -112,10 +113,14 @@ describe('two sandbox hosts', () => {
       .map((line) => IterationMetrics.parse(JSON.parse(line)));
   }
 
-  const episodeContainers = async (client: Dockerode) =>
-    (await client.listContainers({ all: true, filters: { label: [`${labels.role}=agent`] } })).filter(
-      (container) => container.Labels[labels.episode] === deploymentId(env.address, 'default', taskQueue),
-    );
+  /** this deployment's episode containers on a host: all of them, or those of one run that are running */
+  const episodeContainers = async (client: Dockerode, runningOf?: string) =>
+    (
+      await client.listContainers({
+        all: runningOf === undefined,
+        filters: { label: [`${labels.role}=agent`, ...(runningOf ? [`${labels.runId}=${runningOf}`] : [])] },
+      })
+    ).filter((container) => container.Labels[labels.episode] === deploymentId(env.address, 'default', taskQueue));
 
   test('a training run spreads its episodes over both hosts; neither worker writes its artifacts folder', async () => {
     const runId = `two-hosts-${randomBytes(3).toString('hex')}`;
@@ -134,6 +139,34 @@ describe('two sandbox hosts', () => {
     const result = (await handle.result()) as { steps: number; runRef: string };
     assert.equal(result.steps, 2);
     assert.equal(result.runRef, `${url}/runs/${runId}`);
+    // the run's records, batches, checkpoints, policies and step records are in the bucket, its lease released
+    const prefix = `deploy/runs/${runId}/`;
+    const keys = new Set<string>();
+    let token: string | undefined;
+    do {
+      const page = await s3ClientFromEnvironment().send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const item of page.Contents ?? []) keys.add(item.Key!.slice(prefix.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    for (const key of [
+      'manifest.json',
+      'state.json',
+      'metrics.jsonl',
+      'report.md',
+      'events.out.tfevents.0.agentrl',
+      'batches/iteration-0000.safetensors',
+      'checkpoints/step-1.pt',
+      'checkpoints/step-2.pt',
+      'policies/v0/policy.onnx',
+      'policies/v2/policy.onnx.json',
+      `steps/${runId}-step-1.json`,
+      `steps/${runId}-step-2.json`,
+    ])
+      assert.ok(keys.has(key), `${key} in the bucket (${[...keys].sort().join(', ')})`);
+    assert.ok(!keys.has('.train.lock'), 'the lease is released');
+    assert.ok(readdirSync(process.env.AGENTRL_STORE_CACHE!).length > 0, 'the cache deleted mid-run was filled again');
     const metrics = await metricsOf(runId);
     const byHost: Record<string, number> = {};
     for (const line of metrics)
@@ -157,7 +190,11 @@ describe('two sandbox hosts', () => {
       args: [runInput(runId, 6)],
     });
     // the second host holds episodes of the first iteration: its daemon goes (its worker stays up)
-    await waitFor('an episode on the second host', async () => (await episodeContainers(second)).length > 0, 180_000);
+    await waitFor(
+      'an episode of this run running on the second host',
+      async () => (await episodeContainers(second, runId)).length > 0,
+      180_000,
+    );
     execFileSync('bash', [hostScript, 'stop', hostName], { stdio: 'ignore' });
     // back for the second iteration, as a repaired host comes back
     await waitFor(

@@ -60,6 +60,9 @@ test('the counters move with an episode', async () => {
   assert.equal(count('scoreSubmission'), 1);
   assert.ok(count('prepareEpisode') >= 1);
   assert.equal(after.get('agentrl_activities_in_flight{activity="takeTurn"}'), 0);
+  // read when scraped: the episode released its sandbox, and nothing of the deployment is parked
+  assert.equal(after.get('agentrl_sandboxes_running'), 0);
+  assert.equal(after.get('agentrl_episodes_parked'), 0);
   // the episode's snapshots, records and trajectory went through the store (the folder backend here)
   assert.ok((after.get('agentrl_store_bytes_total{backend="file",direction="put"}') ?? 0) > 0);
   assert.ok((after.get('agentrl_store_bytes_total{backend="file",direction="get"}') ?? 0) > 0);

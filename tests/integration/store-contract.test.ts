@@ -6,9 +6,8 @@
 // records all go to the bucket.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,18 +19,7 @@ import { openArtifactStore } from '../../activities/store/open-store';
 import { createS3Store, parseS3Url, s3ClientFromEnvironment } from '../../activities/store/s3-store';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../workers/config';
-import {
-  runEpisode,
-  startTestServer,
-  startWorker,
-  task,
-  testConfig,
-  waitFor,
-  type RunningWorker,
-} from '../helpers/temporal';
-import { startTrainer, taskSet } from '../helpers/training';
-import { createPolicyServer } from '../../serving/policy-server';
-import { trainingProgressQuery } from '../../workflows/messages';
+import { runEpisode, startTestServer, startWorker, task, testConfig, type RunningWorker } from '../helpers/temporal';
 
 const endpoint = `http://127.0.0.1:${process.env.AGENTRL_S3_PORT ?? '9000'}`;
 const credentials = { accessKeyId: 'agentrl-test', secretAccessKey: 'agentrl-test' };
@@ -286,109 +274,5 @@ describe('episodes on the S3 backend', () => {
     assert.equal(trajectory?.toString().trim().split('\n').length, result.counters.turns);
     const local = worker.config.artifactsDir;
     assert.ok(!existsSync(local) || readdirSync(local).length === 0, `nothing under ${local}`);
-  });
-});
-
-describe('a training run on the S3 backend', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: RunningWorker;
-  let trainer: ChildProcess | undefined;
-  let closeServer: () => Promise<void> = async () => undefined;
-  let policyServer = '';
-  const url = `s3://${bucket}/training-${randomBytes(3).toString('hex')}`;
-  const cache = mkdtempSync(join(tmpdir(), 'agentrl-store-cache-'));
-  before(async () => {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL: endpoint,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_REGION: 'us-east-1',
-      // the trainer (a child process) and the policy server (this one) keep their copies here
-      AGENTRL_STORE_CACHE: cache,
-    });
-    env = await startTestServer();
-    worker = await startWorker(env, { ...testConfig(env.address), store: url });
-    trainer = await startTrainer(env, worker.taskQueue);
-    const { server } = await createPolicyServer();
-    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-    policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
-  });
-  after(async () => {
-    trainer?.kill('SIGTERM');
-    await closeServer();
-    await worker?.stop();
-    await env?.teardown();
-    delete process.env.AGENTRL_STORE_CACHE;
-  });
-
-  test('batches, checkpoints, policies, step records and reports go to the bucket; the cache deleted mid-run is refilled', async () => {
-    const runId = `s3-run-${randomBytes(3).toString('hex')}`;
-    const handle = await env.client.workflow.start('trainingRun', {
-      taskQueue: worker.taskQueue,
-      workflowId: runId,
-      args: [
-        {
-          runId,
-          tasks: taskSet(['ari-avg-06']),
-          evalTasks: '',
-          iterations: 2,
-          tasksPerIteration: 1,
-          groupSize: 2,
-          concurrency: 2,
-          warmStart: { episodes: 0, epochs: 1 },
-          policyServer,
-          seed: 5,
-        },
-      ],
-    });
-    await waitFor(
-      'the first iteration',
-      async () => ((await handle.query(trainingProgressQuery).catch(() => null))?.iteration ?? 0) >= 1,
-      300_000,
-    );
-    assert.ok(readdirSync(cache).length > 0, 'the trainer and the policy server fetched into the cache');
-    rmSync(cache, { recursive: true, force: true });
-    const result = (await handle.result()) as { runRef: string; steps: number; reportRef: string };
-    assert.equal(result.steps, 2);
-    assert.equal(result.runRef, `${url}/runs/${runId}`);
-    assert.equal(result.reportRef, `${result.runRef}/report.md`);
-    const prefix = `${parseS3Url(url).prefix}/runs/${runId}/`;
-    const keys = new Set<string>();
-    let token: string | undefined;
-    do {
-      const page = await client().send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-      );
-      for (const item of page.Contents ?? []) keys.add(item.Key!.slice(prefix.length));
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    for (const key of [
-      'manifest.json',
-      'state.json',
-      'metrics.jsonl',
-      'report.md',
-      'reward.svg',
-      'checkpoints/step-1.pt',
-      'checkpoints/step-2.pt',
-      'policies/v0/policy.onnx',
-      'policies/v2/policy.onnx.json',
-      `steps/${runId}-step-1.json`,
-      `steps/${runId}-step-2.json`,
-    ])
-      assert.ok(keys.has(key), `${key} in the bucket (${[...keys].sort().join(', ')})`);
-    assert.ok(
-      [...keys].some((key) => key.startsWith('batches/')),
-      'the batches are in the bucket',
-    );
-    assert.ok(!keys.has('.train.lock'), 'the lease is released');
-    const metrics = (await createS3Store(`${url}/runs/${runId}`, client()).readNamed('metrics.jsonl'))!
-      .toString()
-      .trim()
-      .split('\n');
-    assert.equal(metrics.length, 2);
-    const local = worker.config.artifactsDir;
-    assert.ok(!existsSync(local) || readdirSync(local).length === 0, `nothing under ${local}`);
-    assert.ok(existsSync(cache), 'the cache was filled again after it was deleted');
   });
 });
