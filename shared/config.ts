@@ -24,6 +24,8 @@ export const AgentrlConfig = z
         reapIntervalMs: z.number().int().positive().default(60_000),
         /** serve Prometheus metrics on this port (workers/metrics.ts); absent: none */
         metricsPort: z.number().int().min(0).max(65535).optional(),
+        /** serve the Temporal SDK's own runtime metrics (its telemetry options) on this port; absent: none */
+        sdkMetricsPort: z.number().int().min(1).max(65535).optional(),
         /**
          * the most episode sandboxes this host runs at once (workers/host-capacity.ts): a full host takes no
          * acquisitions and the other hosts take them; absent: no cap

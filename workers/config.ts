@@ -47,6 +47,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       throw new Error(`AGENTRL_METRICS_PORT: not a port: ${env.AGENTRL_METRICS_PORT}`);
     config.worker.metricsPort = port;
   }
+  if (env.AGENTRL_SDK_METRICS_PORT) {
+    const port = Number(env.AGENTRL_SDK_METRICS_PORT);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`AGENTRL_SDK_METRICS_PORT: not a port: ${env.AGENTRL_SDK_METRICS_PORT}`);
+    config.worker.sdkMetricsPort = port;
+  }
   if (env.AGENTRL_MAX_SANDBOXES) {
     const cap = Number(env.AGENTRL_MAX_SANDBOXES);
     if (!Number.isInteger(cap) || cap < 1)

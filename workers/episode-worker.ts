@@ -1,6 +1,6 @@
 import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
@@ -36,6 +36,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const taskQueue = options.taskQueue ?? defaultTaskQueue;
   const docker = new Dockerode();
   const hostId = await dockerHostId(docker, config.stateDir);
+  if (config.worker.sdkMetricsPort !== undefined) installSdkMetrics(config.worker.sdkMetricsPort);
   const connection = await NativeConnection.connect(temporalConnection(config));
   const clientConnection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
@@ -125,4 +126,26 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     await clientConnection.close();
     served?.server.close();
   }
+}
+
+/**
+ * The Temporal SDK's own runtime metrics (task slots, poll and schedule-to-start latencies, sticky
+ * cache, ...) on http://127.0.0.1:PORT/metrics, through its telemetry options. The runtime is installed
+ * once per process, before its first connection: in a process that has one already (tests running
+ * several workers) this says so and goes on without.
+ */
+function installSdkMetrics(port: number): void {
+  if (Runtime._instance) {
+    console.error(
+      `worker.sdkMetricsPort ${port}: this process's Temporal runtime is installed already; no SDK metrics`,
+    );
+    return;
+  }
+  Runtime.install({
+    telemetryOptions: {
+      metrics: {
+        prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, useSecondsForDurations: true },
+      },
+    },
+  });
 }

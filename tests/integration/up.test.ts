@@ -22,7 +22,9 @@ writeFileSync(
   configPath,
   `temporal:\n  address: ${address}\n  uiPort: 18433\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`,
 );
-const env = { ...process.env, AGENTRL_CONFIG: configPath };
+// the worker `up` starts also serves the Temporal SDK's own runtime metrics
+const sdkMetricsPort = 17435;
+const env = { ...process.env, AGENTRL_CONFIG: configPath, AGENTRL_SDK_METRICS_PORT: String(sdkMetricsPort) };
 const cli = join(projectRoot, 'bin', 'agentrl.js');
 const agentrl = (...args: string[]) =>
   spawnSync(process.execPath, [cli, ...args], { env, encoding: 'utf8', timeout: 120_000 });
@@ -95,6 +97,10 @@ test('a run started from the Temporal CLI under `up` survives its worker killed 
     assert.match(status.stdout, new RegExp(`run ${runId}: running \\(trainingRun`));
     assert.match(status.stdout, /sampling: iteration \d+\/\d+, episodes \d+\/\d+/);
     assert.match(status.stdout, /worker: pid \d+, host [0-9a-f]{16}/);
+
+    const sdk = await (await fetch(`http://127.0.0.1:${sdkMetricsPort}/metrics`)).text();
+    assert.match(sdk, /^temporal_request_total\{/m, 'the SDK counts its requests to the server');
+    assert.match(sdk, /^temporal_(workflow|activity)_\w+/m, 'and its task processing');
 
     const killed = pidOf('worker');
     process.kill(killed, 'SIGKILL');
