@@ -8,6 +8,11 @@
     agentrl_trainer_step                        the last step trained
     agentrl_trainer_loss, _grad_norm, _kl       the last step's figures
     agentrl_store_bytes_total{backend,direction} bytes the trainer moved through the store (s3: fetched, uploaded)
+    agentrl_trainer_batch_staleness{stat}       the last batch's trained tokens: versions behind the weights the
+                                                step starts from (max, mean; batches that record token versions)
+
+`--sdk-metrics-port` (AGENTRL_TRAINER_SDK_METRICS_PORT) also serves the Temporal SDK's own runtime metrics
+(`temporal_*`) through its telemetry options, on a port of their own.
 """
 
 from __future__ import annotations
@@ -27,6 +32,11 @@ LOSS = Gauge("agentrl_trainer_loss", "The last step's loss")
 GRAD_NORM = Gauge("agentrl_trainer_grad_norm", "The last step's gradient norm")
 KL = Gauge("agentrl_trainer_kl", "The last step's KL to the sampling policy (k3)")
 STORE_BYTES = Counter("agentrl_store_bytes", "Bytes moved through the artifact store", ["backend", "direction"])
+BATCH_STALENESS = Gauge(
+    "agentrl_trainer_batch_staleness",
+    "The last batch's trained tokens: versions behind the weights the step starts from",
+    ["stat"],
+)
 
 
 def serve(port: int) -> int:

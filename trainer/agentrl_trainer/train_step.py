@@ -134,6 +134,11 @@ def check_staleness(batch: Mapping[str, torch.Tensor], base_version: int, max_st
     if versions is None:
         return
     staleness = token_staleness(versions, batch["loss_mask"], base_version)
+    if staleness.numel():
+        from .metrics import BATCH_STALENESS
+
+        BATCH_STALENESS.labels("max").set(int(staleness.max()))
+        BATCH_STALENESS.labels("mean").set(float(staleness.float().mean()))
     if staleness.numel() and int(staleness.min()) < 0:
         raise ValueError(
             f"batch.policy_versions holds a trained token of version {base_version - int(staleness.min())}, "

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from temporalio.client import Client
 from temporalio.envconfig import ClientConfig
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
 from .init_policy import init_policy_activity
@@ -67,10 +68,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=int(port) if port else None,
         help="serve Prometheus metrics on 127.0.0.1:PORT/metrics, 0 for a free port (env AGENTRL_TRAINER_METRICS_PORT)",
     )
+    sdk_port = os.environ.get("AGENTRL_TRAINER_SDK_METRICS_PORT")
+    parser.add_argument(
+        "--sdk-metrics-port",
+        type=int,
+        default=int(sdk_port) if sdk_port else None,
+        help="serve the Temporal SDK's runtime metrics on 127.0.0.1:PORT/metrics (env AGENTRL_TRAINER_SDK_METRICS_PORT)",
+    )
     return parser.parse_args(argv)
 
 
-async def run_worker(address: str, namespace: str, task_queue: str) -> None:
+async def run_worker(address: str, namespace: str, task_queue: str, sdk_metrics_port: int | None = None) -> None:
     """Polls until SIGINT/SIGTERM, then lets the worker shut down (see GRACEFUL_SHUTDOWN)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -78,6 +86,11 @@ async def run_worker(address: str, namespace: str, task_queue: str) -> None:
         loop.add_signal_handler(signum, stop.set)
     # TLS, API key and gRPC metadata from the profile and environment; address and namespace as given
     extra = {key: value for key, value in connect_config().items() if key not in ("target_host", "namespace")}
+    if sdk_metrics_port is not None:
+        # the SDK's own runtime metrics (task slots, polls, schedule-to-start latencies) through its telemetry options
+        extra["runtime"] = Runtime(
+            telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=f"127.0.0.1:{sdk_metrics_port}"))
+        )
     client = await Client.connect(address, namespace=namespace, **extra)
     # one thread and one slot: training steps of a run are sequential and each wants the whole device
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trainOnBatch") as executor:
@@ -111,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.metrics_port is not None:
             print(f"training worker metrics: http://127.0.0.1:{serve_metrics(args.metrics_port)}/metrics", flush=True)
-        asyncio.run(run_worker(args.address, args.namespace, args.task_queue))
+        asyncio.run(run_worker(args.address, args.namespace, args.task_queue, args.sdk_metrics_port))
     except Exception as error:
         print(f"training worker failed: {error}", file=sys.stderr, flush=True)
         return 1

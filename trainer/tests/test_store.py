@@ -17,6 +17,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+import torch
 from agentrl_trainer import store as store_module
 from agentrl_trainer.checkpoints import RunBusyError
 from agentrl_trainer.metrics import serve as serve_metrics
@@ -172,3 +173,16 @@ def test_the_cache_keeps_within_its_bound_and_the_run_in_training_stays(bucket, 
     run.publish("policies/v0")
     assert not old.exists(), "the least recently used file went"
     assert (run.local / "policies" / "v0" / "policy.onnx").exists(), "the run in training stays, even over the bound"
+
+
+def test_the_staleness_of_a_batch_s_trained_tokens_is_a_gauge():
+    from agentrl_trainer.train_step import check_staleness
+
+    batch = {
+        "policy_versions": torch.tensor([[3, 3, 1, -1], [2, 2, 2, 2]]),
+        "loss_mask": torch.tensor([[1, 1, 1, 1], [0, 1, 1, 0]]),
+    }
+    check_staleness(batch, base_version=3, max_staleness=None)
+    # trained tokens of known version: 3, 3, 1 and 2, 2 -> 0, 0, 2, 1, 1 versions behind version 3
+    assert sample("agentrl_trainer_batch_staleness", stat="max") == 2
+    assert sample("agentrl_trainer_batch_staleness", stat="mean") == pytest.approx(0.8)

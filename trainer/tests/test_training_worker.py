@@ -7,12 +7,15 @@ in-test worker on its own queue, calls `trainOnBatch` by name as the TypeScript 
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -143,12 +146,26 @@ async def wait_for_heartbeat(handle, predicate, timeout_s=60):
     raise AssertionError(f"no matching heartbeat within {timeout_s} s")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scrape(url: str) -> str:
+    return urllib.request.urlopen(url, timeout=10).read().decode()
+
+
 def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_path):
     step_one = request(tmp_path / "run", 1, write_batch(tmp_path / "batch-1.safetensors", seed=1))
+    sdk_port = free_port()
 
     async def scenario():
         async with await start_server() as server:
-            worker = TrainingWorker(server.client.service_client.config.target_host)  # the contract's default queue
+            worker = TrainingWorker(  # the contract's default queue; its metrics and the SDK's on ports of their own
+                server.client.service_client.config.target_host,
+                extra_env={"AGENTRL_TRAINER_METRICS_PORT": "0", "AGENTRL_TRAINER_SDK_METRICS_PORT": str(sdk_port)},
+            )
             try:
                 await worker.wait_ready()
                 tests_queue = f"tests-{uuid.uuid4()}"
@@ -158,17 +175,22 @@ def test_a_step_through_the_worker_returns_a_policy_that_onnxruntime_loads(tmp_p
                     workflows=[TrainOneStepForTest],
                     workflow_runner=UnsandboxedWorkflowRunner(),
                 ):
-                    return await server.client.execute_workflow(
+                    result = await server.client.execute_workflow(
                         TrainOneStepForTest.run,
                         {"input": step_one, "taskQueue": TASK_QUEUE},
                         id=f"train-{uuid.uuid4()}",
                         task_queue=tests_queue,
-                    ), worker
+                    )
+                url = re.search(r"training worker metrics: (\S+)", worker.output()).group(1)
+                return result, worker, scrape(url), scrape(f"http://127.0.0.1:{sdk_port}/metrics")
             finally:
                 exit_code = worker.stop()
                 assert exit_code == 0, worker.output()
 
-    result, worker = asyncio.run(scenario())
+    result, worker, metrics, sdk_metrics = asyncio.run(scenario())
+    assert 'agentrl_trainer_steps_total{outcome="trained"} 1.0' in metrics
+    assert "agentrl_trainer_step 1.0" in metrics
+    assert re.search(r"^temporal_\w+", sdk_metrics, re.M), sdk_metrics[:500]
     assert (
         f"training worker ready: queue {TASK_QUEUE}" in worker.output() and "training worker stopped" in worker.output()
     )
