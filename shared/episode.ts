@@ -311,4 +311,6 @@ export interface EpisodeProgress {
   /** whether a segment budget is in force (without one the episode never parks), and how often it parked */
   segmented?: boolean;
   parks?: number;
+  /** the sandbox host (worker host id) it runs on, or last ran on while parked */
+  host?: string;
 }

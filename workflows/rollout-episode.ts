@@ -131,6 +131,7 @@ async function runEpisode(input: EpisodeInput, progress: EpisodeProgress, contro
     taskId: state.task.id,
     segmented: Boolean(state.segment),
     parks: state.parks ?? 0,
+    host: state.sandbox.hostId,
   });
   const episode: Episode = { input, state, progress, control, host: hostActivities(input, state.sandbox), episodeId };
   let step: EpisodeStep = state.parked ? { state: 'parked' } : { state: 'acting' };

@@ -5,7 +5,8 @@
 // second daemon stopped while it holds episodes (its worker stays up) turns them into sandbox_crash, they
 // are sampled again on the other host and never trained on, no step is applied twice, and once the daemon is
 // back the reaper leaves no container on either host. The run's records all go to the bucket, and the store
-// cache of the trainer and the policy server is deleted mid-run.
+// cache of the trainer and the policy server is deleted mid-run. A parked episode whose host is lost for good
+// resumes on the other: its snapshot is in the bucket.
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,9 +23,10 @@ import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
 import { createS3Store, s3ClientFromEnvironment } from '../../activities/store/s3-store';
 import { createPolicyServer } from '../../serving/policy-server';
 import { IterationMetrics } from '../../shared/run-metrics';
-import { trainingProgressQuery } from '../../workflows/messages';
+import { episodeProgressQuery, resumeSignal, trainingProgressQuery } from '../../workflows/messages';
+import type { EpisodeResult } from '../../shared/episode';
 import { projectRoot } from '../../workers/config';
-import { docker, startTestServer, waitFor } from '../helpers/temporal';
+import { docker, scriptedPolicy, startTestServer, task, waitFor } from '../helpers/temporal';
 import { startTrainer, taskSet } from '../helpers/training';
 import { spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
 
@@ -230,5 +232,34 @@ describe('two sandbox hosts', () => {
       },
       120_000,
     );
+  });
+  test('a parked episode whose host is lost for good resumes on the other', async () => {
+    const workflowId = `park-move-${randomBytes(3).toString('hex')}`;
+    const policy = scriptedPolicy([
+      { tool: 'bash', command: "sed -i 's/items\\[start:end - 1\\]/items[start:end]/' pager/__init__.py" },
+      { tool: 'bash', command: 'python3 -m pytest -q' },
+      { tool: 'submit' },
+    ]);
+    const handle = await env.client.workflow.start('rolloutEpisode', {
+      taskQueue,
+      workflowId,
+      args: [{ task: task('off-by-one-range'), policy, segment: { maxTurns: 1 } }],
+    });
+    await waitFor(
+      'the episode to park',
+      async () => (await handle.query(episodeProgressQuery).catch(() => null))?.phase === 'parked',
+      180_000,
+    );
+    const parkedOn = (await handle.query(episodeProgressQuery)).host!;
+    const lost = hosts.find((host) => host.hostId === parkedOn)!;
+    assert.ok(lost, `parked on one of the two hosts (${parkedOn})`);
+    // its host goes for good (its worker stopped, never started again); the resume acquires on the other
+    await stopChild(lost.process);
+    await handle.signal(resumeSignal, { segment: null }); // to its end, no more parking
+    const result = (await handle.result()) as EpisodeResult;
+    assert.deepEqual([result.outcome, result.reward, result.trueSuccess], ['submitted', 1, true]);
+    const other = hosts.find((host) => host !== lost)!.hostId;
+    assert.deepEqual(result.hosts, [parkedOn, other]);
+    assert.equal(result.parks, 1);
   });
 });

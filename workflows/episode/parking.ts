@@ -112,6 +112,7 @@ export async function resumeParked(
     return { ok: false, detail: `restoring the parked sandbox failed: ${messageOf(error)}` };
   }
   episode.sandbox = sandbox;
+  progress.host = sandbox.hostId;
   if (episode.hosts && episode.hosts.at(-1) !== sandbox.hostId) episode.hosts.push(sandbox.hostId);
   episode.parked = undefined;
   if (episode.timings) episode.timings.acquireMs += Date.now() - started;
