@@ -1,17 +1,16 @@
 // Two sandbox hosts on one machine: the first Docker daemon and a second one (scripts/docker-host.sh), each
 // served by an episode worker process of its own (its own state folder, at most two sandboxes), the trainer
-// from its own working directory, and the S3 store between them. A training run spreads its episodes over
-// both hosts with nothing under either worker's artifacts folder; and a run survives losing a host: the
+// and the policy server as processes from working directories of their own, and the S3 store between them. A
+// training run spreads its episodes over both hosts with nothing under either worker's artifacts folder; and a run survives losing a host: the
 // second daemon stopped while it holds episodes (its worker stays up) turns them into sandbox_crash, they
 // are sampled again on the other host and never trained on, no step is applied twice, and once the daemon is
 // back the reaper leaves no container on either host. The run's records all go to the bucket, and the store
 // cache of the trainer and the policy server is deleted mid-run. A parked episode whose host is lost for good
 // resumes on the other: its snapshot is in the bucket.
 import assert from 'node:assert/strict';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -21,7 +20,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { labels, deploymentId } from '../../activities/sandbox/container';
 import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
 import { createS3Store, s3ClientFromEnvironment } from '../../activities/store/s3-store';
-import { createPolicyServer } from '../../serving/policy-server';
 import { IterationMetrics } from '../../shared/run-metrics';
 import { episodeProgressQuery, resumeSignal, trainingProgressQuery } from '../../workflows/messages';
 import type { EpisodeResult } from '../../shared/episode';
@@ -48,6 +46,7 @@ describe('two sandbox hosts', () => {
   let env: TestWorkflowEnvironment;
   let trainer: ChildProcess | undefined;
   let closeServer: () => Promise<void> = async () => undefined;
+  let servingProcess: ChildProcess | undefined;
   let policyServer = '';
   const taskQueue = `hosts-${randomBytes(4).toString('hex')}`;
   const hosts: Host[] = [];
@@ -80,10 +79,24 @@ describe('two sandbox hosts', () => {
     hosts.push(await startHost(null, docker), await startHost(dockerHost, second));
     assert.notEqual(hosts[0]!.hostId, hosts[1]!.hostId, 'each daemon is a host of its own');
     trainer = await startTrainer(env, taskQueue);
-    const { server } = await createPolicyServer();
-    await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-    policyServer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    closeServer = () => new Promise((resolveClose) => server.close(() => resolveClose()));
+    // the policy server: a process of its own, from a working directory of its own, reading policies from the bucket
+    const port = 17540 + Math.floor(Math.random() * 40);
+    servingProcess = spawn(
+      process.execPath,
+      [join(projectRoot, 'bin', 'agentrl.js'), 'policy-server', '--port', String(port)],
+      {
+        cwd: mkdtempSync(join(tmpdir(), 'agentrl-test-policy-')),
+        env: process.env,
+        stdio: 'ignore',
+      },
+    );
+    policyServer = `http://127.0.0.1:${port}`;
+    await waitFor(
+      'the policy server',
+      async () => (await fetch(`${policyServer}/v1/models`).catch(() => null)) !== null,
+      60_000,
+    );
+    closeServer = () => stopChild(servingProcess!);
   });
   after(async () => {
     execFileSync('bash', [hostScript, 'start', hostName], { stdio: 'ignore' });
