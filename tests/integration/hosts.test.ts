@@ -1,11 +1,11 @@
 // Two sandbox hosts on one machine: the first Docker daemon and a second one (scripts/docker-host.sh), each
 // served by an episode worker process of its own (its own state folder, at most two sandboxes), the trainer
-// and the policy server as processes from working directories of their own, and the S3 store between them. A
-// training run spreads its episodes over both hosts with nothing under either worker's artifacts folder; and a run survives losing a host: the
+// and the policy server as processes from working directories of their own, and the S3 store between them.
+// A training run spreads its episodes over both hosts with nothing under either worker's artifacts folder,
+// its records all in the bucket and the store cache deleted mid-run. A run survives losing a host: the
 // second daemon stopped while it holds episodes (its worker stays up) turns them into sandbox_crash, they
-// are sampled again on the other host and never trained on, no step is applied twice, and once the daemon is
-// back the reaper leaves no container on either host. The run's records all go to the bucket, and the store
-// cache of the trainer and the policy server is deleted mid-run. A parked episode whose host is lost for good
+// are sampled again on the other host and never trained on, no step is applied twice, and once the daemon
+// is back the reaper leaves no container on either host. A parked episode whose host is lost for good
 // resumes on the other: its snapshot is in the bucket.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
