@@ -1,5 +1,5 @@
 // Two sandbox hosts on one machine: the first Docker daemon and a second one (scripts/docker-host.sh), each
-// served by an episode worker process of its own (its own state folder, at most two sandboxes), the trainer
+// served by an episode worker process of its own (its own state folder, one sandbox at a time), the trainer
 // and the policy server as processes from working directories of their own, and the S3 store between them.
 // A training run spreads its episodes over both hosts with nothing under either worker's artifacts folder,
 // its records all in the bucket and the store cache deleted mid-run. A run survives losing a host: the
@@ -55,7 +55,7 @@ describe('two sandbox hosts', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'agentrl-test-host-'));
     const child = spawnWorker(env.address, stateDir, taskQueue, undefined, {
       AGENTRL_STORE: url,
-      AGENTRL_MAX_SANDBOXES: '2',
+      AGENTRL_MAX_SANDBOXES: '1',
       ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}),
     });
     await waitReady(stateDir, child.pid!);
@@ -76,9 +76,10 @@ describe('two sandbox hosts', () => {
     });
     await s3ClientFromEnvironment().send(new CreateBucketCommand({ Bucket: bucket }));
     env = await startTestServer();
-    hosts.push(await startHost(null, docker), await startHost(dockerHost, second));
+    // the processes start side by side: two episode workers, the trainer and the policy server
+    const trainerStarted = startTrainer(env, taskQueue);
+    hosts.push(...(await Promise.all([startHost(null, docker), startHost(dockerHost, second)])));
     assert.notEqual(hosts[0]!.hostId, hosts[1]!.hostId, 'each daemon is a host of its own');
-    trainer = await startTrainer(env, taskQueue);
     // the policy server: a process of its own, from a working directory of its own, reading policies from the bucket
     const port = 17540 + Math.floor(Math.random() * 40);
     servingProcess = spawn(
@@ -97,6 +98,7 @@ describe('two sandbox hosts', () => {
       60_000,
     );
     closeServer = () => stopChild(servingProcess!);
+    trainer = await trainerStarted;
   });
   after(async () => {
     execFileSync('bash', [hostScript, 'start', hostName], { stdio: 'ignore' });
@@ -111,10 +113,11 @@ describe('two sandbox hosts', () => {
     runId,
     tasks: taskSet(['ari-avg-06', 'cmp-covers-01']),
     evalTasks: '',
+    // each iteration's two episodes run at once, and each host runs one sandbox at a time: they spread
     iterations: 2,
-    tasksPerIteration: 2,
+    tasksPerIteration: 1,
     groupSize: 2,
-    concurrency: 4,
+    concurrency: 2,
     warmStart: { episodes: 0, epochs: 1 },
     policyServer,
     seed,
@@ -189,7 +192,7 @@ describe('two sandbox hosts', () => {
     assert.deepEqual(Object.keys(byHost).sort(), hosts.map((host) => host.hostId).sort(), JSON.stringify(byHost));
     assert.equal(
       Object.values(byHost).reduce((a, b) => a + b, 0),
-      8,
+      4,
     );
     for (const host of hosts) {
       const artifacts = join(host.stateDir, 'artifacts');
@@ -227,7 +230,7 @@ describe('two sandbox hosts', () => {
     const resampled = first!.train!.resampled!;
     assert.ok((resampled.outcomes.sandbox_crash ?? 0) >= 1, JSON.stringify(resampled));
     assert.deepEqual(Object.keys(resampled.hosts), [lost], JSON.stringify(resampled));
-    assert.equal(first!.train!.episodes, 4, 'every group whole, no episode counted twice');
+    assert.equal(first!.train!.episodes, 2, 'every group whole, no episode counted twice');
     assert.ok(!first!.train!.outcomes.sandbox_crash, 'the replacements did not crash');
     assert.equal(first!.batch?.counts.environmentFailures ?? 0, 0, 'no sandbox crash reaches the batch');
     assert.ok(secondIteration!.train!.episodes > 0);
