@@ -15,19 +15,17 @@ export function hostCapacitySlots(
   deployment: string,
   maxSandboxes: number,
   pollMs = 1_000,
-): CustomSlotSupplier<ActivitySlotInfo> & { running(): Promise<number> } {
+): CustomSlotSupplier<ActivitySlotInfo> {
   let granted = 0;
-  const running = () => hostSandboxes(docker, deployment);
   const fits = async (): Promise<boolean> => {
     try {
-      return (await running()) + granted < maxSandboxes;
+      return (await hostSandboxes(docker, deployment)) + granted < maxSandboxes;
     } catch {
       return false; // a daemon that does not answer takes no acquisitions
     }
   };
   return {
     type: 'custom',
-    running,
     async reserveSlot(_context, abortSignal): Promise<SlotPermit> {
       for (;;) {
         if (abortSignal.aborted) throw abortError();

@@ -22,19 +22,19 @@ import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { modelCacheDir } from '../policies/chat/chat-tokenizer';
 import { StoreError } from './artifact-store';
-import { s3ClientFromEnvironment } from './s3-store';
+import { notFound, parseS3Url, s3ClientFromEnvironment } from './s3-store';
 
 export const storeCacheDir = (env: NodeJS.ProcessEnv = process.env): string =>
   env.AGENTRL_STORE_CACHE || join(homedir(), '.cache', 'agentrl', 'store');
 const cacheLimitBytes = (env: NodeJS.ProcessEnv = process.env): number =>
   Number(env.AGENTRL_STORE_CACHE_MB || 8192) * 1024 * 1024;
 
-/** `s3://BUCKET/KEY` split; a reference to a whole bucket names no object */
+/** `s3://BUCKET/KEY` split (parseS3Url's rules); a reference to a whole bucket names no object */
 export function parseObjectUrl(url: string): { bucket: string; key: string } {
-  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/(.+)$/.exec(url);
-  if (!match || match[2]!.split('/').some((part) => part === '..' || part === ''))
+  const { bucket, prefix } = parseS3Url(url);
+  if (!prefix || prefix.split('/').includes(''))
     throw new StoreError(`not an S3 object URL (s3://BUCKET/KEY): ${JSON.stringify(url)}`);
-  return { bucket: match[1]!, key: match[2]!.replace(/\/+$/, '') };
+  return { bucket, key: prefix };
 }
 
 /** The file URL of a local path (what a file-backed store hands out). */
@@ -88,8 +88,7 @@ async function headEtag(client: S3Client, bucket: string, key: string): Promise<
   try {
     return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ETag ?? '';
   } catch (error) {
-    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if ((error as { name?: string }).name === 'NotFound' || status === 404) return null;
+    if (notFound(error)) return null;
     throw error;
   }
 }

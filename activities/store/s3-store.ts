@@ -54,7 +54,8 @@ export function s3ClientFromEnvironment(overrides: S3ClientConfig = {}): S3Clien
 }
 const sharedClients = new Map<string, S3Client>();
 
-const notFound = (error: unknown): boolean => {
+/** A missing object, as the SDK reports it (GetObject: NoSuchKey; HeadObject: NotFound, no body). */
+export const notFound = (error: unknown): boolean => {
   const name = (error as { name?: string }).name;
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   return name === 'NoSuchKey' || name === 'NotFound' || status === 404;

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from .checkpoints import RunBusyError, read_step_record, run_lock, write_step_record
+from .checkpoints import STEP_RECORD_FORMAT_VERSION, RunBusyError, read_step_record, run_lock, write_step_record
 from .metrics import STORE_BYTES
 
 LEASE_KEY = ".train.lock"
@@ -279,12 +279,11 @@ class RunStore:
 
     def write_record(self, step_id: str, record: dict[str, Any]) -> dict[str, Any]:
         """Writes the record unless one exists; returns the record that stands (ours, or an earlier attempt's)."""
+        written = {"formatVersion": STEP_RECORD_FORMAT_VERSION, **record}
         if self._objects is None:
-            write_step_record(self.local, step_id, record)  # under the run's flock
-            return read_step_record(self.local, step_id) or record
-        from .checkpoints import STEP_RECORD_FORMAT_VERSION
-
-        body = json.dumps({"formatVersion": STEP_RECORD_FORMAT_VERSION, **record}, indent=1) + "\n"
+            write_step_record(self.local, step_id, record)  # under the run's flock: no other attempt writes meanwhile
+            return written
+        body = json.dumps(written, indent=1) + "\n"
         try:
             self._objects.client.put_object(
                 Bucket=self._objects.bucket,
@@ -299,7 +298,7 @@ class RunStore:
             if standing is None:
                 raise
             return standing
-        return json.loads(body)
+        return written
 
     @contextmanager
     def lock(self) -> Iterator[None]:
