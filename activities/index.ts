@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/config';
 import { createScoringActivities } from './checker/scoring';
+import { createExecutorClient } from './sandbox/executor';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
 import type { ArtifactStore } from './store/artifact-store';
 import { configuredStore } from './store/open-store';
@@ -66,6 +67,8 @@ export function createEpisodeActivities(deps: ActivityDeps) {
 export function createHostActivities(deps: ActivityDeps) {
   const store = storeOf(deps);
   const journalDir = join(deps.config.stateDir, 'journal');
+  // one client per worker: the lifecycle starts each sandbox's executor, the turns reach it
+  const executorClient = createExecutorClient(deps.docker, deps.config.sandbox.uid);
   const lifecycle = createSandboxLifecycleActivities({
     docker: deps.docker,
     config: deps.config,
@@ -73,8 +76,16 @@ export function createHostActivities(deps: ActivityDeps) {
     hostId: deps.hostId,
     deployment: deps.deployment,
     journalDir,
+    executorClient,
   });
-  const tools = createToolCallActivities({ docker: deps.docker, store, journalDir, uid: deps.config.sandbox.uid });
+  const tools = createToolCallActivities({
+    docker: deps.docker,
+    store,
+    journalDir,
+    uid: deps.config.sandbox.uid,
+    executor: deps.config.sandbox.executor,
+    executorClient,
+  });
   const scoring = createScoringActivities({
     docker: deps.docker,
     store,

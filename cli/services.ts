@@ -8,7 +8,8 @@ import { atomicWrite } from '../activities/store/files';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { searchAttributeServerArgs, SearchAttributes } from '../shared/search-attributes';
+import { SearchAttributes } from '../shared/search-attributes';
+import { devServerArgs } from '../shared/dev-server';
 import { servingPorts } from '../shared/serving-ports';
 import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
 import { codeVersion } from '../workers/code-version';
@@ -268,7 +269,7 @@ export async function startDevServer(
         config.temporal.namespace,
         '--log-level',
         'warn',
-        ...searchAttributeServerArgs,
+        ...devServerArgs,
       ],
       ready: () => isListening(config.temporal.address),
       answers: () => isListening(config.temporal.address),

@@ -12,6 +12,12 @@ the host has recorded: their files are removed, so the spool does not fill up.
 
 Only builtin modules are imported (os, select, sys, time, binascii): the runner
 starts on every tool call, and its start-up time is part of each call's latency.
+
+Usage: python3 -I -S /run/agentrl/run-tool.py --serve UID
+The same calls through a long-lived executor (serve): started once per sandbox as
+root, it forks a child per call that drops to UID and runs the call exactly as
+above; the host reaches it on a unix socket in the spool's root-only ctl folder
+(activities/sandbox/executor.ts).
 """
 
 import binascii
@@ -208,9 +214,8 @@ def read_request(nonce):
     )
 
 
-def already_started():
-    sys.stdout.write('{"alreadyStarted": true}\n')
-    sys.exit(0)
+class AlreadyStarted(Exception):
+    """An earlier start of the same call claimed it: this one does nothing."""
 
 
 def remove(name):
@@ -220,21 +225,25 @@ def remove(name):
         pass
 
 
-def main():
-    nonce = sys.argv[1]
+def run_call(nonce, request_of):
+    """Claims NONCE exactly once, runs the call and records its result; returns the result line.
+
+    `request_of(nonce)` gives (tool, arg1, arg2, timeout_ms, max_output, cleanup); it is read only once
+    the claim is made. Raises AlreadyStarted when another start of the call came first.
+    """
     if not nonce.isalnum():
-        sys.exit("bad nonce")
+        raise ValueError("bad nonce")
     if os.path.exists(os.path.join(SPOOL, nonce + ".json")):
-        already_started()
+        raise AlreadyStarted()
     try:
         os.close(os.open(os.path.join(SPOOL, nonce + ".started"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
-        already_started()
+        raise AlreadyStarted()
     # the claim stays as a tombstone until the host has recorded the result (it names the call in a
     # later cleanup); a result that appeared meanwhile means the call already ran
     if os.path.exists(os.path.join(SPOOL, nonce + ".json")):
-        already_started()
-    tool, arg1, arg2, timeout_ms, max_output, cleanup = read_request(nonce)
+        raise AlreadyStarted()
+    tool, arg1, arg2, timeout_ms, max_output, cleanup = request_of(nonce)
     for old in cleanup:
         if old.isalnum():
             remove(old + ".json")
@@ -250,12 +259,133 @@ def main():
     after = oom_kills()
     result["oomKilled"] = before is not None and after is not None and after > before
     result["durationMs"] = int((time.monotonic() - started) * 1000)
-    line = encode(result)
+    line = encode(result).encode("utf-8")
     temporary = os.path.join(SPOOL, nonce + ".json.tmp")
     with open(temporary, "wb") as handle:
-        handle.write(line.encode("utf-8"))
+        handle.write(line)
     os.rename(temporary, os.path.join(SPOOL, nonce + ".json"))
-    sys.stdout.buffer.write(line.encode("utf-8") + b"\n")
+    return line
+
+
+ALREADY_STARTED = b'{"alreadyStarted": true}'
+CONTROL = SPOOL + "/ctl"
+SOCKET = CONTROL + "/exec.sock"
+MAX_REQUEST = 256 * 1024 * 1024
+
+
+def serve(uid):
+    """The sandbox's executor: runs as root (with only CAP_SETUID and CAP_SETGID), listens on SOCKET.
+
+    Every connection carries one request, a JSON line {"nonce", "tool", "arg1", "arg2" (base64),
+    "timeoutMs", "maxOutput", "cleanup"}; a forked child drops to the agent's uid for good and then
+    does exactly what a one-shot run of this script does (run_call), answering with the result line.
+    The agent's uid can neither signal this process nor reach its socket (CONTROL is root's, 0700).
+    """
+    import json
+    import signal
+    import socket
+    import stat
+
+    try:
+        os.mkdir(CONTROL, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(CONTROL)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o077:
+        sys.exit("executor: %s is not root's private folder" % CONTROL)
+    # the uid drop must work here (CAP_SETUID, CAP_SETGID), else no call could run
+    probe = os.fork()
+    if probe == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os._exit(0)
+        except OSError:
+            os._exit(1)
+    if os.waitpid(probe, 0)[1] != 0:
+        sys.exit("executor: cannot drop to uid %d (the container lacks CAP_SETUID/CAP_SETGID)" % uid)
+    try:
+        os.unlink(SOCKET)
+    except FileNotFoundError:
+        pass
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(SOCKET + ".new")
+    os.chmod(SOCKET + ".new", 0o600)
+    server.listen(128)
+    # bound, then renamed: the host never connects to a socket that is not listening yet
+    os.rename(SOCKET + ".new", SOCKET)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # handlers are reaped by the kernel
+    while True:
+        try:
+            connection, _ = server.accept()
+        except InterruptedError:
+            continue
+        try:
+            pid = os.fork()
+        except OSError as error:
+            # the pids limit is full (the agent's processes): this call does not start, nothing was claimed
+            refused = encode({"error": "the call could not start: %s" % error.strerror})
+            try:
+                connection.sendall(refused.encode("utf-8") + b"\n")
+            except OSError:
+                pass
+            connection.close()
+            continue
+        if pid == 0:
+            code = 0
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                server.close()
+                handle_connection(connection, uid, json)
+            except BaseException:  # noqa: BLE001 - the handler's end, whatever happened
+                code = 1
+            finally:
+                os._exit(code)
+        connection.close()
+
+
+def handle_connection(connection, uid, json):
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        chunk = connection.recv(1 << 20)
+        if not chunk or len(data) > MAX_REQUEST:
+            return
+        data += chunk
+    request = json.loads(bytes(data))
+    # for good: real, effective and saved ids, no supplementary groups, no capabilities left
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    os.chdir(REPO)
+    text = lambda name: binascii.a2b_base64(request.get(name, "")).decode("utf-8")
+    parsed = (
+        request["tool"],
+        text("arg1"),
+        text("arg2"),
+        int(request["timeoutMs"]),
+        int(request["maxOutput"]),
+        [str(name) for name in request.get("cleanup", [])],
+    )
+    try:
+        line = run_call(str(request["nonce"]), lambda _nonce: parsed)
+    except AlreadyStarted:
+        line = ALREADY_STARTED
+    connection.sendall(line + b"\n")
+    connection.close()
+
+
+def main():
+    if sys.argv[1] == "--serve":
+        serve(int(sys.argv[2]))
+        return
+    try:
+        line = run_call(sys.argv[1], read_request)
+    except AlreadyStarted:
+        line = ALREADY_STARTED
+    except ValueError as error:
+        sys.exit(str(error))
+    sys.stdout.buffer.write(line + b"\n")
 
 
 if __name__ == "__main__":

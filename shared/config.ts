@@ -5,6 +5,10 @@ import { EpisodeBudgets, EpisodeTimeouts } from './episode-input';
 export const unsafeDefences = ['twins', 'isolated-audit', 'report-channel', 'audit-protocol'] as const;
 export type UnsafeDefence = (typeof unsafeDefences)[number];
 
+/** How tool calls reach a sandbox (`sandbox.executor`). */
+export const SandboxExecutors = ['server', 'exec'] as const;
+export type SandboxExecutor = (typeof SandboxExecutors)[number];
+
 /** `temporal.yaml`: everything a worker or the CLI needs; environment variables override it. */
 export const AgentrlConfig = z
   .object({
@@ -44,6 +48,12 @@ export const AgentrlConfig = z
         workDiskMb: z.number().int().min(8).default(256),
         tmpDiskMb: z.number().int().min(8).default(64),
         uid: z.number().int().min(1).default(1000),
+        /**
+         * how tool calls reach the sandbox: `server`, the sandbox's long-lived executor on a unix socket
+         * (activities/sandbox/executor.ts; needs the worker on the Docker host, else calls fall back to exec);
+         * `exec`, one `docker exec` of the runner per call (the earlier path)
+         */
+        executor: z.enum(SandboxExecutors).default('server'),
       })
       .strict()
       .default({
@@ -54,6 +64,7 @@ export const AgentrlConfig = z
         workDiskMb: 256,
         tmpDiskMb: 64,
         uid: 1000,
+        executor: 'server',
       }),
     grading: z
       .object({

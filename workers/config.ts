@@ -3,7 +3,7 @@ import type { ConnectionOptions } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { AgentrlConfig } from '../shared/config';
+import { AgentrlConfig, SandboxExecutors } from '../shared/config';
 import { describeIssues } from '../shared/errors';
 
 /** The project root: where package.json, tasks/ and the default state folder live. */
@@ -58,6 +58,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     if (!Number.isInteger(cap) || cap < 1)
       throw new Error(`AGENTRL_MAX_SANDBOXES: not a positive integer: ${env.AGENTRL_MAX_SANDBOXES}`);
     config.worker.maxSandboxes = cap;
+  }
+  if (env.AGENTRL_SANDBOX_EXECUTOR) {
+    const executor = AgentrlConfig.shape.sandbox.unwrap().shape.executor.safeParse(env.AGENTRL_SANDBOX_EXECUTOR);
+    if (!executor.success)
+      throw new Error(
+        `AGENTRL_SANDBOX_EXECUTOR: one of ${SandboxExecutors.join(', ')}, not ${env.AGENTRL_SANDBOX_EXECUTOR}`,
+      );
+    config.sandbox.executor = executor.data;
   }
   if (env.AGENTRL_STORE) {
     const store = AgentrlConfig.shape.store.safeParse(env.AGENTRL_STORE);

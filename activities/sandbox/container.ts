@@ -138,8 +138,9 @@ export async function createHardenedContainer(
     Image: options.image,
     Cmd: ['sleep', 'infinity'],
     // the main process runs as root without capabilities, so the agent's uid cannot signal it and stop
-    // the container; tool calls run as the agent's uid; the grader keeps the two capabilities it needs
-    // to drop to that uid
+    // the container; tool calls run as the agent's uid; the grader, and the agent's container when its
+    // tool calls go through the executor (executor.ts), keep the two capabilities root needs to drop to
+    // that uid (a process that drops loses them, and no-new-privileges keeps them lost)
     User: '0:0',
     WorkingDir: repoPath,
     Env: ['HOME=/tmp', 'LANG=C.UTF-8', 'PYTHONDONTWRITEBYTECODE=1'],
@@ -148,7 +149,7 @@ export async function createHardenedContainer(
     HostConfig: {
       NetworkMode: 'none',
       CapDrop: ['ALL'],
-      ...(grader ? { CapAdd: ['SETUID', 'SETGID'] } : {}),
+      ...(grader || sandbox.executor === 'server' ? { CapAdd: ['SETUID', 'SETGID'] } : {}),
       SecurityOpt: ['no-new-privileges'],
       ReadonlyRootfs: true,
       Init: true,

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { AgentrlConfig } from '../../shared/config';
 import type { SandboxHandle, TaskSummary } from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
@@ -21,6 +21,7 @@ import {
   spoolTar,
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
+import type { createExecutorClient } from './executor';
 import { ensureTaskImage, TaskImageError } from './task-image';
 import { ensureHarborImage } from './harbor-image';
 import { sweepAgentProcesses } from './sweep';
@@ -34,6 +35,8 @@ export interface SandboxDeps {
   deployment: string;
   /** the tool-call journal of this host (tools/journal.ts), removed with the sandbox */
   journalDir: string;
+  /** starts each sandbox's executor when `sandbox.executor` is `server` (executor.ts) */
+  executorClient?: ReturnType<typeof createExecutorClient>;
 }
 
 export interface AcquireSandboxInput {
@@ -121,6 +124,24 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       await container.start();
       // files go in after start: the tmpfs volumes keep their content only while mounted
       await container.putArchive(await spoolTar(), { path: spoolPath });
+      // the executor starts while the repository goes in; a sandbox without one runs its calls by docker exec
+      const executorStarted =
+        config.sandbox.executor === 'server' && deps.executorClient
+          ? deps.executorClient.start(name).then(
+              (started) => {
+                if (!started.channel)
+                  log.warn('sandbox executor unavailable; tool calls use docker exec', {
+                    container: name,
+                    reason: started.reason,
+                  });
+              },
+              (error: unknown) =>
+                log.warn('sandbox executor did not start; tool calls use docker exec', {
+                  container: name,
+                  error: (error as Error).message,
+                }),
+            )
+          : Promise.resolve();
       if (input.restore) {
         // the tree as it was parked, checked against the snapshot's digest once it is in place
         await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
@@ -134,6 +155,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
         );
         await container.putArchive(repoTar, { path: repoPath });
       }
+      await executorStarted;
       await container.putArchive(
         await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }),
         { path: spoolPath },
@@ -188,6 +210,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
      * twice.
      */
     async releaseSandbox(input: { sandbox: SandboxHandle; episodeId: string }): Promise<void> {
+      deps.executorClient?.forget(input.sandbox.containerName);
       await removeSandbox(docker, input.sandbox.containerName, input.sandbox.volumes);
       await removeEpisodeSandboxes(docker, deployment, input.episodeId);
       await rm(createJournal(deps.journalDir).folder(input.episodeId), { recursive: true, force: true });

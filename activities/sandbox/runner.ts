@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import type { ToolCall } from '../../shared/tool-call';
+import type { SandboxExecutor } from '../../shared/config';
 import { ArchiveTooLargeError, buildTar, execCollect, isNotFound, readContainerFile } from './docker';
 import { spoolPath } from './container';
+import { createExecutorClient, SpoolFileTooLarge, type ExecutorChannel } from './executor';
 
 /** The result the in-sandbox runner (sandbox/run-tool.py) writes for one call. */
 export const RunnerResult = z.object({
@@ -45,9 +47,23 @@ export interface RunTarget {
   maxObservationBytes: number;
 }
 
-/** The protocol with sandbox/run-tool.py: a request in, a result in the spool, exactly once per nonce. */
-export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
+/** How the runner reaches sandboxes: its mode and the executor client it shares with the lifecycle activities. */
+export interface RunnerDeps {
+  docker: Dockerode;
+  uid: number;
+  /** @default 'exec' */
+  executor?: SandboxExecutor;
+  executorClient?: ReturnType<typeof createExecutorClient>;
+}
+
+/**
+ * The protocol with sandbox/run-tool.py: a request in, a result in the spool, exactly once per nonce; through the
+ * sandbox's executor (executor.ts) or one `docker exec` per call.
+ */
+export function createSandboxRunner(deps: RunnerDeps) {
   const { docker } = deps;
+  const server = deps.executor === 'server';
+  const executor = deps.executorClient ?? createExecutorClient(docker, deps.uid);
   return { runInSandbox };
 
   /**
@@ -63,13 +79,19 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
     const container = docker.getContainer(input.container);
     const heartbeat = setInterval(() => Context.current().heartbeat({ nonce }), 1000);
     try {
+      const channel = server ? await executor.channelOf(input.container) : null;
+      const spool = spoolOf(container, channel);
       if (recovering) {
         const crash = await crashOf(container);
         if (crash) return crash;
-        const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
+        const recorded = await readSpoolResult(spool, nonce, input.maxObservationBytes);
         if (recorded) return recorded;
-        if ((await readContainerFile(container, `${spoolPath}/${nonce}.started`)) !== null)
-          return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+        if ((await spool.read(`${nonce}.started`, 1024)) !== null)
+          return await waitForResult(container, spool, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+      }
+      if (channel) {
+        const served = await throughExecutor(container, channel, input, call, nonce, cleanup);
+        if (served !== 'unreachable') return served;
       }
       const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
       const env = [
@@ -119,12 +141,12 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
       if (printed) {
         const { alreadyStarted, ...result } = printed;
         if (alreadyStarted)
-          return await waitForResult(container, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+          return await waitForResult(container, spool, nonce, input.toolTimeoutMs, input.maxObservationBytes);
         return result;
       }
       // no result printed: look for one in the spool, then for the reason
       exec.exitCode = await exec.inspectExitCode();
-      const recorded = await readSpoolResult(container, nonce, input.maxObservationBytes);
+      const recorded = await readSpoolResult(spool, nonce, input.maxObservationBytes);
       if (recorded) return recorded;
       // the runner died without a result: an outside kill of the container shows up as stopped within moments
       for (let attempt = 0; attempt < 20; attempt++) {
@@ -144,15 +166,102 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
     }
   }
 
+  /**
+   * One call through the sandbox's executor; 'unreachable' when nothing listens and starting it again fails (the
+   * caller then uses `docker exec`). The call's nonce makes a second send harmless: its child finds the claim.
+   */
+  async function throughExecutor(
+    container: Dockerode.Container,
+    channel: ExecutorChannel,
+    input: RunTarget,
+    call: Exclude<ToolCall, { tool: 'submit' }>,
+    nonce: string,
+    cleanup: string[],
+  ): Promise<RunnerResult | Crash | 'unreachable'> {
+    const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    const request = {
+      nonce,
+      tool: call.tool,
+      arg1: base64(call.tool === 'bash' ? call.command : call.path),
+      arg2: base64(call.tool === 'write_file' ? call.content : ''),
+      timeoutMs: input.toolTimeoutMs,
+      maxOutput: input.maxObservationBytes,
+      cleanup,
+    };
+    // the child enforces the call's timeout; the margin covers its start and clean-up
+    const waitMs = input.toolTimeoutMs + 30_000;
+    let reply = await executor.call(channel, request, waitMs);
+    if ('unreachable' in reply) {
+      // the executor is gone (the container restarted, or its process was killed): start it again, once
+      const crash = await crashOf(container);
+      if (crash) return crash;
+      executor.forget(input.container);
+      const started = await executor.start(input.container);
+      if (!started.channel) {
+        log.warn('sandbox executor unavailable; tool calls use docker exec', {
+          container: input.container,
+          reason: started.reason,
+        });
+        return 'unreachable';
+      }
+      reply = await executor.call(started.channel, request, waitMs);
+      if ('unreachable' in reply) return 'unreachable';
+    }
+    const spool = spoolOf(container, channel);
+    if ('line' in reply) {
+      const printed = parseRunner(RunnerLine, reply.line);
+      if (printed) {
+        const { alreadyStarted, ...result } = printed;
+        if (alreadyStarted)
+          return await waitForResult(container, spool, nonce, input.toolTimeoutMs, input.maxObservationBytes);
+        return result;
+      }
+    }
+    // no answer: the result may still be in the spool, else the call's child died (the agent killed it, or the OOM
+    // killer), or the whole sandbox stopped
+    const recorded = await readSpoolResult(spool, nonce, input.maxObservationBytes);
+    if (recorded) return recorded;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const crashed = await crashOf(container);
+      if (crashed) return crashed;
+      if (attempt === 0 && (await spool.read(`${nonce}.started`, 1024)) === null) break;
+      await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+    }
+    if ((await spool.read(`${nonce}.started`, 1024)) === null)
+      throw new Error(
+        `the sandbox executor ended the call before starting it (${'ended' in reply ? reply.ended : 'unparsable answer'})`,
+      );
+    const info = await container.inspect();
+    if ((await hostOomKills(info.Id)) > 0)
+      return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
+    return { error: 'the tool call killed its own runner' };
+  }
+
+  /** The sandbox's spool: read on this host through the executor's channel, else through the archive API. */
+  function spoolOf(container: Dockerode.Container, channel: ExecutorChannel | null): SpoolReader {
+    return {
+      read: async (name, maxBytes) => {
+        try {
+          return channel
+            ? await executor.readSpool(channel, name, maxBytes)
+            : await readContainerFile(container, `${spoolPath}/${name}`, maxBytes);
+        } catch (error) {
+          if (error instanceof SpoolFileTooLarge) throw new ArchiveTooLargeError(error.message);
+          throw error;
+        }
+      },
+    };
+  }
+
   /** The recorded result of a call; one the agent's processes garbled becomes a tool error, not a retry loop. */
   async function readSpoolResult(
-    container: Dockerode.Container,
+    spool: SpoolReader,
     nonce: string,
     maxObservationBytes: number,
   ): Promise<RunnerResult | null> {
     let data: Buffer | null;
     try {
-      data = await readContainerFile(container, `${spoolPath}/${nonce}.json`, maxObservationBytes * 8 + 65_536);
+      data = await spool.read(`${nonce}.json`, maxObservationBytes * 8 + 65_536);
     } catch (error) {
       if (error instanceof ArchiveTooLargeError) return { error: 'the tool call left an oversized result' };
       throw error;
@@ -164,6 +273,7 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
   /** Polls the spool for the result of a call that an earlier attempt started. */
   async function waitForResult(
     container: Dockerode.Container,
+    spool: SpoolReader,
     nonce: string,
     toolTimeoutMs: number,
     maxObservationBytes: number,
@@ -171,7 +281,7 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
     // the runner enforces the tool timeout itself; the margin covers its start-up and clean-up
     const deadline = Date.now() + toolTimeoutMs + 30_000;
     while (Date.now() < deadline) {
-      const result = await readSpoolResult(container, nonce, maxObservationBytes);
+      const result = await readSpoolResult(spool, nonce, maxObservationBytes);
       if (result) return result;
       const crash = await crashOf(container);
       if (crash) return crash;
@@ -179,6 +289,11 @@ export function createSandboxRunner(deps: { docker: Dockerode; uid: number }) {
     }
     return { error: 'the tool call was interrupted and left no result' };
   }
+}
+
+/** Reads a file of the sandbox's spool by name (null when absent). */
+interface SpoolReader {
+  read(name: string, maxBytes: number): Promise<Buffer | null>;
 }
 
 /** Null while the container runs; else whether the agent (out of memory) or something outside killed it. */

@@ -9,7 +9,7 @@ import { PolicyError, type PolicyAction } from '../policies/policy-action';
 import { scriptedAction } from '../policies/policy-kinds';
 import { createTokenPolicy } from '../policies/token-policy';
 import { createChatPolicy } from '../policies/chat/chat-policy';
-import { createSandboxRunner } from '../sandbox/runner';
+import { createSandboxRunner, type RunnerDeps } from '../sandbox/runner';
 import { sweepAgentProcesses } from '../sandbox/sweep';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords, type ModelRecord } from '../store/episode-records';
@@ -38,6 +38,9 @@ export interface ToolCallDeps {
   /** the tool-call journal of this host (journal.ts) */
   journalDir: string;
   uid: number;
+  /** how tool calls reach the sandbox (sandbox.executor); @default 'exec' */
+  executor?: RunnerDeps['executor'];
+  executorClient?: RunnerDeps['executorClient'];
 }
 
 /** The longest pause between two tries of an unreachable policy server. */

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { temporalBinary } from '../../cli/services';
-import { searchAttributeServerArgs } from '../../shared/search-attributes';
+import { devServerArgs } from '../../shared/dev-server';
 import { waitFor } from './temporal';
 
 /** A port nothing listens on now. */
@@ -59,7 +59,7 @@ export async function startRestartableServer(dbFile: string): Promise<Restartabl
           '--headless',
           '--log-level',
           'error',
-          ...searchAttributeServerArgs,
+          ...devServerArgs,
         ],
         { stdio: 'ignore' },
       );

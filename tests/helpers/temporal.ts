@@ -9,6 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type WorkflowBundlePath } from '@temporalio/worker';
 import type { EpisodeResult } from '../../shared/episode';
 import { SearchAttributes } from '../../shared/search-attributes';
+import { devServerDynamicConfigArgs } from '../../shared/dev-server';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
@@ -35,7 +36,7 @@ export async function startTestServer(extraArgs: readonly string[] = []): Promis
     server: {
       executable: { type: 'existing-path', path: temporalBinary() },
       searchAttributes: Object.values(SearchAttributes),
-      extraArgs: ['--log-level', 'error', ...extraArgs],
+      extraArgs: ['--log-level', 'error', ...devServerDynamicConfigArgs, ...extraArgs],
     },
   });
 }
