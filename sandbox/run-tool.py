@@ -101,21 +101,27 @@ class Capture:
 def run_bash(command, timeout_ms, limit):
     capture = Capture(limit)
     deadline = time.monotonic() + timeout_ms / 1000.0
+    os.chdir(REPO)
     read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        # the child: its own session and process group, output into the pipe
-        try:
-            os.setsid()
-            os.chdir(REPO)
-            null = os.open("/dev/null", os.O_RDONLY)
-            os.dup2(null, 0)
-            os.dup2(write_end, 1)
-            os.dup2(write_end, 2)
-            os.closerange(3, 1024)
-            os.execv("/bin/sh", ["sh", "-c", command])
-        finally:
-            os._exit(127)
+    # the shell in its own session and process group, output into the pipe, nothing else inherited
+    # (Python's own descriptors are close-on-exec); spawned without copying this process (vfork)
+    try:
+        pid = os.posix_spawn(
+            "/bin/sh",
+            ["sh", "-c", command],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write_end, 1),
+                (os.POSIX_SPAWN_DUP2, write_end, 2),
+            ],
+            setsid=True,
+        )
+    except OSError as error:
+        # the pids limit is full (the agent's own processes), or no shell: nothing ran
+        os.close(read_end)
+        os.close(write_end)
+        return {"error": "the call could not start: %s" % error.strerror}
     os.close(write_end)
     status, timed_out, exited_at = None, False, None
     while True:

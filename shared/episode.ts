@@ -122,6 +122,19 @@ export const TurnStatuses = [
 export type TurnStatus = (typeof TurnStatuses)[number];
 
 /** What the workflow learns of a turn: a small summary; the texts are in the artifact store. */
+/** Where a turn's time went inside its activity (milliseconds); the rest of the turn is Temporal's round trips. */
+export const TurnPhases = z.object({
+  /** the policy's generation (served or embedded model); 0 for a scripted policy */
+  inferenceMs: z.number().min(0),
+  /** the tool call in the sandbox (executor or exec), start to result */
+  toolMs: z.number().min(0),
+  /** the host-side sweep of the agent's processes after the call (overlaps storeMs) */
+  sweepMs: z.number().min(0),
+  /** the turn's records: blobs and the trajectory entry */
+  storeMs: z.number().min(0),
+});
+export type TurnPhases = z.infer<typeof TurnPhases>;
+
 export const TurnSummary = z.object({
   turn: z.number().int().min(0),
   tool: z.string().nullable(),
@@ -136,6 +149,8 @@ export const TurnSummary = z.object({
   actionKind: z.enum(['change', 'check']).optional(),
   /** chat policies: the chat template broke the exact-prefix property here, and a new training sample started */
   contextSplit: z.boolean().optional(),
+  /** where the turn's activity spent its time (absent in summaries from before it was recorded) */
+  phases: TurnPhases.optional(),
 });
 export type TurnSummary = z.infer<typeof TurnSummary>;
 
@@ -164,6 +179,11 @@ export const EpisodeTimings = z.object({
   scoringMs: z.number().min(0),
   /** stop probes (training only): grading at passed checks, kept off the episode's deadline */
   probeMs: z.number().min(0).optional(),
+  /**
+   * inside turnsMs, the turns' activities by phase (their TurnPhases summed); the rest of turnsMs is Temporal's round
+   * trips between turns. Absent in episodes from before it was recorded.
+   */
+  turnPhases: TurnPhases.optional(),
 });
 export type EpisodeTimings = z.infer<typeof EpisodeTimings>;
 

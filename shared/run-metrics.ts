@@ -105,6 +105,22 @@ export const IterationMetrics = z.object({
     inferenceS: z.number(),
     trainingS: z.number(),
     wallS: z.number(),
+    /**
+     * the episodes' time by phase, summed (absent in metrics from before it was recorded): container start-up, the
+     * policy's generation inside turns, tool calls in the sandbox, sweeps (overlapping the records), the turns'
+     * records, Temporal's round trips between turns (the rest of the turns' time), the checker's tests
+     */
+    phases: z
+      .object({
+        acquireS: z.number(),
+        inferenceS: z.number(),
+        toolS: z.number(),
+        sweepS: z.number(),
+        storeS: z.number(),
+        roundTripsS: z.number(),
+        scoringS: z.number(),
+      })
+      .optional(),
   }),
 });
 export type IterationMetrics = z.infer<typeof IterationMetrics>;

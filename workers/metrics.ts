@@ -46,6 +46,15 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const turnPhases = new Histogram({
+    name: 'agentrl_turn_phase_seconds',
+    help:
+      "Where a turn's activity spent its time, by phase: inference, tool (the call in the sandbox), sweep (of the " +
+      "agent's processes, overlapping store), store (the turn's records)",
+    labelNames: ['phase'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers: [registry],
+  });
   const interceptor: ActivityInterceptorsFactory = (ctx) => ({
     inbound: {
       async execute(input, next) {
@@ -57,6 +66,10 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
           end({ status: 'ok' });
           const outcome = (input.args[0] as { outcome?: unknown } | undefined)?.outcome;
           if (activity === 'writeTrajectory' && typeof outcome === 'string') episodes.inc({ outcome });
+          const phases = (result as { phases?: Record<string, number> } | undefined)?.phases;
+          if (activity === 'takeTurn' && phases)
+            for (const [phase, ms] of Object.entries(phases))
+              turnPhases.observe({ phase: phase.replace(/Ms$/, '') }, ms / 1000);
           return result;
         } catch (error) {
           end({ status: 'failed' });

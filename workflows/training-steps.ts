@@ -203,9 +203,28 @@ export function stepFigures(
         1000,
       testsS: results.reduce((sum, result) => sum + result.timings.scoringMs, 0) / 1000,
       probesS: results.reduce((sum, result) => sum + (result.timings.probeMs ?? 0), 0) / 1000,
+      phases: phaseSums(results),
       inferenceS: batch.inferenceMs / 1000,
       trainingS: (training?.durationMs ?? 0) / 1000,
       wallS: wallMs / 1000,
     },
   };
+}
+
+/** The iteration's episodes' time by phase, in seconds (IterationMetrics.time.phases). */
+export function phaseSums(results: readonly EpisodeResult[]): NonNullable<IterationMetrics['time']['phases']> {
+  const sums = { acquireS: 0, inferenceS: 0, toolS: 0, sweepS: 0, storeS: 0, roundTripsS: 0, scoringS: 0 };
+  for (const { timings } of results) {
+    const phases = timings.turnPhases ?? { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 };
+    sums.acquireS += timings.acquireMs / 1000;
+    sums.inferenceS += phases.inferenceMs / 1000;
+    sums.toolS += phases.toolMs / 1000;
+    sums.sweepS += phases.sweepMs / 1000;
+    sums.storeS += phases.storeMs / 1000;
+    sums.roundTripsS +=
+      Math.max(0, timings.turnsMs - phases.inferenceMs - phases.toolMs - Math.max(phases.storeMs, phases.sweepMs)) /
+      1000;
+    sums.scoringS += timings.scoringMs / 1000;
+  }
+  return sums;
 }

@@ -275,6 +275,19 @@ export async function scriptedAction(
  * references the file's raw content: its lines are its actions, as they were then.
  */
 async function scriptedActions(ref: string, store: ArtifactStore): Promise<string[]> {
+  // a script's reference is its content's hash: what was read once stays true
+  const known = scripts.get(ref);
+  if (known) return known;
+  const actions = await readScriptedActions(ref, store);
+  scripts.set(ref, actions);
+  if (scripts.size > 256) scripts.delete(scripts.keys().next().value!);
+  return actions;
+}
+
+/** Scripts already read, by reference (content-addressed, so never stale). */
+const scripts = new Map<string, string[]>();
+
+async function readScriptedActions(ref: string, store: ArtifactStore): Promise<string[]> {
   const content = (await store.getBlob(ref)).toString('utf8');
   let value: unknown;
   try {

@@ -33,8 +33,14 @@ const containerIds = new Map<string, string>();
 const maxRemembered = 4096;
 
 /** Kills every process of `uid` in a running container from outside it; a stopped or missing container has none. */
-export async function sweepAgentProcesses(docker: Dockerode, containerName: string, uid: number): Promise<SweepResult> {
-  const known = containerIds.get(containerName);
+export async function sweepAgentProcesses(
+  docker: Dockerode,
+  containerName: string,
+  uid: number,
+  /** `docker`: Docker's pause and unpause, as before the cgroup files were used (sandbox.executor: exec) */
+  freeze: 'cgroup' | 'docker' = 'cgroup',
+): Promise<SweepResult> {
+  const known = freeze === 'cgroup' ? containerIds.get(containerName) : undefined;
   if (known) {
     const fast = await sweepThroughCgroup(known, uid);
     if (fast) return fast;
@@ -49,7 +55,7 @@ export async function sweepAgentProcesses(docker: Dockerode, containerName: stri
     throw error;
   }
   if (!info.State.Running) return { killed: 0 };
-  if (!info.State.Paused) {
+  if (!info.State.Paused && freeze === 'cgroup') {
     const fast = await sweepThroughCgroup(info.Id, uid);
     if (fast) {
       containerIds.set(containerName, info.Id);

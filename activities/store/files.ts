@@ -6,11 +6,18 @@ import type { z } from 'zod';
 // The file primitives of everything that keeps state on local disk: the artifact store, the
 // journals, run records, and the CLI's service records and server state.
 
-/** Writes to a temporary file in the same folder, then renames over the target. */
+/** Writes to a temporary file in the same folder, then renames over the target; the folder is made when missing. */
 export async function atomicWrite(path: string, data: Buffer | string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
-  await writeFile(temporary, data);
+  const folder = dirname(path);
+  const temporary = join(folder, `.tmp-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temporary, data);
+  } catch (error) {
+    // the folder's first file: made here rather than checked before every write
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(folder, { recursive: true });
+    await writeFile(temporary, data);
+  }
   await rename(temporary, path);
 }
 

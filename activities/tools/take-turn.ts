@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
-import type { PolicySummary, SandboxHandle, TurnSummary } from '../../shared/episode';
+import type { PolicySummary, SandboxHandle, TurnPhases, TurnSummary } from '../../shared/episode';
 import { countByteTokens } from '../../shared/tokenizer';
 import { agentInterface } from '../policies/agent-interfaces';
 import { PolicyUnavailable } from '../policies/completions-client';
@@ -43,6 +43,11 @@ export interface ToolCallDeps {
   executorClient?: RunnerDeps['executorClient'];
 }
 
+/** Whole milliseconds (the summary is written into the workflow history). */
+function roundPhases(phases: TurnPhases): TurnPhases {
+  return Object.fromEntries(Object.entries(phases).map(([key, ms]) => [key, Math.round(ms)])) as TurnPhases;
+}
+
 /** The longest pause between two tries of an unreachable policy server. */
 const policyRetryCapMs = 30_000;
 
@@ -76,6 +81,8 @@ export function createToolCallActivities(deps: ToolCallDeps) {
   const journal = createJournal(deps.journalDir);
   const records = createEpisodeRecords(store);
   const tokenPolicy = createTokenPolicy(store);
+  const sweep = (container: string) =>
+    sweepAgentProcesses(deps.docker, container, deps.uid, deps.executor === 'server' ? 'cgroup' : 'docker');
   const chatPolicy = createChatPolicy(store);
 
   return {
@@ -95,7 +102,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         false,
         [],
       );
-      await sweepAgentProcesses(deps.docker, input.sandbox.containerName, deps.uid);
+      await sweep(input.sandbox.containerName);
       if ('crash' in result) return { exitCode: null, output: result.detail };
       return {
         exitCode: result.timedOut ? null : (result.exitCode ?? null),
@@ -105,13 +112,18 @@ export function createToolCallActivities(deps: ToolCallDeps) {
 
     /** One turn: policy action → tool call in the sandbox → recorded (action, observation). */
     async takeTurn(input: TakeTurnInput): Promise<TurnSummary> {
-      const entry = await journal.read(input.episodeId, input.turn);
+      // the earlier call whose spool files can go is read meanwhile (needed only when this turn runs a call)
+      const [entry, previousNonces] = await Promise.all([
+        journal.read(input.episodeId, input.turn),
+        journal.previousNonces(input.episodeId, input.turn),
+      ]);
       if (entry?.phase === 'done') return entry.summary;
       const done = async (summary: TurnSummary) => {
         await journal.write(input.episodeId, input.turn, { phase: 'done', summary });
         return summary;
       };
       const started = Date.now();
+      const phases: TurnPhases = { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 };
       const tokenLevel = input.policy.kind !== undefined && input.policy.kind !== 'scripted';
       const snapshot = tokenLevel ? await tokenPolicy.snapshot(input.policy.ref) : null;
       const previous: ModelRecord | null = snapshot ? await tokenPolicy.previous(input) : null;
@@ -138,6 +150,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
               clearInterval(beat);
             }
             inferenceMs = Date.now() - inferenceStart;
+            phases.inferenceMs = inferenceMs;
             if ('tokenLimit' in sampled) return await done(emptySummary(input.turn, 'token_limit', sampled.tokenLimit));
             action = sampled;
           } else {
@@ -153,6 +166,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       let observation: string;
       let summary: TurnSummary;
       let usedNonce: string | undefined;
+      let swept: Promise<unknown> = Promise.resolve(null);
       if (!parsed.ok) {
         observation = `error: ${parsed.error}`;
         summary = { ...emptySummary(input.turn, 'tool_error', parsed.error), tool: null };
@@ -165,16 +179,19 @@ export function createToolCallActivities(deps: ToolCallDeps) {
           await journal.write(input.episodeId, input.turn, { phase: 'started', action, nonce });
         usedNonce = nonce;
         // a retry after a worker died in the middle of a sweep finds the container frozen: thaw it first
-        if (entry?.phase === 'started') await sweepAgentProcesses(deps.docker, input.container, deps.uid);
-        const outcome = await runInSandbox(
-          input,
-          parsed.call,
-          nonce,
-          entry?.phase === 'started',
-          await journal.previousNonces(input.episodeId, input.turn),
+        if (entry?.phase === 'started') await sweep(input.container);
+        const toolStart = performance.now();
+        const outcome = await runInSandbox(input, parsed.call, nonce, entry?.phase === 'started', previousNonces);
+        phases.toolMs = performance.now() - toolStart;
+        // whatever happened to the runner, nothing the call started outlives it (sandbox/sweep.ts); the records are
+        // written meanwhile, and the turn ends only once the sweep has
+        swept = sweep(input.container).then(
+          () => {
+            phases.sweepMs = performance.now() - toolStart - phases.toolMs;
+            return null;
+          },
+          (error: unknown) => error,
         );
-        // whatever happened to the runner, nothing the call started outlives it (sandbox/sweep.ts)
-        await sweepAgentProcesses(deps.docker, input.container, deps.uid);
         if ('crash' in outcome) {
           observation = `error: ${outcome.detail}`;
           summary = { ...emptySummary(input.turn, outcome.crash, outcome.detail), tool: parsed.call.tool };
@@ -211,6 +228,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         model = observed.model;
         summary.observationTokens = observed.observationTokens;
       }
+      const storeStart = performance.now();
       const [actionRef, tokenIdsRef, logprobsRef, observationRef] = await Promise.all([
         store.putBlob(action.text),
         store.putJson(action.tokenIds),
@@ -232,6 +250,10 @@ export function createToolCallActivities(deps: ToolCallDeps) {
         durationMs: Date.now() - started,
         ...(model ? { model } : {}),
       });
+      phases.storeMs = performance.now() - storeStart;
+      const sweepFailed = await swept;
+      if (sweepFailed) throw sweepFailed;
+      summary.phases = roundPhases(phases);
       await journal.write(input.episodeId, input.turn, {
         phase: 'done',
         summary,

@@ -150,6 +150,7 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
         .trim(),
     ),
     '',
+    ...phaseTable(metrics),
     '## Outcomes (training episodes / evaluation episodes)',
     '',
     `| iteration | ${outcomes.join(' | ')} |`,
@@ -193,4 +194,33 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
   ];
   await run.writeNamed('report.md', lines.join('\n'));
   return run.urlOf('report.md');
+}
+
+/** The episodes' time by phase per iteration (seconds summed over the iteration's episodes); none before it was kept. */
+function phaseTable(metrics: readonly IterationMetrics[]): string[] {
+  const lines = metrics.filter((line) => line.time.phases);
+  if (lines.length === 0) return [];
+  return [
+    "## Where the episodes' time went (seconds, summed over episodes)",
+    '',
+    "Sweeps overlap the records; round trips are the turns' time outside their activities (Temporal).",
+    '',
+    '| iteration | acquire | inference | tool calls | sweeps | records | round trips | scoring |',
+    '|---|---|---|---|---|---|---|---|',
+    ...lines.map((line) => {
+      const phases = line.time.phases!;
+      return `| ${line.iteration} | ${[
+        phases.acquireS,
+        phases.inferenceS,
+        phases.toolS,
+        phases.sweepS,
+        phases.storeS,
+        phases.roundTripsS,
+        phases.scoringS,
+      ]
+        .map((seconds) => seconds.toFixed(1))
+        .join(' | ')} |`;
+    }),
+    '',
+  ];
 }

@@ -1,7 +1,7 @@
 /** The acting state: turns until an outcome, the end of a segment, or a continue-as-new; stop probes. */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import { type EpisodeState, type StopRecord, type TurnSummary } from '../../shared/episode';
+import { type EpisodeState, type StopRecord, type TurnPhases, type TurnSummary } from '../../shared/episode';
 import { defaultLimits, type EpisodeInput } from '../../shared/episode-input';
 import {} from '../../shared/errors';
 import { Outcomes, type Outcome } from '../../shared/outcomes';
@@ -94,7 +94,13 @@ export async function takeTurns(
           : `turn ${turn} failed: ${messageOf(error)}`,
       };
     }
-    if (episode.timings) episode.timings.turnsMs += Date.now() - turnStart;
+    if (episode.timings) {
+      episode.timings.turnsMs += Date.now() - turnStart;
+      if (summary.phases) {
+        const sums = (episode.timings.turnPhases ??= { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 });
+        for (const phase of Object.keys(sums) as (keyof TurnPhases)[]) sums[phase] += summary.phases[phase];
+      }
+    }
     if (episode.segmentState) {
       episode.segmentState.turns++;
       episode.segmentState.actedMs += Date.now() - turnStart;
