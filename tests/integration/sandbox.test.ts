@@ -1,8 +1,10 @@
 // The sandbox as the agent sees it, through real tool calls in a real container.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from '../helpers/temporal';
+import { labels } from '../../activities/sandbox/container';
+import { docker, readTrajectory, runEpisode, scriptedPolicy, task, useEpisodeServer } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
 
@@ -144,4 +146,56 @@ test('bad tool calls are observations and the episode goes on: NUL bytes, 10 MB 
   assert.equal(turns[7]!.status, 'tool_error');
   assert.match(turns[7]!.observation, /not valid JSON/);
   assert.match(turns[8]!.observation, /^still here\n/);
+});
+
+test("tool calls go through the sandbox's executor: the agent cannot reach its socket, and a killed executor is started again", async () => {
+  const workflowId = `test-executor-${randomBytes(4).toString('hex')}`;
+  const spec = scriptedPolicy([
+    { tool: 'bash', command: 'tr "\\0" " " < /proc/$PPID/cmdline; echo; id -u' },
+    {
+      tool: 'bash',
+      command:
+        'ls /run/agentrl/ctl 2>&1; python3 -c "import socket; socket.socket(socket.AF_UNIX).connect(\'/run/agentrl/ctl/exec.sock\')" 2>&1 | tail -1',
+    },
+    { tool: 'bash', command: 'sleep 4; echo slow' },
+    { tool: 'bash', command: 'echo after' },
+    { tool: 'submit' },
+  ]);
+  const running = runEpisode(
+    suite.env,
+    suite.worker,
+    { task: task('off-by-one-range'), policy: spec, budgets: { toolTimeoutMs: '20s', maxTurns: 8 } },
+    workflowId,
+  );
+  // while the third call sleeps, the executor is killed from the host (the agent's uid cannot signal it)
+  let killed: number | null = null;
+  const deadline = Date.now() + 60_000;
+  while (killed === null && Date.now() < deadline) {
+    const [info] = await docker.listContainers({ filters: { label: [`${labels.workflowId}=${workflowId}`] } });
+    if (info) {
+      const top = await docker.getContainer(info.Id).top({ ps_args: '-eo user,pid,args' });
+      const rows = (top.Processes as string[][]) ?? [];
+      if (rows.some((row) => row[2] === 'sleep 4')) {
+        const executor = rows.find((row) => row[0] === 'root' && row[2]!.includes('--serve'));
+        if (executor) {
+          process.kill(Number(executor[1]), 'SIGKILL');
+          killed = Number(executor[1]);
+        }
+      }
+    }
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+  }
+  const result = await running;
+  assert.ok(killed !== null, 'the executor was found and killed during the third call');
+  assert.equal(result.outcome, 'submitted');
+  const turns = readTrajectory(result.trajectoryUri);
+  assert.match(turns[0]!.observation, /^python3 -I -S \/run\/agentrl\/run-tool\.py --serve 1000 \n1000\n/);
+  assert.match(turns[1]!.observation, /Permission denied/);
+  assert.doesNotMatch(turns[1]!.observation, /exec\.sock\n/, 'the agent cannot list the executor folder');
+  assert.match(turns[1]!.observation, /PermissionError|Permission denied/);
+  assert.equal(turns[2]!.observation, 'slow\n[exit code 0]', 'the call in flight finished though its executor died');
+  assert.equal(turns[3]!.observation, 'after\n[exit code 0]', 'the next call started a new executor');
+  const phases = result.timings.turnPhases!;
+  assert.ok(phases.toolMs >= 4000, `the tool phase holds the sleep: ${JSON.stringify(result.timings)}`);
+  assert.ok(phases.storeMs > 0 && phases.sweepMs > 0, JSON.stringify(phases));
 });

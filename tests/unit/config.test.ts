@@ -42,6 +42,14 @@ describe('configuration', () => {
     assert.equal(config.artifactsDir, '/tmp/agentrl-x/artifacts');
     assert.equal(config.sandbox.image, 'agentrl-base:latest');
   });
+  test("tool calls go through the sandbox's executor unless AGENTRL_SANDBOX_EXECUTOR=exec restores docker exec", () => {
+    assert.equal(loadConfig({}).sandbox.executor, 'server');
+    assert.equal(loadConfig({ AGENTRL_SANDBOX_EXECUTOR: 'exec' }).sandbox.executor, 'exec');
+    assert.throws(
+      () => loadConfig({ AGENTRL_SANDBOX_EXECUTOR: 'ssh' }),
+      /AGENTRL_SANDBOX_EXECUTOR: one of server, exec, not ssh/,
+    );
+  });
   test('an invalid field is named with its file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-config-'));
     writeFileSync(join(dir, 'bad.yaml'), 'sandbox:\n  memoryMb: lots\n');
