@@ -1,6 +1,6 @@
 /** The figures a training run records: one line of metrics.jsonl per iteration (or asynchronous step). */
 import { z } from 'zod';
-import type { StopRecord } from './episode';
+import type { EpisodeResult, StopRecord } from './episode';
 import type { Outcome } from './outcomes';
 
 /** Seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail`. */
@@ -235,4 +235,24 @@ export function summariseEpisodes(
     hosts,
     resampled,
   };
+}
+
+/** The iteration's episodes' time by phase, in seconds (IterationMetrics.time.phases). */
+export function phaseSums(
+  results: readonly Pick<EpisodeResult, 'timings'>[],
+): NonNullable<IterationMetrics['time']['phases']> {
+  const sums = { acquireS: 0, inferenceS: 0, toolS: 0, sweepS: 0, storeS: 0, roundTripsS: 0, scoringS: 0 };
+  for (const { timings } of results) {
+    const phases = timings.turnPhases ?? { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 };
+    sums.acquireS += timings.acquireMs / 1000;
+    sums.inferenceS += phases.inferenceMs / 1000;
+    sums.toolS += phases.toolMs / 1000;
+    sums.sweepS += phases.sweepMs / 1000;
+    sums.storeS += phases.storeMs / 1000;
+    sums.roundTripsS +=
+      Math.max(0, timings.turnsMs - phases.inferenceMs - phases.toolMs - Math.max(phases.storeMs, phases.sweepMs)) /
+      1000;
+    sums.scoringS += timings.scoringMs / 1000;
+  }
+  return sums;
 }

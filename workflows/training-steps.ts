@@ -13,7 +13,7 @@ import {
   type TrainingRunInput,
   type TrainingRunState,
 } from '../shared/training-run';
-import { type IterationMetrics } from '../shared/run-metrics';
+import { phaseSums, type IterationMetrics } from '../shared/run-metrics';
 import { episodeWorkflowId, type EpisodeSpec } from './training-episodes';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
@@ -209,22 +209,4 @@ export function stepFigures(
       wallS: wallMs / 1000,
     },
   };
-}
-
-/** The iteration's episodes' time by phase, in seconds (IterationMetrics.time.phases). */
-export function phaseSums(results: readonly EpisodeResult[]): NonNullable<IterationMetrics['time']['phases']> {
-  const sums = { acquireS: 0, inferenceS: 0, toolS: 0, sweepS: 0, storeS: 0, roundTripsS: 0, scoringS: 0 };
-  for (const { timings } of results) {
-    const phases = timings.turnPhases ?? { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 };
-    sums.acquireS += timings.acquireMs / 1000;
-    sums.inferenceS += phases.inferenceMs / 1000;
-    sums.toolS += phases.toolMs / 1000;
-    sums.sweepS += phases.sweepMs / 1000;
-    sums.storeS += phases.storeMs / 1000;
-    sums.roundTripsS +=
-      Math.max(0, timings.turnsMs - phases.inferenceMs - phases.toolMs - Math.max(phases.storeMs, phases.sweepMs)) /
-      1000;
-    sums.scoringS += timings.scoringMs / 1000;
-  }
-  return sums;
 }
