@@ -213,6 +213,12 @@ describe('two sandbox hosts', () => {
       async () => (await episodeContainers(second, runId)).length > 0,
       180_000,
     );
+    // frozen first, so that an episode of a few seconds is still in flight when the daemon has gone
+    for (const container of await episodeContainers(second, runId))
+      await second
+        .getContainer(container.Id)
+        .pause()
+        .catch(() => undefined);
     execFileSync('bash', [hostScript, 'stop', hostName], { stdio: 'ignore' });
     // back for the second iteration, as a repaired host comes back
     await waitFor(
