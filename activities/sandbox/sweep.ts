@@ -67,20 +67,7 @@ export async function sweepAgentProcesses(
   if (!info.State.Paused) await container.pause();
   const killed: number[] = [];
   try {
-    for (const pid of await containerPids(container, info.Id)) {
-      if ((await ownerOf(pid)) !== uid) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-        killed.push(pid);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ESRCH') continue;
-        throw new SweepError(
-          `cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker ` +
-            `host as root`,
-        );
-      }
-    }
+    await killOwned(await containerPids(container, info.Id), uid, killed);
   } finally {
     await container.unpause().catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
@@ -88,6 +75,23 @@ export async function sweepAgentProcesses(
   }
   await waitForDeath(killed, uid);
   return { killed: killed.length };
+}
+
+/** SIGKILLs the processes of `uid` among `pids` (of a frozen container), adding each one killed to `killed`. */
+async function killOwned(pids: number[], uid: number, killed: number[]): Promise<void> {
+  for (const pid of pids) {
+    if ((await ownerOf(pid)) !== uid) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ESRCH') continue;
+      throw new SweepError(
+        `cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker host as root`,
+      );
+    }
+  }
 }
 
 /** A frozen task dies once thawed; waits for it so that the next call or the grader never meets it. */
@@ -154,20 +158,7 @@ async function sweepThroughCgroup(id: string, uid: number): Promise<SweepResult 
       if (Date.now() > deadline) throw new SweepError(`the container's cgroup did not freeze within 10 s`);
       await new Promise((resolveSleep) => setImmediate(resolveSleep));
     }
-    for (const pid of (await readFile(freezer.procs, 'utf8')).split('\n').filter(Boolean).map(Number)) {
-      if ((await ownerOf(pid)) !== uid) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-        killed.push(pid);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ESRCH') continue;
-        throw new SweepError(
-          `cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker ` +
-            `host as root`,
-        );
-      }
-    }
+    await killOwned((await readFile(freezer.procs, 'utf8')).split('\n').filter(Boolean).map(Number), uid, killed);
   } catch (error) {
     // the container stopped meanwhile: its cgroup went with it
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { killed: killed.length };
