@@ -4,6 +4,7 @@ import type { AgentrlConfig } from '../shared/config';
 import { createScoringActivities } from './checker/scoring';
 import { createExecutorClient } from './sandbox/executor';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
+import type { SandboxPool } from './sandbox/pool';
 import type { ArtifactStore } from './store/artifact-store';
 import { configuredStore } from './store/open-store';
 import { createEpisodeRecordActivities } from './store/episode-records';
@@ -17,7 +18,7 @@ import { createRunActivities } from './training/run-activities';
  *   store/     the artifact store and the episode records (their one owner)
  *   tasks/     task folders: loading, validation, an episode's preparation
  *   policies/  policy kinds, the token-level policy, the completions client, the agent interfaces
- *   sandbox/   the hardened container, its lifecycle, the in-sandbox runner and executor, the sweep, the reaper
+ *   sandbox/   the hardened container, its lifecycle and warm pool, the in-sandbox runner and executor, the sweep, the reaper
  *   tools/     the turn: policy action → tool call, exactly once (the journal), the observation
  *   checker/   scoring: the agent's changes, graders in fresh containers, the audit, tamper detection, the cache
  *   training/  the run's folder, batches (safetensors), metrics and report
@@ -36,6 +37,8 @@ export interface ActivityDeps {
   codeVersion: string;
   /** wraps the store the activities use (the worker's metrics count its traffic) */
   observeStore?: (store: ArtifactStore) => ArtifactStore;
+  /** the worker's warm sandbox pool (sandbox/pool.ts), when it keeps one */
+  pool?: SandboxPool;
 }
 
 const storeOf = (deps: ActivityDeps): ArtifactStore => {
@@ -77,6 +80,7 @@ export function createHostActivities(deps: ActivityDeps) {
     deployment: deps.deployment,
     journalDir,
     executorClient,
+    ...(deps.pool ? { pool: deps.pool } : {}),
   });
   const tools = createToolCallActivities({
     docker: deps.docker,

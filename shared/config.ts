@@ -54,6 +54,25 @@ export const AgentrlConfig = z
          * `exec`, one `docker exec` of the runner per call (the earlier path)
          */
         executor: z.enum(SandboxExecutors).default('server'),
+        /**
+         * the warm pool (activities/sandbox/pool.ts): agent containers made and seeded ahead of need, per recipe (image,
+         * starting repository, limits) asked for within `idleS`. Off by default (`size: 0`): a claimed pool container
+         * keeps the pool's labels (Docker's labels cannot change), so tools that find an episode's container by its
+         * workflow label must read its claim record instead
+         */
+        pool: z
+          .object({
+            /** containers kept ready per recipe on this host */
+            size: z.number().int().min(0).default(0),
+            /** at most this many ready or being made on this host, all recipes together */
+            maxContainers: z.number().int().min(1).default(64),
+            /** containers made at once in the background */
+            fillConcurrency: z.number().int().min(1).default(2),
+            /** a recipe nobody asked for in this many seconds is dropped, with its containers */
+            idleS: z.number().int().min(1).default(600),
+          })
+          .strict()
+          .default({ size: 0, maxContainers: 64, fillConcurrency: 2, idleS: 600 }),
       })
       .strict()
       .default({
@@ -65,6 +84,7 @@ export const AgentrlConfig = z
         tmpDiskMb: 64,
         uid: 1000,
         executor: 'server',
+        pool: { size: 0, maxContainers: 64, fillConcurrency: 2, idleS: 600 },
       }),
     grading: z
       .object({

@@ -67,6 +67,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       );
     config.sandbox.executor = executor.data;
   }
+  if (env.AGENTRL_SANDBOX_POOL) {
+    const size = Number(env.AGENTRL_SANDBOX_POOL);
+    if (!Number.isInteger(size) || size < 0)
+      throw new Error(
+        `AGENTRL_SANDBOX_POOL: not a whole number of warm sandboxes per recipe: ${env.AGENTRL_SANDBOX_POOL}`,
+      );
+    config.sandbox.pool = { ...config.sandbox.pool, size };
+  }
   if (env.AGENTRL_STORE) {
     const store = AgentrlConfig.shape.store.safeParse(env.AGENTRL_STORE);
     if (!store.success) throw new Error(`AGENTRL_STORE: ${store.error.issues[0]?.message ?? 'invalid'}`);

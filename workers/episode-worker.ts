@@ -5,6 +5,7 @@ import { createEpisodeActivities, createHostActivities } from '../activities';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
 import { SearchAttributes } from '../shared/search-attributes';
+import { createSandboxPool } from '../activities/sandbox/pool';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
 import { codeVersion } from './code-version';
@@ -44,6 +45,12 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   // Prometheus metrics of this process's workers, when a port is configured
   const metrics =
     config.worker.metricsPort !== undefined ? createWorkerMetrics({ host: hostId, task_queue: taskQueue }) : null;
+  // the warm sandbox pool, on a worker that makes sandboxes and is configured to keep one
+  const pool =
+    options.sandboxes !== false && config.sandbox.pool.size > 0
+      ? createSandboxPool(docker, { deployment, hostId, settings: config.sandbox.pool })
+      : undefined;
+  await pool?.start();
   const deps = {
     docker,
     config,
@@ -52,8 +59,10 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     deployment,
     codeVersion: codeVersion(),
     ...(metrics ? { observeStore: metrics.observeStore } : {}),
+    ...(pool ? { pool } : {}),
   };
   metrics?.watch({
+    ...(pool ? { pool: () => pool.counts() } : {}),
     sandboxes: () => hostSandboxes(docker, deployment),
     parked: async () =>
       (
@@ -121,6 +130,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     await running;
   } finally {
     clearInterval(reaper);
+    await pool?.stop().catch((error: Error) => console.error(`sandbox pool: ${error.message}`));
     options.signal?.removeEventListener('abort', shutdown);
     await connection.close();
     await clientConnection.close();

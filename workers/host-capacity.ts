@@ -1,6 +1,7 @@
 import type Dockerode from 'dockerode';
 import type { CustomSlotSupplier, SlotPermit, ActivitySlotInfo } from '@temporalio/worker';
 import { labels } from '../activities/sandbox/container';
+import { poolNamePrefix } from '../activities/sandbox/pool';
 
 /**
  * The capacity of a sandbox host (`worker.maxSandboxes`): the slot supplier of the worker that takes
@@ -64,8 +65,31 @@ function abortError(): Error {
 
 /** This deployment's episode sandboxes on a host (agent containers created or running). */
 export async function hostSandboxes(docker: Dockerode, deployment: string): Promise<number> {
+  const ofRole = (role: string) =>
+    docker.listContainers({
+      filters: { label: [`${labels.episode}=${deployment}`, `${labels.role}=${role}`], status: ['running', 'created'] },
+    });
+  const [agents, pooled] = await Promise.all([ofRole('agent'), ofRole('pool')]);
+  // a warm pool's container counts once an episode has claimed it (it then has the episode's sandbox name)
+  return (
+    agents.length + pooled.filter((info) => !info.Names.some((name) => name.startsWith(`/${poolNamePrefix}`))).length
+  );
+}
+
+/** Every deployment's sandboxes on a host, by kind (`npx agentrl status`): episodes', graders' and the warm pools'. */
+export async function hostSandboxCounts(
+  docker: Dockerode,
+): Promise<{ episodes: number; graders: number; poolReady: number }> {
   const containers = await docker.listContainers({
-    filters: { label: [`${labels.episode}=${deployment}`, `${labels.role}=agent`], status: ['running', 'created'] },
+    filters: { label: [labels.episode], status: ['running', 'created'] },
   });
-  return containers.length;
+  const counts = { episodes: 0, graders: 0, poolReady: 0 };
+  for (const info of containers) {
+    const role = info.Labels[labels.role];
+    const unclaimed = info.Names.some((name) => name.startsWith(`/${poolNamePrefix}`));
+    if (role === 'agent' || (role === 'pool' && !unclaimed)) counts.episodes += 1;
+    else if (role === 'pool') counts.poolReady += 1;
+    else counts.graders += 1;
+  }
+  return counts;
 }

@@ -19,7 +19,12 @@ export interface WorkerMetrics {
   /** the store, counting the bytes it moves and the errors it meets (agentrl_store_*) */
   observeStore(store: ArtifactStore): ArtifactStore;
   /** gauges read when scraped: this host's running sandboxes, and the deployment's parked episodes */
-  watch(read: { sandboxes(): Promise<number>; parked(): Promise<number> }): void;
+  watch(read: {
+    sandboxes(): Promise<number>;
+    parked(): Promise<number>;
+    /** the warm pool's counts (activities/sandbox/pool.ts), when the worker keeps one */
+    pool?: () => { ready: number; claimed: number; missed: number };
+  }): void;
 }
 
 /** The metrics of one worker process (one registry: several workers of the process share it). */
@@ -170,6 +175,28 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
         this.set(await read.sandboxes().catch(() => Number.NaN));
       },
     });
+    const pool = read.pool;
+    if (pool) {
+      new Gauge({
+        name: 'agentrl_sandbox_pool_ready',
+        help: 'Warm sandboxes ready to be claimed on this worker (activities/sandbox/pool.ts)',
+        registers: [registry],
+        collect() {
+          this.set(pool().ready);
+        },
+      });
+      new Gauge({
+        name: 'agentrl_sandbox_pool_acquisitions',
+        help: 'Acquisitions since the worker started, by whether the warm pool had a sandbox (claimed) or not (missed)',
+        labelNames: ['outcome'],
+        registers: [registry],
+        collect() {
+          const counts = pool();
+          this.set({ outcome: 'claimed' }, counts.claimed);
+          this.set({ outcome: 'missed' }, counts.missed);
+        },
+      });
+    }
     new Gauge({
       name: 'agentrl_episodes_parked',
       help: 'Episodes of this deployment parked and waiting for a resume (Temporal visibility), read when scraped',

@@ -33,6 +33,8 @@ export const labels = {
   episodeId: 'agentrl.episode-id',
   role: 'agentrl.role',
   runId: 'agentrl.run-id',
+  /** a warm pool's container (role `pool`): its pool's key (pool.ts); its claim record says whose it became */
+  pool: 'agentrl.pool',
 } as const;
 export const spoolPath = '/run/agentrl';
 export const repoPath = '/work';
@@ -73,8 +75,11 @@ export interface ContainerOptions {
   workflowId: string;
   episodeId: string;
   runId: string;
-  role: 'agent' | 'grader' | 'audit';
+  /** `pool`: an agent's container made ahead of need (pool.ts), labelled with no episode until one claims it */
+  role: 'agent' | 'grader' | 'audit' | 'pool';
   sandbox: AgentrlConfig['sandbox'];
+  /** more labels (a pool container's key) */
+  extraLabels?: Record<string, string>;
   /**
    * the repository root's owner and bits (a restored sandbox keeps its snapshot's); @default the agent's uid (root for
    * graders), 0755
@@ -96,10 +101,11 @@ export async function createHardenedContainer(
     [labels.episodeId]: options.episodeId,
     [labels.role]: options.role,
     [labels.runId]: options.runId,
+    ...options.extraLabels,
   };
   const workVolume = `${options.name}-work`;
   const spoolVolume = `${options.name}-spool`;
-  const grader = options.role !== 'agent';
+  const grader = options.role === 'grader' || options.role === 'audit';
   // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them;
   // a grader's repository belongs to root, so the tests' user can read it but not change it
   const owner = grader ? 0 : sandbox.uid;
@@ -174,6 +180,11 @@ export async function createHardenedContainer(
     container,
     volumes: [workVolume, spoolVolume, ...extra.map((volume) => `${options.name}-${volume.suffix}`)],
   };
+}
+
+/** The named volumes a container mounts (an episode's own, or the pool's it was claimed from). */
+export function mountedVolumes(info: Dockerode.ContainerInspectInfo): string[] {
+  return (info.Mounts ?? []).flatMap((mount) => (mount.Type === 'volume' && mount.Name ? [mount.Name] : []));
 }
 
 /** The container limits of a task: the worker's sandbox settings with what the task asks for (a Harbor task.toml). */

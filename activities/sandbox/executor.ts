@@ -77,9 +77,11 @@ export function createExecutorClient(docker: Dockerode, uid: number) {
 
   /** The spool volume's folder on this host, or null when this worker cannot see it (a remote daemon). */
   async function hostSpoolDir(containerName: string): Promise<string | null> {
+    // from the container's mounts: a sandbox claimed from the warm pool (pool.ts) keeps its pool volumes' names
     let mountpoint: string | undefined;
     try {
-      mountpoint = ((await docker.getVolume(`${containerName}-spool`).inspect()) as { Mountpoint?: string }).Mountpoint;
+      const info = await docker.getContainer(containerName).inspect();
+      mountpoint = info.Mounts?.find((mount) => mount.Destination === spoolPath && mount.Type === 'volume')?.Source;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -172,6 +174,14 @@ export function createExecutorClient(docker: Dockerode, uid: number) {
         return remember(containerName, null);
       }
       return remember(containerName, { spoolDir, socketPath });
+    },
+
+    /** A sandbox renamed (claimed from the warm pool, pool.ts): its channel goes with it. */
+    rename(from: string, to: string): void {
+      const channel = channels.get(from);
+      channels.delete(from);
+      if (channel !== undefined) remember(to, channel);
+      else channels.delete(to);
     },
 
     /** Forgets what is known of a sandbox (it was released, or its executor must be started again). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
@@ -8,9 +9,11 @@ import { TaskSnapshot } from '../../shared/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createJournal } from '../tools/journal';
 import {
+  type ContainerOptions,
   createHardenedContainer,
   decodeFiles,
   labels,
+  mountedVolumes,
   removeEpisodeSandboxes,
   removeSandbox,
   repoPath,
@@ -24,6 +27,7 @@ import { buildTar, isNotFound, readContainerFile } from './docker';
 import type { createExecutorClient } from './executor';
 import { ensureTaskImage, TaskImageError } from './task-image';
 import { ensureHarborImage } from './harbor-image';
+import type { PoolRecipe, SandboxPool } from './pool';
 import { sweepAgentProcesses } from './sweep';
 import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './tree-snapshot';
 
@@ -37,6 +41,8 @@ export interface SandboxDeps {
   journalDir: string;
   /** starts each sandbox's executor when `sandbox.executor` is `server` (executor.ts) */
   executorClient?: ReturnType<typeof createExecutorClient>;
+  /** this worker's warm pool (pool.ts), when `sandbox.pool.size` is above 0 */
+  pool?: SandboxPool;
 }
 
 export interface AcquireSandboxInput {
@@ -58,6 +64,16 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
   const { docker, config, store, hostId, deployment } = deps;
 
   const treeBytes = (config.sandbox.workDiskMb + 16) * 1024 * 1024;
+  // task snapshots are content-addressed: the same ref is the same snapshot
+  const snapshots = new Map<string, TaskSnapshot>();
+  async function snapshotOf(ref: string): Promise<TaskSnapshot> {
+    const known = snapshots.get(ref);
+    if (known) return known;
+    const snapshot = await store.getJson(ref, TaskSnapshot);
+    snapshots.set(ref, snapshot);
+    if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!);
+    return snapshot;
+  }
 
   async function acquire(input: AcquireSandboxInput): Promise<SandboxHandle> {
     // each segment of a parked episode gets a container of its own; every one is labelled with the episode
@@ -65,20 +81,40 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
       deployment,
       input.restore ? `${input.episodeId}#${input.restore.segment}` : input.episodeId,
     );
-    const volumes = [`${name}-work`, `${name}-spool`];
     const existing = docker.getContainer(name);
     try {
       const info = await existing.inspect();
-      if (info.State.Running && info.Config.Labels?.[labels.role] === 'agent' && (await isSeeded(existing))) {
-        return { hostId, containerId: info.Id, containerName: name, volumes };
+      // an agent's container, or one claimed from the warm pool (its volumes keep the pool's names)
+      const role = info.Config.Labels?.[labels.role];
+      if (info.State.Running && (role === 'agent' || role === 'pool') && (await isSeeded(existing))) {
+        return { hostId, containerId: info.Id, containerName: name, volumes: mountedVolumes(info) };
       }
       // a half-made sandbox from an earlier attempt: start over
-      await removeSandbox(docker, name, volumes);
+      await removeSandbox(docker, name, [...new Set([...mountedVolumes(info), ...ownVolumes(name)])]);
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
+    const snapshot = await snapshotOf(input.task.snapshotRef);
+    const sandbox = sandboxFor(config.sandbox, snapshot.harbor?.resources);
+    // the recipe of the warm pool's containers for this episode: same image, starting repository and limits
+    const poolKey = createHash('sha256')
+      .update(JSON.stringify([input.task.image, input.task.snapshotRef, { ...sandbox, pool: undefined }]))
+      .digest('hex')
+      .slice(0, 24);
+    // a fresh episode takes a warm container of its recipe when the pool has one (a parked tree is restored cold)
+    if (deps.pool && !input.restore) {
+      const claimed = await deps.pool.claim(poolKey, name, {
+        workflowId: input.workflowId,
+        episodeId: input.episodeId,
+        runId: input.runId,
+      });
+      if (claimed) {
+        deps.executorClient?.rename(claimed.poolName, name);
+        deps.pool.want(poolRecipe());
+        return { hostId, containerId: claimed.containerId, containerName: name, volumes: claimed.volumes };
+      }
+    }
     // the task's image, built here on demand when its task has an environment and this host lacks it
-    const snapshot = await store.getJson(input.task.snapshotRef, TaskSnapshot);
     try {
       const build = snapshot.harbor?.build;
       if (build)
@@ -109,64 +145,98 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
         throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.missingImage);
       throw error;
     }
-    const { container } = await createHardenedContainer(docker, {
-      name,
-      deployment,
-      image: input.task.image,
+
+    /** Creates, starts and seeds a container: helper scripts, executor, the starting repository (or a parked tree). */
+    async function make(
+      containerName: string,
+      identity: Pick<ContainerOptions, 'workflowId' | 'episodeId' | 'runId' | 'role' | 'extraLabels'>,
+    ): Promise<Dockerode.Container> {
+      const { container, volumes } = await createHardenedContainer(docker, {
+        name: containerName,
+        deployment,
+        image: input.task.image,
+        ...identity,
+        sandbox,
+        ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
+      });
+      try {
+        await container.start();
+        // files go in after start: the tmpfs volumes keep their content only while mounted
+        await container.putArchive(await spoolTar(), { path: spoolPath });
+        // the executor starts while the repository goes in; a sandbox without one runs its calls by docker exec
+        const executorStarted =
+          sandbox.executor === 'server' && deps.executorClient
+            ? deps.executorClient.start(containerName).then(
+                (started) => {
+                  if (!started.channel)
+                    warn('sandbox executor unavailable; tool calls use docker exec', {
+                      container: containerName,
+                      reason: started.reason,
+                    });
+                },
+                (error: unknown) =>
+                  warn('sandbox executor did not start; tool calls use docker exec', {
+                    container: containerName,
+                    error: (error as Error).message,
+                  }),
+              )
+            : Promise.resolve();
+        if (input.restore) {
+          // the tree as it was parked, checked against the snapshot's digest once it is in place
+          await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
+        } else {
+          const repoTar = await repositoryTar(
+            decodeFiles(snapshot.repo),
+            sandbox.uid,
+            config.stateDir,
+            input.task.snapshotRef,
+            snapshot.harbor?.executables,
+          );
+          await container.putArchive(repoTar, { path: repoPath });
+        }
+        await executorStarted;
+      } catch (error) {
+        // a sandbox that could not be made whole is not left behind (a retry starts over)
+        deps.executorClient?.forget(containerName);
+        await removeSandbox(docker, containerName, volumes).catch(() => undefined);
+        throw error;
+      }
+      return container;
+    }
+
+    function poolRecipe(): PoolRecipe {
+      return {
+        key: poolKey,
+        make: async (poolName, poolLabel) => {
+          await make(poolName, {
+            workflowId: '',
+            episodeId: '',
+            runId: '',
+            role: 'pool',
+            extraLabels: { [labels.pool]: poolLabel },
+          });
+        },
+      };
+    }
+    // the pool makes this recipe from now on (its image is here now)
+    if (deps.pool && !input.restore) deps.pool.want(poolRecipe());
+    const container = await make(name, {
       workflowId: input.workflowId,
       episodeId: input.episodeId,
       runId: input.runId,
       role: 'agent',
-      sandbox: sandboxFor(config.sandbox, snapshot.harbor?.resources),
-      ...(input.restore ? { workRoot: input.restore.snapshot.root } : {}),
     });
     try {
-      await container.start();
-      // files go in after start: the tmpfs volumes keep their content only while mounted
-      await container.putArchive(await spoolTar(), { path: spoolPath });
-      // the executor starts while the repository goes in; a sandbox without one runs its calls by docker exec
-      const executorStarted =
-        config.sandbox.executor === 'server' && deps.executorClient
-          ? deps.executorClient.start(name).then(
-              (started) => {
-                if (!started.channel)
-                  log.warn('sandbox executor unavailable; tool calls use docker exec', {
-                    container: name,
-                    reason: started.reason,
-                  });
-              },
-              (error: unknown) =>
-                log.warn('sandbox executor did not start; tool calls use docker exec', {
-                  container: name,
-                  error: (error as Error).message,
-                }),
-            )
-          : Promise.resolve();
-      if (input.restore) {
-        // the tree as it was parked, checked against the snapshot's digest once it is in place
-        await restoreTree(docker, container, store, input.restore.snapshot.ref, treeBytes);
-      } else {
-        const repoTar = await repositoryTar(
-          decodeFiles(snapshot.repo),
-          config.sandbox.uid,
-          config.stateDir,
-          input.task.snapshotRef,
-          snapshot.harbor?.executables,
-        );
-        await container.putArchive(repoTar, { path: repoPath });
-      }
-      await executorStarted;
       await container.putArchive(
         await buildTar([{ path: '.seeded', content: Buffer.from(input.episodeId), mode: 0o444 }], { uid: 0, gid: 0 }),
         { path: spoolPath },
       );
     } catch (error) {
-      // a sandbox that could not be made whole is not left behind (a retry starts over)
-      await removeSandbox(docker, name, volumes).catch(() => undefined);
+      await removeSandbox(docker, name, ownVolumes(name)).catch(() => undefined);
       throw error;
     }
     const info = await container.inspect();
-    return { hostId, containerId: info.Id, containerName: name, volumes };
+    return { hostId, containerId: info.Id, containerName: name, volumes: mountedVolumes(info) };
   }
 
   return {
@@ -217,6 +287,18 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     },
   };
 }
+
+/** The activity's logger, or stderr for a container the warm pool makes outside any activity. */
+function warn(message: string, attributes: Record<string, unknown>): void {
+  try {
+    log.warn(message, attributes);
+  } catch {
+    console.error(`${message} ${JSON.stringify(attributes)}`);
+  }
+}
+
+/** The volumes a sandbox made under this name has (one claimed from the pool has its pool name's). */
+const ownVolumes = (name: string) => [`${name}-work`, `${name}-spool`];
 
 async function isSeeded(container: Dockerode.Container): Promise<boolean> {
   return (await readContainerFile(container, `${spoolPath}/.seeded`)) !== null;

@@ -2,16 +2,20 @@ import type Dockerode from 'dockerode';
 import type { Client } from '@temporalio/client';
 import { isNotFound, removeContainer } from './docker';
 import { labels } from './container';
+import { readClaim } from './pool';
 
 /** Workflow ids of sandboxes made outside any workflow (e.g. `task validate`) start with this. */
 export const localWorkflowPrefix = 'local:';
 /** The deployment of sandboxes made outside workflows. */
 export const localDeployment = 'local';
 const localGraceMs = 60 * 60 * 1000;
+/** A pool volume without its container is removed once this old (it may be one being made right now). */
+const poolVolumeGraceMs = 10 * 60 * 1000;
 
 /**
  * Removes the containers and volumes of episodes that are closed (or unknown to the server).
- * Sandboxes made outside workflows are removed once they are an hour old.
+ * Sandboxes made outside workflows are removed once they are an hour old. A warm pool's containers are left to their
+ * worker until claimed; a claimed one goes with its episode.
  */
 export async function reapClosedEpisodes(
   docker: Dockerode,
@@ -45,23 +49,41 @@ export async function reapClosedEpisodes(
     return result;
   };
   const removedContainers: string[] = [];
-  for (const info of containers) {
-    const workflowId = info.Labels[labels.workflowId] ?? '';
-    if (!(await isClosed(workflowId, info.Created * 1000))) continue;
-    if (await removeContainer(docker, info.Id)) removedContainers.push(info.Names[0]?.replace(/^\//, '') ?? info.Id);
-  }
   const removedVolumes: string[] = [];
-  for (const volume of volumes) {
-    const workflowId = volume.Labels?.[labels.workflowId] ?? '';
-    const created = Date.parse((volume as { CreatedAt?: string }).CreatedAt ?? '') || 0;
-    if (!(await isClosed(workflowId, created))) continue;
+  const removeVolume = async (name: string): Promise<void> => {
     try {
-      await docker.getVolume(volume.Name).remove();
-      removedVolumes.push(volume.Name);
+      await docker.getVolume(name).remove();
+      removedVolumes.push(name);
     } catch (error) {
       // a volume still used by a container that is being removed; the next pass takes it
       if (!isNotFound(error) && (error as { statusCode?: number }).statusCode !== 409) throw error;
     }
+  };
+  for (const info of containers) {
+    const name = info.Names[0]?.replace(/^\//, '') ?? info.Id;
+    let workflowId = info.Labels[labels.workflowId] ?? '';
+    const pooled = info.Labels[labels.role] === 'pool';
+    if (pooled) {
+      // a warm pool's container (pool.ts): its worker's until claimed, then its claim record says whose it is
+      const claim = await readClaim(docker.getContainer(info.Id));
+      if (!claim) continue;
+      workflowId = claim.workflowId;
+    }
+    if (!(await isClosed(workflowId, info.Created * 1000))) continue;
+    if (await removeContainer(docker, info.Id)) removedContainers.push(name);
+    // its volumes carry the pool's labels, not the episode's
+    if (pooled) for (const mount of info.Mounts ?? []) if (mount.Name) await removeVolume(mount.Name);
+  }
+  for (const volume of volumes) {
+    const created = Date.parse((volume as { CreatedAt?: string }).CreatedAt ?? '') || 0;
+    if (volume.Labels?.[labels.role] === 'pool') {
+      // a pool volume whose container is gone (a worker killed while making it); one in use answers 409
+      if (Date.now() - created > poolVolumeGraceMs) await removeVolume(volume.Name);
+      continue;
+    }
+    const workflowId = volume.Labels?.[labels.workflowId] ?? '';
+    if (!(await isClosed(workflowId, created))) continue;
+    await removeVolume(volume.Name);
   }
   return { removedContainers, removedVolumes };
 }

@@ -1,7 +1,9 @@
+import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import type { TrainingProgress } from '../../shared/training-run';
 import { trainingProgressQuery } from '../../workflows/messages';
 import { codeVersion } from '../../workers/code-version';
+import { hostSandboxCounts } from '../../workers/host-capacity';
 import { loadConfig, temporalConnection } from '../../workers/config';
 import type { Command } from '../command';
 import { devServerName, devServerStatus, listServices, workerName } from '../services';
@@ -13,7 +15,8 @@ export const status: Command = {
     'Usage: npx agentrl status [RUN]',
     '',
     "Prints the Temporal server this host talks to and this host's services (episode worker with its host id,",
-    'trainer, policy and model servers, `up`) with their pids. With RUN (a training run id, i.e. its workflow id)',
+    "trainer, policy and model servers, `up`) with their pids, and the sandboxes on this host's Docker (episodes',",
+    "graders', and the warm pool's containers ready to be claimed). With RUN (a training run id, i.e. its workflow id)",
     "also the run's state from the workflow's progress query: phase, iteration, episodes, step, policy version,",
     'the last iteration as a table row, and for an asynchronous run its pool. The query goes through Temporal, so',
     'it works from any machine configured for the same server (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE).',
@@ -37,6 +40,13 @@ export const status: Command = {
         `${name}: pid ${record.pid}${host}, code ${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`,
       );
     }
+    const sandboxes = await hostSandboxCounts(new Dockerode()).catch(() => null);
+    console.log(
+      sandboxes
+        ? `sandboxes: ${sandboxes.episodes} episode(s), ${sandboxes.graders} grader(s), ${sandboxes.poolReady} warm in ` +
+            `the pool (this host's Docker)`
+        : "sandboxes: this host's Docker does not answer",
+    );
     const run = positionals[0];
     if (!run) return 0;
     if (!server.running) throw new Error(`status ${run}: no Temporal server answers at ${server.address}`);

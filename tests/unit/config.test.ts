@@ -50,6 +50,13 @@ describe('configuration', () => {
       /AGENTRL_SANDBOX_EXECUTOR: one of server, exec, not ssh/,
     );
   });
+  test('the warm sandbox pool is off unless sandbox.pool.size or AGENTRL_SANDBOX_POOL sets a size', () => {
+    assert.equal(loadConfig({}).sandbox.pool.size, 0);
+    const pool = loadConfig({ AGENTRL_SANDBOX_POOL: '4' }).sandbox.pool;
+    assert.deepEqual(pool, { size: 4, maxContainers: 64, fillConcurrency: 2, idleS: 600 });
+    assert.throws(() => loadConfig({ AGENTRL_SANDBOX_POOL: 'many' }), /AGENTRL_SANDBOX_POOL: not a whole number/);
+    assert.throws(() => loadConfig({ AGENTRL_SANDBOX_POOL: '-1' }), /AGENTRL_SANDBOX_POOL: not a whole number/);
+  });
   test('an invalid field is named with its file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-config-'));
     writeFileSync(join(dir, 'bad.yaml'), 'sandbox:\n  memoryMb: lots\n');

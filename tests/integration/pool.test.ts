@@ -1,0 +1,139 @@
+// The warm sandbox pool (activities/sandbox/pool.ts) with real containers: claimed once, refilled with fresh ones,
+// scored like a cold sandbox, reaped with its episode, removed with its worker.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { labels } from '../../activities/sandbox/container';
+import { poolNamePrefix } from '../../activities/sandbox/pool';
+import {
+  docker,
+  readTrajectory,
+  runEpisode,
+  scriptedPolicy,
+  startTestServer,
+  startWorker,
+  task,
+  testConfig,
+  waitFor,
+  type RunningWorker,
+} from '../helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let worker: RunningWorker;
+
+before(async () => {
+  env = await startTestServer();
+  const base = testConfig(env.address);
+  worker = await startWorker(env, { ...base, sandbox: { ...base.sandbox, pool: { ...base.sandbox.pool, size: 1 } } });
+});
+
+after(async () => {
+  await worker?.stop();
+  await env?.teardown();
+});
+
+/** This worker's pool containers, ready (pool name) or claimed (an episode's name). */
+async function poolContainers(): Promise<{ id: string; name: string; running: boolean }[]> {
+  const list = await docker.listContainers({
+    all: true,
+    filters: { label: [`${labels.role}=pool`, `${labels.pool}`] },
+  });
+  return list
+    .filter((info) => (info.Labels[labels.pool] ?? '').startsWith(`${worker.hostId}:`))
+    .map((info) => ({ id: info.Id, name: info.Names[0]!.replace(/^\//, ''), running: info.State === 'running' }));
+}
+
+const readyOnes = async () =>
+  (await poolContainers()).filter((container) => container.name.startsWith(poolNamePrefix) && container.running);
+
+const fix = [
+  { tool: 'bash', command: 'cat /run/agentrl/.claim; echo; touch /run/agentrl/.claim 2>&1 | tail -1; id -un' },
+  { tool: 'bash', command: "sed -i 's/end - 1]/end]/' pager/__init__.py && git status --porcelain" },
+  { tool: 'submit' },
+];
+
+test('an episode claims a warm sandbox, scored like a cold one; the pool refills with a fresh container', async () => {
+  // the first episode of a recipe finds the pool empty (cold) and makes the recipe known
+  const cold = await runEpisode(env, worker, {
+    task: task('off-by-one-range'),
+    policy: scriptedPolicy(fix),
+    budgets: { toolTimeoutMs: '10s', maxTurns: 5 },
+  });
+  assert.equal(cold.outcome, 'submitted');
+  assert.doesNotMatch(readTrajectory(cold.trajectoryUri)[0]!.observation, /workflowId/, 'a cold sandbox has no claim');
+  const [warm] = await waitFor('a warm sandbox', async () => ((await readyOnes()).length ? readyOnes() : null), 60_000);
+  const workflowId = `test-pool-${randomBytes(4).toString('hex')}`;
+  const claimed = await runEpisode(
+    env,
+    worker,
+    { task: task('off-by-one-range'), policy: scriptedPolicy(fix), budgets: { toolTimeoutMs: '10s', maxTurns: 5 } },
+    workflowId,
+  );
+  assert.equal(claimed.outcome, 'submitted');
+  const turns = readTrajectory(claimed.trajectoryUri);
+  // the claim record names this episode, and the agent can read it but not change it
+  assert.match(turns[0]!.observation, new RegExp(`"workflowId":"${workflowId}"`));
+  assert.match(turns[0]!.observation, /Permission denied|Read-only/);
+  assert.match(turns[0]!.observation, /\nagent\n/);
+  assert.match(turns[1]!.observation, /M pager\/__init__.py/, 'the task repository was in the warm sandbox');
+  // the checker grades it in its own fresh containers, as it does a cold one
+  assert.equal(claimed.reward, cold.reward);
+  assert.equal(claimed.trueSuccess, true);
+  // the claimed container was released with its pool-named volumes; the next one is a new container
+  const after = await waitFor(
+    'the pool to refill',
+    async () => {
+      const ready = await readyOnes();
+      return ready.length && !ready.some((container) => container.id === warm!.id) ? ready : null;
+    },
+    60_000,
+  );
+  assert.ok(!(await poolContainers()).some((container) => container.id === warm!.id), 'used once, then removed');
+  const volumes = (await docker.listVolumes()).Volumes?.map((volume) => volume.Name) ?? [];
+  assert.ok(!volumes.includes(`${warm!.name}-work`) && !volumes.includes(`${warm!.name}-spool`));
+  assert.equal(after.length, 1, 'the pool keeps its configured size');
+});
+
+test('a claimed sandbox whose episode was terminated is reaped with its volumes; stopping the worker empties the pool', async () => {
+  await waitFor('a warm sandbox', async () => ((await readyOnes()).length ? true : null), 60_000);
+  const workflowId = `test-pool-${randomBytes(4).toString('hex')}`;
+  const handle = await env.client.workflow.start('rolloutEpisode', {
+    taskQueue: worker.taskQueue,
+    workflowId,
+    args: [
+      {
+        task: task('off-by-one-range'),
+        policy: scriptedPolicy([{ tool: 'bash', command: 'sleep 60' }, { tool: 'submit' }]),
+        budgets: { toolTimeoutMs: '90s', maxTurns: 3 },
+      },
+    ],
+  });
+  // claimed: renamed away from the pool's name
+  const claimed = await waitFor(
+    'the episode to claim a warm sandbox',
+    async () => (await poolContainers()).find((container) => !container.name.startsWith(poolNamePrefix)) ?? null,
+    60_000,
+  );
+  const mounts = (await docker.getContainer(claimed.id).inspect()).Mounts.map((mount) => mount.Name!);
+  assert.equal(mounts.length, 2);
+  await handle.terminate('the test ends it without a release');
+  // the worker's reaper runs every 5 s in tests: it reads the claim record, finds the workflow closed
+  await waitFor(
+    'the reaper to remove the claimed sandbox',
+    async () => {
+      const containers = await poolContainers();
+      const volumes = (await docker.listVolumes()).Volumes?.map((volume) => volume.Name) ?? [];
+      return !containers.some((container) => container.id === claimed.id) &&
+        !mounts.some((name) => volumes.includes(name))
+        ? true
+        : null;
+    },
+    60_000,
+  );
+  await waitFor('the pool to refill', async () => ((await readyOnes()).length ? true : null), 60_000);
+  await worker.stop();
+  assert.deepEqual(await poolContainers(), [], 'a stopped worker leaves no pool container');
+  const volumes = (await docker.listVolumes()).Volumes?.map((volume) => volume.Name) ?? [];
+  assert.ok(!volumes.some((name) => name.startsWith(`${poolNamePrefix}${worker.hostId.slice(0, 8)}`)));
+});
