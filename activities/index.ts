@@ -71,7 +71,9 @@ export function createHostActivities(deps: ActivityDeps) {
   const store = storeOf(deps);
   const journalDir = join(deps.config.stateDir, 'journal');
   // one client per worker: the lifecycle starts each sandbox's executor, the turns reach it
-  const executorClient = createExecutorClient(deps.docker, deps.config.sandbox.uid);
+  const executorClient = createExecutorClient(deps.docker, deps.config.sandbox.uid, {
+    warmPython: deps.config.sandbox.warmPython,
+  });
   const lifecycle = createSandboxLifecycleActivities({
     docker: deps.docker,
     config: deps.config,

@@ -13,11 +13,14 @@ the host has recorded: their files are removed, so the spool does not fill up.
 Only builtin modules are imported (os, select, sys, time, binascii): the runner
 starts on every tool call, and its start-up time is part of each call's latency.
 
-Usage: python3 -I -S /run/agentrl/run-tool.py --serve UID
+Usage: python3 -I -S /run/agentrl/run-tool.py --serve UID [--cold]
 The same calls through a long-lived executor (serve): started once per sandbox as
 root, it forks a child per call that drops to UID and runs the call exactly as
 above; the host reaches it on a unix socket in the spool's root-only ctl folder
-(activities/sandbox/executor.ts).
+(activities/sandbox/executor.ts). It keeps the sandbox's warm interpreter
+(warm-python.py) running, unless --cold: a call that is one simple
+`python3 -c ...` or `python3 -m ...` command runs there, without an interpreter
+start or pytest's import, where its result cannot differ from a cold start.
 """
 
 import binascii
@@ -98,15 +101,13 @@ class Capture:
         return self.head + b"\n[... %d bytes truncated ...]\n" % cut + bytes(self.tail), True
 
 
-def run_bash(command, timeout_ms, limit):
-    capture = Capture(limit)
-    deadline = time.monotonic() + timeout_ms / 1000.0
-    os.chdir(REPO)
-    read_end, write_end = os.pipe()
-    # the shell in its own session and process group, output into the pipe, nothing else inherited
-    # (Python's own descriptors are close-on-exec); spawned without copying this process (vfork)
-    try:
-        pid = os.posix_spawn(
+class Shell:
+    """The call's shell: spawned here, waited for here."""
+
+    def __init__(self, command, write_end):
+        # in its own session and process group, output into the pipe, nothing else inherited (Python's own
+        # descriptors are close-on-exec); spawned without copying this process (vfork)
+        self.pid = os.posix_spawn(
             "/bin/sh",
             ["sh", "-c", command],
             os.environ,
@@ -117,12 +118,132 @@ def run_bash(command, timeout_ms, limit):
             ],
             setsid=True,
         )
-    except OSError as error:
-        # the pids limit is full (the agent's own processes), or no shell: nothing ran
-        os.close(read_end)
-        os.close(write_end)
-        return {"error": "the call could not start: %s" % error.strerror}
+        self.wakeup = []
+
+    def poll(self):
+        done, status = os.waitpid(self.pid, os.WNOHANG)
+        return status if done else None
+
+    def wait(self):
+        return os.waitpid(self.pid, 0)[1]
+
+
+class WarmCall:
+    """A simple `python3 -c/-m` command run by the sandbox's warm interpreter (warm-python.py).
+
+    The connection was made as root, before the uid drop; the worker it starts is in its own session, as
+    the shell would be, and the handler at the other end reports its pid and then its wait status.
+    """
+
+    def __init__(self, connection, argv, write_end):
+        import socket
+
+        self.connection, self.buffer = connection, b""
+        request = "{%s}" % ", ".join(
+            [
+                quote("argv") + ": [" + ", ".join(quote(arg) for arg in argv) + "]",
+                quote("cwd") + ": " + quote(REPO),
+                quote("env") + ": {" + ", ".join(quote(k) + ": " + quote(v) for k, v in os.environ.items()) + "}",
+            ]
+        )
+        null = os.open("/dev/null", os.O_RDONLY)
+        try:
+            socket.send_fds(connection, [request.encode("utf-8") + b"\n"], [null, write_end])
+        finally:
+            os.close(null)
+        line = self.line(60.0)
+        if not line.startswith(b'{"pid": '):
+            # the handler answers only once the call's process exists: without a pid nothing of the call ran
+            raise OSError("the warm interpreter did not start the call")
+        self.pid = int(line[8:-1])
+        self.wakeup = [connection]
+
+    def line(self, seconds):
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.connection], [], [], left)[0]:
+                return b""
+            chunk = self.connection.recv(4096)
+            if not chunk:
+                return b""
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def poll(self):
+        if not select.select([self.connection], [], [], 0)[0] and b"\n" not in self.buffer:
+            return None
+        line = self.line(0.05)
+        if line.startswith(b'{"status": '):
+            return int(line[11:-1])
+        # the handler went away without a status: the worker is gone or goes with the sweep below
+        return 9 if not line else None
+
+    def wait(self):
+        line = self.line(10.0)
+        return int(line[11:-1]) if line.startswith(b'{"status": ') else 9
+
+
+SIMPLE_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%-")
+
+
+def simple_python(command):
+    """The argv of a command that is exactly `python3 -c|-m ...`, each word bare or single-quoted; else None.
+
+    Such words mean the same to every POSIX shell (no expansion, no operator), so the shell would execvp
+    python3 with exactly this argv.
+    """
+    words, i, n = [], 0, len(command)
+    while i < n:
+        word, start = [], i
+        while i < n and command[i] != " ":
+            char = command[i]
+            if char == "'":
+                end = command.find("'", i + 1)
+                if end < 0:
+                    return None
+                word.append(command[i + 1 : end])
+                i = end + 1
+            elif char == "\\" and command[i + 1 : i + 2] == "'":
+                word.append("'")
+                i += 2
+            elif char in SIMPLE_WORD:
+                word.append(char)
+                i += 1
+            else:
+                return None
+        if i == start:
+            return None
+        words.append("".join(word))
+        i += 1
+    if len(words) < 3 or words[0] != "python3" or words[1] not in ("-c", "-m"):
+        return None
+    return words
+
+
+def run_bash(command, timeout_ms, limit, warm=None):
+    capture = Capture(limit)
+    deadline = time.monotonic() + timeout_ms / 1000.0
+    os.chdir(REPO)
+    read_end, write_end = os.pipe()
+    child = None
+    if warm is not None:
+        try:
+            child = WarmCall(warm, simple_python(command), write_end)
+        except (OSError, ValueError):
+            # nothing of the call ran (see WarmCall): it runs through the shell as usual
+            child = None
+    if child is None:
+        try:
+            child = Shell(command, write_end)
+        except OSError as error:
+            # the pids limit is full (the agent's own processes), or no shell: nothing ran
+            os.close(read_end)
+            os.close(write_end)
+            return {"error": "the call could not start: %s" % error.strerror}
     os.close(write_end)
+    pid = child.pid
     status, timed_out, exited_at = None, False, None
     while True:
         now = time.monotonic()
@@ -130,17 +251,19 @@ def run_bash(command, timeout_ms, limit):
             timed_out = status is None
             break
         if status is None:
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status, exited_at = code, now
-        # after the shell exits, drain briefly: background jobs may hold the pipe open
+            status = child.poll()
+            if status is not None:
+                exited_at = now
+        # after the call's process exits, drain briefly: background jobs may hold the pipe open
         if exited_at is not None and now - exited_at > 0.2:
             break
-        ready, _, _ = select.select([read_end], [], [], 0.05)
-        if not ready:
+        ready, _, _ = select.select([read_end] + (child.wakeup if status is None else []), [], [], 0.05)
+        if read_end not in ready:
             continue
         chunk = os.read(read_end, 65536)
         if not chunk:
+            if status is None:
+                status = child.wait()
             break
         capture.add(chunk)
     # every other process of the agent's uid goes, its own session or not: no tool call leaves
@@ -151,7 +274,7 @@ def run_bash(command, timeout_ms, limit):
         except OSError:
             pass
     if status is None:
-        status = os.waitpid(pid, 0)[1]
+        status = child.wait()
     os.close(read_end)
     output, truncated = capture.result()
     signal = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -231,11 +354,12 @@ def remove(name):
         pass
 
 
-def run_call(nonce, request_of):
+def run_call(nonce, request_of, warm=None):
     """Claims NONCE exactly once, runs the call and records its result; returns the result line.
 
     `request_of(nonce)` gives (tool, arg1, arg2, timeout_ms, max_output, cleanup); it is read only once
-    the claim is made. Raises AlreadyStarted when another start of the call came first.
+    the claim is made. Raises AlreadyStarted when another start of the call came first. `warm`: a connection
+    to the sandbox's warm interpreter, made as root, for a bash call that is one simple python3 command.
     """
     if not nonce.isalnum():
         raise ValueError("bad nonce")
@@ -257,7 +381,7 @@ def run_call(nonce, request_of):
     before = oom_kills()
     started = time.monotonic()
     if tool == "bash":
-        result = run_bash(arg1, timeout_ms, max_output)
+        result = run_bash(arg1, timeout_ms, max_output, warm)
     elif tool == "write_file":
         result = run_write_file(arg1, arg2)
     else:
@@ -279,7 +403,7 @@ SOCKET = CONTROL + "/exec.sock"
 MAX_REQUEST = 256 * 1024 * 1024
 
 
-def serve(uid):
+def serve(uid, warm=True):
     """The sandbox's executor: runs as root (with only CAP_SETUID and CAP_SETGID), listens on SOCKET.
 
     Every connection carries one request, a JSON line {"nonce", "tool", "arg1", "arg2" (base64),
@@ -322,11 +446,16 @@ def serve(uid):
     # bound, then renamed: the host never connects to a socket that is not listening yet
     os.rename(SOCKET + ".new", SOCKET)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # handlers are reaped by the kernel
+    interpreter = WarmInterpreter(uid) if warm else None
     while True:
         try:
             connection, _ = server.accept()
         except InterruptedError:
             continue
+        # started at the host's ping once the sandbox is seeded (a .pth file may name a folder of the repository), or
+        # at the first call
+        if interpreter is not None:
+            interpreter.keep()
         try:
             pid = os.fork()
         except OSError as error:
@@ -351,6 +480,58 @@ def serve(uid):
         connection.close()
 
 
+class WarmInterpreter:
+    """The sandbox's warm interpreter (warm-python.py): started by the executor, again when it has died."""
+
+    BOOT = "import sys; del sys.path[0]; path = %r; exec(compile(open(path).read(), path, 'exec'))" % (
+        SPOOL + "/warm-python.py"
+    )
+
+    def __init__(self, uid):
+        self.uid, self.pid, self.started = uid, None, 0.0
+
+    def keep(self):
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, 0)
+                return
+            except OSError:
+                self.pid = None
+        if time.monotonic() - self.started < 10 or not os.path.exists(SPOOL + "/warm-python.py"):
+            return
+        self.started = time.monotonic()
+        # root's HOME for its own start (no user site the agent could write); each call gets the call's HOME back
+        env = dict(os.environ, HOME=CONTROL + "/home")
+        try:
+            self.pid = os.posix_spawn(
+                sys.executable,
+                ["python3", "-c", self.BOOT, str(self.uid)],
+                env,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0),
+                ],
+            )
+        except OSError:
+            self.pid = None
+
+
+def connect_warm(command):
+    """A connection to the warm interpreter for a simple python3 command (made as root), else None."""
+    if simple_python(command) is None:
+        return None
+    import socket
+
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(CONTROL + "/warm.sock")
+    except OSError:
+        connection.close()
+        return None
+    return connection
+
+
 def handle_connection(connection, uid, json):
     data = bytearray()
     while not data.endswith(b"\n"):
@@ -359,12 +540,17 @@ def handle_connection(connection, uid, json):
             return
         data += chunk
     request = json.loads(bytes(data))
+    if request.get("ping"):
+        # the host's word that the sandbox is seeded: the executor has started its warm interpreter by now
+        connection.sendall(b'{"pong": true}\n')
+        return
+    text = lambda name: binascii.a2b_base64(request.get(name, "")).decode("utf-8")
+    warm = connect_warm(text("arg1")) if request["tool"] == "bash" else None
     # for good: real, effective and saved ids, no supplementary groups, no capabilities left
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
     os.chdir(REPO)
-    text = lambda name: binascii.a2b_base64(request.get(name, "")).decode("utf-8")
     parsed = (
         request["tool"],
         text("arg1"),
@@ -374,7 +560,7 @@ def handle_connection(connection, uid, json):
         [str(name) for name in request.get("cleanup", [])],
     )
     try:
-        line = run_call(str(request["nonce"]), lambda _nonce: parsed)
+        line = run_call(str(request["nonce"]), lambda _nonce: parsed, warm)
     except AlreadyStarted:
         line = ALREADY_STARTED
     connection.sendall(line + b"\n")
@@ -383,7 +569,7 @@ def handle_connection(connection, uid, json):
 
 def main():
     if sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]))
+        serve(int(sys.argv[2]), warm="--cold" not in sys.argv[3:])
         return
     try:
         line = run_call(sys.argv[1], read_request)

@@ -55,6 +55,12 @@ export const AgentrlConfig = z
          */
         executor: z.enum(SandboxExecutors).default('server'),
         /**
+         * with the executor: a call that is one simple `python3 -c ...`/`python3 -m ...` command (the compact actions'
+         * `run`, `locate`, ..., a plain `python3 -m pytest -q`) runs in the sandbox's warm interpreter, pytest
+         * imported once (sandbox/warm-python.py), wherever its result cannot differ from a cold start
+         */
+        warmPython: z.boolean().default(true),
+        /**
          * the warm pool (activities/sandbox/pool.ts): agent containers made and seeded ahead of need, per recipe (image,
          * starting repository, limits) asked for within `idleS`. Off by default (`size: 0`): a claimed pool container
          * keeps the pool's labels (Docker's labels cannot change), so tools that find an episode's container by its
@@ -84,6 +90,7 @@ export const AgentrlConfig = z
         tmpDiskMb: 64,
         uid: 1000,
         executor: 'server',
+        warmPython: true,
         pool: { size: 0, maxContainers: 64, fillConcurrency: 2, idleS: 600 },
       }),
     grading: z

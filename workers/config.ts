@@ -67,6 +67,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       );
     config.sandbox.executor = executor.data;
   }
+  if (env.AGENTRL_WARM_PYTHON) {
+    const value = { true: true, '1': true, false: false, '0': false }[env.AGENTRL_WARM_PYTHON];
+    if (value === undefined)
+      throw new Error(`AGENTRL_WARM_PYTHON: one of true, false, 1, 0, not ${env.AGENTRL_WARM_PYTHON}`);
+    config.sandbox.warmPython = value;
+  }
   if (env.AGENTRL_SANDBOX_POOL) {
     const size = Number(env.AGENTRL_SANDBOX_POOL);
     if (!Number.isInteger(size) || size < 0)

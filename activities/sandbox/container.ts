@@ -228,7 +228,11 @@ export async function removeEpisodeSandboxes(docker: Dockerode, deployment: stri
 
 /** The sandbox's helper scripts (the tool runner, the checker's graders), owned by root and read-only for the agent. */
 export function spoolTar(): Promise<Buffer> {
-  const files = [join(sandboxDir, 'run-tool.py'), ...graderScripts.map(checkerScript)];
+  const files = [
+    join(sandboxDir, 'run-tool.py'),
+    join(sandboxDir, 'warm-python.py'),
+    ...graderScripts.map(checkerScript),
+  ];
   return buildTar(
     files.map((path) => ({ path: basename(path), content: readFileSync(path), mode: 0o555 })),
     { uid: 0, gid: 0 },

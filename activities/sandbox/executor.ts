@@ -47,14 +47,15 @@ export type ExecutorReply =
   /** the connection ended before an answer (the call's child died, or the executor went away) */
   | { ended: string };
 
-/** The program the executor runs, inside the container. */
-export const executorCommand = (uid: number) => [
+/** The program the executor runs, inside the container; `warm`: with its warm interpreter (sandbox/warm-python.py). */
+export const executorCommand = (uid: number, warm = true) => [
   'python3',
   '-I',
   '-S',
   `${spoolPath}/run-tool.py`,
   '--serve',
   `${uid}`,
+  ...(warm ? [] : ['--cold']),
 ];
 
 const controlFolder = 'ctl';
@@ -64,7 +65,7 @@ const maxSocketPath = 107;
 /** Channels remembered per worker (one per live sandbox; old ones are dropped first). */
 const maxChannels = 4096;
 
-export function createExecutorClient(docker: Dockerode, uid: number) {
+export function createExecutorClient(docker: Dockerode, uid: number, options: { warmPython?: boolean } = {}) {
   /** container name → its channel; null: calls to it go through `docker exec` */
   const channels = new Map<string, ExecutorChannel | null>();
 
@@ -125,7 +126,7 @@ export function createExecutorClient(docker: Dockerode, uid: number) {
     // a socket left by an executor that died would look ready before the new one binds
     await rm(socketPath, { force: true });
     const exec = await docker.getContainer(containerName).exec({
-      Cmd: executorCommand(uid),
+      Cmd: executorCommand(uid, options.warmPython ?? true),
       User: '0:0',
       WorkingDir: '/',
       AttachStdout: false,
@@ -187,6 +188,27 @@ export function createExecutorClient(docker: Dockerode, uid: number) {
     /** Forgets what is known of a sandbox (it was released, or its executor must be started again). */
     forget(containerName: string): void {
       channels.delete(containerName);
+    },
+
+    /**
+     * Tells the executor its sandbox is seeded: it starts its warm interpreter now (sandbox/warm-python.py), so that
+     * the first call finds it ready. False when the executor did not answer.
+     */
+    async ping(containerName: string): Promise<boolean> {
+      const channel = await executor.channelOf(containerName);
+      if (!channel) return false;
+      return new Promise((resolvePing) => {
+        const socket = createConnection(channel.socketPath);
+        const timer = setTimeout(() => socket.destroy(), 5_000);
+        let answer = '';
+        socket.on('connect', () => socket.write('{"ping": true}\n'));
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolvePing(answer.startsWith('{"pong": true}'));
+        });
+      });
     },
 
     /** Sends one call over a new connection and waits for its line (the call's own timeout is enforced inside). */

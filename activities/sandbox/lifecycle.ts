@@ -195,6 +195,8 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
           await container.putArchive(repoTar, { path: repoPath });
         }
         await executorStarted;
+        // the executor starts its warm interpreter now that the repository is in (a .pth file may name a folder of it)
+        if (sandbox.executor === 'server' && sandbox.warmPython) await deps.executorClient?.ping(containerName);
       } catch (error) {
         // a sandbox that could not be made whole is not left behind (a retry starts over)
         deps.executorClient?.forget(containerName);

@@ -33,12 +33,43 @@ const usage =
   'hold spaces';
 const arity: Record<ActionCommand, number> = { run: 0, show: 0, locate: 0, edit: 3, swap: 3, write_test: 0, submit: 0 };
 
-// pytest's report cut to the failure lines and the summary; timings are dropped so observations are deterministic
+// pytest's report cut to the failure lines and the summary; timings are dropped so observations are deterministic.
+// pytest runs as `python3 -m pytest` would, in a forked child of this interpreter: no second interpreter start, and
+// in the sandbox's warm interpreter (sandbox/warm-python.py) no import of pytest either
 const runScript = [
-  'import os, re, subprocess, sys',
-  'cmd = ["python3", "-m", "pytest", "-q", "-x", "--tb=line", "-p", "no:cacheprovider"]',
-  'done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)',
-  'text = done.stdout.replace(os.getcwd() + "/", "")',
+  'import os, re, runpy, sys',
+  'read_end, write_end = os.pipe()',
+  'pid = os.fork()',
+  'if pid == 0:',
+  '    os.close(read_end)',
+  '    os.dup2(write_end, 1)',
+  '    os.dup2(write_end, 2)',
+  '    os.close(write_end)',
+  '    sys.argv = ["-m", "-q", "-x", "--tb=line", "-p", "no:cacheprovider"]',
+  '    sys.path[0] = os.getcwd()',
+  '    code = 0',
+  '    try:',
+  '        runpy.run_module("pytest", run_name="__main__", alter_sys=True)',
+  '    except SystemExit as stop:',
+  '        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)',
+  '    except BaseException:',
+  '        sys.excepthook(*sys.exc_info())',
+  '        code = 1',
+  '    sys.stdout.flush()',
+  '    sys.stderr.flush()',
+  '    os._exit(code & 255)',
+  'os.close(write_end)',
+  'chunks = []',
+  'while True:',
+  '    chunk = os.read(read_end, 65536)',
+  '    if not chunk:',
+  '        break',
+  '    chunks.append(chunk)',
+  'status = os.waitpid(pid, 0)[1]',
+  'returncode = os.waitstatus_to_exitcode(status)',
+  // as a text-mode pipe reads it: universal newlines
+  'text = b"".join(chunks).decode("utf-8", "replace").replace("\\r\\n", "\\n").replace("\\r", "\\n")',
+  'text = text.replace(os.getcwd() + "/", "")',
   'keep, summary, where, error = [], "", "", ""',
   'for row in text.splitlines():',
   '    found = re.match(r"E\\s+File \\"(.+)\\", line (\\d+)", row)',
@@ -54,7 +85,7 @@ const runScript = [
   '        summary = re.sub(r" in [\\d.]+s.*", "", row.strip("= "))',
   'rows = keep[:5] + ([summary] if summary else [])',
   'print("\\n".join(rows or [row for row in text.splitlines() if row.strip()][-6:]))',
-  'sys.exit(done.returncode)',
+  'sys.exit(returncode)',
 ].join('\n');
 
 // the non-test Python files of the repository, in a stable order

@@ -50,6 +50,12 @@ describe('configuration', () => {
       /AGENTRL_SANDBOX_EXECUTOR: one of server, exec, not ssh/,
     );
   });
+  test("simple python3 calls use the sandbox's warm interpreter unless AGENTRL_WARM_PYTHON=false", () => {
+    assert.equal(loadConfig({}).sandbox.warmPython, true);
+    assert.equal(loadConfig({ AGENTRL_WARM_PYTHON: 'false' }).sandbox.warmPython, false);
+    assert.equal(loadConfig({ AGENTRL_WARM_PYTHON: '1' }).sandbox.warmPython, true);
+    assert.throws(() => loadConfig({ AGENTRL_WARM_PYTHON: 'maybe' }), /AGENTRL_WARM_PYTHON: one of true, false, 1, 0/);
+  });
   test('the warm sandbox pool is off unless sandbox.pool.size or AGENTRL_SANDBOX_POOL sets a size', () => {
     assert.equal(loadConfig({}).sandbox.pool.size, 0);
     const pool = loadConfig({ AGENTRL_SANDBOX_POOL: '4' }).sandbox.pool;
