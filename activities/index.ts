@@ -100,6 +100,7 @@ export function createHostActivities(deps: ActivityDeps) {
     runInAgentSandbox: tools.runCheckCommand,
     cacheResults: deps.config.grading?.cacheResults ?? true,
     unsafeDisable: deps.config.grading?.unsafeDisable ?? [],
+    ...(deps.pool ? { pool: deps.pool } : {}),
   });
   return {
     ...lifecycle,

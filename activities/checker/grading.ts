@@ -2,8 +2,9 @@ import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { AgentrlConfig } from '../../shared/config';
 import { parseJson } from '../store/files';
-import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar } from '../sandbox/container';
-import { buildTar, execCollect } from '../sandbox/docker';
+import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar, writeTree } from '../sandbox/container';
+import { execCollect } from '../sandbox/docker';
+import { scoringRecipe, type SandboxPool } from '../sandbox/pool';
 
 export const TestOutcomes = ['passed', 'failed', 'skipped', 'error', 'xfailed', 'xpassed', 'collected'] as const;
 export type TestOutcome = (typeof TestOutcomes)[number];
@@ -59,6 +60,8 @@ export interface GradeTreeOptions {
   unsafeReportChannel?: boolean;
   /** run only these test files (a task that lists its tests: the files of its listed ids), not the whole suite */
   testPaths?: readonly string[];
+  /** the worker's warm pool: a fresh grader container made ahead of need, when it has one (sandbox/pool.ts) */
+  pool?: SandboxPool;
 }
 
 /**
@@ -69,23 +72,12 @@ export interface GradeTreeOptions {
 export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResult> {
   const { docker, name } = options;
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
-  const { container, volumes } = await createHardenedContainer(docker, {
-    name,
-    deployment: options.deployment,
-    image: options.image,
-    workflowId: options.workflowId,
-    episodeId: options.episodeId,
-    runId: options.runId,
-    role: options.role,
-    sandbox: options.sandbox,
-  });
+  const { container, volumes, workDir, pooled } = await freshScoringContainer(options);
   try {
-    await container.start();
-    await container.putArchive(await spoolTar(), { path: spoolPath });
     const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
     // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
     // that pytest has not collected yet
-    await container.putArchive(await buildTar(entries, { uid: 0, gid: 0 }), { path: repoPath });
+    await writeTree(container, workDir, repoPath, entries);
     const args = [
       'python3',
       '-I',
@@ -117,8 +109,64 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
       );
     }
   } finally {
-    await removeSandbox(docker, name, volumes);
+    // a pooled grader goes while the episode goes on (the reaper takes one a crash left, by its claim record)
+    if (pooled) void removeSandbox(docker, name, volumes).catch(() => undefined);
+    else await removeSandbox(docker, name, volumes);
   }
+}
+
+/**
+ * A fresh, started scoring container with the helper scripts in, under `options.name`: claimed from the worker's
+ * pool when it has one of this image and role (never used before, made for this role), else created now.
+ */
+export async function freshScoringContainer(
+  options: Pick<
+    GradeTreeOptions,
+    'docker' | 'name' | 'deployment' | 'image' | 'workflowId' | 'episodeId' | 'runId' | 'sandbox' | 'pool'
+  > & { role: 'grader' | 'audit' },
+): Promise<{
+  container: Dockerode.Container;
+  volumes: string[];
+  workDir: string | null;
+  spoolDir: string | null;
+  pooled: boolean;
+}> {
+  const { docker, name, pool } = options;
+  if (pool) {
+    const recipe = scoringRecipe(docker, options);
+    const claimed = await pool.claim(recipe.key, name, {
+      workflowId: options.workflowId,
+      episodeId: options.episodeId,
+      runId: options.runId,
+    });
+    pool.want(recipe);
+    if (claimed)
+      return {
+        container: docker.getContainer(name),
+        volumes: claimed.volumes,
+        workDir: claimed.workDir,
+        spoolDir: claimed.spoolDir,
+        pooled: true,
+      };
+  }
+  const { container, volumes } = await createHardenedContainer(docker, {
+    name,
+    deployment: options.deployment,
+    image: options.image,
+    workflowId: options.workflowId,
+    episodeId: options.episodeId,
+    runId: options.runId,
+    role: options.role,
+    sandbox: options.sandbox,
+  });
+  try {
+    await container.start();
+    await container.putArchive(await spoolTar(), { path: spoolPath });
+  } catch (error) {
+    await removeSandbox(docker, name, volumes).catch(() => undefined);
+    throw error;
+  }
+  return { container, volumes, workDir: null, spoolDir: null, pooled: false };
 }
 
 export class GraderError extends Error {

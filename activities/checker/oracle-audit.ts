@@ -8,15 +8,10 @@
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { OracleCall } from '../../shared/task-spec';
-import {
-  createHardenedContainer,
-  removeSandbox,
-  repoPath,
-  spoolPath,
-  spoolTar,
-  type ContainerOptions,
-} from '../sandbox/container';
-import { buildTar, execCollect } from '../sandbox/docker';
+import { removeSandbox, repoPath, spoolPath, writeTree, type ContainerOptions } from '../sandbox/container';
+import { execCollect } from '../sandbox/docker';
+import type { SandboxPool } from '../sandbox/pool';
+import { freshScoringContainer } from './grading';
 
 /** Bounds of the comparison; beyond them an output is wrong, never a grader failure. */
 export const auditLimits = {
@@ -44,6 +39,8 @@ export type OracleAuditResult = z.infer<typeof OracleAuditResult>;
 
 export interface OracleAuditOptions extends Omit<ContainerOptions, 'role'> {
   docker: Dockerode;
+  /** the worker's warm pool: a fresh audit container made ahead of need, when it has one (sandbox/pool.ts) */
+  pool?: SandboxPool;
   /** the candidate's tree (no hidden test, no oracle file) */
   files: Record<string, Buffer>;
   calls: readonly OracleCall[];
@@ -57,19 +54,9 @@ export async function auditOracleCalls(options: OracleAuditOptions): Promise<Ora
   const { docker, name } = options;
   const started = Date.now();
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
-  const { container, volumes } = await createHardenedContainer(docker, {
-    name,
-    deployment: options.deployment,
-    image: options.image,
-    workflowId: options.workflowId,
-    episodeId: options.episodeId,
-    runId: options.runId,
-    role: 'audit',
-    sandbox: options.sandbox,
-  });
+  const { container, volumes, workDir, spoolDir, pooled } = await freshScoringContainer({ ...options, role: 'audit' });
   let timer: NodeJS.Timeout | undefined;
   try {
-    await container.start();
     // inputs only: the expected outcomes stay in this process
     const requests = options.calls.map(({ module, function: fn, args, kwargs }) => ({
       module,
@@ -77,20 +64,14 @@ export async function auditOracleCalls(options: OracleAuditOptions): Promise<Ora
       args,
       ...(kwargs ? { kwargs } : {}),
     }));
-    await container.putArchive(await spoolTar(), { path: spoolPath });
-    await container.putArchive(
-      await buildTar([{ path: 'calls.json', content: Buffer.from(JSON.stringify(requests)), mode: 0o444 }], {
-        uid: 0,
-        gid: 0,
-      }),
-      { path: spoolPath },
-    );
-    await container.putArchive(
-      await buildTar(
-        Object.entries(options.files).map(([path, content]) => ({ path, content })),
-        { uid: 0, gid: 0 },
-      ),
-      { path: repoPath },
+    await writeTree(container, spoolDir, spoolPath, [
+      { path: 'calls.json', content: Buffer.from(JSON.stringify(requests)), mode: 0o444 },
+    ]);
+    await writeTree(
+      container,
+      workDir,
+      repoPath,
+      Object.entries(options.files).map(([path, content]) => ({ path, content })),
     );
     const uid = String(options.sandbox.uid);
     const run = execCollect(
@@ -125,8 +106,9 @@ export async function auditOracleCalls(options: OracleAuditOptions): Promise<Ora
     };
   } finally {
     clearTimeout(timer);
-    // removing the container also ends a run that is still going
-    await removeSandbox(docker, name, volumes);
+    // removing the container also ends a run that is still going; a pooled one goes while the episode goes on
+    if (pooled) void removeSandbox(docker, name, volumes).catch(() => undefined);
+    else await removeSandbox(docker, name, volumes);
   }
 }
 

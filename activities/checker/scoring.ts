@@ -24,6 +24,7 @@ import {
 } from './grading';
 import { createGradingCache } from './grading-cache';
 import { auditOracleCalls, type OracleAuditResult } from './oracle-audit';
+import type { SandboxPool } from '../sandbox/pool';
 import { checkerSecret, decidingBound, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from './twins';
 import { detectTamper } from './tamper';
 import { runVerifier, verifierOutputFindings } from './verifier';
@@ -62,6 +63,14 @@ export interface ScoringDeps {
   cacheResults: boolean;
   /** TEST ONLY: defences switched off (config grading.unsafeDisable) */
   unsafeDisable?: readonly UnsafeDefence[];
+  /** the worker's warm pool: graders and audits made ahead of need (sandbox/pool.ts) */
+  pool?: SandboxPool;
+}
+
+/** A promise whose rejection is handled where it is awaited later (not an unhandled rejection meanwhile). */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** The scoring activity: strict (fresh container, protected paths restored, hidden tests) or weak, plus the audit. */
@@ -112,10 +121,15 @@ export function createScoringActivities(deps: ScoringDeps) {
     if (read.overLimits.length > 0) return scoreOverLimits(input, snapshot, read.overLimits, probe);
     if (snapshot.harbor) return scoreByVerifier(input, snapshot, snapshot.harbor, read, probe);
     const { changes = [], tree = new Map() } = read;
-    const tamper = await cache.tamper(changes, () => detectTamper(changes));
+    // the tamper detector, the isolated audit of the oracle calls (it needs neither the twins nor the findings) and the
+    // planning with the graders run at once
+    const tamperRun = handled(cache.tamper(changes, () => detectTamper(changes)));
     const { graded, dropped } = gradedTree(snapshot, read.pristine, changes, tree);
+    const oracleRun = handled(auditCalls(input, snapshot, graded, probe));
     const runs = await planRuns(input, snapshot, graded);
-    const { strict, pytestAudit, oracle } = await runGraders(input, runs, probe);
+    const { strict, pytestAudit } = await runGraders(input, runs, probe);
+    const oracle = await oracleRun;
+    const tamper = await tamperRun;
     const verdicts = judgeRuns(runs, strict, pytestAudit);
     // a doctest whose examples were edited away passed nothing: the run fails, and the edit is a finding
     const doctests = snapshot.expected.doctests ?? {};
@@ -317,7 +331,7 @@ export function createScoringActivities(deps: ScoringDeps) {
    */
   async function planRuns(input: ScoreInput, snapshot: TaskSnapshot, graded: Record<string, Buffer>) {
     const rewardIds = [...snapshot.expected.visible, ...snapshot.expected.hidden];
-    const calls = deps.unsafeDisable?.includes('isolated-audit') ? null : (snapshot.oracleCalls ?? null);
+    const calls = oracleCallsOf(snapshot);
     const pytestOracle =
       calls === null && Object.keys(snapshot.oracle).length > 0 && !deps.unsafeDisable?.includes('isolated-audit');
     const oracleIds = pytestOracle ? snapshot.expected.oracle : [];
@@ -331,14 +345,11 @@ export function createScoringActivities(deps: ScoringDeps) {
       oracleIds,
       // a task that lists its tests: the others (and so pytest's exit status) never change the reward
       listed: snapshot.spec.failToPass !== undefined,
-      calls,
       pytestOracle,
       canary,
       plan,
       gradedRun: plan ? rewritten({ ...graded, ...canary }, plan) : graded,
       auditedRun: plan ? rewritten({ ...audited, ...canary }, plan) : audited,
-      // the isolated audit sees the candidate's tree without the hidden tests, and none of the expected values
-      candidate: candidateTree(graded, snapshot),
     };
   }
 
@@ -351,19 +362,8 @@ export function createScoringActivities(deps: ScoringDeps) {
     input: ScoreInput,
     runs: Awaited<ReturnType<typeof planRuns>>,
     probe: { turn: number } | undefined,
-  ): Promise<{ strict: HarnessResult | null; pytestAudit: HarnessResult | null; oracle: OracleAuditResult | null }> {
-    // names carry the attempt: a stale attempt's clean-up never removes a retry's container
-    const attempt = Context.current().info.attempt;
-    const common = {
-      docker,
-      deployment: deps.deployment,
-      sandbox: deps.sandbox,
-      image: input.task.image,
-      workflowId: input.workflowId,
-      episodeId: input.episodeId,
-      runId: input.runId,
-      timeoutMs: input.testTimeoutMs,
-    };
+  ): Promise<{ strict: HarnessResult | null; pytestAudit: HarnessResult | null }> {
+    const { attempt, common } = scoringContainers(input);
     const grade = (role: 'grader' | 'audit', files: Record<string, Buffer>) => {
       // a task that lists its tests runs only their files (and the canaries'): a real suite's others never count
       const ids = role === 'audit' ? [...runs.rewardIds, ...runs.oracleIds] : runs.rewardIds;
@@ -379,23 +379,57 @@ export function createScoringActivities(deps: ScoringDeps) {
         }),
       );
     };
-    const { calls, candidate } = runs;
-    const [strict, pytestAudit, oracle] = await Promise.all([
+    const [strict, pytestAudit] = await Promise.all([
       input.checker === 'strict' || !runs.pytestOracle || probe ? grade('grader', runs.gradedRun) : null,
       runs.pytestOracle && !probe ? grade('audit', runs.auditedRun) : null,
-      calls && !probe
-        ? cache.audit({ image: input.task.image, timeoutMs: input.testTimeoutMs, files: candidate, calls }, () =>
-            auditOracleCalls({
-              ...common,
-              name: `${input.sandbox.containerName}-oracle-${attempt}`,
-              files: candidate,
-              calls,
-              unsafeProtocol: deps.unsafeDisable?.includes('audit-protocol'),
-            }),
-          )
-        : null,
     ]);
-    return { strict, pytestAudit, oracle };
+    return { strict, pytestAudit };
+  }
+
+  /** The oracle's calls the isolated audit makes (null: the task has none, or the audit is switched off for a test). */
+  function oracleCallsOf(snapshot: TaskSnapshot): readonly OracleCall[] | null {
+    return deps.unsafeDisable?.includes('isolated-audit') ? null : (snapshot.oracleCalls ?? null);
+  }
+
+  /** The isolated audit of the oracle calls on the candidate's tree (not for a probe); cached by tree. */
+  async function auditCalls(
+    input: ScoreInput,
+    snapshot: TaskSnapshot,
+    graded: Record<string, Buffer>,
+    probe: { turn: number } | undefined,
+  ): Promise<OracleAuditResult | null> {
+    const calls = oracleCallsOf(snapshot);
+    if (!calls || probe) return null;
+    // the candidate's tree without the hidden tests, and none of the expected values
+    const candidate = candidateTree(graded, snapshot);
+    const { attempt, common } = scoringContainers(input);
+    return cache.audit({ image: input.task.image, timeoutMs: input.testTimeoutMs, files: candidate, calls }, () =>
+      auditOracleCalls({
+        ...common,
+        name: `${input.sandbox.containerName}-oracle-${attempt}`,
+        files: candidate,
+        calls,
+        unsafeProtocol: deps.unsafeDisable?.includes('audit-protocol'),
+      }),
+    );
+  }
+
+  /** What every scoring container of this attempt shares; names carry the attempt, so a stale one's clean-up never
+   * removes a retry's container. */
+  function scoringContainers(input: ScoreInput) {
+    const attempt = Context.current().info.attempt;
+    const common = {
+      docker,
+      deployment: deps.deployment,
+      sandbox: deps.sandbox,
+      image: input.task.image,
+      workflowId: input.workflowId,
+      episodeId: input.episodeId,
+      runId: input.runId,
+      timeoutMs: input.testTimeoutMs,
+      ...(deps.pool ? { pool: deps.pool } : {}),
+    };
+    return { attempt, common };
   }
 
   /** Judging: with twins, a run passes when its real tests pass and every twin fails by its own assertion. */

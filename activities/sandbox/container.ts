@@ -16,6 +16,8 @@ import {
   mkdirSync,
 } from 'node:fs';
 import { promisify } from 'node:util';
+import { constants as fsConstants } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
@@ -80,6 +82,8 @@ export interface ContainerOptions {
   sandbox: AgentrlConfig['sandbox'];
   /** more labels (a pool container's key) */
   extraLabels?: Record<string, string>;
+  /** a pool container made for this role (a grader's: its repository root's, the two capabilities) */
+  poolFor?: 'agent' | 'grader' | 'audit';
   /**
    * the repository root's owner and bits (a restored sandbox keeps its snapshot's); @default the agent's uid (root for
    * graders), 0755
@@ -105,7 +109,8 @@ export async function createHardenedContainer(
   };
   const workVolume = `${options.name}-work`;
   const spoolVolume = `${options.name}-spool`;
-  const grader = options.role === 'grader' || options.role === 'audit';
+  const role = options.role === 'pool' ? (options.poolFor ?? 'agent') : options.role;
+  const grader = role === 'grader' || role === 'audit';
   // tmpfs-backed volumes: the disk-write limit, and the archive API can read and write them;
   // a grader's repository belongs to root, so the tests' user can read it but not change it
   const owner = grader ? 0 : sandbox.uid;
@@ -222,6 +227,45 @@ export async function removeEpisodeSandboxes(docker: Dockerode, deployment: stri
       await docker.getVolume(volume.Name).remove();
     } catch (error) {
       if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Puts files into a container's volume as root's, read-only for other users (a scoring container's tree): written
+ * through the volume's folder on this host when there is one (`hostDir`, a fresh volume no agent has touched: new
+ * files only, never through a link), else through Docker's archive API at `target`.
+ */
+export async function writeTree(
+  container: Dockerode.Container,
+  hostDir: string | null,
+  target: string,
+  entries: readonly TarEntry[],
+): Promise<void> {
+  if (!hostDir) {
+    await container.putArchive(await buildTar(entries, { uid: 0, gid: 0 }), { path: target });
+    return;
+  }
+  const made = new Set<string>();
+  for (const entry of entries) {
+    const path = join(hostDir, entry.path);
+    if (!resolve(path).startsWith(resolve(hostDir) + '/')) throw new Error(`${entry.path} leaves the tree`);
+    const folder = dirname(path);
+    if (!made.has(folder)) {
+      await mkdir(folder, { recursive: true, mode: 0o755 });
+      made.add(folder);
+    }
+    const handle = await open(
+      path,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
+      entry.mode ?? 0o644,
+    );
+    try {
+      await handle.writeFile(entry.content);
+      // the mode as given, whatever the umask
+      await handle.chmod(entry.mode ?? 0o644);
+    } finally {
+      await handle.close();
     }
   }
 }

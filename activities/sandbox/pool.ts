@@ -7,7 +7,7 @@
  * reaper reads the claim record (Docker labels cannot change after creation, so a pool container keeps role `pool`).
  * A pool container is used by one episode at most: it is never returned to the pool.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +15,15 @@ import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { AgentrlConfig } from '../../shared/config';
 import { buildTar, isNotFound, readContainerFile } from './docker';
-import { labels, mountedVolumes, removeSandbox, spoolPath } from './container';
+import {
+  createHardenedContainer,
+  labels,
+  mountedVolumes,
+  removeSandbox,
+  repoPath,
+  spoolPath,
+  spoolTar,
+} from './container';
 
 /** Name prefix of a pool container that no episode has claimed. */
 export const poolNamePrefix = 'agentrl-pool-';
@@ -56,6 +64,8 @@ interface Ready {
   containerId: string;
   volumes: string[];
   spoolDir: string | null;
+  /** the repository volume's folder on this host (null: not this worker's to write) */
+  workDir: string | null;
 }
 
 /** What an acquire gets from the pool: the claimed container, now under the episode's sandbox name. */
@@ -63,6 +73,9 @@ export interface Claimed {
   poolName: string;
   containerId: string;
   volumes: string[];
+  /** the spool and repository volumes' folders on this host, when the worker can write there (root, same host) */
+  spoolDir: string | null;
+  workDir: string | null;
 }
 
 /** The value of `labels.pool` on this host's containers of one recipe. */
@@ -111,13 +124,18 @@ export function createSandboxPool(
     try {
       await recipe.make(name, poolLabelOf(hostId, recipe.key));
       const info = await docker.getContainer(name).inspect();
-      const spool = info.Mounts?.find((mount) => mount.Destination === spoolPath && mount.Type === 'volume')?.Source;
+      const folder = (target: string) =>
+        info.Mounts?.find((mount) => mount.Destination === target && mount.Type === 'volume')?.Source;
+      const spool = folder(spoolPath);
+      // the claim (and a scoring container's files) go in through the volumes' folders when this worker sees them
+      // and writes as root: no archive call into the container
+      const local = spool !== undefined && process.getuid?.() === 0 && (await isLocalSpool(spool));
       const entry: Ready = {
         name,
         containerId: info.Id,
         volumes: mountedVolumes(info),
-        // the claim is written through the volume's folder when this worker sees it (no archive call into the container)
-        spoolDir: spool && (await isLocalSpool(spool)) ? spool : null,
+        spoolDir: local ? spool : null,
+        workDir: local ? (folder(repoPath) ?? null) : null,
       };
       if (stopped || !recipes.has(recipe.key)) await discard(name);
       else ready.set(recipe.key, [...(ready.get(recipe.key) ?? []), entry]);
@@ -212,7 +230,13 @@ export function createSandboxPool(
             );
           await container.rename({ name });
           counts.claimed += 1;
-          return { poolName: entry.name, containerId: entry.containerId, volumes: entry.volumes };
+          return {
+            poolName: entry.name,
+            containerId: entry.containerId,
+            volumes: entry.volumes,
+            spoolDir: entry.spoolDir,
+            workDir: entry.workDir,
+          };
         } catch (error) {
           // the name is taken: another attempt of this acquire made or claimed the episode's sandbox meanwhile
           if ((error as { statusCode?: number }).statusCode === 409) {
@@ -288,4 +312,49 @@ export async function readClaim(container: Dockerode.Container): Promise<PoolCla
   } catch {
     return null;
   }
+}
+
+/**
+ * The pool's recipe of a scoring container (a grader's or an audit's): hardened as the checker makes them, started,
+ * the helper scripts in, nothing of any episode; `prepare` does what else a fresh one needs before it is claimed.
+ */
+export function scoringRecipe(
+  docker: Dockerode,
+  options: {
+    deployment: string;
+    image: string;
+    sandbox: AgentrlConfig['sandbox'];
+    role: 'grader' | 'audit';
+    prepare?: (container: Dockerode.Container, name: string) => Promise<void>;
+  },
+): PoolRecipe {
+  const { pool: _pool, ...limits } = options.sandbox;
+  return {
+    key: createHash('sha256')
+      .update(JSON.stringify(['scoring', options.role, options.image, limits]))
+      .digest('hex')
+      .slice(0, 24),
+    async make(name, poolLabel) {
+      const { container, volumes } = await createHardenedContainer(docker, {
+        name,
+        deployment: options.deployment,
+        image: options.image,
+        workflowId: '',
+        episodeId: '',
+        runId: '',
+        role: 'pool',
+        poolFor: options.role,
+        sandbox: options.sandbox,
+        extraLabels: { [labels.pool]: poolLabel },
+      });
+      try {
+        await container.start();
+        await container.putArchive(await spoolTar(), { path: spoolPath });
+        await options.prepare?.(container, name);
+      } catch (error) {
+        await removeSandbox(docker, name, volumes).catch(() => undefined);
+        throw error;
+      }
+    },
+  };
 }

@@ -25,7 +25,12 @@ let worker: RunningWorker;
 before(async () => {
   env = await startTestServer();
   const base = testConfig(env.address);
-  worker = await startWorker(env, { ...base, sandbox: { ...base.sandbox, pool: { ...base.sandbox.pool, size: 1 } } });
+  // no grading cache: the second episode's tree equals the first's, and its grader and audit must run
+  worker = await startWorker(env, {
+    ...base,
+    sandbox: { ...base.sandbox, pool: { ...base.sandbox.pool, size: 1 } },
+    grading: { ...base.grading, cacheResults: false },
+  });
 });
 
 after(async () => {
@@ -33,15 +38,20 @@ after(async () => {
   await env?.teardown();
 });
 
-/** This worker's pool containers, ready (pool name) or claimed (an episode's name). */
-async function poolContainers(): Promise<{ id: string; name: string; running: boolean }[]> {
+/** This worker's pool containers, ready (pool name) or claimed (an episode's name), with their recipe. */
+async function poolContainers(): Promise<{ id: string; name: string; running: boolean; recipe: string }[]> {
   const list = await docker.listContainers({
     all: true,
     filters: { label: [`${labels.role}=pool`, `${labels.pool}`] },
   });
   return list
     .filter((info) => (info.Labels[labels.pool] ?? '').startsWith(`${worker.hostId}:`))
-    .map((info) => ({ id: info.Id, name: info.Names[0]!.replace(/^\//, ''), running: info.State === 'running' }));
+    .map((info) => ({
+      id: info.Id,
+      name: info.Names[0]!.replace(/^\//, ''),
+      running: info.State === 'running',
+      recipe: info.Labels[labels.pool]!,
+    }));
 }
 
 const readyOnes = async () =>
@@ -62,7 +72,15 @@ test('an episode claims a warm sandbox, scored like a cold one; the pool refills
   });
   assert.equal(cold.outcome, 'submitted');
   assert.doesNotMatch(readTrajectory(cold.trajectoryUri)[0]!.observation, /workflowId/, 'a cold sandbox has no claim');
-  const [warm] = await waitFor('a warm sandbox', async () => ((await readyOnes()).length ? readyOnes() : null), 60_000);
+  // one ready per recipe: the agent's sandbox, the grader and the audit of the oracle calls
+  const warm = await waitFor(
+    'a warm sandbox, grader and audit',
+    async () => {
+      const ready = await readyOnes();
+      return new Set(ready.map((container) => container.recipe)).size === 3 ? ready : null;
+    },
+    60_000,
+  );
   const workflowId = `test-pool-${randomBytes(4).toString('hex')}`;
   const claimed = await runEpisode(
     env,
@@ -80,19 +98,22 @@ test('an episode claims a warm sandbox, scored like a cold one; the pool refills
   // the checker grades it in its own fresh containers, as it does a cold one
   assert.equal(claimed.reward, cold.reward);
   assert.equal(claimed.trueSuccess, true);
-  // the claimed container was released with its pool-named volumes; the next one is a new container
+  // every claimed container (sandbox, grader, audit) was removed after its one use with its pool-named volumes; the
+  // pool makes new ones
+  const used = new Set(warm.map((container) => container.id));
   const after = await waitFor(
     'the pool to refill',
     async () => {
       const ready = await readyOnes();
-      return ready.length && !ready.some((container) => container.id === warm!.id) ? ready : null;
+      const all = await poolContainers();
+      return ready.length === 3 && !all.some((container) => used.has(container.id)) ? ready : null;
     },
     60_000,
   );
-  assert.ok(!(await poolContainers()).some((container) => container.id === warm!.id), 'used once, then removed');
   const volumes = (await docker.listVolumes()).Volumes?.map((volume) => volume.Name) ?? [];
-  assert.ok(!volumes.includes(`${warm!.name}-work`) && !volumes.includes(`${warm!.name}-spool`));
-  assert.equal(after.length, 1, 'the pool keeps its configured size');
+  for (const container of warm)
+    assert.ok(!volumes.includes(`${container.name}-work`) && !volumes.includes(`${container.name}-spool`));
+  assert.equal(after.length, 3, 'the pool keeps its configured size per recipe');
 });
 
 test('a claimed sandbox whose episode was terminated is reaped with its volumes; stopping the worker empties the pool', async () => {
