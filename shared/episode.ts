@@ -169,6 +169,13 @@ export const TrueSuccessBases = [
 ] as const;
 export type TrueSuccessBasis = (typeof TrueSuccessBases)[number];
 
+/**
+ * Inside the scoring: the strict grader's run (with the twins) and the audit's (the isolated oracle calls, or the
+ * fallback pytest oracle), each from its container's claim or start to its removal; they run at once, so they overlap.
+ */
+export const ScoringPhases = z.object({ graderMs: z.number().min(0), auditMs: z.number().min(0) });
+export type ScoringPhases = z.infer<typeof ScoringPhases>;
+
 /** Where an episode's time went, measured by the workflow (milliseconds). */
 export const EpisodeTimings = z.object({
   /** container start-up */
@@ -184,6 +191,8 @@ export const EpisodeTimings = z.object({
    * trips between turns. Absent in episodes from before it was recorded.
    */
   turnPhases: TurnPhases.optional(),
+  /** inside scoringMs: the grader's and the audit's runs (absent in episodes from before it was recorded) */
+  scoringPhases: ScoringPhases.optional(),
 });
 export type EpisodeTimings = z.infer<typeof EpisodeTimings>;
 

@@ -119,6 +119,9 @@ export const IterationMetrics = z.object({
         storeS: z.number(),
         roundTripsS: z.number(),
         scoringS: z.number(),
+        /** inside scoring: the grader's and the audit's runs (they overlap); absent in metrics from before */
+        graderS: z.number().optional(),
+        auditS: z.number().optional(),
       })
       .optional(),
   }),
@@ -241,7 +244,17 @@ export function summariseEpisodes(
 export function phaseSums(
   results: readonly Pick<EpisodeResult, 'timings'>[],
 ): NonNullable<IterationMetrics['time']['phases']> {
-  const sums = { acquireS: 0, inferenceS: 0, toolS: 0, sweepS: 0, storeS: 0, roundTripsS: 0, scoringS: 0 };
+  const sums = {
+    acquireS: 0,
+    inferenceS: 0,
+    toolS: 0,
+    sweepS: 0,
+    storeS: 0,
+    roundTripsS: 0,
+    scoringS: 0,
+    graderS: 0,
+    auditS: 0,
+  };
   for (const { timings } of results) {
     const phases = timings.turnPhases ?? { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 };
     sums.acquireS += timings.acquireMs / 1000;
@@ -253,6 +266,8 @@ export function phaseSums(
       Math.max(0, timings.turnsMs - phases.inferenceMs - phases.toolMs - Math.max(phases.storeMs, phases.sweepMs)) /
       1000;
     sums.scoringS += timings.scoringMs / 1000;
+    sums.graderS += (timings.scoringPhases?.graderMs ?? 0) / 1000;
+    sums.auditS += (timings.scoringPhases?.auditMs ?? 0) / 1000;
   }
   return sums;
 }

@@ -60,6 +60,15 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     registers: [registry],
   });
+  const scoringPhases = new Histogram({
+    name: 'agentrl_scoring_phase_seconds',
+    help:
+      "Inside an episode's scoring: the strict grader's run with its twins (grader) and the audit's (audit), each in " +
+      'its own fresh container, at once; 0 when the grading cache answered',
+    labelNames: ['phase'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
+    registers: [registry],
+  });
   const interceptor: ActivityInterceptorsFactory = (ctx) => ({
     inbound: {
       async execute(input, next) {
@@ -72,9 +81,12 @@ export function createWorkerMetrics(labels: Record<string, string> = {}): Worker
           const outcome = (input.args[0] as { outcome?: unknown } | undefined)?.outcome;
           if (activity === 'writeTrajectory' && typeof outcome === 'string') episodes.inc({ outcome });
           const phases = (result as { phases?: Record<string, number> } | undefined)?.phases;
-          if (activity === 'takeTurn' && phases)
+          if ((activity === 'takeTurn' || activity === 'scoreSubmission') && phases)
             for (const [phase, ms] of Object.entries(phases))
-              turnPhases.observe({ phase: phase.replace(/Ms$/, '') }, ms / 1000);
+              (activity === 'takeTurn' ? turnPhases : scoringPhases).observe(
+                { phase: phase.replace(/Ms$/, '') },
+                ms / 1000,
+              );
           return result;
         } catch (error) {
           end({ status: 'failed' });

@@ -287,6 +287,7 @@ async function score(episode: Episode, outcome: Outcome, detail: string | null):
       testTimeoutMs: input.budgets.testTimeoutMs,
     });
     state.timings!.scoringMs += Date.now() - scoringStart;
+    if (summary.phases) state.timings!.scoringPhases = summary.phases;
     return { state: 'finishing', outcome, score: summary, detail };
   } catch (error) {
     if (isCancellation(error)) throw error;

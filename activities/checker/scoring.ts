@@ -1,7 +1,14 @@
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentrlConfig, UnsafeDefence } from '../../shared/config';
-import type { CheckerKind, SandboxHandle, TamperFinding, TaskSummary, TrueSuccessBasis } from '../../shared/episode';
+import type {
+  CheckerKind,
+  SandboxHandle,
+  ScoringPhases,
+  TamperFinding,
+  TaskSummary,
+  TrueSuccessBasis,
+} from '../../shared/episode';
 import { ErrorTypes } from '../../shared/errors';
 import { protectedPathMatcher } from '../../shared/protected-paths';
 import { forgesPass } from '../../shared/tamper';
@@ -51,6 +58,8 @@ export interface ScoreSummary {
   trueSuccessBasis: TrueSuccessBasis;
   tamper: TamperFinding[];
   scoringUri: string;
+  /** the grader's and the audit's runs (0: not run, or answered by the grading cache) */
+  phases?: ScoringPhases;
 }
 
 export interface ScoringDeps {
@@ -65,6 +74,13 @@ export interface ScoringDeps {
   unsafeDisable?: readonly UnsafeDefence[];
   /** the worker's warm pool: graders and audits made ahead of need (sandbox/pool.ts) */
   pool?: SandboxPool;
+}
+
+/** A run's value with its wall time in ms. */
+async function timed<T>(run: Promise<T> | T): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await run;
+  return { value, ms: Math.round(performance.now() - started) };
 }
 
 /** A promise whose rejection is handled where it is awaited later (not an unhandled rejection meanwhile). */
@@ -125,10 +141,10 @@ export function createScoringActivities(deps: ScoringDeps) {
     // planning with the graders run at once
     const tamperRun = handled(cache.tamper(changes, () => detectTamper(changes)));
     const { graded, dropped } = gradedTree(snapshot, read.pristine, changes, tree);
-    const oracleRun = handled(auditCalls(input, snapshot, graded, probe));
+    const oracleRun = handled(timed(auditCalls(input, snapshot, graded, probe)));
     const runs = await planRuns(input, snapshot, graded);
-    const { strict, pytestAudit } = await runGraders(input, runs, probe);
-    const oracle = await oracleRun;
+    const { strict, pytestAudit, phases } = await runGraders(input, runs, probe);
+    const { value: oracle, ms: oracleMs } = await oracleRun;
     const tamper = await tamperRun;
     const verdicts = judgeRuns(runs, strict, pytestAudit);
     // a doctest whose examples were edited away passed nothing: the run fails, and the edit is a finding
@@ -191,6 +207,7 @@ export function createScoringActivities(deps: ScoringDeps) {
           : 'visible+hidden',
       tamper,
       scoringUri,
+      phases: { graderMs: phases.graderMs, auditMs: Math.max(phases.auditMs, oracle ? oracleMs : 0) },
     };
   }
 
@@ -362,7 +379,7 @@ export function createScoringActivities(deps: ScoringDeps) {
     input: ScoreInput,
     runs: Awaited<ReturnType<typeof planRuns>>,
     probe: { turn: number } | undefined,
-  ): Promise<{ strict: HarnessResult | null; pytestAudit: HarnessResult | null }> {
+  ): Promise<{ strict: HarnessResult | null; pytestAudit: HarnessResult | null; phases: ScoringPhases }> {
     const { attempt, common } = scoringContainers(input);
     const grade = (role: 'grader' | 'audit', files: Record<string, Buffer>) => {
       // a task that lists its tests runs only their files (and the canaries'): a real suite's others never count
@@ -380,10 +397,14 @@ export function createScoringActivities(deps: ScoringDeps) {
       );
     };
     const [strict, pytestAudit] = await Promise.all([
-      input.checker === 'strict' || !runs.pytestOracle || probe ? grade('grader', runs.gradedRun) : null,
-      runs.pytestOracle && !probe ? grade('audit', runs.auditedRun) : null,
+      timed(input.checker === 'strict' || !runs.pytestOracle || probe ? grade('grader', runs.gradedRun) : null),
+      timed(runs.pytestOracle && !probe ? grade('audit', runs.auditedRun) : null),
     ]);
-    return { strict, pytestAudit };
+    return {
+      strict: strict.value,
+      pytestAudit: pytestAudit.value,
+      phases: { graderMs: strict.value ? strict.ms : 0, auditMs: pytestAudit.value ? pytestAudit.ms : 0 },
+    };
   }
 
   /** The oracle's calls the isolated audit makes (null: the task has none, or the audit is switched off for a test). */

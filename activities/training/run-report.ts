@@ -203,10 +203,11 @@ function phaseTable(metrics: readonly IterationMetrics[]): string[] {
   return [
     "## Where the episodes' time went (seconds, summed over episodes)",
     '',
-    "Sweeps overlap the records; round trips are the turns' time outside their activities (Temporal).",
+    "Sweeps overlap the records; round trips are the turns' time outside their activities (Temporal); the grader's",
+    "and the audit's runs are inside scoring and overlap each other.",
     '',
-    '| iteration | acquire | inference | tool calls | sweeps | records | round trips | scoring |',
-    '|---|---|---|---|---|---|---|---|',
+    '| iteration | acquire | inference | tool calls | sweeps | records | round trips | scoring | grader | audit |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...lines.map((line) => {
       const phases = line.time.phases!;
       return `| ${line.iteration} | ${[
@@ -217,8 +218,10 @@ function phaseTable(metrics: readonly IterationMetrics[]): string[] {
         phases.storeS,
         phases.roundTripsS,
         phases.scoringS,
+        phases.graderS,
+        phases.auditS,
       ]
-        .map((seconds) => seconds.toFixed(1))
+        .map((seconds) => (seconds === undefined ? '-' : seconds.toFixed(1)))
         .join(' | ')} |`;
     }),
     '',

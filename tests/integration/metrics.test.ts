@@ -60,6 +60,11 @@ test('the counters move with an episode', async () => {
   assert.equal(count('scoreSubmission'), 1);
   assert.ok(count('prepareEpisode') >= 1);
   assert.equal(after.get('agentrl_activities_in_flight{activity="takeTurn"}'), 0);
+  // where the turns' and the scoring's time went, by phase
+  assert.equal(after.get('agentrl_turn_phase_seconds_count{phase="tool"}'), result.counters.turns);
+  assert.equal(after.get('agentrl_scoring_phase_seconds_count{phase="grader"}'), 1);
+  assert.ok((after.get('agentrl_scoring_phase_seconds_sum{phase="grader"}') ?? 0) > 0, 'the grader ran');
+  assert.equal(after.get('agentrl_scoring_phase_seconds_count{phase="audit"}'), 1);
   // read when scraped: the episode released its sandbox, and nothing of the deployment is parked
   assert.equal(after.get('agentrl_sandboxes_running'), 0);
   assert.equal(after.get('agentrl_episodes_parked'), 0);

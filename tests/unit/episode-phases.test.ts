@@ -11,6 +11,8 @@ test("an iteration's phases: the turns' activity phases summed, round trips the 
         turnsMs: 10_000,
         scoringMs: 4000,
         turnPhases: { inferenceMs: 3000, toolMs: 2000, sweepMs: 500, storeMs: 1000 },
+        // the grader and the audit ran at once inside the scoring
+        scoringPhases: { graderMs: 2500, auditMs: 3000 },
       },
     },
     // the sweep ran longer than the records it overlaps: only the longer of the two is inside the activity
@@ -33,5 +35,7 @@ test("an iteration's phases: the turns' activity phases summed, round trips the 
     storeS: 1.2,
     roundTripsS: 4 + 0.4 + 0.7,
     scoringS: 4.3,
+    graderS: 2.5,
+    auditS: 3,
   });
 });
