@@ -74,11 +74,13 @@ export const AgentrlConfig = z
             maxContainers: z.number().int().min(1).default(64),
             /** containers made at once in the background */
             fillConcurrency: z.number().int().min(1).default(2),
+            /** refills start once no recipe was asked for in this many ms (the host's CPU goes to episodes first) */
+            refillDelayMs: z.number().int().min(0).default(1000),
             /** a recipe nobody asked for in this many seconds is dropped, with its containers */
             idleS: z.number().int().min(1).default(600),
           })
           .strict()
-          .default({ size: 0, maxContainers: 64, fillConcurrency: 2, idleS: 600 }),
+          .default({ size: 0, maxContainers: 64, fillConcurrency: 2, refillDelayMs: 1000, idleS: 600 }),
       })
       .strict()
       .default({
@@ -91,7 +93,7 @@ export const AgentrlConfig = z
         uid: 1000,
         executor: 'server',
         warmPython: true,
-        pool: { size: 0, maxContainers: 64, fillConcurrency: 2, idleS: 600 },
+        pool: { size: 0, maxContainers: 64, fillConcurrency: 2, refillDelayMs: 1000, idleS: 600 },
       }),
     grading: z
       .object({

@@ -94,6 +94,7 @@ export function createSandboxPool(
   const running = new Set<Promise<void>>();
   let stopped = false;
   let idleTimer: NodeJS.Timeout | undefined;
+  let refill: NodeJS.Timeout | undefined;
 
   const readyCount = () => [...ready.values()].reduce((sum, names) => sum + names.length, 0);
   const fillingCount = () => [...filling.values()].reduce((sum, n) => sum + n, 0);
@@ -202,7 +203,11 @@ export function createSandboxPool(
       if (stopped || settings.size === 0) return;
       const entry = recipes.get(recipe.key);
       recipes.set(recipe.key, { recipe, lastUsedMs: Date.now(), failedUntilMs: entry?.failedUntilMs ?? 0 });
-      kick();
+      // refills start once acquisitions and gradings have paused for a moment: making a container costs the host CPU
+      // that the episode which just claimed one needs now
+      clearTimeout(refill);
+      refill = setTimeout(kick, settings.refillDelayMs);
+      refill.unref();
     },
 
     /**
@@ -259,6 +264,7 @@ export function createSandboxPool(
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(idleTimer);
+      clearTimeout(refill);
       await Promise.all([...running]);
       const entries = [...ready.values()].flat();
       ready.clear();

@@ -59,7 +59,7 @@ describe('configuration', () => {
   test('the warm sandbox pool is off unless sandbox.pool.size or AGENTRL_SANDBOX_POOL sets a size', () => {
     assert.equal(loadConfig({}).sandbox.pool.size, 0);
     const pool = loadConfig({ AGENTRL_SANDBOX_POOL: '4' }).sandbox.pool;
-    assert.deepEqual(pool, { size: 4, maxContainers: 64, fillConcurrency: 2, idleS: 600 });
+    assert.deepEqual(pool, { size: 4, maxContainers: 64, fillConcurrency: 2, refillDelayMs: 1000, idleS: 600 });
     assert.throws(() => loadConfig({ AGENTRL_SANDBOX_POOL: 'many' }), /AGENTRL_SANDBOX_POOL: not a whole number/);
     assert.throws(() => loadConfig({ AGENTRL_SANDBOX_POOL: '-1' }), /AGENTRL_SANDBOX_POOL: not a whole number/);
   });
