@@ -6,7 +6,8 @@
 #                start no container run meanwhile in the background (their tier reports below)
 #   activities   one activity at a time in MockActivityEnvironment (tests/activities)
 #   workflows    the real dev server with stubbed activities, and the replay of recorded histories (tests/workflows)
-#   python       the trainer (trainer/tests) and the checker's Python (activities/checker/tests), no container
+#   python       the trainer (trainer/tests), the checker's Python (activities/checker/tests) and the sandbox's
+#                (sandbox/tests), no container
 #   tasks        the bundled tasks are sound (task validate --check: a task whose digest matches is not run again)
 #   integration  real Temporal, Docker, pytest in containers, PyTorch and onnxruntime (tests/integration, and the
 #                Python tests marked docker)
@@ -61,7 +62,7 @@ start_python() {
   python_started=$SECONDS
   (
     timeout --kill-after=30 1800 .venv/bin/python -m pytest -q --durations=10 -m 'not docker' -p no:cacheprovider \
-      trainer/tests activities/checker/tests >"$python_log" 2>&1
+      trainer/tests activities/checker/tests sandbox/tests >"$python_log" 2>&1
     echo $? >"$python_rc_file"
   ) &
   python_pid=$!
