@@ -261,7 +261,7 @@ export function createScoringActivities(deps: ScoringDeps) {
       dropPathConflicts(files, new Set(changes.map((change) => change.path)));
       return files;
     };
-    const calls = deps.unsafeDisable?.includes('isolated-audit') ? null : (snapshot.oracleCalls ?? null);
+    const calls = oracleCallsOf(snapshot);
     const [strict, weak, oracle] = await Promise.all([
       input.checker === 'strict' || !probe ? verify('grader', graded) : null,
       input.checker === 'weak' ? verify('weak', weakTree()) : null,
