@@ -46,6 +46,18 @@ const storeRef = (field: string) =>
       errorMessage: `${field} must be a store reference (s3://BUCKET/KEY or file:///ABSOLUTE/PATH), not a local path`,
     });
 
+/** How the policy-gradient loss sums its tokens (trainer/agentrl_trainer/losses.py AGGREGATIONS). */
+export const LossAggregations = [
+  'token_mean',
+  'seq_mean_token_mean',
+  'seq_mean_token_sum',
+  'seq_mean_token_sum_norm',
+] as const;
+/** Estimators of KL(p || q) from samples of p, by name (losses.py KL_ESTIMATORS). */
+export const KlEstimators = ['k1', 'k2', 'k3', 'low_var_kl'] as const;
+/** Where the policy-gradient ratio is taken: per token, or per sequence (GSPO). */
+export const RatioLevels = ['token', 'sequence'] as const;
+
 /** The policy model's size (camelCase of trainer/agentrl_trainer/model.py PolicyModelConfig). */
 export const ModelConfig = z
   .object({
@@ -79,6 +91,10 @@ export const trainerDefaults = {
   klCoef: 0,
   offPolicy: 'none',
   isCap: defaultIsCap,
+  clipRatioC: 3,
+  logRatioClamp: 20,
+  ratioLevel: 'token',
+  klEstimator: 'k3',
 } as const;
 const byDefault = <T extends z.ZodType>(type: T, field: keyof typeof trainerDefaults): T =>
   type.meta({ default: trainerDefaults[field] });
@@ -113,10 +129,23 @@ export const TrainOnBatchInput = z
     temperature: byDefault(z.number().gt(0), 'temperature').optional(),
     clipEps: byDefault(z.number().gt(0).lt(1), 'clipEps').optional(),
     clipEpsHigh: z.number().gt(0).nullable().optional(),
-    aggregation: byDefault(
-      z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']),
-      'aggregation',
-    ).optional(),
+    aggregation: byDefault(z.enum(LossAggregations), 'aggregation').optional(),
+    /**
+     * `seq_mean_token_sum_norm` (Dr. GRPO): the constant every sequence's token sum is divided by;
+     * absent: the model's window
+     */
+    lossScaleFactor: z.number().gt(0).optional(),
+    /**
+     * dual-clip PPO: a token with a negative advantage contributes at most clipRatioC × |A| however
+     * large its ratio (verl's default 3); null: off
+     */
+    clipRatioC: byDefault(z.number().gt(1).nullable(), 'clipRatioC').optional(),
+    /** every log-ratio is clamped to ±logRatioClamp before exp (float32's exp overflows past about 88.7) */
+    logRatioClamp: byDefault(z.number().gt(0).max(80), 'logRatioClamp').optional(),
+    /** `token` (PPO, GRPO) or `sequence` (GSPO: one ratio per sequence, the geometric mean of its tokens') */
+    ratioLevel: byDefault(z.enum(RatioLevels), 'ratioLevel').optional(),
+    /** the estimator of the KL penalty toward `referenceStep` (losses.py KL_ESTIMATORS) */
+    klEstimator: byDefault(z.enum(KlEstimators), 'klEstimator').optional(),
     minibatches: byDefault(z.number().int().min(1), 'minibatches').optional(),
     epochs: byDefault(z.number().int().min(1), 'epochs').optional(),
     maxGradNorm: byDefault(z.number().gt(0), 'maxGradNorm').optional(),
@@ -161,6 +190,10 @@ export const TrainOnBatchResult = readingRenamed(
       clipFraction: z.number(),
       /** KL to the sampling policy (k3) */
       klK3: z.number(),
+      /** KL to the sampling policy by every estimator (absent in older records) */
+      klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
+      /** the share of trained tokens where dual-clip bound the loss (absent in older records) */
+      clipFractionLower: z.number().optional(),
       /** KL to the reference policy; absent without `klCoef` */
       klRef: z.number().optional(),
       gradNorm: z.number(),

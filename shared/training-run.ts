@@ -10,6 +10,7 @@ import { servingPorts } from './serving-ports';
 import { AsyncPool, defaultMaxStaleness } from './async-pool';
 import { IterationMetrics, RunTiming } from './run-metrics';
 import { StoreRef } from './store-refs';
+import { KlEstimators, LossAggregations, RatioLevels, trainerDefaults } from './trainer-contract';
 
 /**
  * The embedded policy: a small causal transformer over the shared tokenizer's 404 ids, with ALiBi
@@ -222,7 +223,17 @@ export const TrainingRunInput = z.preprocess(
        * keeps the policy near the format it was taught while rewards are sparse; 0 (or no warm start): none
        */
       klCoef: z.number().min(0).default(0.03),
-      aggregation: z.enum(['token_mean', 'seq_mean_token_mean', 'seq_mean_token_sum']).default('token_mean'),
+      aggregation: z.enum(LossAggregations).default('token_mean'),
+      /** `seq_mean_token_sum_norm` (Dr. GRPO): the constant per-sequence divisor; @default the model's window */
+      lossScaleFactor: z.number().positive().optional(),
+      /** dual-clip: a token with A < 0 contributes at most clipRatioC × |A|; null: off */
+      clipRatioC: z.number().gt(1).nullable().default(trainerDefaults.clipRatioC),
+      /** every log-ratio is clamped to ±logRatioClamp before exp */
+      logRatioClamp: z.number().positive().max(80).default(trainerDefaults.logRatioClamp),
+      /** `token`, or `sequence` (GSPO's sequence-level ratio) */
+      ratioLevel: z.enum(RatioLevels).default(trainerDefaults.ratioLevel),
+      /** the estimator of `klCoef`'s penalty: k1, k2, k3 or low_var_kl */
+      klEstimator: z.enum(KlEstimators).default(trainerDefaults.klEstimator),
       /**
        * weight of the stop decisions' own credit: training episodes grade the state at every passed
        * check of a changed repository (probes), and the token that chose `submit` or going on there

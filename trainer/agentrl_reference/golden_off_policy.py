@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from .golden_loss import AGGREGATION_NAMES, TOLERANCE, aggregated, token_losses, write_golden
+from .golden_loss import AGGREGATION_NAMES, TOLERANCE, aggregated, scale_of, token_losses, write_golden
 
 GOLDEN_PATH = Path(__file__).resolve().parents[2] / "shared" / "golden" / "off-policy.json"
 MODES = ("none", "tis", "decoupled")
@@ -32,7 +32,7 @@ def reference_loss(case: dict) -> dict:
     mode, cap = case["off_policy"], case.get("is_cap", 2.0)
     behaviour, proximal = case["behaviour_logprobs"], case["proximal_logprobs"]
     weight = lambda b, t: token_weight(mode, proximal[b][t], behaviour[b][t], cap)
-    sequences, ratios, kls, clipped = token_losses(case, behaviour if mode == "none" else proximal, weight)
+    sequences, ratios, kls, clipped, lower = token_losses(case, behaviour if mode == "none" else proximal, weight)
     weights = [
         math.exp(proximal[b][t] - behaviour[b][t])
         for b, row in enumerate(case["loss_mask"])
@@ -41,7 +41,7 @@ def reference_loss(case: dict) -> dict:
     ]
     tokens = len(weights)
     return {
-        **aggregated(sequences, ratios, kls, clipped),
+        **aggregated(sequences, ratios, kls, clipped, lower, scale=scale_of(case)),
         "importance": {
             "mean": sum(weights) / tokens if tokens else 1.0,
             "max": max(weights) if weights else 1.0,

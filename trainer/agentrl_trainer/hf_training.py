@@ -26,6 +26,7 @@ import torch
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
 from .contract import TRAINER_DEFAULTS
+from .losses import DEFAULT_GUARDS, LossGuards
 from .store import file_ref
 from .train_step import load_batch, result_metrics, train_on_batch
 
@@ -64,6 +65,7 @@ def train_hf_step(
     max_staleness: int | None = None,
     max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
     clip_eps_high: float | None = None,
+    guards: LossGuards = DEFAULT_GUARDS,
 ) -> dict[str, Any]:
     """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
     the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
@@ -122,6 +124,7 @@ def train_hf_step(
             off_policy=off_policy,
             is_cap=is_cap,
             max_staleness=max_staleness,
+            guards=guards,
         )
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")

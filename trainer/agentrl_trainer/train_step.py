@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,17 @@ from safetensors.torch import save_file
 
 from .contract import BATCH_REQUIRED_TENSORS, TRAINER_DEFAULTS, validate_batch_header
 from .losses import (
+    DEFAULT_GUARDS,
     DEFAULT_IS_CAP,
+    KL_ESTIMATORS,
     OBJECTIVES,
     OFF_POLICY_MODES,
+    LossGuards,
     clipped_policy_loss,
     get_aggregation,
     imitation_loss,
     importance_metrics,
+    kl_estimate,
     mismatch_metrics,
 )
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
@@ -200,13 +205,16 @@ def _loss_on(
     kl_coef: float = 0.0,
     off_policy: str = "none",
     is_cap: float = DEFAULT_IS_CAP,
+    guards: LossGuards = DEFAULT_GUARDS,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
     logprobs = action_logprobs(
         model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
     )  # (B, T)
     if objective == "imitation":
-        return imitation_loss(logprobs, batch["loss_mask"], aggregation=aggregation)
+        return imitation_loss(
+            logprobs, batch["loss_mask"], aggregation=aggregation, loss_scale_factor=guards.loss_scale_factor
+        )
     loss, metrics = clipped_policy_loss(
         logprobs,
         batch["behaviour_logprobs"],
@@ -218,11 +226,13 @@ def _loss_on(
         off_policy=off_policy,
         proximal_logprobs=batch.get("proximal_logprobs"),
         is_cap=is_cap,
+        guards=guards,
     )
     if kl_coef > 0:
         mask = batch["loss_mask"].to(logprobs.dtype)
         delta = (batch["reference_logprobs"] - logprobs) * mask  # log(reference / policy) at mask-1 tokens
-        kl = get_aggregation(aggregation)((torch.exp(delta) - delta - 1) * mask, mask)  # k3: >= 0, unbiased
+        per_token = kl_estimate(delta, guards.kl_estimator, guards.log_ratio_clamp) * mask  # KL(policy || reference)
+        kl = get_aggregation(aggregation)(per_token, mask, guards.loss_scale_factor)
         loss = loss + kl_coef * kl
         metrics = {**metrics, "kl_ref": float(kl.detach())}
     return loss, metrics
@@ -247,6 +257,7 @@ def train_on_batch(
     is_cap: float = TRAINER_DEFAULTS["isCap"],
     base_version: int | None = None,
     max_staleness: int | None = None,
+    guards: LossGuards = DEFAULT_GUARDS,
 ) -> dict[str, Any]:
     """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
 
@@ -271,12 +282,18 @@ def train_on_batch(
     recomputed log-probs against mu) is returned for every policy-gradient step, skipped ones included.
     max_staleness: a trained token older than base_version - max_staleness, or newer than base_version,
     is refused (ValueError) before any work.
+    guards (losses.LossGuards): dual-clip, the log-ratio clamp, GSPO's sequence-level ratio, the KL
+    penalty's estimator, and the constant of `seq_mean_token_sum_norm` (None: the model's window).
+    Also returned: clip_fraction_lower (dual-clip binding) and kl_sampling (KL to the anchor by every
+    estimator), means over steps.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
     if off_policy not in OFF_POLICY_MODES:
         raise ValueError(f"unknown off-policy mode {off_policy!r}; known: {', '.join(OFF_POLICY_MODES)}")
     get_aggregation(aggregation)  # unknown names fail before any work
+    if guards.loss_scale_factor is None:
+        guards = replace(guards, loss_scale_factor=float(model.config.context))
     validate_batch(batch, model.config.context, model.config.vocab_size)
     batch_size = batch["input_ids"].shape[0]
     if not 1 <= minibatches <= batch_size:
@@ -311,6 +328,7 @@ def train_on_batch(
                 aggregation,
                 off_policy=off_policy,
                 is_cap=is_cap,
+                guards=guards,
             )
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
         return {**summary, "steps": 0, "skipped": True, "per_step": [], "importance": importance}
@@ -343,15 +361,19 @@ def train_on_batch(
                 kl_coef if anchored else 0.0,
                 off_policy=off_policy,
                 is_cap=is_cap,
+                guards=guards,
             )
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
             optimizer.step()
             per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
-    keys = ("loss", "mean_ratio", "clip_fraction", "kl_k3", "grad_norm")
+    keys = ("loss", "mean_ratio", "clip_fraction", "clip_fraction_lower", "kl_k3", "grad_norm")
     if anchored:
         keys = (*keys, "kl_ref")
-    summary = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
+    summary: dict[str, Any] = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
+    summary["kl_sampling"] = {
+        name: sum(step["kl_sampling"][name] for step in per_step) / len(per_step) for name in KL_ESTIMATORS
+    }
     summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
     return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
 
@@ -412,6 +434,13 @@ def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any
         "meanRatio": metrics["mean_ratio"],
         "clipFraction": metrics["clip_fraction"],
         "klK3": metrics["kl_k3"],
+        "klSampling": {
+            "k1": metrics["kl_sampling"]["k1"],
+            "k2": metrics["kl_sampling"]["k2"],
+            "k3": metrics["kl_sampling"]["k3"],
+            "lowVarKl": metrics["kl_sampling"]["low_var_kl"],
+        },
+        "clipFractionLower": metrics["clip_fraction_lower"],
         "gradNorm": metrics["grad_norm"],
         "skipped": metrics["skipped"],
         "maskedTokens": metrics["masked_tokens"],

@@ -183,6 +183,7 @@ def _run_hf_step(
             max_staleness=request.max_staleness,
             max_grad_norm=request.max_grad_norm,
             clip_eps_high=request.clip_eps_high,
+            guards=request.guards,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
@@ -238,6 +239,7 @@ def _run_step(
                 is_cap=request.is_cap,
                 base_version=request.step - 1,
                 max_staleness=request.max_staleness,
+                guards=request.guards,
             )
         finally:
             hook.remove()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .contract import TRAINER_DEFAULTS, ErrorTypes, invalid_input, validate_input
+from .losses import DEFAULT_GUARDS, LossGuards
 from .model import PolicyModelConfig
 
 __all__ = ["ErrorTypes", "TrainOnBatchInput", "invalid_input", "model_config", "parse_input"]
@@ -56,6 +57,8 @@ class TrainOnBatchInput:
     model: str | None = (
         None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
     )
+    # clipRatioC, logRatioClamp, ratioLevel, klEstimator, lossScaleFactor (losses.py)
+    guards: LossGuards = DEFAULT_GUARDS
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -96,7 +99,25 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         is_cap=float(raw.get("isCap", defaults["isCap"])),
         max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
         model=raw.get("model"),
+        guards=loss_guards(raw),
     )
+
+
+def loss_guards(raw: Mapping[str, Any]) -> LossGuards:
+    """The loss guards of a contract-valid input; a field left out takes the contract's default
+    (clipRatioC: null turns dual-clip off)."""
+    defaults = TRAINER_DEFAULTS
+    clip_ratio_c = raw["clipRatioC"] if "clipRatioC" in raw else defaults["clipRatioC"]
+    try:
+        return LossGuards(
+            clip_ratio_c=None if clip_ratio_c is None else float(clip_ratio_c),
+            log_ratio_clamp=float(raw.get("logRatioClamp", defaults["logRatioClamp"])),
+            ratio_level=raw.get("ratioLevel", defaults["ratioLevel"]),
+            kl_estimator=raw.get("klEstimator", defaults["klEstimator"]),
+            loss_scale_factor=None if raw.get("lossScaleFactor") is None else float(raw["lossScaleFactor"]),
+        )
+    except ValueError as error:
+        raise invalid_input(str(error)) from error
 
 
 def model_config(raw: Mapping[str, Any] | None) -> PolicyModelConfig | None:

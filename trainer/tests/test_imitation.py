@@ -72,7 +72,14 @@ def test_imitation_loss_on_a_hand_example():
     for aggregation, value in expected.items():
         loss, metrics = imitation_loss(logprobs, loss_mask, aggregation=aggregation)
         assert math.isclose(float(loss.detach()), value, abs_tol=1e-6), aggregation
-        assert metrics == {"mean_ratio": 1.0, "clip_fraction": 0.0, "kl_k3": 0.0, "masked_tokens": 3}
+        assert metrics == {
+            "mean_ratio": 1.0,
+            "clip_fraction": 0.0,
+            "clip_fraction_lower": 0.0,
+            "kl_k3": 0.0,
+            "kl_sampling": {"k1": 0.0, "k2": 0.0, "k3": 0.0, "low_var_kl": 0.0},
+            "masked_tokens": 3,
+        }
     loss, _ = imitation_loss(logprobs, loss_mask)
     loss.backward()
     expected_grad = -loss_mask / 3.0  # the NaN at a mask-0 position gets gradient 0, not NaN

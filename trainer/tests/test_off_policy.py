@@ -6,10 +6,11 @@ import math
 
 import pytest
 import torch
-from agentrl_reference import golden_off_policy
+from agentrl_reference import golden_loss, golden_off_policy
 from agentrl_trainer.losses import (
     AGGREGATIONS,
     OFF_POLICY_MODES,
+    LossGuards,
     clipped_policy_loss,
     importance_metrics,
     off_policy_weights,
@@ -52,11 +53,15 @@ def test_golden_loss_cases(case, aggregation):
         off_policy=case["off_policy"],
         proximal_logprobs=t["proximal"],
         is_cap=case.get("is_cap", 2.0),
+        guards=LossGuards(loss_scale_factor=golden_loss.scale_of(case)),
     )
     tolerance = GOLDEN["tolerance"]
     assert math.isclose(float(loss), case["expected"]["loss"][aggregation], rel_tol=0.0, abs_tol=tolerance)
     for name, expected in case["expected"]["metrics"].items():
-        assert math.isclose(metrics[name], expected, rel_tol=0.0, abs_tol=tolerance), name
+        values = expected.items() if isinstance(expected, dict) else [(None, expected)]
+        for key, value in values:
+            actual = metrics[name] if key is None else metrics[name][key]
+            assert math.isclose(actual, value, rel_tol=0.0, abs_tol=tolerance), (name, key)
     importance = importance_metrics(t["proximal"], t["behaviour"], t["mask"], is_cap=case.get("is_cap", 2.0))
     for name, expected in case["expected"]["importance"].items():
         assert math.isclose(importance[name], expected, rel_tol=0.0, abs_tol=tolerance), name

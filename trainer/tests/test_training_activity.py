@@ -1,6 +1,7 @@
 """trainOnBatch through temporalio's ActivityEnvironment: real torch, real ONNX export, no server."""
 
 import json
+import math
 import re
 import shutil
 from contextlib import contextmanager
@@ -150,7 +151,9 @@ def test_step_one_from_seed_writes_checkpoint_policy_and_record(step_one):
         "loss",
         "meanRatio",
         "clipFraction",
+        "clipFractionLower",
         "klK3",
+        "klSampling",
         "gradNorm",
         "skipped",
         "maskedTokens",
@@ -352,7 +355,7 @@ def test_missing_previous_checkpoint_is_a_non_retryable_error_naming_step(tmp_pa
         ({"objective": "sft"}, r"^objective: unknown 'sft'; known: imitation, policy_gradient"),
         (
             {"aggregation": "mean"},
-            r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, token_mean",
+            r"^aggregation: unknown 'mean'; known: seq_mean_token_mean, seq_mean_token_sum, seq_mean_token_sum_norm, token_mean",
         ),
         ({"clipEpsilon": 0.2}, r"^clipEpsilon: unknown field; known: runRef, stepId"),
         ({"modelConfig": None}, r"^modelConfig is required at step 1"),
@@ -424,7 +427,27 @@ def test_a_non_finite_update_is_non_retryable_and_writes_nothing(tmp_path):
     path = tmp_path / "batch.safetensors"
     loss_mask = torch.zeros(2, 8)
     loss_mask[:, 3:] = 1
-    # finite but absurd behaviour log-probs: ratio inf, and with a negative advantage an infinite loss
+    # finite but absurd advantages: float32's largest, whose sum over the tokens overflows
+    save_batch(
+        path,
+        {
+            "input_ids": torch.ones((2, 8), dtype=torch.int64),
+            "loss_mask": loss_mask,
+            "advantages": torch.tensor([-3e38, 3e38]),
+            "behaviour_logprobs": torch.full((2, 8), -6.0),
+        },
+    )
+    with raises("NonFiniteUpdate", r"^step 1: non-finite update \(loss (inf|nan)"):
+        run(request(tmp_path / "run", 1, "iteration-0001", path))
+    assert latest_checkpoint(tmp_path / "run") is None and not (tmp_path / "run" / "policies").exists()
+
+
+def test_the_guards_keep_absurd_behaviour_logprobs_finite(tmp_path):
+    """Behaviour log-probs of -1e30 make every ratio exp(1e30): the log-ratio clamp (e^20 at most) and
+    dual-clip (3 |A| for A < 0) keep the step finite; it completes and reports where dual-clip bound."""
+    path = tmp_path / "batch.safetensors"
+    loss_mask = torch.zeros(2, 8)
+    loss_mask[:, 3:] = 1
     save_batch(
         path,
         {
@@ -434,9 +457,10 @@ def test_a_non_finite_update_is_non_retryable_and_writes_nothing(tmp_path):
             "behaviour_logprobs": torch.full((2, 8), -1e30),
         },
     )
-    with raises("NonFiniteUpdate", r"^step 1: non-finite update \(loss inf"):
-        run(request(tmp_path / "run", 1, "iteration-0001", path))
-    assert latest_checkpoint(tmp_path / "run") is None and not (tmp_path / "run" / "policies").exists()
+    metrics = run(request(tmp_path / "run", 1, "iteration-0001", path, minibatches=1, epochs=1))["metrics"]
+    assert math.isfinite(metrics["loss"]) and math.isfinite(metrics["gradNorm"])
+    assert metrics["clipFractionLower"] == 0.5  # the negative-advantage sequence's five tokens of ten
+    assert metrics["klSampling"]["lowVarKl"] <= 10.0
 
 
 @pytest.mark.parametrize("stop", ["cancel", "worker_shutdown"])
