@@ -2,7 +2,8 @@
 // the strict checker, the weak checker and with blanked observations, each on a time budget, then
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
-//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank] [--json FILE]
+//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank,gigpo,no-dual-clip]
+//     [--json FILE]
 //     [--eval-every 10] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 4] [--kl-coef 0.03]
 //     [--stop-credit 5] [--max-turns 12] [--context 768] [--policy-port 8100]
 //
@@ -46,10 +47,17 @@ const { values } = parseArgs({
   },
 });
 
-const variants: Record<string, { checker: 'strict' | 'weak'; observations: 'full' | 'blank' }> = {
+const variants: Record<
+  string,
+  { checker: 'strict' | 'weak'; observations: 'full' | 'blank'; estimator?: string; clipRatioC?: number | null }
+> = {
   strict: { checker: 'strict', observations: 'full' },
   weak: { checker: 'weak', observations: 'full' },
   blank: { checker: 'strict', observations: 'blank' },
+  // credit finer than the episode: GiGPO's step groups (shared/gigpo.ts), strict checker
+  gigpo: { checker: 'strict', observations: 'full', estimator: 'gigpo' },
+  // the loss without dual-clip (verl's default c = 3 is on in every other variant)
+  'no-dual-clip': { checker: 'strict', observations: 'full', clipRatioC: null },
 };
 
 const log = (line: string) => console.error(`learning: ${line}`);
@@ -94,6 +102,8 @@ async function main(): Promise<void> {
           seed,
           checker: variant.checker,
           sampling: { observations: variant.observations },
+          ...(variant.estimator ? { estimator: variant.estimator } : {}),
+          ...(variant.clipRatioC !== undefined ? { clipRatioC: variant.clipRatioC } : {}),
           iterations: 10_000,
           timeBudgetMinutes: minutes,
           tasksPerIteration: 8,

@@ -52,3 +52,12 @@ export function computeGroupAdvantages(name: string, rewards: readonly number[])
     throw new Error(`rewards must be finite numbers, got ${JSON.stringify(rewards)}`);
   return advantageEstimators[name as AdvantageEstimator](rewards);
 }
+
+/**
+ * Estimators that credit each action rather than each episode, computed by the batch builder from
+ * the episodes' turns (shared/batch.ts): `gigpo` (shared/gigpo.ts). Registered beside the group
+ * estimators: a run names either kind by `estimator`.
+ */
+export const stepEstimatorNames = ['gigpo'] as const;
+export type StepEstimator = (typeof stepEstimatorNames)[number];
+export const estimatorNames = [...advantageEstimatorNames, ...stepEstimatorNames] as string[];

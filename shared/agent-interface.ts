@@ -47,4 +47,6 @@ export interface CompactInterface extends AgentInterface {
     context: Pick<ModelContext, 'ids' | 'lossMask' | 'allowed'>,
     stops: readonly StopRecord[],
   ): StopDecision[];
+  /** where each turn's action starts in a context's ids (turn k's at index k) */
+  actionStarts(ids: readonly number[]): number[];
 }

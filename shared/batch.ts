@@ -1,4 +1,5 @@
 import { computeGroupAdvantages } from './advantages';
+import { defaultGigpoOptions, gigpoAdvantages, type GigpoOptions } from './gigpo';
 import { environmentFailures, Outcomes, truncatedOutcomes, type Outcome } from './outcomes';
 
 /** How truncated episodes (turn limit, token limit, deadline) enter training. */
@@ -29,6 +30,11 @@ export interface EpisodeTokens {
   policyVersions: number[];
   /** the decisions at the episode's stop points, for `stopCredit` */
   decisions?: StopDecision[];
+  /**
+   * step estimators (gigpo): each turn's action, in turn order: the position its tokens start at and
+   * the key of the environment state it was taken from
+   */
+  turns?: { start: number; state: string }[];
 }
 
 /**
@@ -53,6 +59,16 @@ export interface BatchRow {
   policyVersions: number[];
   /** extra advantage at single positions (stop decisions), on top of the episode's advantage */
   decisionAdvantages?: { position: number; value: number }[];
+  /**
+   * step estimators: the advantage of each turn's action, in place of the episode's, from `start` to the next
+   * entry's start (the episode's `advantage` stays the episode-level one)
+   */
+  turnAdvantages?: { start: number; value: number }[];
+  /**
+   * the loss-mask ablation: 1 where a mask-1 token is the environment's (an observation), which the policy did not
+   * sample: it has no behaviour log-prob, and the trainer takes the step's starting weights' instead
+   */
+  environmentMask?: number[];
 }
 
 export interface BatchCounts {
@@ -67,6 +83,11 @@ export interface BatchCounts {
   zeroAdvantageGroups: number;
   /** stop decisions that received credit */
   creditedDecisions: number;
+  /** step estimators: step groups of two or more actions, and the trained tokens of the actions in them */
+  stepGroups?: number;
+  stepAdvantageTokens?: number;
+  /** the loss-mask ablation: environment tokens trained on */
+  environmentTokens?: number;
 }
 
 /**
@@ -77,8 +98,9 @@ export interface BatchCounts {
  */
 export function buildBatchRows(
   episodes: readonly EpisodeTokens[],
-  options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number },
+  options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number; gigpo?: GigpoOptions },
 ): { rows: BatchRow[]; counts: BatchCounts } {
+  const stepLevel = options.estimator === 'gigpo';
   const counts: BatchCounts = {
     episodes: episodes.length,
     environmentFailures: 0,
@@ -89,6 +111,7 @@ export function buildBatchRows(
     groupsDropped: 0,
     zeroAdvantageGroups: 0,
     creditedDecisions: 0,
+    ...(stepLevel ? { stepGroups: 0, stepAdvantageTokens: 0 } : {}),
   };
   const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
   for (const episode of episodes) {
@@ -124,8 +147,36 @@ export function buildBatchRows(
     }
     counts.groupsKept++;
     const rewards = members.map((member) => member.reward);
-    const advantages = computeGroupAdvantages(options.estimator, rewards);
-    if (advantages.every((advantage) => advantage === 0)) counts.zeroAdvantageGroups++;
+    let advantages: number[];
+    let turnAdvantages: { start: number; value: number }[][] | null = null;
+    if (stepLevel) {
+      const turns = members.map(({ episode }) => {
+        if (!episode.turns)
+          throw new Error(`episode ${episode.episodeId}: the step estimator needs its turns (positions and states)`);
+        return episode.turns;
+      });
+      const result = gigpoAdvantages(
+        members.map(({ reward }, index) => ({ reward, states: turns[index]!.map((turn) => turn.state) })),
+        options.gigpo ?? defaultGigpoOptions,
+      );
+      advantages = result.episode;
+      turnAdvantages = turns.map((list, index) =>
+        list.map((turn, k) => ({ start: turn.start, value: result.actions[index]![k]! })),
+      );
+      counts.stepGroups! += result.stepGroups;
+      members.forEach(({ episode }, index) => {
+        turns[index]!.forEach((turn, k) => {
+          if (!result.grouped[index]![k]) return;
+          const end = turns[index]![k + 1]?.start ?? episode.lossMask.length;
+          for (let position = turn.start; position < end; position++)
+            counts.stepAdvantageTokens! += episode.lossMask[position] === 1 ? 1 : 0;
+        });
+      });
+      if (result.actions.every((values) => values.every((value) => value === 0))) counts.zeroAdvantageGroups++;
+    } else {
+      advantages = computeGroupAdvantages(options.estimator, rewards);
+      if (advantages.every((advantage) => advantage === 0)) counts.zeroAdvantageGroups++;
+    }
     const groupMean = rewards.reduce((sum, value) => sum + value, 0) / rewards.length;
     members.forEach(({ episode, reward }, index) => {
       const decisionAdvantages = options.stopCredit
@@ -142,6 +193,7 @@ export function buildBatchRows(
         behaviourLogprobs: episode.behaviourLogprobs,
         policyVersions: episode.policyVersions,
         ...(decisionAdvantages.length ? { decisionAdvantages } : {}),
+        ...(turnAdvantages ? { turnAdvantages: turnAdvantages[index]! } : {}),
       });
     });
   }
@@ -175,11 +227,19 @@ export function stopDecisionAdvantages(
 }
 
 /**
- * Per-token advantages of a row: the episode's full advantage on every mask-1 token, 0 elsewhere,
- * plus the row's decision advantages at their positions.
+ * Per-token advantages of a row: the episode's full advantage on every mask-1 token (or, with turn
+ * advantages, each turn's from its start to the next turn's), 0 elsewhere, plus the row's decision
+ * advantages at their positions.
  */
-export function tokenAdvantages(row: Pick<BatchRow, 'advantage' | 'lossMask' | 'decisionAdvantages'>): number[] {
+export function tokenAdvantages(
+  row: Pick<BatchRow, 'advantage' | 'lossMask' | 'decisionAdvantages' | 'turnAdvantages'>,
+): number[] {
   const values = row.lossMask.map((mask) => (mask === 1 ? row.advantage : 0));
+  const turns = row.turnAdvantages ?? [];
+  turns.forEach(({ start, value }, index) => {
+    const end = turns[index + 1]?.start ?? values.length;
+    for (let position = start; position < end; position++) if (row.lossMask[position] === 1) values[position] = value;
+  });
   for (const { position, value } of row.decisionAdvantages ?? []) {
     if (row.lossMask[position] !== 1)
       throw new Error(`a decision advantage at position ${position} falls on a token outside the loss mask`);
@@ -198,6 +258,8 @@ export function padRows(
   lossMask: number[][];
   behaviourLogprobs: number[][];
   policyVersions: number[][];
+  /** present when a row has one */
+  environmentMask?: number[][];
 } {
   const length = Math.max(0, ...rows.map((row) => row.tokenIds.length));
   const pad = <T>(values: readonly T[], fill: T) => [...values, ...Array<T>(length - values.length).fill(fill)];
@@ -207,6 +269,9 @@ export function padRows(
     lossMask: rows.map((row) => pad(row.lossMask, 0)),
     behaviourLogprobs: rows.map((row) => pad(row.behaviourLogprobs, 0)),
     policyVersions: rows.map((row) => pad(row.policyVersions, -1)),
+    ...(rows.some((row) => row.environmentMask)
+      ? { environmentMask: rows.map((row) => pad(row.environmentMask ?? row.lossMask.map(() => 0), 0)) }
+      : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { readingRenamed } from './renamed-fields';
-import { advantageEstimatorNames } from './advantages';
+import { estimatorNames } from './advantages';
+import { defaultGigpoOptions } from './gigpo';
 import { TruncationPolicies } from './batch';
 import { CheckerKinds, SegmentBudget } from './episode';
 import { EpisodeBudgets, SamplingOptions } from './episode-input';
@@ -195,7 +196,20 @@ export const TrainingRunInput = z.preprocess(
       evalTail: z.number().int().min(0).default(0),
       /** at most this many evaluation tasks (the first ones by name); 0 for all */
       evalLimit: z.number().int().min(0).default(4),
-      estimator: z.enum(advantageEstimatorNames as [string, ...string[]]).default('grpo'),
+      /**
+       * the advantage estimator: a group estimator (grpo, grpo_sample_std, rloo, dr_grpo: one advantage per
+       * episode) or a step estimator (gigpo: one per action, shared/gigpo.ts)
+       */
+      estimator: z.enum(estimatorNames as [string, ...string[]]).default('grpo'),
+      /** estimator `gigpo`: the step-level weight, the discount of the return from a state, the normalisation */
+      gigpo: z
+        .object({
+          omega: z.number().min(0).default(defaultGigpoOptions.omega),
+          gamma: z.number().gt(0).max(1).default(defaultGigpoOptions.gamma),
+          normalise: z.enum(['std', 'none']).default(defaultGigpoOptions.normalise),
+        })
+        .strict()
+        .default(defaultGigpoOptions),
       truncation: z.enum([TruncationPolicies.zero, TruncationPolicies.drop]).default('zero'),
       checker: z.enum(CheckerKinds).default('strict'),
       /** episodes in flight at once */
@@ -234,6 +248,13 @@ export const TrainingRunInput = z.preprocess(
       ratioLevel: z.enum(RatioLevels).default(trainerDefaults.ratioLevel),
       /** the estimator of `klCoef`'s penalty: k1, k2, k3 or low_var_kl */
       klEstimator: z.enum(KlEstimators).default(trainerDefaults.klEstimator),
+      /**
+       * which tokens the policy-gradient loss trains on: `actions` (the policy's own tokens), or `all` (the
+       * observations too: the loss-mask ablation of Search-R1; only with `ablation: true`, and the manifest warns)
+       */
+      lossMask: z.enum(['actions', 'all']).default('actions'),
+      /** this run is an ablation: settings that make a worse policy on purpose are allowed */
+      ablation: z.boolean().default(false),
       /**
        * weight of the stop decisions' own credit: training episodes grade the state at every passed
        * check of a changed repository (probes), and the token that chose `submit` or going on there
@@ -308,6 +329,22 @@ export const TrainingRunInput = z.preprocess(
           code: 'custom',
           path: ['sampling', 'chat', 'tokenizer'],
           message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${given}`,
+        });
+      }
+      if (input.lossMask === 'all' && !input.ablation) {
+        context.addIssue({
+          code: 'custom',
+          path: ['lossMask'],
+          message:
+            'lossMask "all" trains on environment tokens: only for the loss-mask ablation (set ablation: true; ' +
+            'the run manifest then warns that its policy is not one to use)',
+        });
+      }
+      if (hf && input.estimator === 'gigpo') {
+        context.addIssue({
+          code: 'custom',
+          path: ['estimator'],
+          message: `estimator "gigpo" runs the toy model's compact actions only; ${hf.name} samples chat turns, which are not located yet`,
         });
       }
       if (input.mode === 'async' && hf) {

@@ -341,6 +341,8 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     versions: state.versions,
     ...batchModel(input),
     stopCredit: input.stopCredit,
+    ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
+    ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
     baseStep: base,
   });
   let training: TrainOnBatchResult | null = null;

@@ -237,6 +237,8 @@ async function runIteration(run: Run): Promise<void> {
     versions: state.versions,
     ...batchModel(input),
     stopCredit: input.stopCredit,
+    ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
+    ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
   });
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;

@@ -77,10 +77,14 @@ export async function writeBatch(
           advantage: rows[index]!.advantage,
           lossMask: mask,
           decisionAdvantages: rows[index]!.decisionAdvantages,
+          turnAdvantages: rows[index]!.turnAdvantages,
         }),
       ),
     },
     behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
+    ...(padded.environmentMask
+      ? { environment_mask: { dtype: 'F32' as const, shape, data: padded.environmentMask.flat() } }
+      : {}),
     policy_versions: { dtype: 'I64', shape, data: padded.policyVersions.flat() },
     ...(info.allowed
       ? {

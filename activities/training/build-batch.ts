@@ -17,6 +17,8 @@ import type { StopRecord } from '../../shared/episode';
 import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
 import { compactActions } from '../../shared/compact-actions';
 import { loadChatTokenizer } from '../policies/chat/chat-tokenizer';
+import type { GigpoOptions } from '../../shared/gigpo';
+import { turnStates } from './turn-states';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import { allowedPatterns, writeBatch } from './batch-writer';
@@ -47,6 +49,13 @@ export interface BuildBatchInput {
   vocabSize?: number;
   /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
   stopCredit?: number;
+  /** estimator `gigpo`: its weight, discount and normalisation (@default shared/gigpo.ts defaultGigpoOptions) */
+  gigpo?: GigpoOptions;
+  /**
+   * policy gradient: `all` trains on the environment's tokens too (every token after the first action: the
+   * loss-mask ablation), marked in the batch's environment_mask; @default 'actions'
+   */
+  lossMask?: 'actions' | 'all';
   /** the agent interface the episodes were sampled with @default 'compact-actions' */
   agentInterface?: AgentInterfaceName;
   /** chat-tools: the tokenizer the episodes were sampled with (its pad id pads the rows) */
@@ -77,6 +86,20 @@ export interface BuiltBatch {
 /** The batch activity: recorded episodes in, one safetensors batch in the run folder out. */
 export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
   const records = createEpisodeRecords(deps.store);
+
+  /** Each turn's action in the context (turn k's follows the k-th `<act>`) and the state it was taken from. */
+  async function locateTurns(episodeId: string, ids: readonly number[]): Promise<{ start: number; state: string }[]> {
+    const turns = await records.readTurns(episodeId);
+    const starts = compactActions.actionStarts(ids);
+    if (starts.length > turns.length)
+      throw new Error(`episode ${episodeId}: ${starts.length} actions in its context, ${turns.length} turns recorded`);
+    const states = await turnStates(
+      turns.slice(0, starts.length),
+      async (ref) => (await deps.store.getBlob(ref)).toString('utf8'),
+      (action) => compactActions.actionKind(action) === 'change',
+    );
+    return starts.map((start, index) => ({ start, state: states[index]! }));
+  }
   return {
     /**
      * Builds a batch from finished episodes and writes it as safetensors into the run folder.
@@ -104,6 +127,12 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
         );
       }
       const agent = compactActions;
+      const stepLevel = input.objective === 'policy_gradient' && input.estimator === 'gigpo';
+      if (stepLevel && chat)
+        throw ApplicationFailure.nonRetryable(
+          'buildBatch: estimator gigpo needs compact-actions episodes (the turns of a chat sample are not located yet)',
+          ErrorTypes.invalidInput,
+        );
       const closedByEpisode = new Map<string, string[]>();
       const tokens: EpisodeTokens[] = [];
       const allowedByEpisode = new Map<string, (number[] | null)[]>();
@@ -144,6 +173,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
             .slice(0, end)
             .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
           decisions: chat ? [] : agent.stopDecisions(cut, episode.stops ?? []),
+          ...(stepLevel ? { turns: await locateTurns(episode.episodeId, cut.ids) } : {}),
         });
       }
       let rows: BatchRow[];
@@ -167,6 +197,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           estimator: input.estimator,
           truncation: input.truncation,
           stopCredit: input.stopCredit ?? 0,
+          ...(input.gigpo ? { gigpo: input.gigpo } : {}),
         }));
       }
       // the samples closed before each episode's last: rows with the advantage its episode got
@@ -188,6 +219,13 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
               .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
           });
         }
+      }
+      let environmentTokens = 0;
+      if (input.lossMask === 'all' && input.objective === 'policy_gradient') {
+        for (const row of rows) {
+          environmentTokens += withEnvironmentTokens(row);
+        }
+        counts.environmentTokens = environmentTokens;
       }
       const run = runStore(input.runRef);
       const batchName = batchNameOf(input.name);
@@ -227,11 +265,26 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
         batchRef: run.urlOf(batchName),
         rows: rows.length,
         tokens: rows.reduce((sum, row) => sum + row.tokenIds.length, 0),
-        generatedTokens: rows.reduce((sum, row) => sum + row.lossMask.reduce((a, b) => a + b, 0), 0),
+        generatedTokens:
+          rows.reduce((sum, row) => sum + row.lossMask.reduce((a, b) => a + b, 0), 0) - environmentTokens,
         counts,
         inferenceMs,
         ...(staleness ? { staleness, spanningVersions } : {}),
       };
     },
   };
+}
+
+/**
+ * The loss-mask ablation: every token after the row's first action that the policy did not write (the
+ * observations, and the markers around actions) enters the loss and is marked in `environmentMask`;
+ * the task's prompt stays out. Returns how many tokens it added.
+ */
+function withEnvironmentTokens(row: BatchRow): number {
+  const first = row.lossMask.indexOf(1);
+  if (first < 0) return 0;
+  const environmentMask = row.lossMask.map((mask, position): number => (position > first && mask === 0 ? 1 : 0));
+  row.lossMask = row.lossMask.map((mask, position) => (environmentMask[position] ? 1 : mask));
+  row.environmentMask = environmentMask;
+  return environmentMask.reduce((sum, value) => sum + value, 0);
 }

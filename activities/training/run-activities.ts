@@ -71,6 +71,8 @@ export function createRunActivities(deps: RunActivityDeps) {
         createdAt: new Date().toISOString(),
         policyVersions: [],
       };
+      const warnings = runWarnings(input.config);
+      if (warnings.length) manifest.warnings = warnings;
       const existing = await readManifest(runRef);
       if (existing) {
         // both through today's schema (a field added since the run started takes its default); a
@@ -207,4 +209,15 @@ function hashTasks(tasks: readonly string[]): string {
     walk(task);
   }
   return hash.digest('hex');
+}
+
+/** The manifest's warnings of a run's input: settings that make its policy an ablation's, not one to use. */
+export function runWarnings(config: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  if (config.lossMask === 'all')
+    warnings.push(
+      'lossMask "all": the policy-gradient loss trains on environment tokens (observations) as well as actions; ' +
+        'an ablation (the Search-R1 loss-mask ablation), not a policy to use',
+    );
+  return warnings;
 }

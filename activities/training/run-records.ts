@@ -37,6 +37,8 @@ export const RunManifest = z.object({
   codeVersion: z.string(),
   createdAt: z.string(),
   policyVersions: z.array(z.object({ step: z.number().int(), version: z.string() })),
+  /** what makes the run's policy unfit for use (an ablation's settings), in words */
+  warnings: z.array(z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifest>;
 

@@ -95,6 +95,15 @@ export function formatOnlyMask(context: Pick<ModelContext, 'ids' | 'lossMask'>, 
   return mask;
 }
 
+/** Where each turn's action starts: turn k's action follows the k-th `<act>` marker. */
+export function actionStarts(ids: readonly number[]): number[] {
+  const starts: number[] = [];
+  ids.forEach((id, index) => {
+    if (id === actId) starts.push(index + 1);
+  });
+  return starts;
+}
+
 /**
  * The decision of each stop point: the first token of the action after the stop's check (turn k's
  * action follows the k-th `<act>` marker). A stop whose next action is not in the context (the
@@ -106,13 +115,10 @@ export function stopDecisions(
   stops: readonly StopRecord[],
 ): StopDecision[] {
   const { ids, lossMask: mask, allowed } = context;
-  const actionStarts: number[] = [];
-  ids.forEach((id, index) => {
-    if (id === actId) actionStarts.push(index + 1);
-  });
+  const starts = actionStarts(ids);
   const decisions: StopDecision[] = [];
   for (const stop of stops) {
-    const position = actionStarts[stop.turn + 1];
+    const position = starts[stop.turn + 1];
     if (position === undefined || mask[position] !== 1) continue;
     const choices = allowed[position];
     if (choices && !choices.includes(submitFirstId)) continue;

@@ -1,7 +1,7 @@
 import type { CompactInterface } from '../agent-interface';
 import { policyTokenizer } from '../tokenizer';
 import { looksLikeJson, parseJsonToolCall } from '../tool-call';
-import { formatOnlyMask, observationIds, promptIds, stopDecisions } from './context';
+import { actionStarts, formatOnlyMask, observationIds, promptIds, stopDecisions } from './context';
 import { actionKind, translateAction } from './language';
 
 /**
@@ -19,6 +19,7 @@ export const compactActions: CompactInterface = {
   actionKind,
   imitationMask: (context) => formatOnlyMask(context, policyTokenizer),
   stopDecisions,
+  actionStarts,
 };
 
 export { actId, endActId } from './context';

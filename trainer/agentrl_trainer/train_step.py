@@ -282,6 +282,8 @@ def train_on_batch(
     recomputed log-probs against mu) is returned for every policy-gradient step, skipped ones included.
     max_staleness: a trained token older than base_version - max_staleness, or newer than base_version,
     is refused (ValueError) before any work.
+    batch["environment_mask"] (optional, the loss-mask ablation): trained tokens the policy did not sample;
+    their behaviour and proximal log-probs are the starting weights' own (recomputed).
     guards (losses.LossGuards): dual-clip, the log-ratio clamp, GSPO's sequence-level ratio, the KL
     penalty's estimator, and the constant of `seq_mean_token_sum_norm` (None: the model's window).
     Also returned: clip_fraction_lower (dual-clip binding) and kl_sampling (KL to the anchor by every
@@ -305,6 +307,18 @@ def train_on_batch(
         if base_version is not None:
             check_staleness(batch, base_version, max_staleness)
         used, recomputed = proximal_logprobs(model, batch, temperature, base_version)
+        environment = batch.get("environment_mask")
+        if environment is not None:
+            # the loss-mask ablation: observations the policy never sampled have no behaviour log-prob; the
+            # weights the step starts from stand for it (their first ratio is 1, as PPO's old policy)
+            environment = environment.bool() & batch["loss_mask"].bool()
+            used = torch.where(environment, recomputed, used)
+            batch = {
+                **batch,
+                "behaviour_logprobs": torch.where(
+                    environment, recomputed.to(batch["behaviour_logprobs"].dtype), batch["behaviour_logprobs"]
+                ),
+            }
         importance = {
             **importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
             "mismatch_kl": importance_metrics(

@@ -359,7 +359,11 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
     except (SafetensorError, OSError, ValueError) as error:
         raise invalid_input(f"batchRef: {request.batch_ref} is not a readable safetensors batch: {error}") from error
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
-    batch = {key: tensors[key] for key in (*REQUIRED_KEYS, "allowed_mask", "policy_versions") if key in tensors}
+    batch = {
+        key: tensors[key]
+        for key in (*REQUIRED_KEYS, "allowed_mask", "policy_versions", "environment_mask")
+        if key in tensors
+    }
     if "token_advantages" in tensors:
         # per-token advantages: the episode's advantage on every mask-1 token plus the stop decisions' credit
         batch["advantages"] = tensors["token_advantages"]

@@ -329,3 +329,28 @@ def test_compact_allowed_mask_out_of_range_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match=r"allowed_index must lie in \[0, 1\)"):
         load_batch(path)
+
+
+def test_the_mask_ablation_trains_observations_against_the_starting_weights():
+    """environment_mask: trained tokens the policy never sampled (behaviour log-prob 0 in the file) take the
+    starting weights' own log-prob, so the first update sees ratio 1 there and the importance weights stay 1;
+    their gradients reach the model, which the same batch without them leaves alone."""
+    model = make_model()
+    batch = make_batch(model, seed=4, advantages=(1.0, -1.0))
+    environment = torch.zeros_like(batch["loss_mask"])
+    environment[0, 9:14] = 1  # the observation after row 0's action
+    ablated = {
+        **batch,
+        "loss_mask": batch["loss_mask"] + environment,
+        "behaviour_logprobs": torch.where(environment.bool(), torch.zeros(()), batch["behaviour_logprobs"]),
+        "environment_mask": environment,
+    }
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # measure only
+    metrics = train_on_batch(model, optimizer, ablated, temperature=TEMPERATURE, minibatches=1, epochs=1)
+    assert metrics["per_step"][0]["mean_ratio"] == pytest.approx(1.0, abs=1e-5)
+    assert metrics["importance"]["max"] == pytest.approx(1.0, abs=1e-5)
+    assert metrics["masked_tokens"] == int(batch["loss_mask"].sum()) + 5
+    # the observation tokens carry gradient: the loss of the ablated batch differs from the actions-only one
+    fresh = make_model()
+    plain = train_on_batch(fresh, torch.optim.SGD(fresh.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    assert metrics["loss"] != pytest.approx(plain["loss"], abs=1e-6)
