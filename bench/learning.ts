@@ -2,7 +2,7 @@
 // the strict checker, the weak checker and with blanked observations, each on a time budget, then
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
-//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank,gigpo,no-dual-clip]
+//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank,gigpo,no-dual-clip,mask-all]
 //     [--json FILE]
 //     [--eval-every 10] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 4] [--kl-coef 0.03]
 //     [--stop-credit 5] [--max-turns 12] [--context 768] [--policy-port 8100]
@@ -49,7 +49,13 @@ const { values } = parseArgs({
 
 const variants: Record<
   string,
-  { checker: 'strict' | 'weak'; observations: 'full' | 'blank'; estimator?: string; clipRatioC?: number | null }
+  {
+    checker: 'strict' | 'weak';
+    observations: 'full' | 'blank';
+    estimator?: string;
+    clipRatioC?: number | null;
+    lossMask?: 'all';
+  }
 > = {
   strict: { checker: 'strict', observations: 'full' },
   weak: { checker: 'weak', observations: 'full' },
@@ -58,6 +64,8 @@ const variants: Record<
   gigpo: { checker: 'strict', observations: 'full', estimator: 'gigpo' },
   // the loss without dual-clip (verl's default c = 3 is on in every other variant)
   'no-dual-clip': { checker: 'strict', observations: 'full', clipRatioC: null },
+  // the loss-mask ablation (Search-R1's): the loss trains on observations too
+  'mask-all': { checker: 'strict', observations: 'full', lossMask: 'all' },
 };
 
 const log = (line: string) => console.error(`learning: ${line}`);
@@ -104,6 +112,7 @@ async function main(): Promise<void> {
           sampling: { observations: variant.observations },
           ...(variant.estimator ? { estimator: variant.estimator } : {}),
           ...(variant.clipRatioC !== undefined ? { clipRatioC: variant.clipRatioC } : {}),
+          ...(variant.lossMask ? { lossMask: variant.lossMask, ablation: true } : {}),
           iterations: 10_000,
           timeBudgetMinutes: minutes,
           tasksPerIteration: 8,

@@ -83,6 +83,10 @@ export const IterationMetrics = z.object({
       gradNorm: z.number(),
       skipped: z.boolean(),
       mismatchKl: z.number().optional(),
+      /** the share of trained tokens where dual-clip bound (absent in older runs) */
+      clipFractionLower: z.number().optional(),
+      /** KL to the sampling policy by every estimator (absent in older runs) */
+      klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
       /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
       mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
     })

@@ -200,6 +200,10 @@ export function stepFigures(
           skipped: training.metrics.skipped,
           ...(training.metrics.mismatchKl !== undefined ? { mismatchKl: training.metrics.mismatchKl } : {}),
           ...(training.metrics.mismatch !== undefined ? { mismatch: { ...training.metrics.mismatch } } : {}),
+          ...(training.metrics.clipFractionLower !== undefined
+            ? { clipFractionLower: training.metrics.clipFractionLower }
+            : {}),
+          ...(training.metrics.klSampling !== undefined ? { klSampling: { ...training.metrics.klSampling } } : {}),
         }
       : null,
     time: {

@@ -151,6 +151,7 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
     ),
     '',
     ...phaseTable(metrics),
+    ...creditTable(metrics),
     '## Outcomes (training episodes / evaluation episodes)',
     '',
     `| iteration | ${outcomes.join(' | ')} |`,
@@ -223,6 +224,35 @@ function phaseTable(metrics: readonly IterationMetrics[]): string[] {
       ]
         .map((seconds) => (seconds === undefined ? '-' : seconds.toFixed(1)))
         .join(' | ')} |`;
+    }),
+    '',
+  ];
+}
+
+/**
+ * Credit and loss per step where a run has them: GiGPO's step groups and the tokens that got a step advantage,
+ * the loss-mask ablation's environment tokens, dual-clip's share and the KL to the sampling policy by estimator.
+ */
+function creditTable(metrics: readonly IterationMetrics[]): string[] {
+  const lines = metrics.filter((line) => line.training?.klSampling || line.batch?.counts.stepGroups !== undefined);
+  if (lines.length === 0) return [];
+  const count = (line: IterationMetrics, name: string) => line.batch?.counts[name] ?? '-';
+  return [
+    '## Credit and loss guards',
+    '',
+    '`step groups`: GiGPO step groups of two or more actions; `step-credited tokens`: trained tokens of the actions ' +
+      'in them; `environment tokens`: observations trained on (the loss-mask ablation); `dual-clip`: the share of ' +
+      'trained tokens where it bound; KL to the sampling policy by estimator.',
+    '',
+    '| iteration | step groups | step-credited tokens | environment tokens | dual-clip | KL k1 | KL k2 | KL k3 | low-var KL |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...lines.map((line) => {
+      const kl = line.training?.klSampling;
+      return (
+        `| ${line.iteration} | ${count(line, 'stepGroups')} | ${count(line, 'stepAdvantageTokens')} | ` +
+        `${count(line, 'environmentTokens')} | ${fixed(line.training?.clipFractionLower)} | ${fixed(kl?.k1)} | ` +
+        `${fixed(kl?.k2)} | ${fixed(kl?.k3)} | ${fixed(kl?.lowVarKl)} |`
+      );
     }),
     '',
   ];
