@@ -60,4 +60,12 @@ export function computeGroupAdvantages(name: string, rewards: readonly number[])
  */
 export const stepEstimatorNames = ['gigpo'] as const;
 export type StepEstimator = (typeof stepEstimatorNames)[number];
-export const estimatorNames = [...advantageEstimatorNames, ...stepEstimatorNames] as string[];
+/**
+ * Estimators that need the critic, computed by the trainer from its values (trainer/agentrl_trainer/credit.py):
+ * `gae` (per action token) and `gae_turn` (per turn, the critic at turn boundaries); the same names as
+ * shared/trainer-contract.ts CriticEstimators.
+ */
+export const criticEstimatorNames = ['gae', 'gae_turn'] as const;
+export const isCriticEstimator = (name: string): name is (typeof criticEstimatorNames)[number] =>
+  (criticEstimatorNames as readonly string[]).includes(name);
+export const estimatorNames = [...advantageEstimatorNames, ...stepEstimatorNames, ...criticEstimatorNames] as string[];

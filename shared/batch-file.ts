@@ -36,6 +36,17 @@ export const BatchFileTensors = z
       2,
       '(B, T) the step whose weights generated each token (-1: not generated)',
     ).optional(),
+    rewards: tensor(['F32'], 1, "(B,) each row's reward (0 for a truncated episode): the critic's return").optional(),
+    bootstrap: tensor(
+      ['F32', 'U8', 'BOOL'],
+      1,
+      "(B,) 1 where a truncated episode's last state's value stands for the rest of its return (truncation bootstrap)",
+    ).optional(),
+    turn_ids: tensor(
+      ['I64'],
+      2,
+      "(B, T) the turn of each action token, -1 elsewhere: the critic's turn boundaries",
+    ).optional(),
     environment_mask: tensor(
       ['F32', 'U8', 'BOOL'],
       2,

@@ -1,4 +1,4 @@
-import { computeGroupAdvantages } from './advantages';
+import { computeGroupAdvantages, isCriticEstimator } from './advantages';
 import { defaultGigpoOptions, gigpoAdvantages, type GigpoOptions } from './gigpo';
 import { environmentFailures, Outcomes, truncatedOutcomes, type Outcome } from './outcomes';
 
@@ -8,10 +8,16 @@ export const TruncationPolicies = {
   zero: 'zero',
   /** excluded, as DeepSWE's compact filtering: only deliberate submissions are rewarded or punished */
   drop: 'drop',
+  /**
+   * reward 0 plus the critic's value at the episode's last state (the trainer adds it: a critic estimator only),
+   * so a cut episode is worth what its state promised
+   */
+  bootstrap: 'bootstrap',
 } as const;
 export type TruncationPolicy = (typeof TruncationPolicies)[keyof typeof TruncationPolicies];
 
 const truncations = truncatedOutcomes;
+const criticEstimatorList = 'gae or gae_turn';
 
 /** One episode as training sees it: token-level arrays of equal length. */
 export interface EpisodeTokens {
@@ -69,6 +75,10 @@ export interface BatchRow {
    * sample: it has no behaviour log-prob, and the trainer takes the step's starting weights' instead
    */
   environmentMask?: number[];
+  /** truncation bootstrap: a truncated episode whose last state's value the trainer adds to its reward */
+  bootstrap?: boolean;
+  /** the turn of each token ({@link turnIds}): the critic's turn boundaries */
+  turnIds?: number[];
 }
 
 export interface BatchCounts {
@@ -88,6 +98,8 @@ export interface BatchCounts {
   stepAdvantageTokens?: number;
   /** the loss-mask ablation: environment tokens trained on */
   environmentTokens?: number;
+  /** truncated episodes kept for the critic's bootstrap */
+  truncatedBootstrapped?: number;
 }
 
 /**
@@ -101,6 +113,9 @@ export function buildBatchRows(
   options: { estimator: string; truncation: TruncationPolicy; stopCredit?: number; gigpo?: GigpoOptions },
 ): { rows: BatchRow[]; counts: BatchCounts } {
   const stepLevel = options.estimator === 'gigpo';
+  // a critic estimator: the trainer computes the advantages from its values; every episode counts, even alone
+  const critic = isCriticEstimator(options.estimator);
+  const bootstrapped = new Set<string>();
   const counts: BatchCounts = {
     episodes: episodes.length,
     environmentFailures: 0,
@@ -125,7 +140,16 @@ export function buildBatchRows(
         counts.truncatedDropped++;
         continue;
       }
-      counts.truncatedZeroed++;
+      if (options.truncation === TruncationPolicies.bootstrap) {
+        if (!critic)
+          throw new Error(
+            `truncation bootstrap needs a critic (estimator ${criticEstimatorList}), not ${options.estimator}`,
+          );
+        counts.truncatedBootstrapped = (counts.truncatedBootstrapped ?? 0) + 1;
+        bootstrapped.add(episode.episodeId);
+      } else {
+        counts.truncatedZeroed++;
+      }
       reward = 0;
     } else if (episode.outcome === Outcomes.agentCrash) {
       counts.agentCrashes++;
@@ -141,7 +165,7 @@ export function buildBatchRows(
   }
   const rows: BatchRow[] = [];
   for (const [groupId, members] of groups) {
-    if (members.length < 2) {
+    if (members.length < 2 && !critic) {
       counts.groupsDropped++;
       continue;
     }
@@ -173,6 +197,8 @@ export function buildBatchRows(
         });
       });
       if (result.actions.every((values) => values.every((value) => value === 0))) counts.zeroAdvantageGroups++;
+    } else if (critic) {
+      advantages = rewards.map(() => 0); // the trainer's, from its critic
     } else {
       advantages = computeGroupAdvantages(options.estimator, rewards);
       if (advantages.every((advantage) => advantage === 0)) counts.zeroAdvantageGroups++;
@@ -194,6 +220,7 @@ export function buildBatchRows(
         policyVersions: episode.policyVersions,
         ...(decisionAdvantages.length ? { decisionAdvantages } : {}),
         ...(turnAdvantages ? { turnAdvantages: turnAdvantages[index]! } : {}),
+        ...(bootstrapped.has(episode.episodeId) ? { bootstrap: true } : {}),
       });
     });
   }
@@ -260,6 +287,8 @@ export function padRows(
   policyVersions: number[][];
   /** present when a row has one */
   environmentMask?: number[][];
+  /** present when the rows have them */
+  turnIds?: number[][];
 } {
   const length = Math.max(0, ...rows.map((row) => row.tokenIds.length));
   const pad = <T>(values: readonly T[], fill: T) => [...values, ...Array<T>(length - values.length).fill(fill)];
@@ -269,6 +298,7 @@ export function padRows(
     lossMask: rows.map((row) => pad(row.lossMask, 0)),
     behaviourLogprobs: rows.map((row) => pad(row.behaviourLogprobs, 0)),
     policyVersions: rows.map((row) => pad(row.policyVersions, -1)),
+    ...(rows.length && rows.every((row) => row.turnIds) ? { turnIds: rows.map((row) => pad(row.turnIds!, -1)) } : {}),
     ...(rows.some((row) => row.environmentMask)
       ? { environmentMask: rows.map((row) => pad(row.environmentMask ?? row.lossMask.map(() => 0), 0)) }
       : {}),
@@ -287,4 +317,26 @@ function checkAligned(episode: EpisodeTokens): void {
   }
   if (length > 0 && episode.lossMask[0] !== 0)
     throw new Error(`episode ${episode.episodeId}: the first token has no log-prob, so its loss mask must be 0`);
+}
+
+/**
+ * The turn of each token of a row: k on the action tokens (mask 1) from turn k's start up to turn k + 1's,
+ * -1 elsewhere. `starts`: where each turn's action starts (the agent interface's actionStarts); without them
+ * each maximal run of action tokens is a turn.
+ */
+export function turnIds(lossMask: readonly number[], starts?: readonly number[]): number[] {
+  const ids = lossMask.map(() => -1);
+  if (starts) {
+    starts.forEach((start, turn) => {
+      const end = starts[turn + 1] ?? lossMask.length;
+      for (let position = start; position < end; position++) if (lossMask[position] === 1) ids[position] = turn;
+    });
+    return ids;
+  }
+  let turn = -1;
+  lossMask.forEach((mask, position) => {
+    if (mask === 1 && (position === 0 || lossMask[position - 1] !== 1)) turn++;
+    if (mask === 1) ids[position] = turn;
+  });
+  return ids;
 }

@@ -87,6 +87,16 @@ export const IterationMetrics = z.object({
       clipFractionLower: z.number().optional(),
       /** KL to the sampling policy by every estimator (absent in older runs) */
       klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
+      /** with a critic (trainer-contract.ts TrainOnBatchResult metrics.critic) */
+      critic: z
+        .object({
+          meanValue: z.number(),
+          meanReturn: z.number(),
+          explainedVariance: z.number(),
+          valueLoss: z.number(),
+          valueClipFraction: z.number(),
+        })
+        .optional(),
       /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
       mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
     })

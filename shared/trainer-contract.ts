@@ -58,6 +58,26 @@ export const KlEstimators = ['k1', 'k2', 'k3', 'low_var_kl'] as const;
 /** Where the policy-gradient ratio is taken: per token, or per sequence (GSPO). */
 export const RatioLevels = ['token', 'sequence'] as const;
 
+/** Estimators that need the critic (trainer/agentrl_trainer/credit.py CRITIC_ESTIMATORS). */
+export const CriticEstimators = ['gae', 'gae_turn'] as const;
+export type CriticEstimator = (typeof CriticEstimators)[number];
+
+/** The critic's settings (credit.py CriticOptions); the defaults are written into the contract. */
+export const CriticSettings = z
+  .object({
+    estimator: z.enum(CriticEstimators).meta({ default: 'gae' }).optional(),
+    /** discount per step (an action token for gae, a turn for gae_turn) */
+    gamma: z.number().min(0).max(1).meta({ default: 1 }).optional(),
+    lambda: z.number().min(0).max(1).meta({ default: 0.95 }).optional(),
+    valueCoef: z.number().gt(0).meta({ default: 0.5 }).optional(),
+    /** the value loss's clip around the step's starting values; null: unclipped */
+    valueClip: z.number().gt(0).nullable().meta({ default: 0.2 }).optional(),
+    /** whiten the advantages over the batch's action tokens (verl's) */
+    whiten: z.boolean().meta({ default: true }).optional(),
+  })
+  .strict();
+export type CriticSettings = z.infer<typeof CriticSettings>;
+
 /** The policy model's size (camelCase of trainer/agentrl_trainer/model.py PolicyModelConfig). */
 export const ModelConfig = z
   .object({
@@ -144,6 +164,12 @@ export const TrainOnBatchInput = z
     logRatioClamp: byDefault(z.number().gt(0).max(80), 'logRatioClamp').optional(),
     /** `token` (PPO, GRPO) or `sequence` (GSPO: one ratio per sequence, the geometric mean of its tokens') */
     ratioLevel: byDefault(z.enum(RatioLevels), 'ratioLevel').optional(),
+    /**
+     * a critic: a value head on the policy's hidden states, trained in the same step (its own clipped value loss,
+     * weighted by valueCoef), checkpointed and published with the policy; its GAE (per action token, or per turn)
+     * gives the advantages in place of the batch's, from the batch's rewards, turn ids and bootstrap flags
+     */
+    critic: CriticSettings.optional(),
     /** the estimator of the KL penalty toward `referenceStep` (losses.py KL_ESTIMATORS) */
     klEstimator: byDefault(z.enum(KlEstimators), 'klEstimator').optional(),
     minibatches: byDefault(z.number().int().min(1), 'minibatches').optional(),
@@ -216,6 +242,19 @@ export const TrainOnBatchResult = readingRenamed(
        * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
        */
       mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
+      /**
+       * with a critic: its mean value and the mean return at the steps before the first update, the explained
+       * variance of the returns by the values, and the value loss and its clip share over the updates
+       */
+      critic: z
+        .object({
+          meanValue: z.number(),
+          meanReturn: z.number(),
+          explainedVariance: z.number(),
+          valueLoss: z.number(),
+          valueClipFraction: z.number(),
+        })
+        .optional(),
     }),
     device: z.string(),
     durationMs: z.number(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readingRenamed } from './renamed-fields';
-import { estimatorNames } from './advantages';
+import { estimatorNames, isCriticEstimator } from './advantages';
 import { defaultGigpoOptions } from './gigpo';
 import { TruncationPolicies } from './batch';
 import { CheckerKinds, SegmentBudget } from './episode';
@@ -11,7 +11,7 @@ import { servingPorts } from './serving-ports';
 import { AsyncPool, defaultMaxStaleness } from './async-pool';
 import { IterationMetrics, RunTiming } from './run-metrics';
 import { StoreRef } from './store-refs';
-import { KlEstimators, LossAggregations, RatioLevels, trainerDefaults } from './trainer-contract';
+import { CriticSettings, KlEstimators, LossAggregations, RatioLevels, trainerDefaults } from './trainer-contract';
 
 /**
  * The embedded policy: a small causal transformer over the shared tokenizer's 404 ids, with ALiBi
@@ -210,7 +210,15 @@ export const TrainingRunInput = z.preprocess(
         })
         .strict()
         .default(defaultGigpoOptions),
-      truncation: z.enum([TruncationPolicies.zero, TruncationPolicies.drop]).default('zero'),
+      /**
+       * truncated episodes (turn, token or time limit): `zero` (reward 0), `drop` (left out), or `bootstrap`
+       * (reward 0 plus the critic's value at the last state: a critic estimator only)
+       */
+      truncation: z
+        .enum([TruncationPolicies.zero, TruncationPolicies.drop, TruncationPolicies.bootstrap])
+        .default('zero'),
+      /** critic estimators (gae, gae_turn): the discount, lambda, the value loss's weight and clip, whitening */
+      critic: CriticSettings.omit({ estimator: true }).default({}),
       checker: z.enum(CheckerKinds).default('strict'),
       /** episodes in flight at once */
       concurrency: z.number().int().min(1).max(256).default(3),
@@ -329,6 +337,13 @@ export const TrainingRunInput = z.preprocess(
           code: 'custom',
           path: ['sampling', 'chat', 'tokenizer'],
           message: `${hf.name} uses the tokenizer ${hf.tokenizer}, not ${given}`,
+        });
+      }
+      if (input.truncation === 'bootstrap' && !isCriticEstimator(input.estimator)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['truncation'],
+          message: `truncation "bootstrap" takes the critic's value at the last state: it needs estimator "gae" or "gae_turn", not "${input.estimator}"`,
         });
       }
       if (input.lossMask === 'all' && !input.ablation) {

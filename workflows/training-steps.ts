@@ -2,6 +2,7 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { BuiltBatch, EpisodeActivities } from '../activities';
 import { describeIssues, ErrorTypes } from '../shared/errors';
+import { isCriticEstimator } from '../shared/advantages';
 import { formatPolicySpec } from '../shared/policy-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
 import type { EpisodeResult } from '../shared/episode';
@@ -111,6 +112,10 @@ export async function trainStep(
       ...(objective === 'policy_gradient'
         ? { offPolicy: input.offPolicy, isCap: input.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) }
         : {}),
+      // a critic estimator: the trainer's value head gives the advantages
+      ...(objective === 'policy_gradient' && isCriticEstimator(input.estimator)
+        ? { critic: { ...input.critic, estimator: input.estimator } }
+        : {}),
     },
     'trainOnBatch input',
   );
@@ -204,6 +209,7 @@ export function stepFigures(
             ? { clipFractionLower: training.metrics.clipFractionLower }
             : {}),
           ...(training.metrics.klSampling !== undefined ? { klSampling: { ...training.metrics.klSampling } } : {}),
+          ...(training.metrics.critic !== undefined ? { critic: { ...training.metrics.critic } } : {}),
         }
       : null,
     time: {

@@ -82,6 +82,11 @@ export async function writeBatch(
       ),
     },
     behaviour_logprobs: { dtype: 'F32', shape, data: padded.behaviourLogprobs.flat() },
+    rewards: { dtype: 'F32', shape: [rows.length], data: rows.map((row) => row.reward) },
+    ...(rows.some((row) => row.bootstrap)
+      ? { bootstrap: { dtype: 'F32' as const, shape: [rows.length], data: rows.map((row) => (row.bootstrap ? 1 : 0)) } }
+      : {}),
+    ...(padded.turnIds ? { turn_ids: { dtype: 'I64' as const, shape, data: padded.turnIds.flat() } } : {}),
     ...(padded.environmentMask
       ? { environment_mask: { dtype: 'F32' as const, shape, data: padded.environmentMask.flat() } }
       : {}),

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildBatchRows,
+  turnIds,
   type BatchCounts,
   type BatchRow,
   type EpisodeTokens,
@@ -220,6 +221,8 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           });
         }
       }
+      // the turn of each action token (the critic's turn boundaries), before the ablation widens the mask
+      for (const row of rows) row.turnIds = turnIds(row.lossMask, chat ? undefined : agent.actionStarts(row.tokenIds));
       let environmentTokens = 0;
       if (input.lossMask === 'all' && input.objective === 'policy_gradient') {
         for (const row of rows) {

@@ -235,6 +235,7 @@ function phaseTable(metrics: readonly IterationMetrics[]): string[] {
  */
 function creditTable(metrics: readonly IterationMetrics[]): string[] {
   const lines = metrics.filter((line) => line.training?.klSampling || line.batch?.counts.stepGroups !== undefined);
+  const critic = lines.some((line) => line.training?.critic);
   if (lines.length === 0) return [];
   const count = (line: IterationMetrics, name: string) => line.batch?.counts[name] ?? '-';
   return [
@@ -242,16 +243,24 @@ function creditTable(metrics: readonly IterationMetrics[]): string[] {
     '',
     '`step groups`: GiGPO step groups of two or more actions; `step-credited tokens`: trained tokens of the actions ' +
       'in them; `environment tokens`: observations trained on (the loss-mask ablation); `dual-clip`: the share of ' +
-      'trained tokens where it bound; KL to the sampling policy by estimator.',
+      'trained tokens where it bound; KL to the sampling policy by estimator' +
+      (critic
+        ? '; the critic: its mean value and the mean return at the steps, the explained variance, the value loss.'
+        : '.'),
     '',
-    '| iteration | step groups | step-credited tokens | environment tokens | dual-clip | KL k1 | KL k2 | KL k3 | low-var KL |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| iteration | step groups | step-credited tokens | environment tokens | dual-clip | KL k1 | KL k2 | KL k3 | ' +
+      `low-var KL |${critic ? ' value | return | explained var | value loss |' : ''}`,
+    `|---|---|---|---|---|---|---|---|---|${critic ? '---|---|---|---|' : ''}`,
     ...lines.map((line) => {
       const kl = line.training?.klSampling;
       return (
         `| ${line.iteration} | ${count(line, 'stepGroups')} | ${count(line, 'stepAdvantageTokens')} | ` +
         `${count(line, 'environmentTokens')} | ${fixed(line.training?.clipFractionLower)} | ${fixed(kl?.k1)} | ` +
-        `${fixed(kl?.k2)} | ${fixed(kl?.k3)} | ${fixed(kl?.lowVarKl)} |`
+        `${fixed(kl?.k2)} | ${fixed(kl?.k3)} | ${fixed(kl?.lowVarKl)} |` +
+        (critic
+          ? ` ${fixed(line.training?.critic?.meanValue)} | ${fixed(line.training?.critic?.meanReturn)} | ` +
+            `${fixed(line.training?.critic?.explainedVariance)} | ${fixed(line.training?.critic?.valueLoss)} |`
+          : '')
       );
     }),
     '',

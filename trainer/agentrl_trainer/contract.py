@@ -33,6 +33,11 @@ def _trainer_defaults() -> dict[str, Any]:
 
 # what the trainer does with a field a step leaves out: the contract's defaults, never this side's own
 TRAINER_DEFAULTS: dict[str, Any] = _trainer_defaults()
+# the same for the fields of `critic`
+CRITIC_DEFAULTS: dict[str, Any] = {
+    name: spec["default"]
+    for name, spec in CONTRACT["activities"]["trainOnBatch"]["input"]["properties"]["critic"]["properties"].items()
+}
 
 # the batch file's header: its tensors (dtype, shape) and metadata, generated from shared/batch-file.ts
 BATCH_SCHEMA_PATH = CONTRACT_PATH.with_name("batch.schema.json")

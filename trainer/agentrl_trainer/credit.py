@@ -16,10 +16,77 @@ shared/golden/gae.json (written by agentrl_reference/golden_credit.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 
+from .contract import CRITIC_DEFAULTS
+
 CRITIC_ESTIMATORS = ("gae", "gae_turn")
+# the value head's weights in a published policy's folder (beside the ONNX file the policy server loads)
+VALUE_HEAD_FILE = "value-head.pt"
+
+
+@dataclass(frozen=True)
+class CriticOptions:
+    """trainOnBatch's `critic`: the estimator, its discount and lambda, the value loss's weight and clip
+    (None: unclipped), and whether the advantages are whitened over the batch's action tokens (verl's)."""
+
+    estimator: str = CRITIC_DEFAULTS["estimator"]
+    gamma: float = CRITIC_DEFAULTS["gamma"]
+    lam: float = CRITIC_DEFAULTS["lambda"]
+    value_coef: float = CRITIC_DEFAULTS["valueCoef"]
+    value_clip: float | None = CRITIC_DEFAULTS["valueClip"]
+    whiten: bool = CRITIC_DEFAULTS["whiten"]
+
+    def __post_init__(self) -> None:
+        if self.estimator not in CRITIC_ESTIMATORS:
+            raise ValueError(f"unknown critic estimator {self.estimator!r}; known: {', '.join(CRITIC_ESTIMATORS)}")
+        if not 0.0 <= self.gamma <= 1.0 or not 0.0 <= self.lam <= 1.0:
+            raise ValueError(f"critic gamma and lambda must lie in [0, 1], got {self.gamma}, {self.lam}")
+        if not self.value_coef > 0:
+            raise ValueError(f"critic valueCoef must be > 0, got {self.value_coef}")
+        if self.value_clip is not None and not self.value_clip > 0:
+            raise ValueError(f"critic valueClip must be > 0 (or null), got {self.value_clip}")
+
+
+def last_state_values(head: ValueHead, hidden: torch.Tensor, loss_mask: torch.Tensor) -> torch.Tensor:
+    """(B,) the value of each row's last state, after its last action token (read from that token's hidden state)."""
+    positions = torch.arange(loss_mask.shape[1], device=loss_mask.device).expand_as(loss_mask)
+    last = torch.where(loss_mask.bool(), positions, torch.zeros_like(positions)).max(dim=1).values  # (B,)
+    rows = torch.arange(hidden.shape[0], device=hidden.device)
+    return head(hidden[rows, last].unsqueeze(1)).squeeze(1)
+
+
+def critic_advantages(
+    options: CriticOptions,
+    values: torch.Tensor,
+    last_values: torch.Tensor,
+    rewards: torch.Tensor,
+    loss_mask: torch.Tensor,
+    turn_ids: torch.Tensor | None,
+    bootstrap: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(advantages (B, T) as the action tokens carry them, returns (B, T), the step mask (B, T)) of a batch.
+
+    values (B, T): the step's starting critic at every token; last_values (B,): at each row's last state,
+    used where `bootstrap` (B,) is set (a truncated episode bootstrapped), else 0 (the episode ended).
+    """
+    steps = step_mask(loss_mask, turn_ids, options.estimator)
+    after = torch.zeros_like(last_values) if bootstrap is None else torch.where(bootstrap.bool(), last_values, 0.0)
+    advantages, returns = gae(
+        step_rewards(rewards.to(values.dtype), steps),
+        values,
+        steps,
+        gamma=options.gamma,
+        lam=options.lam,
+        last_values=after,
+    )
+    carried = spread_over_turns(advantages, steps, loss_mask)
+    if options.whiten:
+        carried = whiten(carried, loss_mask)
+    return carried, returns, steps
 
 
 class ValueHead(nn.Module):
@@ -95,7 +162,9 @@ def gae(
     steps = steps.bool()
     B, T = steps.shape
     next_value = (
-        torch.zeros(B, dtype=values.dtype, device=values.device) if last_values is None else last_values.to(values.dtype)
+        torch.zeros(B, dtype=values.dtype, device=values.device)
+        if last_values is None
+        else last_values.to(values.dtype)
     )
     running = torch.zeros(B, dtype=values.dtype, device=values.device)
     advantages = torch.zeros_like(values)
@@ -159,3 +228,33 @@ def value_loss(
     count = mask.sum().clamp(min=1)
     loss = 0.5 * torch.where(mask, losses, zero).sum() / count
     return loss, float(bound.sum()) / float(count)
+
+
+@dataclass
+class Critic:
+    """A step's critic: the value head, its own optimizer (AdamW, the step's lr), and the options."""
+
+    head: ValueHead
+    optimizer: torch.optim.Optimizer
+    options: CriticOptions
+
+    def state(self) -> dict:
+        """What a checkpoint keeps of it."""
+        return {
+            "head": {key: value.detach().cpu() for key, value in self.head.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+        }
+
+
+def restore_critic(
+    model: nn.Module, options: CriticOptions, saved: dict | None, lr: float, device: torch.device
+) -> Critic:
+    """The critic of checkpoint N-1 (`saved`), or a fresh one (values 0) for a run that turns it on now."""
+    head = ValueHead(hidden_size_of(model)).to(device)
+    optimizer = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.0)
+    if saved is not None:
+        head.load_state_dict(saved["head"])
+        optimizer.load_state_dict(saved["optimizer"])
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+    return Critic(head, optimizer, options)

@@ -254,7 +254,9 @@ class CausalLmPolicy(nn.Module):
         super().__init__()
         self.inner = inner
         self.config = types.SimpleNamespace(
-            context=inner.config.max_position_embeddings, vocab_size=inner.config.vocab_size
+            context=inner.config.max_position_embeddings,
+            vocab_size=inner.config.vocab_size,
+            hidden_size=inner.config.hidden_size,
         )
 
     def hidden_states(self, input_ids: torch.Tensor) -> torch.Tensor:

@@ -26,6 +26,7 @@ import torch
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
 from .contract import TRAINER_DEFAULTS
+from .credit import VALUE_HEAD_FILE, CriticOptions, restore_critic
 from .losses import DEFAULT_GUARDS, LossGuards
 from .store import file_ref
 from .train_step import load_batch, result_metrics, train_on_batch
@@ -37,6 +38,10 @@ def hf_checkpoint_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
 
 def hf_policy_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
     return Path(run_dir) / "policies" / f"v{step}"
+
+
+# a checkpoint's critic (value head and its optimizer), beside the model's weights
+CRITIC_FILE = "critic.pt"
 
 
 def train_hf_step(
@@ -66,6 +71,7 @@ def train_hf_step(
     max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
     clip_eps_high: float | None = None,
     guards: LossGuards = DEFAULT_GUARDS,
+    critic: CriticOptions | None = None,
 ) -> dict[str, Any]:
     """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
     the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
@@ -104,6 +110,21 @@ def train_hf_step(
             reference = hf_models.CausalLmPolicy(hf_models.load_model(anchor).to(device))
             reference.requires_grad_(False)
             reference.eval()
+        # the critic: a value head on the model's hidden states, kept beside checkpoint N-1's weights
+        saved_critic = previous / CRITIC_FILE
+        value_critic = (
+            restore_critic(
+                policy,
+                critic,
+                torch.load(saved_critic, map_location=device, weights_only=False)
+                if step > 1 and saved_critic.is_file()
+                else None,
+                lr,
+                device,
+            )
+            if critic is not None
+            else None
+        )
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
         metrics = train_on_batch(
@@ -125,6 +146,7 @@ def train_hf_step(
             is_cap=is_cap,
             max_staleness=max_staleness,
             guards=guards,
+            critic=value_critic,
         )
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
@@ -139,11 +161,16 @@ def train_hf_step(
             },
             staging / "optimizer.pt",
         )
+        if value_critic is not None:
+            torch.save(value_critic.state(), staging / CRITIC_FILE)
         shutil.rmtree(checkpoint, ignore_errors=True)
         staging.rename(checkpoint)
         exported = hf_models.write_onnx_weights(
             hf_models.onnx_dir(model_name), inner.state_dict(), hf_policy_dir(run_dir, step)
         )
+        if value_critic is not None:
+            # published beside the policy (its server does not serve it)
+            torch.save(value_critic.state()["head"], Path(exported) / VALUE_HEAD_FILE)
         result = {
             "stepId": step_id,
             "step": step,

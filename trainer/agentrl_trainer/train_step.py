@@ -20,6 +20,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from .contract import BATCH_REQUIRED_TENSORS, TRAINER_DEFAULTS, validate_batch_header
+from .credit import Critic, critic_advantages, last_state_values, token_values, value_loss
 from .losses import (
     DEFAULT_GUARDS,
     DEFAULT_IS_CAP,
@@ -71,12 +72,14 @@ def action_logprobs(
     loss_mask: torch.Tensor,
     temperature: float,
     allowed_mask: torch.Tensor | None = None,
+    hidden: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """`sequence_logprobs` at the loss_mask=1 positions, 0 elsewhere: (B, T).
 
     The output head, constraint mask and log-softmax run on those N positions only, not on all B x T.
+    hidden: the model's hidden states of input_ids (B, T, C) when the caller has them (the critic reads them too).
     """
-    hidden = model.hidden_states(input_ids)[:, :-1]  # (B, T-1, C), row t-1 predicts token t
+    hidden = (model.hidden_states(input_ids) if hidden is None else hidden)[:, :-1]  # (B, T-1, C)
     predicts_action = loss_mask[:, 1:].bool()  # (B, T-1)
     logits = model.head(hidden[predicts_action])  # (N, V)
     if allowed_mask is not None:
@@ -182,6 +185,49 @@ def proximal_logprobs(
     return torch.where(versions == base_version, behaviour, recomputed), recomputed
 
 
+def _critic_targets(
+    model: PolicyModel, critic: Critic, batch: Mapping[str, torch.Tensor]
+) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
+    """The batch with the critic's advantages, its starting values and the returns they aim at, and a summary."""
+    if "rewards" not in batch:
+        raise ValueError("a critic estimator needs batch.rewards (B,): each row's reward")
+    was_training = model.training
+    model.eval()
+    critic.head.eval()
+    with torch.no_grad():
+        hidden = model.hidden_states(batch["input_ids"])
+        values = token_values(critic.head, hidden)  # (B, T)
+        last = last_state_values(critic.head, hidden, batch["loss_mask"])  # (B,)
+    model.train(was_training)
+    advantages, returns, steps = critic_advantages(
+        critic.options,
+        values,
+        last,
+        batch["rewards"],
+        batch["loss_mask"],
+        batch.get("turn_ids"),
+        batch.get("bootstrap"),
+    )
+    selected_values, selected_returns = values[steps], returns[steps]
+    variance = float(selected_returns.var(unbiased=False)) if selected_returns.numel() > 1 else 0.0
+    summary = {
+        "mean_value": float(selected_values.mean()) if selected_values.numel() else 0.0,
+        "mean_return": float(selected_returns.mean()) if selected_returns.numel() else 0.0,
+        "explained_variance": (
+            1.0 - float((selected_returns - selected_values).var(unbiased=False)) / variance if variance > 0 else 0.0
+        ),
+        "steps": int(steps.sum()),
+    }
+    targets = {
+        **batch,
+        "advantages": advantages.to(torch.float32),
+        "old_values": values,
+        "returns": returns,
+        "value_mask": steps.to(values.dtype),
+    }
+    return targets, summary
+
+
 def all_advantages_zero(batch: Mapping[str, torch.Tensor]) -> bool:
     """True when no mask-1 token carries a nonzero advantage: a policy-gradient step would change nothing."""
     advantages, mask = batch["advantages"], batch["loss_mask"].bool()
@@ -206,10 +252,12 @@ def _loss_on(
     off_policy: str = "none",
     is_cap: float = DEFAULT_IS_CAP,
     guards: LossGuards = DEFAULT_GUARDS,
+    critic: Critic | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
+    hidden = model.hidden_states(batch["input_ids"]) if critic is not None else None
     logprobs = action_logprobs(
-        model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
+        model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"), hidden
     )  # (B, T)
     if objective == "imitation":
         return imitation_loss(
@@ -235,6 +283,14 @@ def _loss_on(
         kl = get_aggregation(aggregation)(per_token, mask, guards.loss_scale_factor)
         loss = loss + kl_coef * kl
         metrics = {**metrics, "kl_ref": float(kl.detach())}
+    if critic is not None:
+        assert hidden is not None
+        predicted = token_values(critic.head, hidden)  # (B, T)
+        critic_loss, clipped = value_loss(
+            predicted, batch["old_values"], batch["returns"], batch["value_mask"], clip=critic.options.value_clip
+        )
+        loss = loss + critic.options.value_coef * critic_loss
+        metrics = {**metrics, "value_loss": float(critic_loss.detach()), "value_clip_fraction": clipped}
     return loss, metrics
 
 
@@ -258,6 +314,7 @@ def train_on_batch(
     base_version: int | None = None,
     max_staleness: int | None = None,
     guards: LossGuards = DEFAULT_GUARDS,
+    critic: Critic | None = None,
 ) -> dict[str, Any]:
     """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
 
@@ -288,6 +345,12 @@ def train_on_batch(
     penalty's estimator, and the constant of `seq_mean_token_sum_norm` (None: the model's window).
     Also returned: clip_fraction_lower (dual-clip binding) and kl_sampling (KL to the anchor by every
     estimator), means over steps.
+    critic (policy gradient only; credit.Critic): before the first update the critic's values at every token
+    and at each row's last state give the advantages (GAE per action token or per turn, credit.py) in place of
+    the batch's, from batch["rewards"] (B,), batch["bootstrap"] (B,, optional: truncated rows whose last state's
+    value stands for the rest) and batch["turn_ids"] (gae_turn); each update adds value_coef times the clipped
+    value loss and steps the critic's optimizer too. Returned: value_loss, value_clip_fraction (means over
+    updates) and `critic` (mean value, mean return, explained variance, before the first update).
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
@@ -303,6 +366,7 @@ def train_on_batch(
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     importance: dict[str, float] | None = None
+    critic_summary: dict[str, float] | None = None
     if objective == "policy_gradient":
         if base_version is not None:
             check_staleness(batch, base_version, max_staleness)
@@ -329,6 +393,8 @@ def train_on_batch(
             ),
         }
         batch = {**batch, "proximal_logprobs": used}
+        if critic is not None:
+            batch, critic_summary = _critic_targets(model, critic, batch)
 
     if objective == "policy_gradient" and all_advantages_zero(batch):
         with torch.no_grad():
@@ -343,8 +409,14 @@ def train_on_batch(
                 off_policy=off_policy,
                 is_cap=is_cap,
                 guards=guards,
+                critic=critic if objective == "policy_gradient" else None,
             )
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
+        if critic_summary is not None:
+            summary["critic"] = {
+                **critic_summary,
+                **{key: summary.pop(key) for key in ("value_loss", "value_clip_fraction") if key in summary},
+            }
         return {**summary, "steps": 0, "skipped": True, "per_step": [], "importance": importance}
 
     if kl_coef < 0:
@@ -361,9 +433,14 @@ def train_on_batch(
             }
     model.train()
     per_step: list[dict[str, float]] = []
+    trained_critic = critic if objective == "policy_gradient" else None
+    if trained_critic is not None:
+        trained_critic.head.train()
     for _ in range(epochs):
         for rows in torch.arange(batch_size).tensor_split(minibatches):
             optimizer.zero_grad(set_to_none=True)
+            if trained_critic is not None:
+                trained_critic.optimizer.zero_grad(set_to_none=True)
             loss, metrics = _loss_on(
                 model,
                 _minibatch(batch, rows),
@@ -376,19 +453,30 @@ def train_on_batch(
                 off_policy=off_policy,
                 is_cap=is_cap,
                 guards=guards,
+                critic=trained_critic,
             )
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+            if trained_critic is not None:
+                torch.nn.utils.clip_grad_norm_(trained_critic.head.parameters(), max_grad_norm)
+                trained_critic.optimizer.step()
             optimizer.step()
             per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
     keys = ("loss", "mean_ratio", "clip_fraction", "clip_fraction_lower", "kl_k3", "grad_norm")
     if anchored:
         keys = (*keys, "kl_ref")
+    if trained_critic is not None:
+        keys = (*keys, "value_loss", "value_clip_fraction")
     summary: dict[str, Any] = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
     summary["kl_sampling"] = {
         name: sum(step["kl_sampling"][name] for step in per_step) / len(per_step) for name in KL_ESTIMATORS
     }
     summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
+    if critic_summary is not None:
+        summary["critic"] = {
+            **critic_summary,
+            **{key: summary.pop(key) for key in ("value_loss", "value_clip_fraction") if key in summary},
+        }
     return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
 
 
@@ -455,6 +543,19 @@ def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any
             "lowVarKl": metrics["kl_sampling"]["low_var_kl"],
         },
         "clipFractionLower": metrics["clip_fraction_lower"],
+        **(
+            {
+                "critic": {
+                    "meanValue": metrics["critic"]["mean_value"],
+                    "meanReturn": metrics["critic"]["mean_return"],
+                    "explainedVariance": metrics["critic"]["explained_variance"],
+                    "valueLoss": metrics["critic"].get("value_loss", 0.0),
+                    "valueClipFraction": metrics["critic"].get("value_clip_fraction", 0.0),
+                }
+            }
+            if "critic" in metrics
+            else {}
+        ),
         "gradNorm": metrics["grad_norm"],
         "skipped": metrics["skipped"],
         "maskedTokens": metrics["masked_tokens"],

@@ -35,6 +35,7 @@ from .checkpoints import (
     save_checkpoint,
 )
 from .contract import TASK_QUEUE, ErrorTypes, invalid_input, validate_result
+from .credit import VALUE_HEAD_FILE, restore_critic
 from .export import sidecar_path
 from .hf_training import train_hf_step
 from .metrics import record_step
@@ -184,6 +185,7 @@ def _run_hf_step(
             max_grad_norm=request.max_grad_norm,
             clip_eps_high=request.clip_eps_high,
             guards=request.guards,
+            critic=request.critic,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
@@ -207,6 +209,11 @@ def _run_step(
             else None
         )
         batch = {key: value.to(device) for key, value in _load_batch(request, batch_path, model.config).items()}
+        critic = (
+            restore_critic(model, request.critic, _saved_critic(request, store), request.lr, device)
+            if request.critic is not None
+            else None
+        )
         _raise_if_stopping()
         skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
         updates = 0 if skips else request.epochs * request.minibatches
@@ -240,6 +247,7 @@ def _run_step(
                 base_version=request.step - 1,
                 max_staleness=request.max_staleness,
                 guards=request.guards,
+                critic=critic,
             )
         finally:
             hook.remove()
@@ -277,8 +285,12 @@ def _run_step(
             "optimizerSettings": {"lr": request.lr, "weightDecay": request.weight_decay},
             "rng": rng,
             "torchVersion": str(torch.__version__),
+            **({"critic": critic.state()} if critic is not None else {}),
         },
     )
+    if critic is not None:
+        # published beside the policy (the policy server does not serve it)
+        torch.save(critic.state()["head"], onnx_path.parent / VALUE_HEAD_FILE)
     result = {
         "stepId": request.step_id,
         "step": request.step,
@@ -321,6 +333,13 @@ def _restore(
     return model, optimizer
 
 
+def _saved_critic(request: TrainOnBatchInput, store: RunStore) -> dict[str, Any] | None:
+    """The critic checkpoint N-1 saved, or None (step 1, or a run that turns the critic on later)."""
+    if request.step == 1:
+        return None
+    return load_checkpoint(checkpoint_path(store.local, request.step - 1)).get("critic")
+
+
 def _load_model(path: Path) -> tuple[dict[str, Any], PolicyModel]:
     """A checkpoint (loaded on the CPU: RNG states must stay CPU tensors) and its model."""
     try:
@@ -361,12 +380,29 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
     # other tensors (e.g. per-token policy versions) are bookkeeping for the sampler side
     batch = {
         key: tensors[key]
-        for key in (*REQUIRED_KEYS, "allowed_mask", "policy_versions", "environment_mask")
+        for key in (
+            *REQUIRED_KEYS,
+            "allowed_mask",
+            "policy_versions",
+            "environment_mask",
+            "rewards",
+            "bootstrap",
+            "turn_ids",
+        )
         if key in tensors
     }
     if "token_advantages" in tensors:
         # per-token advantages: the episode's advantage on every mask-1 token plus the stop decisions' credit
         batch["advantages"] = tensors["token_advantages"]
+    if request.critic is not None and request.objective == "policy_gradient":
+        # the critic's targets: each row's reward, and for gae_turn the turn of each action token
+        needed = ("rewards", "turn_ids") if request.critic.estimator == "gae_turn" else ("rewards",)
+        missing = [key for key in needed if key not in batch]
+        if missing:
+            raise invalid_input(
+                f"batchRef: critic {request.critic.estimator} needs batch.{', batch.'.join(missing)}, which "
+                f"{request.batch_ref} lacks (a batch written before the critic existed?)"
+            )
     try:
         validate_batch(batch, config.context, config.vocab_size)
         if request.objective == "policy_gradient":

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .contract import TRAINER_DEFAULTS, ErrorTypes, invalid_input, validate_input
+from .credit import CriticOptions
 from .losses import DEFAULT_GUARDS, LossGuards
 from .model import PolicyModelConfig
 
@@ -59,6 +60,8 @@ class TrainOnBatchInput:
     )
     # clipRatioC, logRatioClamp, ratioLevel, klEstimator, lossScaleFactor (losses.py)
     guards: LossGuards = DEFAULT_GUARDS
+    # a critic (value head) trained with the policy, whose GAE gives the advantages (credit.py); None: the batch's
+    critic: CriticOptions | None = None
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -100,7 +103,26 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
         model=raw.get("model"),
         guards=loss_guards(raw),
+        critic=critic_options(raw.get("critic")),
     )
+
+
+def critic_options(raw: Mapping[str, Any] | None) -> CriticOptions | None:
+    """The critic of a contract-valid input (`critic`), its fields left out taking CriticOptions' defaults."""
+    if raw is None:
+        return None
+    fields: dict[str, Any] = {}
+    for key, field in (("estimator", "estimator"), ("gamma", "gamma"), ("lambda", "lam"), ("valueCoef", "value_coef")):
+        if key in raw:
+            fields[field] = raw[key] if field == "estimator" else float(raw[key])
+    if "valueClip" in raw:
+        fields["value_clip"] = None if raw["valueClip"] is None else float(raw["valueClip"])
+    if "whiten" in raw:
+        fields["whiten"] = bool(raw["whiten"])
+    try:
+        return CriticOptions(**fields)
+    except ValueError as error:
+        raise invalid_input(f"critic: {error}") from error
 
 
 def loss_guards(raw: Mapping[str, Any]) -> LossGuards:

@@ -268,3 +268,42 @@ def test_initial_policy_of_a_real_model_is_its_prepared_weights(graph_dir, tmp_p
         init_policy({"runRef": f"file://{tmp_path}", "seed": 0, "model": NAME, "modelConfig": {"dModel": 8}})
     with pytest.raises(Exception):
         init_policy({"runRef": f"file://{tmp_path}", "seed": 0, "model": "gpt-9"})
+
+
+def test_a_critic_step_on_the_real_model_saves_and_loads_its_value_head(model, graph_dir, tmp_path):
+    """The critic on SmolLM2's hidden states: step 1 (gae) trains the value head and keeps it with the
+    checkpoint and the published weights; step 2 (per turn) starts from it."""
+    import json
+
+    from agentrl_trainer.credit import VALUE_HEAD_FILE, CriticOptions
+    from agentrl_trainer.hf_training import CRITIC_FILE, train_hf_step
+    from agentrl_trainer.train_step import save_batch
+
+    golden = json.loads(hf_models.GOLDEN_PATH.read_text())
+    batch = golden_batch(golden)
+    batch["rewards"] = torch.tensor([1.0, 0.0])
+    batch_path = tmp_path / "batch.safetensors"
+    save_batch(batch_path, batch)
+    common = dict(
+        run_dir=str(tmp_path / "run"),
+        batch_path=str(batch_path),
+        model_name=NAME,
+        temperature=golden["temperature"],
+        lr=1e-4,
+    )
+    first = train_hf_step(
+        step=1, step_id="s1", policy_version="run-step-1", critic=CriticOptions(estimator="gae"), **common
+    )
+    critic = first["metrics"]["critic"]
+    assert critic["meanValue"] == 0.0 and critic["valueLoss"] > 0, "a fresh head says 0 and learns"
+    checkpoint = Path(first["checkpointRef"].removeprefix("file://"))
+    saved = torch.load(checkpoint / CRITIC_FILE, weights_only=False)
+    assert saved["head"]["linear.weight"].shape == (1, hf_models.load_model(checkpoint).config.hidden_size)
+    assert saved["head"]["linear.weight"].abs().sum() > 0, "the head moved"
+    published = torch.load(Path(first["policyRef"].removeprefix("file://")) / VALUE_HEAD_FILE, weights_only=False)
+    assert torch.equal(published["linear.weight"], saved["head"]["linear.weight"])
+    second = train_hf_step(
+        step=2, step_id="s2", policy_version="run-step-2", critic=CriticOptions(estimator="gae", whiten=False), **common
+    )
+    # the second step's values come from the first's head: no longer 0
+    assert second["metrics"]["critic"]["meanValue"] != 0.0

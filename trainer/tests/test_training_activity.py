@@ -12,7 +12,7 @@ import pytest
 import torch
 from agentrl_trainer.checkpoints import checkpoint_path, latest_checkpoint, load_checkpoint, step_record_path
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
-from agentrl_trainer.train_step import save_batch, sequence_logprobs
+from agentrl_trainer.train_step import load_batch, save_batch, sequence_logprobs
 from agentrl_trainer.training_activity import TEST_HOOK_STEP_DELAY_ENV, train_on_batch_activity
 from temporalio.exceptions import ApplicationError, CancelledError
 from temporalio.testing import ActivityEnvironment
@@ -484,3 +484,30 @@ def test_cancellation_and_shutdown_take_effect_between_minibatches_and_write_not
         assert caught.value.type == "WorkerShutdown" and not caught.value.non_retryable
     assert max(update for update in updates if update is not None) == 1  # updates 2..4 never ran
     assert not any(path.is_file() and path.name != ".train.lock" for path in (tmp_path / "run").rglob("*"))
+
+
+def test_a_critic_step_checkpoints_and_publishes_its_value_head_and_the_next_step_starts_from_it(tmp_path):
+    path = write_batch(tmp_path / "batch.safetensors")
+    tensors, metadata = load_batch(path)
+    tensors["rewards"] = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    tensors["bootstrap"] = torch.tensor([0.0, 1.0, 0.0, 0.0])  # row 1 was cut: its last state's value counts
+    save_batch(path, tensors, metadata)
+    turn_path = tmp_path / "turns.safetensors"
+    turns = torch.full((4, 12), -1, dtype=torch.int64)
+    turns[:, 4:7], turns[:, 7:10] = 0, 1
+    save_batch(turn_path, {**tensors, "turn_ids": turns}, metadata)
+    run_dir = tmp_path / "run"
+    critic = {"estimator": "gae", "gamma": 0.99, "valueClip": None}
+    first = run(request(run_dir, 1, "iteration-0001", path, critic=critic))["metrics"]["critic"]
+    assert first["meanValue"] == 0.0 and first["valueLoss"] > 0
+    saved = load_checkpoint(checkpoint_path(run_dir, 1))["critic"]
+    assert set(saved) == {"head", "optimizer"} and saved["head"]["linear.weight"].abs().sum() > 0
+    published = torch.load(run_dir / "policies" / "v1" / "value-head.pt", weights_only=False)
+    assert torch.equal(published["linear.weight"], saved["head"]["linear.weight"])
+    with raises("InvalidInput", r"^batchRef: critic gae_turn needs batch.turn_ids"):
+        run(request(run_dir, 2, "iteration-0002", path, critic={**critic, "estimator": "gae_turn"}))
+    second = run(request(run_dir, 2, "iteration-0002", str(turn_path), critic={**critic, "estimator": "gae_turn"}))
+    assert second["metrics"]["critic"]["meanValue"] != 0.0, "step 2's values come from step 1's head"
+    # the contract refuses an unknown critic estimator
+    with raises("InvalidInput", r"^critic"):
+        run(request(run_dir, 3, "iteration-0003", path, critic={"estimator": "td"}))
