@@ -455,3 +455,11 @@ export interface TrainingProgress {
    */
   pool?: { inFlight: number; parked: number; ready: number; training: boolean };
 }
+
+/**
+ * The stop credit a run applies: its `stopCredit`, except with a critic estimator, whose values credit the
+ * stop decisions themselves (the trainer's GAE replaces the batch's advantages); then 0, and no probes run.
+ */
+export function effectiveStopCredit(input: Pick<TrainingRunInput, 'stopCredit' | 'estimator'>): number {
+  return isCriticEstimator(input.estimator) ? 0 : input.stopCredit;
+}

@@ -13,7 +13,7 @@ import {
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/episode';
 import { seededSample } from '../shared/random';
-import { budgetSpent } from '../shared/training-run';
+import { budgetSpent, effectiveStopCredit } from '../shared/training-run';
 import {
   activeCount,
   applyEvent,
@@ -221,7 +221,7 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
     input,
     run.runId,
     { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) },
-    training && input.stopCredit > 0,
+    training && effectiveStopCredit(input) > 0,
     {
       reportTo: workflowInfo().workflowId,
       ...(training && input.segment ? { segment: input.segment } : {}),
@@ -340,7 +340,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     truncation: input.truncation,
     versions: state.versions,
     ...batchModel(input),
-    stopCredit: input.stopCredit,
+    stopCredit: effectiveStopCredit(input),
     ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
     ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
     baseStep: base,

@@ -20,6 +20,7 @@ import {
 } from '../shared/trainer-contract';
 import {
   budgetSpent,
+  effectiveStopCredit,
   hfModelOf,
   inEvalTail,
   TrainingRunInput,
@@ -226,7 +227,7 @@ async function runIteration(run: Run): Promise<void> {
     })),
   );
   // the stop decisions' credit needs the grade of each passed check's state
-  const results = await runEpisodes(input, run.runId, progress, specs, input.stopCredit > 0);
+  const results = await runEpisodes(input, run.runId, progress, specs, effectiveStopCredit(input) > 0);
   const batch = await activities.buildBatch({
     runRef: state.runRef,
     name: `iteration-${String(iteration).padStart(4, '0')}`,
@@ -236,7 +237,7 @@ async function runIteration(run: Run): Promise<void> {
     truncation: input.truncation,
     versions: state.versions,
     ...batchModel(input),
-    stopCredit: input.stopCredit,
+    stopCredit: effectiveStopCredit(input),
     ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
     ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
   });

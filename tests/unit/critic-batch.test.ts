@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { criticEstimatorNames } from '../../shared/advantages';
 import { buildBatchRows, turnIds, type EpisodeTokens } from '../../shared/batch';
 import { CriticEstimators } from '../../shared/trainer-contract';
-import { TrainingRunInput } from '../../shared/training-run';
+import { effectiveStopCredit, TrainingRunInput } from '../../shared/training-run';
 import type { Outcome } from '../../shared/outcomes';
 import { projectRoot } from '../../workers/config';
 
@@ -90,4 +90,12 @@ test('a run asks for the bootstrap only with a critic estimator, and names the c
   });
   assert.deepEqual(run.critic, { gamma: 0.99, valueClip: null });
   assert.equal(TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', critic: { lambda: 2 } }).success, false);
+});
+
+test('a critic estimator credits the stop decisions itself: no stop credit and no probes', () => {
+  const run = (estimator: string) => TrainingRunInput.parse({ runId: 's', tasks: 'x', estimator, stopCredit: 5 });
+  assert.equal(effectiveStopCredit(run('gae')), 0);
+  assert.equal(effectiveStopCredit(run('gae_turn')), 0);
+  assert.equal(effectiveStopCredit(run('grpo')), 5);
+  assert.equal(effectiveStopCredit(run('gigpo')), 5);
 });
