@@ -2,7 +2,8 @@
 // the strict checker, the weak checker and with blanked observations, each on a time budget, then
 // the per-iteration figures of every run and a side-by-side table of reward vs true success.
 //
-//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank,gigpo,no-dual-clip,mask-all]
+//   node --import tsx bench/learning.ts [--minutes 60] [--seeds 0,1] [--variants strict,weak,blank,gigpo,no-dual-clip,mask-all,
+//     gae,gae-turn,trunc-bootstrap,trunc-zero,trunc-drop]
 //     [--json FILE]
 //     [--eval-every 10] [--eval-tail 3] [--concurrency 4] [--lr 1e-3] [--epochs 4] [--kl-coef 0.03]
 //     [--stop-credit 5] [--max-turns 12] [--context 768] [--policy-port 8100]
@@ -55,6 +56,9 @@ const variants: Record<
     estimator?: string;
     clipRatioC?: number | null;
     lossMask?: 'all';
+    truncation?: 'zero' | 'drop' | 'bootstrap';
+    /** overrides --max-turns: a budget that truncates often, for the truncation rows */
+    maxTurns?: number;
   }
 > = {
   strict: { checker: 'strict', observations: 'full' },
@@ -66,6 +70,19 @@ const variants: Record<
   'no-dual-clip': { checker: 'strict', observations: 'full', clipRatioC: null },
   // the loss-mask ablation (Search-R1's): the loss trains on observations too
   'mask-all': { checker: 'strict', observations: 'full', lossMask: 'all' },
+  // critic PPO: GAE per action token, and per turn
+  gae: { checker: 'strict', observations: 'full', estimator: 'gae' },
+  'gae-turn': { checker: 'strict', observations: 'full', estimator: 'gae_turn' },
+  // truncation on a turn budget that cuts often (6 turns): the critic's bootstrap against zero and drop
+  'trunc-bootstrap': {
+    checker: 'strict',
+    observations: 'full',
+    estimator: 'gae',
+    truncation: 'bootstrap',
+    maxTurns: 6,
+  },
+  'trunc-zero': { checker: 'strict', observations: 'full', estimator: 'gae', truncation: 'zero', maxTurns: 6 },
+  'trunc-drop': { checker: 'strict', observations: 'full', estimator: 'gae', truncation: 'drop', maxTurns: 6 },
 };
 
 const log = (line: string) => console.error(`learning: ${line}`);
@@ -113,6 +130,7 @@ async function main(): Promise<void> {
           ...(variant.estimator ? { estimator: variant.estimator } : {}),
           ...(variant.clipRatioC !== undefined ? { clipRatioC: variant.clipRatioC } : {}),
           ...(variant.lossMask ? { lossMask: variant.lossMask, ablation: true } : {}),
+          ...(variant.truncation ? { truncation: variant.truncation } : {}),
           iterations: 10_000,
           timeBudgetMinutes: minutes,
           tasksPerIteration: 8,
@@ -127,7 +145,7 @@ async function main(): Promise<void> {
           epochs: Number(values.epochs),
           klCoef: Number(values['kl-coef']),
           stopCredit: Number(values['stop-credit']),
-          budgets: { maxTurns: Number(values['max-turns']) },
+          budgets: { maxTurns: variant.maxTurns ?? Number(values['max-turns']) },
           model: { ...defaultModelConfig, context: Number(values.context) },
           warmStart: { episodes: 128, epochs: 16 },
         },

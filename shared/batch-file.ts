@@ -47,6 +47,11 @@ export const BatchFileTensors = z
       2,
       "(B, T) the turn of each action token, -1 elsewhere: the critic's turn boundaries",
     ).optional(),
+    privileged: tensor(
+      ['F32'],
+      3,
+      "(B, T, 2) a privileged critic's input at each token: [the latest stop point's grade is known, that grade]",
+    ).optional(),
     environment_mask: tensor(
       ['F32', 'U8', 'BOOL'],
       2,

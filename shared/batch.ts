@@ -79,6 +79,8 @@ export interface BatchRow {
   bootstrap?: boolean;
   /** the turn of each token ({@link turnIds}): the critic's turn boundaries */
   turnIds?: number[];
+  /** a privileged critic's features at each token: [grade known, grade] of the latest stop point */
+  privileged?: [number, number][];
 }
 
 export interface BatchCounts {
@@ -289,6 +291,8 @@ export function padRows(
   environmentMask?: number[][];
   /** present when the rows have them */
   turnIds?: number[][];
+  /** present when the rows have them: (B, T, 2) */
+  privileged?: [number, number][][];
 } {
   const length = Math.max(0, ...rows.map((row) => row.tokenIds.length));
   const pad = <T>(values: readonly T[], fill: T) => [...values, ...Array<T>(length - values.length).fill(fill)];
@@ -299,6 +303,9 @@ export function padRows(
     behaviourLogprobs: rows.map((row) => pad(row.behaviourLogprobs, 0)),
     policyVersions: rows.map((row) => pad(row.policyVersions, -1)),
     ...(rows.length && rows.every((row) => row.turnIds) ? { turnIds: rows.map((row) => pad(row.turnIds!, -1)) } : {}),
+    ...(rows.length && rows.every((row) => row.privileged)
+      ? { privileged: rows.map((row) => pad(row.privileged!, [0, 0] as [number, number])) }
+      : {}),
     ...(rows.some((row) => row.environmentMask)
       ? { environmentMask: rows.map((row) => pad(row.environmentMask ?? row.lossMask.map(() => 0), 0)) }
       : {}),

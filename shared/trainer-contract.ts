@@ -74,6 +74,11 @@ export const CriticSettings = z
     valueClip: z.number().gt(0).nullable().meta({ default: 0.2 }).optional(),
     /** whiten the advantages over the batch's action tokens (verl's) */
     whiten: z.boolean().meta({ default: true }).optional(),
+    /**
+     * SWEET-RL's asymmetry: the value head also reads the batch's `privileged` features (the checker's grade of
+     * the latest stop point, from the stop probes), which the policy never sees
+     */
+    privileged: z.boolean().meta({ default: false }).optional(),
   })
   .strict();
 export type CriticSettings = z.infer<typeof CriticSettings>;

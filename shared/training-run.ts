@@ -463,3 +463,8 @@ export interface TrainingProgress {
 export function effectiveStopCredit(input: Pick<TrainingRunInput, 'stopCredit' | 'estimator'>): number {
   return isCriticEstimator(input.estimator) ? 0 : input.stopCredit;
 }
+
+/** Whether a run's training episodes grade their stop points (probes): for the stop credit, or a privileged critic. */
+export function probesStops(input: Pick<TrainingRunInput, 'stopCredit' | 'estimator' | 'critic'>): boolean {
+  return effectiveStopCredit(input) > 0 || (isCriticEstimator(input.estimator) && input.critic.privileged === true);
+}

@@ -1,3 +1,4 @@
+import { isCriticEstimator } from '../shared/advantages';
 import {
   CancellationScope,
   ChildWorkflowCancellationType,
@@ -13,7 +14,7 @@ import {
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/episode';
 import { seededSample } from '../shared/random';
-import { budgetSpent, effectiveStopCredit } from '../shared/training-run';
+import { budgetSpent, effectiveStopCredit, probesStops } from '../shared/training-run';
 import {
   activeCount,
   applyEvent,
@@ -221,7 +222,7 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
     input,
     run.runId,
     { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) },
-    training && effectiveStopCredit(input) > 0,
+    training && probesStops(input),
     {
       reportTo: workflowInfo().workflowId,
       ...(training && input.segment ? { segment: input.segment } : {}),
@@ -343,6 +344,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     stopCredit: effectiveStopCredit(input),
     ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
     ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
+    ...(isCriticEstimator(input.estimator) && input.critic.privileged ? { privileged: true } : {}),
     baseStep: base,
   });
   let training: TrainOnBatchResult | null = null;

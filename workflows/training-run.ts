@@ -1,3 +1,4 @@
+import { isCriticEstimator } from '../shared/advantages';
 import {
   ApplicationFailure,
   continueAsNew,
@@ -21,6 +22,7 @@ import {
 import {
   budgetSpent,
   effectiveStopCredit,
+  probesStops,
   hfModelOf,
   inEvalTail,
   TrainingRunInput,
@@ -227,7 +229,7 @@ async function runIteration(run: Run): Promise<void> {
     })),
   );
   // the stop decisions' credit needs the grade of each passed check's state
-  const results = await runEpisodes(input, run.runId, progress, specs, effectiveStopCredit(input) > 0);
+  const results = await runEpisodes(input, run.runId, progress, specs, probesStops(input));
   const batch = await activities.buildBatch({
     runRef: state.runRef,
     name: `iteration-${String(iteration).padStart(4, '0')}`,
@@ -240,6 +242,7 @@ async function runIteration(run: Run): Promise<void> {
     stopCredit: effectiveStopCredit(input),
     ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
     ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
+    ...(isCriticEstimator(input.estimator) && input.critic.privileged ? { privileged: true } : {}),
   });
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;

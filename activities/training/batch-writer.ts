@@ -86,6 +86,9 @@ export async function writeBatch(
     ...(rows.some((row) => row.bootstrap)
       ? { bootstrap: { dtype: 'F32' as const, shape: [rows.length], data: rows.map((row) => (row.bootstrap ? 1 : 0)) } }
       : {}),
+    ...(padded.privileged
+      ? { privileged: { dtype: 'F32' as const, shape: [...shape, 2], data: padded.privileged.flat(2) } }
+      : {}),
     ...(padded.turnIds ? { turn_ids: { dtype: 'I64' as const, shape, data: padded.turnIds.flat() } } : {}),
     ...(padded.environmentMask
       ? { environment_mask: { dtype: 'F32' as const, shape, data: padded.environmentMask.flat() } }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import {
   buildBatchRows,
   turnIds,
+  type StopDecision,
   type BatchCounts,
   type BatchRow,
   type EpisodeTokens,
@@ -57,6 +58,11 @@ export interface BuildBatchInput {
    * loss-mask ablation), marked in the batch's environment_mask; @default 'actions'
    */
   lossMask?: 'actions' | 'all';
+  /**
+   * a privileged critic: write each token's `privileged` features (the checker's grade of the latest stop point,
+   * from the stop probes), which only the value head reads
+   */
+  privileged?: boolean;
   /** the agent interface the episodes were sampled with @default 'compact-actions' */
   agentInterface?: AgentInterfaceName;
   /** chat-tools: the tokenizer the episodes were sampled with (its pad id pads the rows) */
@@ -221,6 +227,10 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
           });
         }
       }
+      if (input.privileged) {
+        const decisionsOf = new Map(tokens.map((episode) => [episode.episodeId, episode.decisions ?? []]));
+        for (const row of rows) row.privileged = privilegedFeatures(row, decisionsOf.get(row.episodeId) ?? []);
+      }
       // the turn of each action token (the critic's turn boundaries), before the ablation widens the mask
       for (const row of rows) row.turnIds = turnIds(row.lossMask, chat ? undefined : agent.actionStarts(row.tokenIds));
       let environmentTokens = 0;
@@ -290,4 +300,21 @@ function withEnvironmentTokens(row: BatchRow): number {
   row.lossMask = row.lossMask.map((mask, position) => (environmentMask[position] ? 1 : mask));
   row.environmentMask = environmentMask;
   return environmentMask.reduce((sum, value) => sum + value, 0);
+}
+
+/**
+ * A privileged critic's features at each token of a row: [1, g] from a stop decision's token on (g: the reward
+ * submitting at that stop point earns, the probe's grade, or the episode's own reward where it submitted), until
+ * the next decision; [0, 0] before the first and where a grade is unknown. The policy never reads them.
+ */
+function privilegedFeatures(row: BatchRow, decisions: readonly StopDecision[]): [number, number][] {
+  const features = row.tokenIds.map((): [number, number] => [0, 0]);
+  const sorted = [...decisions].sort((a, b) => a.position - b.position);
+  sorted.forEach((decision, index) => {
+    const grade = decision.submitted ? row.reward : decision.grade;
+    const end = sorted[index + 1]?.position ?? features.length;
+    for (let position = decision.position; position < end; position++)
+      features[position] = grade === null ? [0, 0] : [1, grade];
+  });
+  return features;
 }

@@ -190,3 +190,38 @@ test('a run trains on environment tokens only as an ablation, and its manifest s
   assert.match(runWarnings(run)[0]!, /lossMask "all".*environment tokens.*ablation/);
   assert.deepEqual(runWarnings(TrainingRunInput.parse({ runId: 'm', tasks: 'x' })), []);
 });
+
+test('a privileged critic’s features: from a stop decision on, the grade the checker knows there', async () => {
+  const { root, store, episodes } = await recordedGroup();
+  const activities = createBuildBatchActivities({ store });
+  // a checked its edit at turn 2 (passed) and submitted next; b checked without a change (no stop point)
+  const withStops = episodes.map((episode) =>
+    episode.episodeId === 'a'
+      ? { ...episode, stops: [{ turn: 2, passed: true, submitted: true, probe: null }] }
+      : episode,
+  );
+  const batch = await activities.buildBatch({
+    runRef: fileRef(join(root, 'run')),
+    name: 'privileged',
+    episodes: withStops,
+    objective: 'policy_gradient',
+    estimator: 'gae',
+    truncation: 'zero',
+    versions: { v1: 1 },
+    vocabSize: 404,
+    privileged: true,
+  });
+  const file = decodeSafetensors(await readFile(localPathOf(batch.batchRef)!));
+  const [rows, length] = file.tensors.input_ids!.shape as [number, number];
+  assert.deepEqual(file.tensors.privileged!.shape, [rows, length, 2]);
+  const order: string[] = JSON.parse(String(file.metadata.episodeIds));
+  for (let row = 0; row < rows; row++) {
+    const features = file.tensors.privileged!.values.slice(row * length * 2, (row + 1) * length * 2);
+    const ids = file.tensors.input_ids!.values.slice(row * length, (row + 1) * length);
+    const decision = order[row] === 'a' ? actionStarts(ids)[3]! : Infinity;
+    for (let position = 0; position < length; position++) {
+      const expected = position >= decision ? [1, 1] : [0, 0];
+      assert.deepEqual(features.slice(position * 2, position * 2 + 2), expected, `${order[row]}@${position}`);
+    }
+  }
+});

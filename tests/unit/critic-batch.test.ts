@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { criticEstimatorNames } from '../../shared/advantages';
 import { buildBatchRows, turnIds, type EpisodeTokens } from '../../shared/batch';
 import { CriticEstimators } from '../../shared/trainer-contract';
-import { effectiveStopCredit, TrainingRunInput } from '../../shared/training-run';
+import { effectiveStopCredit, probesStops, TrainingRunInput } from '../../shared/training-run';
 import type { Outcome } from '../../shared/outcomes';
 import { projectRoot } from '../../workers/config';
 
@@ -98,4 +98,12 @@ test('a critic estimator credits the stop decisions itself: no stop credit and n
   assert.equal(effectiveStopCredit(run('gae_turn')), 0);
   assert.equal(effectiveStopCredit(run('grpo')), 5);
   assert.equal(effectiveStopCredit(run('gigpo')), 5);
+});
+
+test('a privileged critic needs the stop probes even without stop credit', () => {
+  const run = (extra: object) => TrainingRunInput.parse({ runId: 'p', tasks: 'x', ...extra });
+  assert.equal(probesStops(run({ estimator: 'gae', critic: { privileged: true } })), true);
+  assert.equal(probesStops(run({ estimator: 'gae' })), false);
+  assert.equal(probesStops(run({ estimator: 'grpo' })), true, 'stop credit 5 by default');
+  assert.equal(probesStops(run({ estimator: 'grpo', stopCredit: 0 })), false);
 });

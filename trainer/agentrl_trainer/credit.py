@@ -24,6 +24,9 @@ from torch import nn
 from .contract import CRITIC_DEFAULTS
 
 CRITIC_ESTIMATORS = ("gae", "gae_turn")
+# what a privileged critic reads beside the hidden state at each token: whether a stop point's grade is known
+# yet, and that grade (the reward submitting there earns)
+PRIVILEGED_FEATURES = 2
 # the value head's weights in a published policy's folder (beside the ONNX file the policy server loads)
 VALUE_HEAD_FILE = "value-head.pt"
 
@@ -39,6 +42,9 @@ class CriticOptions:
     value_coef: float = CRITIC_DEFAULTS["valueCoef"]
     value_clip: float | None = CRITIC_DEFAULTS["valueClip"]
     whiten: bool = CRITIC_DEFAULTS["whiten"]
+    # SWEET-RL's asymmetry: the critic also reads batch.privileged (B, T, PRIVILEGED_FEATURES), the checker's grade
+    # of the latest stop point, which the policy never sees
+    privileged: bool = CRITIC_DEFAULTS["privileged"]
 
     def __post_init__(self) -> None:
         if self.estimator not in CRITIC_ESTIMATORS:
@@ -51,12 +57,15 @@ class CriticOptions:
             raise ValueError(f"critic valueClip must be > 0 (or null), got {self.value_clip}")
 
 
-def last_state_values(head: ValueHead, hidden: torch.Tensor, loss_mask: torch.Tensor) -> torch.Tensor:
+def last_state_values(
+    head: ValueHead, hidden: torch.Tensor, loss_mask: torch.Tensor, privileged: torch.Tensor | None = None
+) -> torch.Tensor:
     """(B,) the value of each row's last state, after its last action token (read from that token's hidden state)."""
     positions = torch.arange(loss_mask.shape[1], device=loss_mask.device).expand_as(loss_mask)
     last = torch.where(loss_mask.bool(), positions, torch.zeros_like(positions)).max(dim=1).values  # (B,)
     rows = torch.arange(hidden.shape[0], device=hidden.device)
-    return head(hidden[rows, last].unsqueeze(1)).squeeze(1)
+    features = None if privileged is None else privileged[rows, last].unsqueeze(1)
+    return head(hidden[rows, last].unsqueeze(1), features).squeeze(1)
 
 
 def critic_advantages(
@@ -90,16 +99,22 @@ def critic_advantages(
 
 
 class ValueHead(nn.Module):
-    """V(s) from a final hidden state: one linear layer, initialised to 0 (every value starts at 0)."""
+    """V(s) from a final hidden state (and, privileged, the features beside it): one linear layer, initialised
+    to 0 (every value starts at 0)."""
 
-    def __init__(self, hidden_size: int) -> None:
+    def __init__(self, hidden_size: int, extra: int = 0) -> None:
         super().__init__()
-        self.linear = nn.Linear(hidden_size, 1)
+        self.extra = extra
+        self.linear = nn.Linear(hidden_size + extra, 1)
         nn.init.zeros_(self.linear.weight)
         nn.init.zeros_(self.linear.bias)
 
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        """(B, T, C) hidden states -> (B, T) values of the state each next token is chosen in."""
+    def forward(self, hidden: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T, C) hidden states (and (B, T, extra) features) -> (B, T) values."""
+        if self.extra:
+            if privileged is None:
+                raise ValueError(f"this value head reads {self.extra} privileged features: batch.privileged is missing")
+            hidden = torch.cat([hidden, privileged.to(hidden.dtype)], dim=-1)
         return self.linear(hidden).squeeze(-1)
 
 
@@ -112,9 +127,10 @@ def hidden_size_of(model: nn.Module) -> int:
     return int(size)
 
 
-def token_values(head: ValueHead, hidden: torch.Tensor) -> torch.Tensor:
-    """(B, T) value of each token's state: position t's value read from hidden[t - 1]; position 0 gets 0."""
-    values = head(hidden[:, :-1])  # (B, T - 1)
+def token_values(head: ValueHead, hidden: torch.Tensor, privileged: torch.Tensor | None = None) -> torch.Tensor:
+    """(B, T) value of each token's state: position t's value read from hidden[t - 1] (and the privileged
+    features at t, what the checker knew when token t was chosen); position 0 gets 0."""
+    values = head(hidden[:, :-1], None if privileged is None else privileged[:, 1:])  # (B, T - 1)
     return torch.cat([torch.zeros_like(values[:, :1]), values], dim=1)
 
 
@@ -250,9 +266,15 @@ def restore_critic(
     model: nn.Module, options: CriticOptions, saved: dict | None, lr: float, device: torch.device
 ) -> Critic:
     """The critic of checkpoint N-1 (`saved`), or a fresh one (values 0) for a run that turns it on now."""
-    head = ValueHead(hidden_size_of(model)).to(device)
+    head = ValueHead(hidden_size_of(model), PRIVILEGED_FEATURES if options.privileged else 0).to(device)
     optimizer = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.0)
     if saved is not None:
+        width = saved["head"]["linear.weight"].shape[1]
+        if width != head.linear.in_features:
+            raise ValueError(
+                f"critic.privileged is {str(options.privileged).lower()}, but the checkpoint's value head reads "
+                f"{width - hidden_size_of(model)} privileged features: a run keeps its critic's inputs"
+            )
         head.load_state_dict(saved["head"])
         optimizer.load_state_dict(saved["optimizer"])
         for group in optimizer.param_groups:

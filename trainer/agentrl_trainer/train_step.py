@@ -196,8 +196,8 @@ def _critic_targets(
     critic.head.eval()
     with torch.no_grad():
         hidden = model.hidden_states(batch["input_ids"])
-        values = token_values(critic.head, hidden)  # (B, T)
-        last = last_state_values(critic.head, hidden, batch["loss_mask"])  # (B,)
+        values = token_values(critic.head, hidden, batch.get("privileged"))  # (B, T)
+        last = last_state_values(critic.head, hidden, batch["loss_mask"], batch.get("privileged"))  # (B,)
     model.train(was_training)
     advantages, returns, steps = critic_advantages(
         critic.options,
@@ -285,7 +285,7 @@ def _loss_on(
         metrics = {**metrics, "kl_ref": float(kl.detach())}
     if critic is not None:
         assert hidden is not None
-        predicted = token_values(critic.head, hidden)  # (B, T)
+        predicted = token_values(critic.head, hidden, batch.get("privileged"))  # (B, T)
         critic_loss, clipped = value_loss(
             predicted, batch["old_values"], batch["returns"], batch["value_mask"], clip=critic.options.value_clip
         )

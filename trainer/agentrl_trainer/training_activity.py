@@ -209,11 +209,14 @@ def _run_step(
             else None
         )
         batch = {key: value.to(device) for key, value in _load_batch(request, batch_path, model.config).items()}
-        critic = (
-            restore_critic(model, request.critic, _saved_critic(request, store), request.lr, device)
-            if request.critic is not None
-            else None
-        )
+        try:
+            critic = (
+                restore_critic(model, request.critic, _saved_critic(request, store), request.lr, device)
+                if request.critic is not None
+                else None
+            )
+        except ValueError as error:
+            raise invalid_input(str(error)) from error
         _raise_if_stopping()
         skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
         updates = 0 if skips else request.epochs * request.minibatches
@@ -388,6 +391,7 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
             "rewards",
             "bootstrap",
             "turn_ids",
+            "privileged",
         )
         if key in tensors
     }
@@ -397,6 +401,7 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
     if request.critic is not None and request.objective == "policy_gradient":
         # the critic's targets: each row's reward, and for gae_turn the turn of each action token
         needed = ("rewards", "turn_ids") if request.critic.estimator == "gae_turn" else ("rewards",)
+        needed = (*needed, "privileged") if request.critic.privileged else needed
         missing = [key for key in needed if key not in batch]
         if missing:
             raise invalid_input(

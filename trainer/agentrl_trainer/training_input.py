@@ -117,8 +117,9 @@ def critic_options(raw: Mapping[str, Any] | None) -> CriticOptions | None:
             fields[field] = raw[key] if field == "estimator" else float(raw[key])
     if "valueClip" in raw:
         fields["value_clip"] = None if raw["valueClip"] is None else float(raw["valueClip"])
-    if "whiten" in raw:
-        fields["whiten"] = bool(raw["whiten"])
+    for key in ("whiten", "privileged"):
+        if key in raw:
+            fields[key] = bool(raw[key])
     try:
         return CriticOptions(**fields)
     except ValueError as error:

@@ -93,3 +93,23 @@ def test_bad_inputs_are_refused():
         step_mask(torch.ones(1, 2), None, "gae_turn")
     with pytest.raises(ValueError, match="gamma and lambda must lie in"):
         gae(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2), gamma=1.5, lam=1.0)
+
+
+def test_a_privileged_head_reads_the_features_the_policy_never_sees():
+    from agentrl_trainer.credit import PRIVILEGED_FEATURES, CriticOptions, restore_critic
+    from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+
+    model = PolicyModel(PolicyModelConfig(vocab_size=32, context=16, d_model=8, n_layers=1, n_heads=2))
+    critic = restore_critic(model, CriticOptions(privileged=True), None, 1e-3, torch.device("cpu"))
+    assert critic.head.linear.in_features == 8 + PRIVILEGED_FEATURES
+    with torch.no_grad():
+        critic.head.linear.weight[0, -1] = 2.0  # the grade feature
+    hidden = torch.zeros(1, 4, 8)
+    features = torch.tensor([[[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]])
+    values = token_values(critic.head, hidden, features).detach()
+    assert values.tolist() == [[0.0, 0.0, 2.0, 2.0]], "token t's state reads the features at t"
+    with pytest.raises(ValueError, match="privileged features: batch.privileged is missing"):
+        token_values(critic.head, hidden)
+    # a run keeps its critic's inputs: a plain head cannot load a privileged one's weights
+    with pytest.raises(ValueError, match="critic.privileged is false, but the checkpoint's value head reads 2"):
+        restore_critic(model, CriticOptions(), critic.state(), 1e-3, torch.device("cpu"))
