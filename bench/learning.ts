@@ -90,6 +90,7 @@ const fixed = (value: number | null | undefined) =>
   value === null || value === undefined ? '    -' : value.toFixed(3);
 const share = (part: number | undefined, whole: number | undefined) =>
   part === undefined || !whole ? '    -' : (part / whole).toFixed(2);
+const seconds = (value: number | null) => (value === null ? '-' : value.toFixed(0));
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 
 interface RunSummary {
@@ -105,6 +106,10 @@ interface RunSummary {
   finalTrainTrueSuccess: number | null;
   finalEvalReward: number | null;
   finalEvalTrueSuccess: number | null;
+  /** mean wall seconds of a training iteration (the held-out evaluations it carries included) */
+  iterationS: number | null;
+  /** mean seconds of the trainer's step per iteration (the critic's value loss included where there is one) */
+  trainerS: number | null;
 }
 
 async function main(): Promise<void> {
@@ -154,10 +159,11 @@ async function main(): Promise<void> {
       const metrics = readMetrics(join(localPathOf(result.runRef)!, 'metrics.jsonl'));
       printRun(runId, metrics);
       summaries.push(summarise(variantName, seed, runId, metrics, (Date.now() - started) / 60_000));
+      // after every run, so a long invocation that is stopped keeps the runs it finished
+      if (values.json) writeFileSync(values.json, JSON.stringify(summaries, null, 2));
     }
   }
   printSummary(summaries);
-  if (values.json) writeFileSync(values.json, JSON.stringify(summaries, null, 2));
 }
 
 function readMetrics(path: string): IterationMetrics[] {
@@ -212,6 +218,8 @@ function summarise(
     finalTrainTrueSuccess: lastTrains.length ? mean(lastTrains.map((line) => line.train!.trueSuccess ?? 0)) : null,
     finalEvalReward: evals.at(-1)?.eval?.meanReward ?? null,
     finalEvalTrueSuccess: evals.at(-1)?.eval?.trueSuccess ?? null,
+    iterationS: trains.length ? mean(trains.map((line) => line.time.wallS)) : null,
+    trainerS: trains.length ? mean(trains.map((line) => line.time.trainingS)) : null,
   };
 }
 
@@ -221,8 +229,8 @@ function printSummary(summaries: readonly RunSummary[]): void {
       'evaluations, final)',
   );
   console.log(
-    'variant  seed  iters  episodes   min  train-reward  train-true  gap    heldout-start  heldout-last3  ' +
-      'heldout-final-reward  heldout-final-true',
+    'variant          seed  iters  episodes   min  train-reward  train-true  gap    heldout-start  heldout-last3  ' +
+      'heldout-final-reward  heldout-final-true  iter-s  trainer-s',
   );
   for (const run of summaries) {
     const gap =
@@ -230,11 +238,12 @@ function printSummary(summaries: readonly RunSummary[]): void {
         ? run.finalTrainReward - run.finalTrainTrueSuccess
         : null;
     console.log(
-      `${run.variant.padEnd(7)}  ${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ` +
+      `${run.variant.padEnd(15)}  ${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ` +
         (`${String(run.episodes).padStart(8)}  ${run.minutes.toFixed(0).padStart(4)}  ` +
           (`${fixed(run.finalTrainReward).padStart(12)}  ${fixed(run.finalTrainTrueSuccess).padStart(10)}  ` +
             (`${fixed(gap)}  ${fixed(run.startEval).padStart(13)}  ${fixed(run.lastThreeEval).padStart(13)}  ` +
-              `${fixed(run.finalEvalReward).padStart(20)}  ${fixed(run.finalEvalTrueSuccess).padStart(18)}`))),
+              (`${fixed(run.finalEvalReward).padStart(20)}  ${fixed(run.finalEvalTrueSuccess).padStart(18)}  ` +
+                `${seconds(run.iterationS).padStart(6)}  ${seconds(run.trainerS).padStart(9)}`)))),
     );
   }
 }
