@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { readManifest, runRefOf } from '../activities/training/run-records';
+import { readManifest, readMetrics, runRefOf } from '../activities/training/run-records';
 import { configuredStore } from '../activities/store/open-store';
 import { defaultTaskQueue } from '../shared/task-queues';
 import { servingPorts } from '../shared/serving-ports';
@@ -88,7 +88,8 @@ export async function runTraining(
       `training run ${runId}: workflow ${handle.workflowId} (UI: http://127.0.0.1:${config.temporal.uiPort}` +
         `/namespaces/${config.temporal.namespace}/workflows/${handle.workflowId})`,
     );
-    return await follow(handle, options);
+    // the worker's store is this config's: the run's records are where the table's missed rows are read from
+    return await followTrainingRun(handle, { ...options, runRef: runRefOf(configuredStore(config), runId) });
   } finally {
     await close();
   }
@@ -113,9 +114,13 @@ async function startOrAttach(
   }
 }
 
-async function follow(
+/**
+ * Follows a started run to its result: the per-iteration table on stdout (every iteration once, in order) and the
+ * progress line on stderr; Ctrl-C cancels the run.
+ */
+export async function followTrainingRun(
   handle: WorkflowHandle,
-  options: { json: boolean; log: (line: string) => void },
+  options: { json: boolean; log: (line: string) => void; runRef: string },
 ): Promise<TrainingRunResult> {
   const tty = process.stderr.isTTY && !options.json;
   let printedIterations = -1;
@@ -134,23 +139,51 @@ async function follow(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   if (!options.json) console.log(iterationHeader);
-  const poll = setInterval(() => {
-    handle
-      .query(trainingProgressQuery)
-      .then((progress) => {
-        if (progress.last && progress.last.iteration > printedIterations) {
-          printedIterations = progress.last.iteration;
+  // rows printed in iteration order, each once: the iterations a poll did not see (a run followed after it
+  // started, two that ended between polls, the last of a run that ended within a second of its step) come from the
+  // run's metrics
+  const printRows = async (latest: IterationMetrics | null) => {
+    if (options.json) return;
+    if (latest === null || latest.iteration > printedIterations + 1) {
+      try {
+        for (const line of await readMetrics(options.runRef)) {
+          if (line.iteration <= printedIterations || (latest !== null && line.iteration >= latest.iteration)) continue;
+          printedIterations = line.iteration;
           if (tty) process.stderr.write('\r\u001b[K');
-          if (!options.json) console.log(iterationRow(progress.last));
+          console.log(iterationRow(line));
         }
-        const line = progressLine(progress);
-        // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
-        if (line === lastLine) return;
-        lastLine = line;
-        if (tty) process.stderr.write(`\r\u001b[K${line}`);
-        else options.log(line);
-      })
-      .catch(() => undefined); // a query can fail while the run continues as new; the next poll asks again
+      } catch (error) {
+        options.log(`the run's metrics could not be read for the table: ${(error as Error).message}`);
+      }
+    }
+    if (latest !== null && latest.iteration > printedIterations) {
+      printedIterations = latest.iteration;
+      if (tty) process.stderr.write('\r\u001b[K');
+      console.log(iterationRow(latest));
+    }
+  };
+  let polling: Promise<void> = Promise.resolve();
+  const pollOnce = async () => {
+    try {
+      const progress = await handle.query(trainingProgressQuery);
+      if (progress.last && progress.last.iteration > printedIterations) await printRows(progress.last);
+      const line = progressLine(progress);
+      // progress goes to stderr in every mode: stdout holds only the table, or the JSON result
+      if (line === lastLine) return;
+      lastLine = line;
+      if (tty) process.stderr.write(`\r\u001b[K${line}`);
+      else options.log(line);
+    } catch {
+      // a query can fail while the run continues as new; the next poll asks again
+    }
+  };
+  let busy = false;
+  const poll = setInterval(() => {
+    if (busy) return; // one query at a time
+    busy = true;
+    polling = pollOnce().finally(() => {
+      busy = false;
+    });
   }, 1000);
   try {
     // the handle follows the run across continue-as-new
@@ -158,6 +191,9 @@ async function follow(
       handle.result() as Promise<TrainingRunResult>,
       `the training run ${handle.workflowId}`,
     );
+    clearInterval(poll);
+    await polling;
+    await printRows(null);
     if (tty) process.stderr.write('\r\u001b[K');
     return result;
   } finally {
