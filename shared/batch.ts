@@ -41,6 +41,20 @@ export interface EpisodeTokens {
    * the key of the environment state it was taken from
    */
   turns?: { start: number; state: string }[];
+  /**
+   * step estimators, chat episodes whose template closed earlier samples (chat-context.ts): the turns trained in
+   * those samples, before `turns`, in turn order: the sample (its index among the closed ones), the position its
+   * action starts at there, its trained tokens, and the state it was taken from
+   */
+  earlierTurns?: EarlierTurn[];
+}
+
+/** A turn of an episode's sample closed before the row's own context (EpisodeTokens.earlierTurns). */
+export interface EarlierTurn {
+  sample: number;
+  start: number;
+  tokens: number;
+  state: string;
 }
 
 /**
@@ -70,6 +84,11 @@ export interface BatchRow {
    * entry's start (the episode's `advantage` stays the episode-level one)
    */
   turnAdvantages?: { start: number; value: number }[];
+  /**
+   * step estimators, chat episodes with closed samples: the advantages of the turns in those samples (by sample
+   * index and start), which the batch builder puts on the samples' own rows; never written to the batch
+   */
+  earlierTurnAdvantages?: { sample: number; start: number; value: number }[];
   /**
    * the loss-mask ablation: 1 where a mask-1 token is the environment's (an observation), which the policy did not
    * sample: it has no behaviour log-prob, and the trainer takes the step's starting weights' instead
@@ -175,24 +194,37 @@ export function buildBatchRows(
     const rewards = members.map((member) => member.reward);
     let advantages: number[];
     let turnAdvantages: { start: number; value: number }[][] | null = null;
+    let earlierAdvantages: { sample: number; start: number; value: number }[][] | null = null;
     if (stepLevel) {
       const turns = members.map(({ episode }) => {
         if (!episode.turns)
           throw new Error(`episode ${episode.episodeId}: the step estimator needs its turns (positions and states)`);
         return episode.turns;
       });
+      const earlier = members.map(({ episode }) => episode.earlierTurns ?? []);
       const result = gigpoAdvantages(
-        members.map(({ reward }, index) => ({ reward, states: turns[index]!.map((turn) => turn.state) })),
+        members.map(({ reward }, index) => ({
+          reward,
+          states: [...earlier[index]!, ...turns[index]!].map((turn) => turn.state),
+        })),
         options.gigpo ?? defaultGigpoOptions,
       );
       advantages = result.episode;
+      // an episode's action values: its earlier samples' turns first, then its own
       turnAdvantages = turns.map((list, index) =>
-        list.map((turn, k) => ({ start: turn.start, value: result.actions[index]![k]! })),
+        list.map((turn, k) => ({ start: turn.start, value: result.actions[index]![earlier[index]!.length + k]! })),
+      );
+      earlierAdvantages = earlier.map((list, index) =>
+        list.map((turn, k) => ({ sample: turn.sample, start: turn.start, value: result.actions[index]![k]! })),
       );
       counts.stepGroups! += result.stepGroups;
       members.forEach(({ episode }, index) => {
+        const before = earlier[index]!;
+        before.forEach((turn, k) => {
+          if (result.grouped[index]![k]) counts.stepAdvantageTokens! += turn.tokens;
+        });
         turns[index]!.forEach((turn, k) => {
-          if (!result.grouped[index]![k]) return;
+          if (!result.grouped[index]![before.length + k]) return;
           const end = turns[index]![k + 1]?.start ?? episode.lossMask.length;
           for (let position = turn.start; position < end; position++)
             counts.stepAdvantageTokens! += episode.lossMask[position] === 1 ? 1 : 0;
@@ -222,6 +254,7 @@ export function buildBatchRows(
         policyVersions: episode.policyVersions,
         ...(decisionAdvantages.length ? { decisionAdvantages } : {}),
         ...(turnAdvantages ? { turnAdvantages: turnAdvantages[index]! } : {}),
+        ...(earlierAdvantages?.[index]?.length ? { earlierTurnAdvantages: earlierAdvantages[index] } : {}),
         ...(bootstrapped.has(episode.episodeId) ? { bootstrap: true } : {}),
       });
     });
@@ -340,10 +373,17 @@ export function turnIds(lossMask: readonly number[], starts?: readonly number[])
     });
     return ids;
   }
-  let turn = -1;
+  return turnIds(lossMask, generatedRunStarts(lossMask));
+}
+
+/**
+ * Where each run of mask-1 tokens starts: a chat sample's turns, whose generated ids are appended as one run each
+ * (activities/policies/chat/chat-context.ts).
+ */
+export function generatedRunStarts(lossMask: readonly number[]): number[] {
+  const starts: number[] = [];
   lossMask.forEach((mask, position) => {
-    if (mask === 1 && (position === 0 || lossMask[position - 1] !== 1)) turn++;
-    if (mask === 1) ids[position] = turn;
+    if (mask === 1 && (position === 0 || lossMask[position - 1] !== 1)) starts.push(position);
   });
-  return ids;
+  return starts;
 }

@@ -355,13 +355,6 @@ export const TrainingRunInput = z.preprocess(
             'the run manifest then warns that its policy is not one to use)',
         });
       }
-      if (hf && input.estimator === 'gigpo') {
-        context.addIssue({
-          code: 'custom',
-          path: ['estimator'],
-          message: `estimator "gigpo" runs the toy model's compact actions only; ${hf.name} samples chat turns, which are not located yet`,
-        });
-      }
       if (input.mode === 'async' && hf) {
         // its embedded server (like vLLM and SGLang) serves one version: an episode pinned to one fails after a publish
         context.addIssue({

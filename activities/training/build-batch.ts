@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildBatchRows,
+  generatedRunStarts,
   turnIds,
+  type EarlierTurn,
   type StopDecision,
   type BatchCounts,
   type BatchRow,
@@ -107,6 +109,39 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
     );
     return starts.map((start, index) => ({ start, state: states[index]! }));
   }
+  /**
+   * A chat episode's turns: each turn's generated ids are one run of the loss mask (chat-context.ts), in the samples
+   * its template closed (in order) and then in its last context; the turns of the closed samples come first.
+   */
+  async function locateChatTurns(
+    episodeId: string,
+    closed: readonly (readonly number[])[],
+    lastMask: readonly number[],
+  ): Promise<{ turns: { start: number; state: string }[]; earlierTurns: EarlierTurn[] }> {
+    const turns = await records.readTurns(episodeId);
+    const runLength = (mask: readonly number[], start: number) => {
+      let end = start;
+      while (mask[end] === 1) end++;
+      return end - start;
+    };
+    const earlier = closed.flatMap((mask, sample) =>
+      generatedRunStarts(mask).map((start) => ({ sample, start, tokens: runLength(mask, start) })),
+    );
+    const own = generatedRunStarts(lastMask);
+    const located = earlier.length + own.length;
+    if (located > turns.length)
+      throw new Error(`episode ${episodeId}: ${located} generated turns in its samples, ${turns.length} turns recorded`);
+    // free-form tools: any action may change the repository
+    const states = await turnStates(
+      turns.slice(0, located),
+      async (ref) => (await deps.store.getBlob(ref)).toString('utf8'),
+      () => true,
+    );
+    return {
+      earlierTurns: earlier.map((turn, index) => ({ ...turn, state: states[index]! })),
+      turns: own.map((start, index) => ({ start, state: states[earlier.length + index]! })),
+    };
+  }
   return {
     /**
      * Builds a batch from finished episodes and writes it as safetensors into the run folder.
@@ -135,11 +170,6 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       }
       const agent = compactActions;
       const stepLevel = input.objective === 'policy_gradient' && input.estimator === 'gigpo';
-      if (stepLevel && chat)
-        throw ApplicationFailure.nonRetryable(
-          'buildBatch: estimator gigpo needs compact-actions episodes (the turns of a chat sample are not located yet)',
-          ErrorTypes.invalidInput,
-        );
       const closedByEpisode = new Map<string, string[]>();
       const tokens: EpisodeTokens[] = [];
       const allowedByEpisode = new Map<string, (number[] | null)[]>();
@@ -180,7 +210,14 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
             .slice(0, end)
             .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
           decisions: chat ? [] : agent.stopDecisions(cut, episode.stops ?? []),
-          ...(stepLevel ? { turns: await locateTurns(episode.episodeId, cut.ids) } : {}),
+          ...(stepLevel && !chat ? { turns: await locateTurns(episode.episodeId, cut.ids) } : {}),
+          ...(stepLevel && chat
+            ? await locateChatTurns(
+                episode.episodeId,
+                await Promise.all(loaded.closedSamples.map(async (ref) => (await records.readContext(ref)).lossMask)),
+                cut.lossMask,
+              )
+            : {}),
         });
       }
       let rows: BatchRow[];
@@ -209,10 +246,16 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       }
       // the samples closed before each episode's last: rows with the advantage its episode got
       for (const row of [...rows]) {
-        for (const ref of closedByEpisode.get(row.episodeId) ?? []) {
+        const earlierTurns = row.earlierTurnAdvantages ?? [];
+        delete row.earlierTurnAdvantages;
+        for (const [index, ref] of (closedByEpisode.get(row.episodeId) ?? []).entries()) {
           const sample = await records.readContext(ref);
           const end = sample.lossMask.lastIndexOf(1) + 1;
           if (end === 0) continue;
+          // a step estimator's turn advantages of this sample's turns
+          const turnAdvantages = earlierTurns
+            .filter((turn) => turn.sample === index)
+            .map(({ start, value }) => ({ start, value }));
           rows.push({
             episodeId: row.episodeId,
             groupId: row.groupId,
@@ -224,6 +267,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
             policyVersions: sample.versions
               .slice(0, end)
               .map((version) => (version === '' ? -1 : (input.versions[version] ?? -1))),
+            ...(turnAdvantages.length ? { turnAdvantages } : {}),
           });
         }
       }

@@ -2,8 +2,8 @@
 // with the smallest run that proves the loop. A format warm start (demo:tools) changes the weights;
 // they are published to the model's embedded server; the iteration's episodes, in real containers,
 // are sampled from that version and run tool calls the model wrote; the trainer's recomputed
-// log-probs match the server's; the step's weights are published and the final evaluation samples
-// them; `npx agentrl episode --model` then runs on what the server serves.
+// log-probs match the server's; the step (GiGPO: the turns located in the chat samples) is published
+// and the final evaluation samples it; `npx agentrl episode --model` then runs on what the server serves.
 import { localFile } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import assert from 'node:assert/strict';
@@ -77,6 +77,7 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
       iterations: 1,
       tasksPerIteration: 1,
       groupSize: 2,
+      estimator: 'gigpo',
       evalLimit: 1,
       warmStart: { episodes: 2 },
       budgets: { maxTurns: 3, maxObservationBytes: 512 },
@@ -118,6 +119,9 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   assert.equal(iteration.policyVersion, 'smol-step-1', 'the iteration sampled the warm-started version');
   assert.equal(iteration.train.episodes, 2);
   assert.ok(iteration.batch.rows >= 1);
+  // GiGPO on chat turns: both episodes' first actions were taken from the task's state, so they form a step group
+  assert.ok(iteration.batch.counts.stepGroups >= 1, JSON.stringify(iteration.batch.counts));
+  assert.ok(iteration.batch.counts.stepAdvantageTokens >= 2, JSON.stringify(iteration.batch.counts));
   // the trainer's recomputed log-probs against the server's behaviour log-probs, float32 on the CPU
   assert.ok(iteration.training.mismatch, 'the step measured the mismatch');
   assert.ok(iteration.training.mismatch.meanAbsRatioDev <= 1e-2, JSON.stringify(iteration.training.mismatch));

@@ -225,3 +225,153 @@ test('a privileged critic’s features: from a stop decision on, the grade the c
     }
   }
 });
+
+/**
+ * Three chat episodes of one task (chat-tools: free-form tool calls, every generated turn one run of the loss mask),
+ * recorded as the chat policy records them; a's template closed its first sample after turn 0 (chat-context.ts), so
+ * its turns lie in two samples.
+ */
+async function recordedChatGroup() {
+  const root = mkdtempSync(join(tmpdir(), 'agentrl-gigpo-chat-'));
+  const store = createArtifactStore(root);
+  const records = createEpisodeRecords(store);
+  const prompt = [1, 2, 3, 4];
+  const generated = (context: ReturnType<typeof emptyContext>, ids: number[]) =>
+    ids.forEach((id) => appendGenerated(context, id, -0.25, 'v1', null));
+  const episode = async (
+    id: string,
+    reward: number,
+    turns: [action: string, observation: string, ids: number[]][],
+    closeAfterFirst: boolean,
+  ) => {
+    const samples: string[] = [];
+    let context = emptyContext();
+    appendGiven(context, prompt);
+    for (const [index, [action, observation, ids]] of turns.entries()) {
+      generated(context, ids);
+      const last = index === turns.length - 1;
+      if (!last) {
+        if (closeAfterFirst && index === 0) {
+          // the template rendered the history differently: the sample so far is closed, the next starts all given
+          samples.push(await records.putContext(context));
+          context = emptyContext();
+          appendGiven(context, [...prompt, ...ids, 7, 8]);
+        } else {
+          appendGiven(context, [7, 8, 9]);
+        }
+      }
+      const [actionRef, observationRef, empty, messagesRef] = await Promise.all([
+        store.putBlob(action),
+        store.putBlob(observation),
+        store.putJson([]),
+        store.putJson([]),
+      ]);
+      await records.writeTurn(id, {
+        turn: index,
+        policyVersion: 'v1',
+        status: last ? 'submitted' : 'ok',
+        durationMs: 1,
+        ...(last
+          ? {
+              model: {
+                contextRef: await records.putContext(context),
+                memory: { sourceLines: [], actions: turns.map(([a]) => a) },
+                tokens: context.ids.length,
+                inferenceMs: 1,
+                chat: { messagesRef, samples },
+              },
+            }
+          : {}),
+        action: { ref: actionRef, tool: 'bash', tokenIdsRef: empty, logprobsRef: empty, tokens: ids.length },
+        observation: { ref: observationRef, tokens: 3, exitCode: 0, timedOut: false, truncated: false },
+      });
+    }
+    return { episodeId: id, groupId: 'g', outcome: 'submitted' as const, reward, trueSuccess: reward === 1 };
+  };
+  const read = 'def lt(a, b):\n    return a < b\n';
+  const episodes = [
+    // a and b read the same file alike (the same state after it), then part
+    await episode(
+      'a',
+      1,
+      [
+        ['{"name":"bash","arguments":{"command":"cat pkg/__init__.py"}}', read, [20, 21, 22]],
+        ['{"name":"write_file"}', '', [30, 31]],
+        ['{"name":"submit"}', '', [40]],
+      ],
+      true,
+    ),
+    await episode(
+      'b',
+      0,
+      [
+        ['{"name":"bash","arguments":{"command":"cat pkg/__init__.py"}}', read, [20, 21, 22]],
+        ['{"name":"submit"}', '', [40, 41]],
+      ],
+      false,
+    ),
+    await episode(
+      'c',
+      0,
+      [
+        ['{"name":"bash","arguments":{"command":"ls"}}', 'pkg\ntests\n', [50]],
+        ['{"name":"submit"}', '', [40]],
+      ],
+      false,
+    ),
+  ];
+  return { root, store, episodes };
+}
+
+test('gigpo on chat episodes: turns located as generated runs across closed samples, each carrying its advantage', async () => {
+  const { root, store, episodes } = await recordedChatGroup();
+  const activities = createBuildBatchActivities({ store });
+  const batch = await activities.buildBatch({
+    runRef: fileRef(join(root, 'run')),
+    name: 'gigpo-chat',
+    episodes,
+    objective: 'policy_gradient',
+    estimator: 'gigpo',
+    truncation: 'zero',
+    versions: { v1: 1 },
+    agentInterface: 'chat-tools',
+    chatTokenizer: 'qwen3',
+    gigpo: defaultGigpoOptions,
+  });
+  // a's two samples, b's and c's one each
+  assert.equal(batch.rows, 4);
+  const expected = gigpoAdvantages(
+    [
+      { reward: 1, states: ['start', 'read', 'a2'] },
+      { reward: 0, states: ['start', 'read'] },
+      { reward: 0, states: ['start', 'c1'] },
+    ],
+    defaultGigpoOptions,
+  );
+  assert.equal(batch.counts.stepGroups, 2, 'the start and the state after the shared read');
+  // the grouped actions' trained tokens: the three first actions (3 + 3 + 1) and a's and b's second (2 + 2)
+  assert.equal(batch.counts.stepAdvantageTokens, 11);
+  const file = decodeSafetensors(await readFile(localPathOf(batch.batchRef)!));
+  const [rows, length] = file.tensors.input_ids!.shape as [number, number];
+  const at = (name: string, row: number) => file.tensors[name]!.values.slice(row * length, (row + 1) * length);
+  const seen = new Map<string, number[]>();
+  for (let row = 0; row < rows; row++) {
+    const episodeId = JSON.parse(String(file.metadata.episodeIds))[row] as string;
+    const mask = at('loss_mask', row);
+    const values = at('token_advantages', row);
+    // every trained token's advantage, in order: a row's own runs
+    seen.set(episodeId, [
+      ...(seen.get(episodeId) ?? []),
+      ...values.filter((_, position) => mask[position] === 1).map((value) => Number(value.toFixed(6))),
+    ]);
+    mask.forEach((value, position) => value === 0 && assert.equal(values[position], 0));
+  }
+  const perToken = (index: number, sizes: number[]) =>
+    sizes.flatMap((size, turn) => Array<number>(size).fill(Number(expected.actions[index]![turn]!.toFixed(6))));
+  // a's last sample's row comes first, its closed sample's after the episodes' rows
+  assert.deepEqual(seen.get('a'), [...perToken(0, [0, 2, 1]), ...perToken(0, [3])]);
+  assert.deepEqual(seen.get('b'), perToken(1, [3, 2]));
+  assert.deepEqual(seen.get('c'), perToken(2, [1, 1]));
+  // from the shared state a's write is pushed up and b's submit down
+  assert.ok(expected.step[0]![1]! > 0 && expected.step[1]![1]! < 0);
+});
