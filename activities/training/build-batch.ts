@@ -130,7 +130,9 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
     const own = generatedRunStarts(lastMask);
     const located = earlier.length + own.length;
     if (located > turns.length)
-      throw new Error(`episode ${episodeId}: ${located} generated turns in its samples, ${turns.length} turns recorded`);
+      throw new Error(
+        `episode ${episodeId}: ${located} generated turns in its samples, ${turns.length} turns recorded`,
+      );
     // free-form tools: any action may change the repository
     const states = await turnStates(
       turns.slice(0, located),
