@@ -177,8 +177,13 @@ export function compareOutcomes(
  * - `{value: v}` matches an outcome `{value: w}` when v and w are the same encoded value: the same
  *   JSON type at every level (1, 1.0 and true are three values: ints are numbers, floats are
  *   `{"$float": repr}`, booleans are booleans), equal numbers and strings, arrays of equal length
- *   with equal items, objects with the same keys and equal values. Floats compare by their repr, so
- *   NaN matches NaN and -0.0 does not match 0.0 (activities/checker/python/oracle_values.py writes canonical forms);
+ *   with matching items, objects with the same keys and matching values;
+ * - floats (`floatsMatch`) match when both are NaN, both the same infinity, or at most floatUlps
+ *   apart in the IEEE-754 ordering (so -0.0 matches 0.0), in lists, tuples and dict values alike;
+ *   set elements and dict keys compare exactly, repr for repr (they tell sets and dicts apart, and
+ *   their canonical order is by text, which one ulp can change); a `$float` that is not Python's
+ *   repr of a float matches nothing (activities/checker/python/oracle_values.py, `values_match`,
+ *   states the same rule);
  * - an outcome nested deeper than auditLimits.depth, over auditLimits.lineBytes, missing (a crash, a
  *   timeout), or an error matches nothing. Each call scores 0 or 1; nothing here throws.
  */
@@ -191,7 +196,58 @@ export function outcomeMatches(expect: OracleCall['expect'], outcome: unknown, u
     return Array.isArray(names) && names.some((name) => name === wanted);
   }
   if (!('value' in outcome)) return false;
-  return sameValue(expect.value, outcome.value, 0);
+  return sameValue(expect.value, outcome.value, 0, false);
+}
+
+/**
+ * Floats this many places apart in the IEEE-754 ordering still match (4 ulps, a relative
+ * difference below 1e-15). An honest rewrite of the reference (another evaluation order, exact
+ * arithmetic with Fraction or math.fsum) lands a rounding or two away: 0.1 + 0.2 is 1 place from
+ * 0.3. A wrong result is far off: a relative error of 1e-12 is thousands of places, an off-by-one
+ * or a wrong formula billions. The same number is FLOAT_ULPS in oracle_values.py.
+ */
+export const floatUlps = 4;
+
+/** Two `$float` bodies: both NaN, the same infinity, or at most floatUlps apart; not a repr, no match. */
+export function floatsMatch(expected: unknown, actual: unknown): boolean {
+  const a = parseFloatRepr(expected);
+  const b = parseFloatRepr(actual);
+  if (a === undefined || b === undefined) return false;
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b; // the largest float is 1 place from inf
+  const distance = ordinal(a) - ordinal(b);
+  return (distance < 0n ? -distance : distance) <= BigInt(floatUlps);
+}
+
+/** Python's `repr` of a float: the shortest digits that round-trip, laid out as Python lays them out. */
+export function pythonFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+  const [mantissa = '', exponentText = ''] = Math.abs(x).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 16) {
+    const body = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${body}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  return `${sign}${digits.slice(0, exponent + 1).padEnd(exponent + 1, '0')}.${digits.slice(exponent + 1) || '0'}`;
+}
+
+/** The float a `$float` body holds, when the body is exactly Python's repr of it. */
+function parseFloatRepr(text: unknown): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const value = text === 'nan' ? NaN : text === 'inf' ? Infinity : text === '-inf' ? -Infinity : Number(text);
+  return pythonFloatRepr(value) === text ? value : undefined;
+}
+
+/** x's place among the doubles in order: neighbours differ by 1, -0.0 and 0.0 are both 0. */
+function ordinal(x: number): bigint {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigInt64(0);
+  return bits >= 0n ? bits : -(bits & 0x7fff_ffff_ffff_ffffn);
 }
 
 /** An expectation's exception name as the runner writes it: a bare name is a builtin's. */
@@ -199,7 +255,8 @@ export function qualifiedException(name: string): string {
   return name.includes('.') ? name : `builtins.${name}`;
 }
 
-function sameValue(expected: unknown, actual: unknown, depth: number): boolean {
+/** The value rule of outcomeMatches; `exact` (inside a set or a dict key) compares floats by repr. */
+function sameValue(expected: unknown, actual: unknown, depth: number, exact: boolean): boolean {
   if (depth > auditLimits.depth) return false;
   if (expected === null || typeof expected !== 'object')
     return typeof actual === typeof expected && actual === expected;
@@ -207,19 +264,32 @@ function sameValue(expected: unknown, actual: unknown, depth: number): boolean {
     return (
       Array.isArray(actual) &&
       actual.length === expected.length &&
-      expected.every((item, index) => sameValue(item, actual[index], depth + 1))
+      expected.every((item, index) => sameValue(item, actual[index], depth + 1, exact))
     );
   }
   if (!isRecord(actual) || Array.isArray(actual)) return false;
-  const keys = Object.keys(expected);
-  const actualKeys = Object.keys(actual);
-  return (
-    keys.length === actualKeys.length &&
-    keys.every(
-      (key) =>
-        Object.hasOwn(actual, key) && sameValue((expected as Record<string, unknown>)[key], actual[key], depth + 1),
-    )
-  );
+  const record = expected as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length !== Object.keys(actual).length || !keys.every((key) => Object.hasOwn(actual, key))) return false;
+  if (!exact && keys.length === 1 && '$float' in record) return floatsMatch(record.$float, actual.$float);
+  if (!exact && keys.length === 1 && '$dict' in record) return samePairs(record.$dict, actual.$dict, depth + 1);
+  return keys.every((key) => sameValue(record[key], actual[key], depth + 1, exact || key === '$set'));
+}
+
+/** A `$dict`'s pairs: keys exactly (so both lists are in the same order), values with the float tolerance. */
+function samePairs(expected: unknown, actual: unknown, depth: number): boolean {
+  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
+  return expected.every((pair: unknown, index) => {
+    const other: unknown = actual[index];
+    return (
+      Array.isArray(pair) &&
+      Array.isArray(other) &&
+      pair.length === 2 &&
+      other.length === 2 &&
+      sameValue(pair[0], other[0], depth + 2, true) &&
+      sameValue(pair[1], other[1], depth + 2, false)
+    );
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 // The trusted comparison of the isolated audit (activities/checker/oracle-audit.ts), on the golden
-// values that the Python encoder's tests read too (shared/golden/oracle-values.json).
+// values and comparisons that the Python tests read too (shared/golden/oracle-values.json,
+// shared/golden/oracle-compare.json).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,36 +10,79 @@ import {
   auditLimits,
   compareOutcomes,
   duplicateOutcome,
+  floatUlps,
   outcomeMatches,
   parseOutcomes,
+  pythonFloatRepr,
 } from '../../activities/checker/oracle-audit';
 import { pythonLiteral } from '../../activities/checker/twins';
 
 const golden = JSON.parse(
   readFileSync(join(__dirname, '..', '..', 'shared', 'golden', 'oracle-values.json'), 'utf8'),
 ) as { values: { python: string; encoded: unknown }[] };
+const comparisons = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', 'shared', 'golden', 'oracle-compare.json'), 'utf8'),
+) as { floatUlps: number; cases: { why: string; expected: unknown; actual: unknown; match: boolean }[] };
 
 describe('oracle outcomes', () => {
-  test('every golden value matches itself and no other golden value', () => {
+  test('every golden value matches itself, and only floats within a few ulps match another', () => {
+    const near = new Set(['0.0', '-0.0', '5e-324']); // within 4 ulps of one another
     for (const [i, a] of golden.values.entries()) {
       for (const [j, b] of golden.values.entries()) {
         assert.equal(
           outcomeMatches({ value: a.encoded }, { value: b.encoded }),
-          i === j || JSON.stringify(a.encoded) === JSON.stringify(b.encoded),
+          i === j ||
+            JSON.stringify(a.encoded) === JSON.stringify(b.encoded) ||
+            (near.has(a.python) && near.has(b.python)),
           `${a.python} against ${b.python}`,
         );
       }
     }
   });
 
-  test('1, 1.0 and True are three values; NaN matches NaN; -0.0 is not 0.0; a list is not a tuple', () => {
+  test('the golden comparisons: floats within floatUlps in sequences and dict values, everything else exactly', () => {
+    assert.equal(floatUlps, comparisons.floatUlps);
+    for (const { why, expected, actual, match } of comparisons.cases) {
+      assert.equal(outcomeMatches({ value: expected }, { value: actual }), match, why);
+      assert.equal(outcomeMatches({ value: actual }, { value: expected }), match, `${why} (swapped)`);
+    }
+  });
+
+  test("floats are read back only from Python's repr, which pythonFloatRepr reproduces", () => {
+    const view = new DataView(new ArrayBuffer(8));
+    const numbers = [0, -0, 1, 0.1 + 0.2, 1e16, 1e15, 1e-5, 1e-4, 5e-324, Number.MAX_VALUE, 123456789.125];
+    let seed = 12345;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (let i = 0; i < 3000; i++) {
+      view.setUint32(0, next());
+      view.setUint32(4, next());
+      const x = view.getFloat64(0);
+      if (Number.isFinite(x))
+        numbers.push(x, x * 2 ** -Math.round(Math.log2(Math.abs(x) || 1)) * 10 ** ((i % 40) - 20));
+    }
+    const reprs = JSON.parse(
+      execFileSync(
+        'python3',
+        ['-I', '-c', 'import json, sys; print(json.dumps([repr(float(x)) for x in json.load(sys.stdin)]))'],
+        { input: JSON.stringify(numbers) },
+      ).toString(),
+    ) as string[];
+    numbers.forEach((x, index) => {
+      // JSON carries -0 as 0: Python gets 0.0
+      const want = Object.is(x, -0) ? '-0.0' : reprs[index];
+      assert.equal(pythonFloatRepr(x), want, `${x}`);
+    });
+    assert.deepEqual([NaN, Infinity, -Infinity].map(pythonFloatRepr), ['nan', 'inf', '-inf']);
+  });
+
+  test('1, 1.0 and True are three values; NaN matches NaN; -0.0 matches 0.0; a list is not a tuple', () => {
     const one = 1;
     const oneFloat = { $float: '1.0' };
     assert.equal(outcomeMatches({ value: one }, { value: oneFloat }), false);
     assert.equal(outcomeMatches({ value: one }, { value: true }), false);
     assert.equal(outcomeMatches({ value: oneFloat }, { value: true }), false);
     assert.equal(outcomeMatches({ value: { $float: 'nan' } }, { value: { $float: 'nan' } }), true);
-    assert.equal(outcomeMatches({ value: { $float: '0.0' } }, { value: { $float: '-0.0' } }), false);
+    assert.equal(outcomeMatches({ value: { $float: '0.0' } }, { value: { $float: '-0.0' } }), true);
     assert.equal(outcomeMatches({ value: [1, 2] }, { value: { $tuple: [1, 2] } }), false);
     assert.equal(outcomeMatches({ value: { $tuple: [1] } }, { value: { $tuple: [1], extra: 1 } }), false);
   });

@@ -31,7 +31,8 @@ The encoding is canonical: equal values (by the rules above) have one encoding,
 and `decode` accepts nothing else (it raises Undecodable).  So two values are
 the same exactly when their dumps() texts are equal; NaN is then the same as
 NaN, -0.0 differs from 0.0, and 1 differs from 1.0.  Sorting compares the texts
-by code point.
+by code point.  (Outcomes are compared less strictly in one respect: floats,
+below.)
 
 Oracle calls (`run_calls`, `outcome_matches`): a call names a module of the
 tree at import_root, a function and its encoded args and kwargs.  Its outcome is
@@ -41,11 +42,22 @@ not encoded>"}.  A qualified name is `module.QualName` (`builtins.ValueError`),
 written only for a class that really is the object that name finds
 (`exception_names`): a home-made class called ValueError, or one that claims
 `__module__ = "builtins"`, is written as `?module.QualName` and matches no
-expectation.  An expectation {"value": v} matches the same encoded value;
+expectation.  An expectation {"value": v} matches the same encoded value,
+floats aside (`values_match`: within FLOAT_ULPS units in the last place);
 {"raises": "Name"} matches an exception with that class somewhere in its MRO
 (`qualified_exception`: a bare name is a builtin's, `builtins.Name`); an error
 matches nothing.  An outcome that is not exactly one of the three shapes
 matches nothing.
+
+Floats in a value (`values_match`): two floats match when both are NaN, both
+are the same infinity, or they lie at most FLOAT_ULPS (4) apart in the ordering
+of IEEE-754 doubles (adjacent doubles are 1 apart; -0.0 and 0.0 are the same
+place).  Everything else matches exactly: ints, bools, strings, bytes, None and
+the container shapes (a list is not a tuple, 1 is not 1.0, True is not 1).
+Floats in lists, tuples and dict values compare with the tolerance element by
+element; set elements and dict keys compare exactly (they are what makes two
+sets or dicts different, and their canonical order is by text, which an ulp
+can change).
 
 Usage (for trusted tooling; the audit's runner sends calls without `expect`):
 
@@ -57,11 +69,20 @@ import base64
 import contextlib
 import importlib
 import json
+import math
+import struct
 import sys
 
 FORMAT = "agentrl-oracle/1"
 SAFE_INT = 2**53  # |v| < 2**53: exact in a JavaScript number
 TAGS = ("$int", "$float", "$tuple", "$set", "$dict", "$bytes")
+# Floats this many places apart in the IEEE-754 ordering still match (4 ulps, a relative
+# difference below 1e-15).  An honest rewrite of the reference (another evaluation order, exact
+# arithmetic with Fraction or math.fsum) lands a rounding or two away: 0.1 + 0.2 is 1 place from
+# 0.3, sum([0.1] * 10) 1 place from math.fsum's 1.0.  A wrong result is far off: a relative error
+# of 1e-12 is thousands of places, an off-by-one or a wrong formula billions.  The same number is
+# floatUlps in activities/checker/oracle-audit.ts.
+FLOAT_ULPS = 4
 
 
 class Unencodable(ValueError):
@@ -309,10 +330,43 @@ def outcome_matches(expect, outcome):
     if "value" not in outcome:
         return False
     try:
-        decode(outcome["value"])  # canonical, so equal values have equal texts
+        decode(expect["value"])  # both canonical, so exactly equal parts have equal texts
+        decode(outcome["value"])
     except Undecodable:
         return False
-    return _text(expect["value"]) == _text(outcome["value"])
+    return values_match(expect["value"], outcome["value"])
+
+
+def values_match(expected, actual):
+    """Do two canonical encodings hold the same value, floats within FLOAT_ULPS (module docstring)?"""
+    if type(expected) is list:
+        return type(actual) is list and len(actual) == len(expected) and all(map(values_match, expected, actual))
+    if type(expected) is dict and type(actual) is dict and len(expected) == len(actual) == 1:
+        ((tag, body),) = expected.items()
+        other = actual.get(tag)
+        if tag == "$float" and type(body) is str and type(other) is str:
+            return floats_match(float(body), float(other))
+        if tag == "$tuple":
+            return values_match(body, other)
+        if tag == "$dict" and type(body) is list and type(other) is list and len(body) == len(other):
+            # keys exactly, so both lists are in the same order; values with the tolerance
+            return all(_text(k) == _text(ok) and values_match(v, ov) for (k, v), (ok, ov) in zip(body, other))
+    return _text(expected) == _text(actual)  # a set too: its elements exactly
+
+
+def floats_match(a, b):
+    """Both NaN, the same infinity, or at most FLOAT_ULPS apart in the IEEE-754 ordering."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b  # the largest finite float is 1 place from inf, and still does not match it
+    return abs(_ordinal(a) - _ordinal(b)) <= FLOAT_ULPS
+
+
+def _ordinal(x):
+    """x's place among the doubles in order: neighbours differ by 1, -0.0 and 0.0 are both 0."""
+    (bits,) = struct.unpack("<q", struct.pack("<d", x))
+    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
 
 
 def describe_call(call):

@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from jsonschema import Draft202012Validator
 ROOT = Path(__file__).resolve().parents[3]
 MODULE = ROOT / "activities" / "checker" / "python" / "oracle_values.py"
 GOLDEN = json.loads((ROOT / "shared" / "golden" / "oracle-values.json").read_text(encoding="utf-8"))
+COMPARE = json.loads((ROOT / "shared" / "golden" / "oracle-compare.json").read_text(encoding="utf-8"))
 SCHEMA = json.loads((ROOT / "shared" / "contracts" / "oracle.schema.json").read_text(encoding="utf-8"))
 ORACLE_FILES = sorted((ROOT / "tasks").glob("*/oracle.json")) + sorted(
     (ROOT / "tasks" / "suite").glob("*/*/oracle.json")
@@ -274,7 +276,7 @@ def test_outcome_matches():
     assert not match({"value": 1}, {"value": True})
     assert not match({"value": 1}, {"value": {"$float": "1.0"}})
     assert match({"value": {"$float": "nan"}}, {"value": {"$float": "nan"}})
-    assert not match({"value": {"$float": "0.0"}}, {"value": {"$float": "-0.0"}})
+    assert match({"value": {"$float": "0.0"}}, {"value": {"$float": "-0.0"}})  # the same place, 0 ulps
     assert not match({"value": {"$set": [1, 2]}}, {"value": {"$set": [2, 1]}})  # not canonical
     assert not match({"value": 1}, {"raises": ["builtins.ValueError"]})
     assert not match({"value": 1}, {"error": "Unencodable: object"})
@@ -286,6 +288,26 @@ def test_outcome_matches():
     assert not match({"raises": "KeyError"}, {"raises": ["builtins.ValueError", "builtins.Exception"]})
     assert not match({"raises": "ValueError"}, {"value": None})
     assert not match({"raises": "ValueError"}, {"raises": "ValueError"})  # a list of names, not a string
+
+
+@pytest.mark.parametrize("case", COMPARE["cases"], ids=lambda c: c["why"])
+def test_golden_comparisons(case):
+    assert ov.FLOAT_ULPS == COMPARE["floatUlps"]
+    if "python" in case:
+        namespace = {"Fraction": Fraction, "math": math}
+        expected, actual = (eval(source, namespace) for source in case["python"])  # noqa: S307 - our own golden file
+        assert text(ov.encode(expected)) == text(case["expected"])
+        assert text(ov.encode(actual)) == text(case["actual"])
+    assert ov.outcome_matches({"value": case["expected"]}, {"value": case["actual"]}) is case["match"]
+    assert ov.outcome_matches({"value": case["actual"]}, {"value": case["expected"]}) is case["match"]
+
+
+def test_golden_values_match_themselves_and_only_near_floats_match_each_other():
+    near = {"0.0", "-0.0", "5e-324"}  # within 4 ulps of one another
+    for a in GOLDEN["values"]:
+        for b in GOLDEN["values"]:
+            want = a is b or text(a["encoded"]) == text(b["encoded"]) or {a["python"], b["python"]} <= near
+            assert ov.outcome_matches({"value": a["encoded"]}, {"value": b["encoded"]}) is want, (a, b)
 
 
 def run_cli(*args, stdin=""):
