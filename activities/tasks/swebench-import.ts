@@ -3,12 +3,14 @@
  * Each instance (`instance_id`, `repo`, `base_commit`, `problem_statement`, `patch`, `test_patch`,
  * `FAIL_TO_PASS`, `PASS_TO_PASS`, `version`) becomes a folder: `repo/` from the local clone at
  * `base_commit` (no network: the user gives the clones), `hidden.patch` the test patch, `solution.patch`
- * the reference patch, and `task.yaml` with the prompt, the two test lists and the source.
+ * the reference patch, and `task.yaml` with the prompt, the two test lists, the command that runs their
+ * files, the source and the bound the task accepts (the instance's own, else the file-wide default).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { stringify as toYaml } from 'yaml';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/errors';
 import { TaskSpec, taskIdPattern } from '../../shared/task-spec';
@@ -35,20 +37,96 @@ export const SwebenchInstance = z
     FAIL_TO_PASS: TestList,
     PASS_TO_PASS: TestList.default([]),
     version: z.union([z.string(), z.number()]).optional(),
+    /** this instance's acceptedBound, either spelling; checked by acceptedBoundOf, to name the instance */
+    accepted_bound: z.unknown().optional(),
+    acceptedBound: z.unknown().optional(),
   })
   .passthrough();
 export type SwebenchInstance = z.infer<typeof SwebenchInstance>;
 
-/** The instructions after an instance's problem statement. */
-export const swebenchPromptTail =
-  'The repository is in the current directory. Tests run with `python3 -m pytest -q`. Resolve the issue by ' +
-  'changing the code (not the tests), then submit.';
+/** The command that runs exactly the files of these tests: sorted, once each, quoted for the shell. */
+export function swebenchTestCommand(testIds: readonly string[]): string {
+  const files = [...new Set(testIds.map((id) => id.split('::')[0]!))].sort();
+  return ['python3 -m pytest -q', ...files.map(shellWord)].join(' ');
+}
+
+/** A path as one shell word that pytest reads as a path: quoted when it needs it, never an option. */
+function shellWord(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The paragraphs after an instance's problem statement, the last naming the command whose tests decide
+ * and saying that some of them come with the grading: the test patch adds or changes them (`changed`,
+ * those of the command's files it touches; `missing`, those the starting repository lacks), and the
+ * agent never sees it.
+ */
+export function swebenchPromptTail(command: string, files: { changed: string[]; missing: string[] }): string {
+  const work =
+    'The repository is in the current directory. Resolve the issue by changing the code (not the tests), then submit.';
+  const missing = files.missing.map((file) => `\`${file}\``);
+  const absent = missing.length
+    ? ` (${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist until then)`
+    : '';
+  const graded = files.changed.length
+    ? ` Some of them are added or changed when your work is graded${absent}, so the test files you have now may not show the issue.`
+    : '';
+  return `${work}\n\nThe tests that decide this task run with \`${command}\`.${graded}`;
+}
 
 export interface ImportResult {
   /** instance id -> the task folder written */
   written: { instanceId: string; dir: string }[];
   /** instance id (or line) -> why it was not imported */
   failed: { instance: string; error: string }[];
+  /** ids that `acceptedBounds` names and no instance of the file has (a typo falls back to the default) */
+  unmatchedBounds: string[];
+}
+
+/** What `--accepted-bounds FILE` holds: a YAML or JSON mapping from instance id to bound (each checked per instance). */
+export function readAcceptedBounds(file: string): Map<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new TaskError(`--accepted-bounds ${file}: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new TaskError(`--accepted-bounds ${file}: expected a mapping from instance id to bound`);
+  return new Map(Object.entries(raw));
+}
+
+/** A bound as task.yaml takes it: a number in (0, 1]. */
+function checkBound(value: unknown, what: string): number {
+  if (typeof value === 'number' && value > 0 && value <= 1) return value;
+  const shown = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+  throw new TaskError(`${what}: expected a number in (0, 1], got ${shown}`);
+}
+
+/**
+ * The acceptedBound of an instance's task: its own (`accepted_bound` or `acceptedBound` in its line, or
+ * its entry in `acceptedBounds`), else the file-wide default; its own values must agree.
+ */
+export function acceptedBoundOf(
+  instance: SwebenchInstance,
+  options: { acceptedBound?: number; acceptedBounds?: ReadonlyMap<string, unknown> },
+): number | undefined {
+  const name = instance.instance_id;
+  const own = (
+    [
+      ['accepted_bound', instance.accepted_bound],
+      ['acceptedBound', instance.acceptedBound],
+      ['its --accepted-bounds entry', options.acceptedBounds?.get(name)],
+    ] as const
+  )
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => ({ field, bound: checkBound(value, `instance ${name}: ${field}`) }));
+  if (new Set(own.map(({ bound }) => bound)).size > 1)
+    throw new TaskError(
+      `instance ${name}: its bounds differ (${own.map(({ field, bound }) => `${field} ${bound}`).join(', ')}); give one`,
+    );
+  return own[0]?.bound ?? options.acceptedBound;
 }
 
 /** A task id from an instance id: lowercase, anything else than letters, digits, ".", "_" and "-" as "-". */
@@ -82,8 +160,10 @@ export function importSwebench(
     reposDir: string;
     outDir: string;
     force?: boolean;
-    /** written as every task's `acceptedBound` (the instances' tests were not written for twins) */
+    /** the `acceptedBound` of each task whose instance has none of its own (the tests were not written for twins) */
     acceptedBound?: number;
+    /** instance id -> its bound (`--accepted-bounds FILE`); an instance's own value, checked when it is imported */
+    acceptedBounds?: ReadonlyMap<string, unknown>;
     /** the environment of each instance's image, by `owner/name@version`, `owner/name` or `*` (the first that matches) */
     environments?: Record<string, Environment>;
     onProgress?: (line: string) => void;
@@ -92,7 +172,8 @@ export function importSwebench(
   const path = resolve(file);
   if (!existsSync(path)) throw new TaskError(`${path}: no such file`);
   if (!existsSync(options.reposDir)) throw new TaskError(`--repos ${options.reposDir}: no such folder`);
-  const result: ImportResult = { written: [], failed: [] };
+  const result: ImportResult = { written: [], failed: [], unmatchedBounds: [] };
+  const seen = new Set<string>();
   const lines = readFileSync(path, 'utf8').split('\n');
   lines.forEach((line, index) => {
     if (!line.trim()) return;
@@ -104,6 +185,11 @@ export function importSwebench(
         raw = JSON.parse(line);
       } catch (error) {
         throw new TaskError(`${where}: not valid JSON: ${(error as Error).message}`);
+      }
+      const id = (raw as { instance_id?: unknown } | null)?.instance_id;
+      if (typeof id === 'string' && id) {
+        instanceName = id; // a later error names the instance, not its line
+        seen.add(id);
       }
       const parsed = SwebenchInstance.safeParse(raw);
       if (!parsed.success) throw new TaskError(describeIssues(where, parsed.error));
@@ -118,6 +204,7 @@ export function importSwebench(
       options.onProgress?.(`${instanceName}: not imported: ${(error as Error).message}`);
     }
   });
+  for (const id of options.acceptedBounds?.keys() ?? []) if (!seen.has(id)) result.unmatchedBounds.push(id);
   return result;
 }
 
@@ -146,7 +233,13 @@ function environmentFor(
 function writeTaskFolder(
   instance: SwebenchInstance,
   dir: string,
-  options: { reposDir: string; force?: boolean; acceptedBound?: number; environments?: Record<string, Environment> },
+  options: {
+    reposDir: string;
+    force?: boolean;
+    acceptedBound?: number;
+    acceptedBounds?: ReadonlyMap<string, unknown>;
+    environments?: Record<string, Environment>;
+  },
 ): void {
   const name = instance.instance_id;
   const notPytest = [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].find((id) => !/\.py::\S/.test(id));
@@ -156,6 +249,7 @@ function writeTaskFolder(
         `only repositories whose tests pytest runs can be imported`,
     );
   if (instance.FAIL_TO_PASS.length === 0) throw new TaskError(`instance ${name}: FAIL_TO_PASS is empty`);
+  const acceptedBound = acceptedBoundOf(instance, options);
   const clone = findClone(options.reposDir, instance.repo);
   if (clone === null)
     throw new TaskError(
@@ -171,13 +265,15 @@ function writeTaskFolder(
     if (!options.force) throw new TaskError(`instance ${name}: ${dir} exists (give --force to replace it)`);
     rmSync(dir, { recursive: true, force: true });
   }
+  const deciding = [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS];
+  const testCommand = swebenchTestCommand(deciding);
   const spec: TaskSpec = {
     id: taskIdOf(name),
-    prompt: `${instance.problem_statement.trim()}\n\n${swebenchPromptTail}\n`,
-    testCommand: 'python3 -m pytest -q',
+    prompt: `${instance.problem_statement.trim()}\n\n${swebenchPromptTail(testCommand, gradedFiles(clone, instance))}\n`,
+    testCommand,
     failToPass: instance.FAIL_TO_PASS,
     ...(instance.PASS_TO_PASS.length ? { passToPass: instance.PASS_TO_PASS } : {}),
-    ...(options.acceptedBound !== undefined ? { acceptedBound: options.acceptedBound } : {}),
+    ...(acceptedBound !== undefined ? { acceptedBound } : {}),
     ...environmentFor(instance, options.environments),
     source: {
       repo: instance.repo,
@@ -201,4 +297,43 @@ function writeTaskFolder(
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The deciding tests' files that the test patch touches (`changed`) and those the starting repository
+ * lacks (`missing`, which the patch adds), sorted.
+ */
+function gradedFiles(clone: string, instance: SwebenchInstance): { changed: string[]; missing: string[] } {
+  const files = [...new Set([...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].map((id) => id.split('::')[0]!))];
+  let touched: Set<string>;
+  try {
+    // -z: one record per file, `added\tdeleted\tpath` (a rename: `added\tdeleted\t`, then the old and the new path)
+    // outside any repository: in one, git apply leaves out the paths outside the current folder
+    const stat = execFileSync('git', ['apply', '--numstat', '-z'], {
+      cwd: tmpdir(),
+      input: instance.test_patch,
+      stdio: 'pipe',
+    });
+    touched = new Set(
+      stat
+        .toString()
+        .split('\0')
+        .map((field) => field.replace(/^\d+\t\d+\t/, '').replace(/^-\t-\t/, '')),
+    );
+  } catch (error) {
+    const reason = ((error as { stderr?: Buffer }).stderr ?? '').toString().trim();
+    throw new TaskError(`instance ${instance.instance_id}: test_patch is not a patch git can read: ${reason}`);
+  }
+  const present = execFileSync(
+    'git',
+    ['-C', clone, 'ls-tree', '-r', '--name-only', '-z', instance.base_commit, '--', ...files],
+    {
+      stdio: 'pipe',
+    },
+  );
+  const existing = new Set(present.toString().split('\0'));
+  return {
+    changed: files.filter((file) => touched.has(file)).sort(),
+    missing: files.filter((file) => !existing.has(file)).sort(),
+  };
 }

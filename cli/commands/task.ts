@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
 import { ensureTaskImage } from '../../activities/sandbox/task-image';
-import { EnvironmentsFile, importSwebench } from '../../activities/tasks/swebench-import';
+import { EnvironmentsFile, importSwebench, readAcceptedBounds } from '../../activities/tasks/swebench-import';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeIssues } from '../../shared/errors';
@@ -92,12 +92,14 @@ export const taskImport: Command = {
   summary: 'turn SWE-bench-style instances into task folders, from local clones',
   usage: [
     'Usage: npx agentrl task import swebench FILE.jsonl --repos DIR [--out DIR] [--force] [--accepted-bound B]',
-    '                                      [--environments FILE]',
+    '                                      [--accepted-bounds FILE] [--environments FILE]',
     '',
     'Each line of FILE.jsonl is an instance (instance_id, repo, base_commit, problem_statement, patch, test_patch,',
     'FAIL_TO_PASS, PASS_TO_PASS, version; the test lists may be JSON strings). Each becomes a task folder named by its',
     'instance id: repo/ is the clone of `repo` at base_commit, hidden.patch the test patch, solution.patch the patch,',
-    'task.yaml the problem statement as the prompt with failToPass and passToPass. No network: the clones are yours.',
+    "task.yaml the problem statement as the prompt with failToPass and passToPass. The task's testCommand runs the",
+    'files of those tests (`python3 -m pytest -q FILE...`); the prompt ends by naming it, and says that some of its',
+    'tests come only with the grading (the test patch). No network: the clones are yours.',
     'Then `npx agentrl task validate DIR` proves each in containers (FAIL_TO_PASS fails before the patch and passes',
     'after it, PASS_TO_PASS passes on both).',
     '',
@@ -105,9 +107,12 @@ export const taskImport: Command = {
     '  --repos DIR  where the clones are: DIR/owner__name, DIR/owner/name or DIR/name (bare clones too)',
     '  --out DIR    where the task folders go (default tasks/imported)',
     '  --force      replace a task folder that exists already',
-    '  --accepted-bound B  write acceptedBound: B in every task.yaml; without it, task validate refuses an instance',
-    '               whose FAIL_TO_PASS tests a guesser passes with more than 1e-3 (one raise check: 1/13; a bare',
-    '               `assert x`: certain) and names those tests',
+    '  --accepted-bound B  the acceptedBound, a number in (0, 1], of every task whose instance has none of its own;',
+    '               without one, task validate refuses an instance whose FAIL_TO_PASS tests a guesser passes with',
+    '               more than 1e-3 (one raise check: 1/13; a bare `assert x`: certain) and names those tests',
+    "  --accepted-bounds FILE  a YAML or JSON mapping from instance id to its bound. An instance's own bound (this",
+    '               entry, or accepted_bound or acceptedBound in its JSONL line) wins over --accepted-bound; its own',
+    '               values must agree, and a bad or differing one is reported for that instance, the others imported',
     '  --environments FILE  a YAML or JSON file: the environment (Debian and PyPI packages, see docs/tasks.md) of',
     '               every instance, or a map from owner/name@version, owner/name or * to one; written into task.yaml',
     '',
@@ -119,6 +124,7 @@ export const taskImport: Command = {
     out: { type: 'string' },
     force: { type: 'boolean' },
     'accepted-bound': { type: 'string' },
+    'accepted-bounds': { type: 'string' },
     environments: { type: 'string' },
   },
   positionals: true,
@@ -146,9 +152,12 @@ export const taskImport: Command = {
       if (!parsed.success) throw new Error(describeIssues(`--environments ${path}`, parsed.error));
       environments = parsed.data;
     }
+    const boundsFile = values['accepted-bounds'];
+    const acceptedBounds = typeof boundsFile === 'string' ? readAcceptedBounds(boundsFile) : undefined;
     const result = importSwebench(file, {
       ...(environments ? { environments } : {}),
       ...(acceptedBound !== undefined ? { acceptedBound } : {}),
+      ...(acceptedBounds ? { acceptedBounds } : {}),
       reposDir: values.repos,
       outDir,
       force: Boolean(values.force),
@@ -156,6 +165,8 @@ export const taskImport: Command = {
     });
     for (const { instanceId, dir } of result.written) console.log(`ok   ${instanceId} ${dir}`);
     for (const { instance, error } of result.failed) console.log(`FAIL ${instance}: ${error}`);
+    for (const id of result.unmatchedBounds)
+      log(`--accepted-bounds ${String(boundsFile)}: ${id} is not an instance of ${file}; its bound was not used`);
     return result.failed.length ? 1 : 0;
   },
 };

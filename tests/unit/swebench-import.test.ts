@@ -5,10 +5,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { findClone, importSwebench, taskIdOf } from '../../activities/tasks/swebench-import';
+import {
+  findClone,
+  importSwebench,
+  readAcceptedBounds,
+  swebenchTestCommand,
+  taskIdOf,
+} from '../../activities/tasks/swebench-import';
 import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { TaskSpec } from '../../shared/task-spec';
 import { makeTinycalcClone, tinycalcInstances } from '../helpers/swebench-fixture';
+
+/** A test patch that adds a test file the starting repository lacks. */
+const newTestFile = `diff --git a/tests/test_extra.py b/tests/test_extra.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_extra.py
+@@ -0,0 +1,5 @@
++from tinycalc import clamp
++
++
++def test_clamp_far_above():
++    assert clamp(10**9, 0, 10) == 10
+`;
+
+function specOf(dir: string): TaskSpec {
+  return TaskSpec.parse(parseYaml(readFileSync(join(dir, 'task.yaml'), 'utf8')));
+}
 
 function jsonl(rows: unknown[]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'agentrl-jsonl-')), 'instances.jsonl');
@@ -39,6 +62,15 @@ describe('task import swebench', () => {
       version: '1.0',
     });
     assert.match(spec.prompt, /^clamp\(42, 0, 10\) returns 42/);
+    assert.equal(spec.testCommand, 'python3 -m pytest -q tests/test_calc.py', 'the deciding files, not every test');
+    assert.ok(
+      spec.prompt.endsWith(
+        '\n\nThe tests that decide this task run with `python3 -m pytest -q tests/test_calc.py`. Some of them are ' +
+          'added or changed when your work is graded, so the test files you have now may not show the issue.\n',
+      ),
+      spec.prompt,
+    );
+    assert.doesNotMatch(spec.prompt, /test_clamp_above|clamp\(42, 0, 10\) == 10/, 'nothing of the hidden tests');
     assert.equal(spec.acceptedBound, 0.05);
     assert.ok(existsSync(join(dir, 'repo', 'tinycalc', '__init__.py')) && !existsSync(join(dir, 'repo', '.git')));
     // the loader turns the test patch into whole hidden files, applied to the starting repository
@@ -94,6 +126,116 @@ describe('task import swebench', () => {
     const env = (id: string) => TaskSpec.parse(parseYaml(readFileSync(join(out, id, 'task.yaml'), 'utf8'))).environment;
     assert.deepEqual(env('example__tinycalc-1'), { pypi: ['six==1.16.0'] });
     assert.deepEqual(env('example__tinycalc-2'), { debian: ['jq'] });
+  });
+
+  test('the test command runs the deciding files, and the prompt names a file that comes only with the grading', () => {
+    const { repos, commit } = makeTinycalcClone();
+    const out = mkdtempSync(join(tmpdir(), 'agentrl-imported-'));
+    const [good] = tinycalcInstances(commit);
+    const rows = [
+      {
+        ...good,
+        instance_id: 'example__tinycalc-5',
+        test_patch: newTestFile,
+        FAIL_TO_PASS: ['tests/test_extra.py::test_clamp_far_above'],
+      },
+      { ...good, instance_id: 'example__tinycalc-6', test_patch: 'not a patch' },
+    ];
+    const result = importSwebench(jsonl(rows), { reposDir: repos, outDir: out });
+    assert.match(result.failed[0]?.error ?? '', /instance example__tinycalc-6: test_patch is not a patch git can read/);
+    const spec = specOf(join(out, 'example__tinycalc-5'));
+    assert.equal(spec.testCommand, 'python3 -m pytest -q tests/test_calc.py tests/test_extra.py');
+    assert.match(
+      spec.prompt,
+      /run with `python3 -m pytest -q tests\/test_calc\.py tests\/test_extra\.py`\. Some of them are added or changed when your work is graded \(`tests\/test_extra\.py` does not exist until then\), so the test files you have now may not show the issue\.\n$/,
+    );
+    assert.doesNotMatch(spec.prompt, /far_above|10\*\*9/, 'nothing of the hidden tests');
+    // sorted, each file once, one shell word each, never read as an option
+    assert.equal(
+      swebenchTestCommand(['b/t.py::x', 'a/t.py::y[1]', 'b/t.py::z', "my tests/it's.py::t", '-odd.py::t']),
+      "python3 -m pytest -q ./-odd.py a/t.py b/t.py 'my tests/it'\\''s.py'",
+    );
+  });
+
+  test("an instance's own bound wins over --accepted-bound; a bad or differing one is reported for that instance", () => {
+    const { repos, commit } = makeTinycalcClone();
+    const out = mkdtempSync(join(tmpdir(), 'agentrl-imported-'));
+    const [good] = tinycalcInstances(commit);
+    const row = (n: number, extra: Record<string, unknown>) => ({
+      ...good,
+      instance_id: `example__tinycalc-${n}`,
+      ...extra,
+    });
+    const boundsFile = join(mkdtempSync(join(tmpdir(), 'agentrl-bounds-')), 'bounds.yaml');
+    writeFileSync(
+      boundsFile,
+      [
+        'example__tinycalc-13: 0.25',
+        'example__tinycalc-14: 0.5',
+        'example__tinycalc-15: 0.3',
+        'example__tinycalc-16: 1.5',
+        'example__tinycalc-99: 0.1',
+        '',
+      ].join('\n'),
+    );
+    const rows = [
+      row(10, {}),
+      row(11, { accepted_bound: 0.2 }),
+      row(12, { acceptedBound: 1 }),
+      row(13, {}),
+      row(14, { accepted_bound: 0.5 }),
+      row(15, { accepted_bound: 0.2 }),
+      row(16, {}),
+      row(17, { accepted_bound: 0 }),
+      row(18, { acceptedBound: '0.1' }),
+      row(19, { accepted_bound: 0.1, acceptedBound: 0.2 }),
+    ];
+    const result = importSwebench(jsonl(rows), {
+      reposDir: repos,
+      outDir: out,
+      acceptedBound: 0.08,
+      acceptedBounds: readAcceptedBounds(boundsFile),
+    });
+    const bound = (n: number) => specOf(join(out, `example__tinycalc-${n}`)).acceptedBound;
+    assert.deepEqual(
+      [10, 11, 12, 13, 14].map(bound),
+      [0.08, 0.2, 1, 0.25, 0.5],
+      'the default, the line (either spelling), the file, both agreeing',
+    );
+    const why = Object.fromEntries(result.failed.map((f) => [f.instance, f.error]));
+    assert.deepEqual(
+      Object.keys(why).sort(),
+      [15, 16, 17, 18, 19].map((n) => `example__tinycalc-${n}`),
+    );
+    assert.equal(
+      why['example__tinycalc-15'],
+      'instance example__tinycalc-15: its bounds differ (accepted_bound 0.2, its --accepted-bounds entry 0.3); give one',
+    );
+    assert.equal(
+      why['example__tinycalc-16'],
+      'instance example__tinycalc-16: its --accepted-bounds entry: expected a number in (0, 1], got 1.5',
+    );
+    assert.equal(
+      why['example__tinycalc-17'],
+      'instance example__tinycalc-17: accepted_bound: expected a number in (0, 1], got 0',
+    );
+    assert.equal(
+      why['example__tinycalc-18'],
+      'instance example__tinycalc-18: acceptedBound: expected a number in (0, 1], got "0.1"',
+    );
+    assert.match(why['example__tinycalc-19']!, /its bounds differ \(accepted_bound 0\.1, acceptedBound 0\.2\)/);
+    assert.deepEqual(result.unmatchedBounds, ['example__tinycalc-99']);
+    // without any bound, task.yaml has none
+    const bare = importSwebench(jsonl([row(20, {})]), { reposDir: repos, outDir: out });
+    assert.deepEqual([bare.failed, bound(20)], [[], undefined]);
+    // a bounds file that is not a mapping is refused as a whole
+    writeFileSync(boundsFile, '- 0.1\n');
+    assert.throws(
+      () => readAcceptedBounds(boundsFile),
+      /--accepted-bounds .*: expected a mapping from instance id to bound/,
+    );
+    writeFileSync(boundsFile, '{"example__tinycalc-1": 0.1}');
+    assert.deepEqual([...readAcceptedBounds(boundsFile)], [['example__tinycalc-1', 0.1]], 'JSON too');
   });
 
   test('clones are found as owner__name, owner/name, name or a bare mirror; ids are folder names', () => {
