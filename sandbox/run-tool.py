@@ -7,7 +7,9 @@ or, when large, as JSON in /run/agentrl/NONCE.req.json. The runner claims
 NONCE.started with O_EXCL (a second start of the same call does nothing and
 prints {"alreadyStarted": true}), runs the call, and writes the result as one
 JSON line, atomically, to NONCE.json and to stdout. The spool folder is writable
-but not listable by the agent. AGENTRL_CLEANUP names earlier calls whose results
+but not listable by the agent. Whatever the agent did to its sandbox (a repository
+root it cannot enter, a full spool, its runner's limits lowered) is answered as the
+call's own failure: a call left unanswered would read as a lost sandbox. AGENTRL_CLEANUP names earlier calls whose results
 the host has recorded: their files are removed, so the spool does not fill up.
 
 Only builtin modules are imported (os, select, sys, time, binascii): the runner
@@ -225,8 +227,15 @@ def simple_python(command):
 def run_bash(command, timeout_ms, limit, warm=None):
     capture = Capture(limit)
     deadline = time.monotonic() + timeout_ms / 1000.0
-    os.chdir(REPO)
-    read_end, write_end = os.pipe()
+    try:
+        # the agent's own tree: it can take away its modes (chmod 000 /work), and then no command runs in it
+        os.chdir(REPO)
+    except OSError as error:
+        return {"error": "the call could not start: cannot enter %s: %s" % (REPO, error.strerror)}
+    try:
+        read_end, write_end = os.pipe()
+    except OSError as error:
+        return {"error": "the call could not start: %s" % error.strerror}
     child = None
     if warm is not None:
         try:
@@ -369,6 +378,9 @@ def run_call(nonce, request_of, warm=None):
         os.close(os.open(os.path.join(SPOOL, nonce + ".started"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
         raise AlreadyStarted()
+    except OSError as error:
+        # the spool is the agent's to fill (it can write there): nothing of the call ran, and it says why
+        return encode({"error": "the call could not start: %s" % error.strerror}).encode("utf-8")
     # the claim stays as a tombstone until the host has recorded the result (it names the call in a
     # later cleanup); a result that appeared meanwhile means the call already ran
     if os.path.exists(os.path.join(SPOOL, nonce + ".json")):
@@ -390,11 +402,25 @@ def run_call(nonce, request_of, warm=None):
     result["oomKilled"] = before is not None and after is not None and after > before
     result["durationMs"] = int((time.monotonic() - started) * 1000)
     line = encode(result).encode("utf-8")
-    temporary = os.path.join(SPOOL, nonce + ".json.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(line)
-    os.rename(temporary, os.path.join(SPOOL, nonce + ".json"))
+    record(nonce, line)
     return line
+
+
+def record(nonce, line):
+    """Writes a call's result to the spool for a retried host to find; what the agent did can prevent it.
+
+    The spool is writable by the agent, its descriptors and file size limits are its to lower (its calls
+    run as this uid): a result that cannot be written is still answered (stdout, or the executor's
+    socket), and a host that lost the answer finds the claim without a result, as when the call killed
+    its runner.
+    """
+    temporary = os.path.join(SPOOL, nonce + ".json.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(line)
+        os.rename(temporary, os.path.join(SPOOL, nonce + ".json"))
+    except OSError:
+        remove(nonce + ".json.tmp")
 
 
 ALREADY_STARTED = b'{"alreadyStarted": true}'
@@ -550,7 +576,6 @@ def handle_connection(connection, uid, json):
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
-    os.chdir(REPO)
     parsed = (
         request["tool"],
         text("arg1"),
@@ -563,20 +588,30 @@ def handle_connection(connection, uid, json):
         line = run_call(str(request["nonce"]), lambda _nonce: parsed, warm)
     except AlreadyStarted:
         line = ALREADY_STARTED
+    except Exception as error:  # noqa: BLE001 - answered: a call left unanswered reads as a lost sandbox
+        line = failed(error)
     connection.sendall(line + b"\n")
     connection.close()
+
+
+def failed(error):
+    """The result line of a call whose runner failed (what the agent did to its sandbox, e.g. a full disk)."""
+    text = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+    return encode({"error": "the tool call's runner failed: %s" % text}).encode("utf-8")
 
 
 def main():
     if sys.argv[1] == "--serve":
         serve(int(sys.argv[2]), warm="--cold" not in sys.argv[3:])
         return
+    if not sys.argv[1].isalnum():
+        sys.exit("bad nonce")
     try:
         line = run_call(sys.argv[1], read_request)
     except AlreadyStarted:
         line = ALREADY_STARTED
-    except ValueError as error:
-        sys.exit(str(error))
+    except Exception as error:  # noqa: BLE001 - answered, as the executor answers it
+        line = failed(error)
     sys.stdout.buffer.write(line + b"\n")
 
 

@@ -114,19 +114,26 @@ export function createSandboxRunner(deps: RunnerDeps) {
           }),
         );
         // owned by the agent's uid so the runner can delete it once read; its random name cannot be listed
-        await container.putArchive(
-          await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], {
-            uid: deps.uid,
-            gid: deps.uid,
-          }),
-          { path: spoolPath },
-        );
+        try {
+          await container.putArchive(
+            await buildTar([{ path: `${nonce}.req.json`, content: request, mode: 0o400 }], {
+              uid: deps.uid,
+              gid: deps.uid,
+            }),
+            { path: spoolPath },
+          );
+        } catch (error) {
+          // the agent can fill the spool (it writes there): the call cannot start, and nothing of it ran
+          if (!/no space left on device/i.test((error as Error).message)) throw error;
+          return { error: 'the call could not start: no space left in the sandbox for its request' };
+        }
       }
       let exec;
       try {
         exec = await execCollect(docker, container, ['python3', '-I', '-S', `${spoolPath}/run-tool.py`, nonce], {
           user: `${deps.uid}:${deps.uid}`,
-          workingDir: '/work',
+          // not the repository: its modes are the agent's to change; the runner enters it and says when it cannot
+          workingDir: '/',
           env,
           inspect: false,
           maxBytes: input.maxObservationBytes * 8 + 65_536,
@@ -158,8 +165,10 @@ export function createSandboxRunner(deps: RunnerDeps) {
       if (exec.exitCode === 137 && (await hostOomKills(info.Id)) > 0) {
         return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
       }
-      // the agent's own processes can kill the runner (same uid): its call is over, with no result
-      if (exec.exitCode === 137) return { error: 'the tool call killed its own runner' };
+      // the agent's own processes can kill or signal the runner (same uid) once it has claimed the call: its call is
+      // over, with no result
+      if (exec.exitCode === 137 || (await spool.read(`${nonce}.started`, 1024)) !== null)
+        return { error: 'the tool call killed its own runner' };
       throw new Error(`tool-call runner failed (exit ${exec.exitCode}): ${exec.stderr.slice(-500)}`);
     } finally {
       clearInterval(heartbeat);
@@ -190,24 +199,41 @@ export function createSandboxRunner(deps: RunnerDeps) {
     };
     // the child enforces the call's timeout; the margin covers its start and clean-up
     const waitMs = input.toolTimeoutMs + 30_000;
-    let reply = await executor.call(channel, request, waitMs);
-    if ('unreachable' in reply) {
-      // the executor is gone (the container restarted, or its process was killed): start it again, once
+    /** The executor started again (it is gone: the container restarted, or its process was killed), once per call. */
+    let restarted = false;
+    const restart = async (): Promise<ExecutorChannel | Crash | 'unreachable'> => {
+      restarted = true;
       const crash = await crashOf(container);
       if (crash) return crash;
       executor.forget(input.container);
       const started = await executor.start(input.container);
-      if (!started.channel) {
-        log.warn('sandbox executor unavailable; tool calls use docker exec', {
-          container: input.container,
-          reason: started.reason,
-        });
-        return 'unreachable';
-      }
-      reply = await executor.call(started.channel, request, waitMs);
+      if (started.channel) return started.channel;
+      log.warn('sandbox executor unavailable; tool calls use docker exec', {
+        container: input.container,
+        reason: started.reason,
+      });
+      return 'unreachable';
+    };
+    let reply = await executor.call(channel, request, waitMs);
+    if ('unreachable' in reply) {
+      const again = await restart();
+      if (typeof again === 'string' || 'crash' in again) return again;
+      reply = await executor.call(again, request, waitMs);
       if ('unreachable' in reply) return 'unreachable';
     }
     const spool = spoolOf(container, channel);
+    if ('ended' in reply && !restarted && (await spool.read(`${nonce}.started`, 1024)) === null) {
+      // closed before the call was claimed, in a running container: nothing of it ran, so an executor that died
+      // meanwhile is started again and the call sent once more (its nonce keeps it once)
+      const crash = await crashOf(container);
+      if (crash) return crash;
+      if (!(await executor.ping(input.container))) {
+        const again = await restart();
+        if (typeof again === 'string' || 'crash' in again) return again;
+        reply = await executor.call(again, request, waitMs);
+        if ('unreachable' in reply) return 'unreachable';
+      }
+    }
     if ('line' in reply) {
       const printed = parseRunner(RunnerLine, reply.line);
       if (printed) {
@@ -227,13 +253,16 @@ export function createSandboxRunner(deps: RunnerDeps) {
       if (attempt === 0 && (await spool.read(`${nonce}.started`, 1024)) === null) break;
       await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
     }
-    if ((await spool.read(`${nonce}.started`, 1024)) === null)
-      throw new Error(
-        `the sandbox executor ended the call before starting it (${'ended' in reply ? reply.ended : 'unparsable answer'})`,
-      );
     const info = await container.inspect();
     if ((await hostOomKills(info.Id)) > 0)
       return { crash: 'agent_crash', detail: 'the tool-call runner was killed by the out-of-memory killer' };
+    if ((await spool.read(`${nonce}.started`, 1024)) === null) {
+      // the container runs and its executor answers: what ended the call is inside the sandbox, whose every writable
+      // place and process limit is the agent's (a lost sandbox is a stopped or missing container, above)
+      const reason = 'ended' in reply ? reply.ended : 'an unreadable answer';
+      log.warn('the sandbox executor ended a call before starting it', { container: input.container, reason });
+      return { error: `the sandbox could not start the tool call (${reason})` };
+    }
     return { error: 'the tool call killed its own runner' };
   }
 
