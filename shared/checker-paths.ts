@@ -1,5 +1,6 @@
 /**
- * The checker's path rules (shared/checker-paths.json, also read by activities/checker/python/detect-tamper.py): which
+ * The checker's path rules (shared/checker-paths.json, also read by the tamper detector's
+ * activities/checker/python/agentrl_checker/tamper/paths.py): which
  * repository paths are tests, test configuration or interpreter start-up files, and so the default
  * protected globs of the strict checker.
  */
@@ -43,7 +44,7 @@ export function protectedGlobsOf(rules: CheckerPathRules): string[] {
 }
 
 /**
- * What a path is to the checker, as activities/checker/python/detect-tamper.py classifies it. Give it a path's key
+ * What a path is to the checker, as the tamper detector (agentrl_checker/tamper/paths.py) classifies it. Give it a path's key
  * (shared/repo-paths.ts: folded case and Unicode), as the checker does: names match exactly.
  */
 export function classifyPath(

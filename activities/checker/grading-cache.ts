@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import { TamperFinding } from '../../shared/episode';
-import { checkerScript, sharedDir } from './scripts';
+import { checkerPythonFiles, checkerScript, sharedDir } from './scripts';
 import { type ArtifactStore } from '../store/artifact-store';
 import { parseJson } from '../store/files';
 import type { FileChange } from './changes';
@@ -14,7 +14,7 @@ import { OracleAuditResult } from './oracle-audit';
 
 /**
  * Results of the checker's test runs and of the tamper detector, keyed by everything they depend on:
- * the exact files of the graded tree, the image's id, the harness and detector code, the role and
+ * the exact files of the graded tree, the image's id, the checker's Python as a whole, the role and
  * the timeout. A training run grades the same tree many times (a group that makes the same edit, a
  * submission without changes); a hit returns the result of the earlier run in a fresh container
  * instead of starting another. Only completed runs are kept (no timeout, a report), so a flaky
@@ -23,7 +23,7 @@ import { OracleAuditResult } from './oracle-audit';
  */
 export function createGradingCache(store: ArtifactStore, docker: Dockerode, enabled: boolean) {
   const code = hashFiles([
-    ...['grade-harness.py', 'detect-tamper.py', 'audit-runner.py', 'oracle_values.py'].map(checkerScript),
+    ...checkerPythonFiles().map(checkerScript),
     join(sharedDir, 'tamper-kinds.json'),
     join(sharedDir, 'checker-paths.json'),
   ]);

@@ -24,7 +24,7 @@ import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
 import { atomicWrite } from '../store/files';
 import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
-import { checkerScript, graderScripts } from '../checker/scripts';
+import { checkerScript, graderPackageFiles, graderScripts } from '../checker/scripts';
 
 /** The scripts copied into containers (tool runner, grade harness, tamper detector). */
 export const sandboxDir = resolve(__dirname, '..', '..', 'sandbox');
@@ -270,7 +270,10 @@ export async function writeTree(
   }
 }
 
-/** The sandbox's helper scripts (the tool runner, the checker's graders), owned by root and read-only for the agent. */
+/**
+ * The sandbox's helper scripts (the tool runner, the checker's graders, and the package files the grade
+ * harness imports, in their folders beside it), owned by root and read-only for the agent.
+ */
 export function spoolTar(): Promise<Buffer> {
   const files = [
     join(sandboxDir, 'run-tool.py'),
@@ -278,7 +281,10 @@ export function spoolTar(): Promise<Buffer> {
     ...graderScripts.map(checkerScript),
   ];
   return buildTar(
-    files.map((path) => ({ path: basename(path), content: readFileSync(path), mode: 0o555 })),
+    [
+      ...files.map((path) => ({ path: basename(path), content: readFileSync(path), mode: 0o555 })),
+      ...graderPackageFiles().map((name) => ({ path: name, content: readFileSync(checkerScript(name)), mode: 0o444 })),
+    ],
     { uid: 0, gid: 0 },
   );
 }

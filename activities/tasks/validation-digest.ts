@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { cacheFolders } from '../../shared/repo-paths';
+import { checkerPythonFiles } from '../checker/scripts';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -17,10 +18,8 @@ const root = resolve(__dirname, '..', '..');
 export const validationCodeFiles: readonly string[] = [
   'sandbox/base-image.recipe',
   'sandbox/run-tool.py',
-  'activities/checker/python/grade-harness.py',
-  'activities/checker/python/make-twins.py',
-  'activities/checker/python/audit-runner.py',
-  'activities/checker/python/oracle_values.py',
+  // the checker's Python as a whole: the grade harness, the twin planner, the audit runner, the value encoding
+  ...checkerPythonFiles().map((name) => `activities/checker/python/${name}`),
   'shared/tamper-kinds.json',
   'shared/checker-paths.json',
   'activities/checker/grading.ts',

@@ -1,8 +1,8 @@
-"""Tests for activities/checker/python/detect-tamper.py (static tamper findings)."""
+"""Tests for activities/checker/python/detect-tamper.py and its package agentrl_checker/tamper (static tamper findings)."""
 
 import base64
-import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -10,20 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
+from agentrl_checker import tamper as dt
+from agentrl_checker.tamper import analysis, bounds, driver
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "activities" / "checker" / "python" / "detect-tamper.py"
 KINDS_FILE = ROOT / "shared" / "tamper-kinds.json"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("detect_tamper", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-dt = _load()
 
 
 def change(path, after=None, status=None, protected=False, symlink=False, before=None, after_bytes=None):
@@ -90,6 +82,9 @@ def test_load_kinds_default_and_explicit():
 def test_load_kinds_falls_back_to_builtin_when_copied_alone(tmp_path):
     copy = tmp_path / "detect-tamper.py"
     copy.write_text(SCRIPT.read_text())
+    # with its package, and no shared/ above it
+    package = SCRIPT.parent / "agentrl_checker"
+    shutil.copytree(package, tmp_path / "agentrl_checker", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     # the path rules have no built-in copy: they are named, as the worker names them
     payload = {
         "changes": [change("a/b.py", "import sys\nsys.exit(0)\n")],
@@ -657,21 +652,21 @@ def test_deep_expression_through_cli_does_not_crash():
 
 def test_recursion_error_while_walking_is_unanalysable(monkeypatch):
     # with the depth guard lifted, the recursive visitors (or the parser) run out of recursion
-    monkeypatch.setattr(dt, "MAX_AST_DEPTH", 10**9)
+    monkeypatch.setattr(analysis, "MAX_AST_DEPTH", 10**9)
     f = dt.detect([change("pkg/deep.py", "x = " + "+".join(["1"] * 20000) + "\n")])
     assert kinds_paths(f) == [("unanalysable", "pkg/deep.py")]
     assert "RecursionError" in f[0]["detail"]
 
 
 def test_internal_error_is_unanalysable_for_that_path_only(monkeypatch):
-    real = dt._analyse_tree
+    real = analysis.analyse_tree
 
     def broken(path, *args, **kwargs):
         if path == "pkg/a.py":
             raise ValueError("boom")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(dt, "_analyse_tree", broken)
+    monkeypatch.setattr(analysis, "analyse_tree", broken)
     f = dt.detect([change("pkg/a.py", "X = 1\n"), change("pkg/b.py", "import pluggy\n")])
     assert kinds_paths(f) == [("unanalysable", "pkg/a.py"), ("runner_internals", "pkg/b.py")]
     assert f[0]["detail"] == "internal analyser error (ValueError: boom)"
@@ -681,7 +676,7 @@ def test_analysis_without_a_big_stack_thread(monkeypatch):
     def no_stack_size(*args):
         raise ValueError("unsupported")
 
-    monkeypatch.setattr(dt.threading, "stack_size", no_stack_size)
+    monkeypatch.setattr(bounds.threading, "stack_size", no_stack_size)
     assert kinds_paths(dt.detect([change("pkg/a.py", "import pluggy\n")])) == [("runner_internals", "pkg/a.py")]
     assert kinds_paths(dt.detect([change("pkg/d.py", DEEP_EXPR)])) == [("unanalysable", "pkg/d.py")]
 
@@ -876,7 +871,7 @@ def test_constant_code_string_exit_only_at_import_time():
 
 
 def test_too_many_code_strings_is_unanalysable():
-    src = "exec('x = 1')\n" * (dt.MAX_CODE_STRINGS + 5)
+    src = "exec('x = 1')\n" * (bounds.MAX_CODE_STRINGS + 5)
     f = dt.detect([change("pkg/many.py", src)])
     assert kinds_paths(f) == [("unanalysable", "pkg/many.py")]
 
@@ -1231,7 +1226,7 @@ def test_an_analysis_past_its_time_is_unanalysable_not_a_grader_error(monkeypatc
     assert findings == [("unanalysable", 0, "the analysis ran past its 0.05 s bound")]
     assert dt.analyse_python("pkg/slow.py", slow.encode()) == [], "within the default bound it is analysed"
     # the bound of all files together: what is left after it is not analysed
-    monkeypatch.setattr(dt, "DETECTOR_SECONDS", 0.0)
+    monkeypatch.setattr(driver, "DETECTOR_SECONDS", 0.0)
     found = dt.detect([change("pkg/a.py", "X = 1\n"), change("pkg/b.py", "Y = 2\n")])
     assert kinds_paths(found) == [("unanalysable", "pkg/a.py"), ("unanalysable", "pkg/b.py")]
     assert "ran out" in found[0]["detail"]

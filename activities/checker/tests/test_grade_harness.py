@@ -1,4 +1,5 @@
-"""Tests for activities/checker/python/grade-harness.py (runs pytest as an unprivileged child)."""
+"""Tests for activities/checker/python/grade-harness.py and its package agentrl_checker/harness (runs pytest as an
+unprivileged child)."""
 
 import json
 import os
@@ -440,6 +441,33 @@ def test_usage_errors(args):
     assert r.stdout == b""
 
 
+def test_a_module_left_beside_the_script_never_runs(tmp_path):
+    # in a grading container the harness's folder (the spool) is writable by the tests' user: a module left
+    # there under a standard-library name must never run in the root process, and nothing is compiled there
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    shutil.copy(HARNESS, spool / "grade-harness.py")
+    shutil.copytree(
+        HARNESS.parent / "agentrl_checker", spool / "agentrl_checker", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    marker = tmp_path / "planted-module-ran"
+    for name in ("argparse", "configparser", "shlex", "tempfile", "fcntl", "pwd", "ctypes"):
+        (spool / f"{name}.py").write_text(f"open({str(marker)!r}, 'a').write({name!r})\n")
+    repo = make_repo(
+        tmp_path / "repo",
+        {"pytest.ini": "[pytest]\ntestpaths = tests\n", "tests/test_a.py": "def test_a():\n    pass\n"},
+    )
+    r = subprocess.run(
+        [sys.executable, "-I", "-S", str(spool / "grade-harness.py"), "--repo", str(repo), "--no-drop"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert outcomes(json.loads(r.stdout.decode())) == {"tests/test_a.py::test_a": "passed"}
+    assert not marker.exists(), marker.read_text()
+    assert not list(spool.rglob("__pycache__"))
+
+
 # ---------------------------------------------------------------- real uid drop (host, as root)
 
 
@@ -569,6 +597,8 @@ def _docker_harness(files, *args, flags=("-I",), timeout=300):
             f"{repo}:/work",
             "-v",
             f"{HARNESS}:/opt/agentrl/grade-harness.py:ro",
+            "-v",
+            f"{HARNESS.parent / 'agentrl_checker'}:/opt/agentrl/agentrl_checker:ro",
             IMAGE,
             "python3",
             *flags,

@@ -1,7 +1,7 @@
-"""Tests for activities/checker/python/make-twins.py (canary twins: tests a correct solution must fail)."""
+"""Tests for activities/checker/python/make-twins.py and its package agentrl_checker/twins (canary twins: tests a
+correct solution must fail)."""
 
 import ast
-import importlib.util
 import json
 import math
 import os
@@ -11,22 +11,25 @@ import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from agentrl_checker.ast_tools import is_literal
+from agentrl_checker.twins import groups, literals, make_twins, variants
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "activities" / "checker" / "python" / "make-twins.py"
 TEST_FILE = "tests/test_calc.py"
 
-
-def _load():
-    spec = importlib.util.spec_from_file_location("make_twins", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-mt = _load()
+# the planner's functions these tests call, from the modules that hold them
+mt = SimpleNamespace(
+    is_literal=is_literal,
+    leaves=literals.leaves,
+    variant_literals=variants.variant_literals,
+    choose_g=groups.choose_g,
+    survival_bound=groups.survival_bound,
+    make_twins=make_twins,
+)
 
 SAMPLE = '''\
 """Tests for calc: the answers are secret."""
