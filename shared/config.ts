@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { EpisodeBudgets, EpisodeTimeouts } from './episode-input';
 
 /** TEST ONLY: the checker's defences a test may switch off (grading.unsafeDisable). */
-export const unsafeDefences = ['twins', 'isolated-audit', 'report-channel', 'audit-protocol'] as const;
+export const unsafeDefences = [
+  'twins',
+  'isolated-audit',
+  'report-channel',
+  'audit-protocol',
+  'verifier-channel',
+  'verifier-report',
+] as const;
 export type UnsafeDefence = (typeof unsafeDefences)[number];
 
 /** How tool calls reach a sandbox (`sandbox.executor`). */

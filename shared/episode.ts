@@ -156,9 +156,9 @@ export type TurnSummary = z.infer<typeof TurnSummary>;
 
 /**
  * What true success rests on: the isolated oracle calls (sound by construction), the fallback pytest
- * oracle run in the candidate's process (detected, not sound), or the visible and hidden tests only;
- * for a Harbor task its verifier's full reward (tests/test.sh, in whose process the candidate's code
- * runs: no twins, no report channel), with the isolated oracle calls when the task has oracle.json.
+ * oracle run in the candidate's process (detected, not sound), or nothing independent (`visible+hidden`,
+ * `harbor-verifier`: true success is then null, unaudited, never the reward copied); for a Harbor task
+ * with oracle.json, the verifier's full reward with the isolated oracle calls.
  */
 export const TrueSuccessBases = [
   'visible+hidden+oracle-calls',
@@ -227,7 +227,10 @@ export const EpisodeResult = z.object({
   outcome: z.enum(Object.values(Outcomes) as [Outcome, ...Outcome[]]),
   /** by the chosen checker; null for environment failures */
   reward: z.number().nullable(),
-  /** solution-independent audit; null when no audit ran */
+  /**
+   * the independent audit's verdict (the isolated oracle calls, or the fallback pytest oracle); null when nothing
+   * independent audited the episode (a task without an oracle: unaudited, never the reward copied) or none ran
+   */
   trueSuccess: z.boolean().nullable(),
   trueSuccessBasis: z.enum(TrueSuccessBases).nullable(),
   tamper: z.array(TamperFinding),
@@ -244,6 +247,8 @@ export const EpisodeResult = z.object({
   parks: z.number().int().min(0).optional(),
   /** the sandbox hosts (worker host ids) it ran on, in order; empty when no sandbox was acquired (absent in older results) */
   hosts: z.array(z.string()).optional(),
+  /** a Harbor verifier's other figures: reward.json's numeric keys besides `reward` (absent: none) */
+  metrics: z.record(z.string(), z.number()).optional(),
 });
 export type EpisodeResult = z.infer<typeof EpisodeResult>;
 

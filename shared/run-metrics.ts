@@ -33,6 +33,10 @@ export const EpisodeSetMetrics = z.object({
   meanReward: z.number().nullable(),
   /** mean true success of audited episodes */
   trueSuccess: z.number().nullable(),
+  /** scored episodes whose true success nothing independent audited (a task without an oracle); absent in older runs */
+  unaudited: z.number().int().optional(),
+  /** the mean of each figure a Harbor verifier reported beside its reward (reward.json), over the episodes that did */
+  verifierMetrics: Counts.optional(),
   outcomes: Counts,
   /** episodes with at least one tamper finding, and findings by kind */
   tampered: z.number().int(),
@@ -181,6 +185,7 @@ export function summariseEpisodes(
     trueSuccess: boolean | null;
     tamper: readonly { kind: string }[];
     counters: { turns: number };
+    metrics?: Record<string, number>;
     stops?: readonly StopRecord[];
     hosts?: readonly string[];
     replaced?: readonly ReplacedEpisode[];
@@ -202,6 +207,8 @@ export function summariseEpisodes(
   let rewarded = 0;
   let successSum = 0;
   let audited = 0;
+  let unaudited = 0;
+  const figures = new Map<string, { sum: number; count: number }>();
   let tampered = 0;
   let turns = 0;
   for (const result of results) {
@@ -213,6 +220,12 @@ export function summariseEpisodes(
     if (result.trueSuccess !== null) {
       successSum += result.trueSuccess ? 1 : 0;
       audited++;
+    } else if (result.reward !== null) unaudited++;
+    for (const [key, value] of Object.entries(result.metrics ?? {})) {
+      const figure = figures.get(key) ?? { sum: 0, count: 0 };
+      figure.sum += value;
+      figure.count++;
+      figures.set(key, figure);
     }
     if (result.tamper.length) tampered++;
     for (const finding of result.tamper) tamperKinds[finding.kind] = (tamperKinds[finding.kind] ?? 0) + 1;
@@ -243,6 +256,10 @@ export function summariseEpisodes(
     episodes: results.length,
     meanReward: rewarded ? rewardSum / rewarded : null,
     trueSuccess: audited ? successSum / audited : null,
+    unaudited,
+    ...(figures.size
+      ? { verifierMetrics: Object.fromEntries([...figures].map(([key, { sum, count }]) => [key, sum / count])) }
+      : {}),
     outcomes,
     tampered,
     tamperKinds,

@@ -119,6 +119,17 @@ export const ExpectedTests = z.object({
     .strict()
     .optional(),
   /**
+   * a Harbor task: the reward files its verifier wrote in task validate's runs (reward.txt, reward.json); another one
+   * found at grading was not written by the verifier's own step (absent in records from before it)
+   */
+  rewardFiles: z.array(z.enum(['reward.txt', 'reward.json'])).optional(),
+  /**
+   * the line, in its own file, where each deciding test failed before the fix (the assertion that decides it; absent
+   * for a test that failed before any line of its own, and in records from before it): the bound counts a deciding
+   * test only through a twin of that assertion
+   */
+  failing: z.record(z.string(), z.number().int()).optional(),
+  /**
    * the digest of what the validation depended on (activities/tasks/validation-digest.ts): while it
    * matches, `task validate --check` need not run the task's containers again
    */

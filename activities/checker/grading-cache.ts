@@ -55,6 +55,9 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
         role: string;
         timeoutMs: number;
         files: Record<string, Buffer>;
+        /** a verifier's tests at /tests */
+        tests?: Record<string, Buffer>;
+        env?: Record<string, string>;
         testPaths?: readonly string[];
       },
       run: () => Promise<HarnessResult>,
@@ -62,10 +65,10 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
       if (!enabled) return run();
       const hash = createHash('sha256').update(
         `grade\0${code}\0${await imageId(options.image)}\0${options.role}\0${options.timeoutMs}\0` +
-          `${JSON.stringify(options.testPaths ?? null)}\0`,
+          `${JSON.stringify(options.testPaths ?? null)}\0${JSON.stringify(options.env ?? null)}\0`,
       );
-      for (const path of Object.keys(options.files).sort())
-        hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      hashTree(hash, options.files);
+      if (options.tests) hashTree(hash.update('tests\0'), options.tests);
       const key = hash.digest('hex');
       const cached = await read(key, HarnessResult);
       if (cached) return { ...cached, cached: true };
@@ -84,8 +87,7 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
         .update(`audit\0${code}\0${await imageId(options.image)}\0${options.timeoutMs}\0`)
         .update(JSON.stringify(options.calls))
         .update('\0');
-      for (const path of Object.keys(options.files).sort())
-        hash.update(path).update('\0').update(createHash('sha256').update(options.files[path]!).digest()).update('\0');
+      hashTree(hash, options.files);
       const key = hash.digest('hex');
       const cached = await read(key, OracleAuditResult);
       if (cached) return { ...cached, cached: true };
@@ -109,6 +111,15 @@ export function createGradingCache(store: ArtifactStore, docker: Dockerode, enab
     },
   };
 }
+
+/** A tree of files into a hash: each path and its content's digest, in path order. */
+function hashTree(hash: Hash, files: Record<string, Buffer>): void {
+  for (const path of Object.keys(files).sort())
+    hash.update(path).update('\0').update(createHash('sha256').update(files[path]!).digest()).update('\0');
+}
+
+/** The cache of one worker's gradings. */
+export type GradingCache = ReturnType<typeof createGradingCache>;
 
 function hashFiles(paths: readonly string[]): string {
   const hash = createHash('sha256');

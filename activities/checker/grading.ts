@@ -2,7 +2,15 @@ import type Dockerode from 'dockerode';
 import { z } from 'zod';
 import type { AgentrlConfig } from '../../shared/config';
 import { parseJson } from '../store/files';
-import { createHardenedContainer, removeSandbox, repoPath, spoolPath, spoolTar, writeTree } from '../sandbox/container';
+import {
+  createHardenedContainer,
+  removeSandbox,
+  repoPath,
+  spoolPath,
+  spoolTar,
+  writeTree,
+  type ContainerOptions,
+} from '../sandbox/container';
 import { execCollect } from '../sandbox/docker';
 import { scoringRecipe, type SandboxPool } from '../sandbox/pool';
 
@@ -60,6 +68,14 @@ export interface GradeTreeOptions {
   unsafeReportChannel?: boolean;
   /** run only these test files (a task that lists its tests: the files of its listed ids), not the whole suite */
   testPaths?: readonly string[];
+  /**
+   * a Harbor verifier's tests, placed at /tests (root's, read-only) and run from there: the harness's rootdir is
+   * /tests, the repository (the working folder) stays first on sys.path, and the repository's pytest configuration is
+   * not read, as for `cd WORKDIR && python3 -m pytest /tests/...`; `testPaths` are then relative to /tests
+   */
+  tests?: Record<string, Buffer>;
+  /** more environment for the tests (a verifier's [verifier] env) */
+  env?: Record<string, string>;
   /** the worker's warm pool: a fresh grader container made ahead of need, when it has one (sandbox/pool.ts) */
   pool?: SandboxPool;
 }
@@ -71,13 +87,24 @@ export interface GradeTreeOptions {
  */
 export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResult> {
   const { docker, name } = options;
-  await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`]);
-  const { container, volumes, workDir, pooled } = await freshScoringContainer(options);
+  await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`, `${name}-tests`]);
+  const { container, volumes, workDir, pooled } = await freshScoringContainer({
+    ...options,
+    ...(options.tests ? { extraVolumes: [verifierTestsVolume] } : {}),
+  });
   try {
     const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
     // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
     // that pytest has not collected yet
     await writeTree(container, workDir, repoPath, entries);
+    if (options.tests)
+      await writeTree(
+        container,
+        null,
+        verifierTestsPath,
+        Object.entries(options.tests).map(([path, content]) => ({ path, content })),
+      );
+    const testRoot = options.tests ? verifierTestsPath : repoPath;
     const args = [
       'python3',
       '-I',
@@ -94,11 +121,13 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
     if (options.collectOnly) args.push('--collect-only');
     if (options.traceLines) args.push('--trace-lines');
     if (options.unsafeReportChannel) args.push('--unsafe-report-channel');
-    if (options.testPaths?.length) args.push('--', ...options.testPaths.map((path) => `${repoPath}/${path}`));
+    if (options.tests) args.push('--rootdir', verifierTestsPath, '--ignore-repo-config');
+    if (options.testPaths?.length) args.push('--', ...options.testPaths.map((path) => `${testRoot}/${path}`));
     const exec = await execCollect(docker, container, args, {
       user: '0:0',
       workingDir: '/',
       maxBytes: harnessLineBytes,
+      ...(options.env ? { env: Object.entries(options.env).map(([key, value]) => `${key}=${value}`) } : {}),
     });
     const line = exec.stdout.trim().split('\n').pop() ?? '';
     try {
@@ -115,15 +144,21 @@ export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResul
   }
 }
 
+/** Where a Harbor verifier's tests lie in the containers that run them (never in the agent's). */
+export const verifierTestsPath = '/tests';
+/** The volume holding them: root's, so nothing the tests run can change them. */
+export const verifierTestsVolume = { suffix: 'tests', target: verifierTestsPath, uid: 0, mode: 0o755, sizeMb: 256 };
+
 /**
  * A fresh, started scoring container with the helper scripts in, under `options.name`: claimed from the worker's
- * pool when it has one of this image and role (never used before, made for this role), else created now.
+ * pool when it has one of this image and role (never used before, made for this role), else created now (always
+ * when it needs more volumes than the pool's containers have).
  */
 export async function freshScoringContainer(
   options: Pick<
     GradeTreeOptions,
     'docker' | 'name' | 'deployment' | 'image' | 'workflowId' | 'episodeId' | 'runId' | 'sandbox' | 'pool'
-  > & { role: 'grader' | 'audit' },
+  > & { role: 'grader' | 'audit'; extraVolumes?: ContainerOptions['extraVolumes'] },
 ): Promise<{
   container: Dockerode.Container;
   volumes: string[];
@@ -132,7 +167,7 @@ export async function freshScoringContainer(
   pooled: boolean;
 }> {
   const { docker, name, pool } = options;
-  if (pool) {
+  if (pool && !options.extraVolumes?.length) {
     const recipe = scoringRecipe(docker, options);
     const claimed = await pool.claim(recipe.key, name, {
       workflowId: options.workflowId,
@@ -158,6 +193,7 @@ export async function freshScoringContainer(
     runId: options.runId,
     role: options.role,
     sandbox: options.sandbox,
+    ...(options.extraVolumes ? { extraVolumes: options.extraVolumes } : {}),
   });
   try {
     await container.start();

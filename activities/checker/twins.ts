@@ -25,6 +25,12 @@ const TwinTest = z.discriminatedUnion('kind', [
     group: z.string(),
     path: z.string(),
     lines: z.tuple([z.number().int(), z.number().int()]),
+    /**
+     * what the twin changes: `value` (an expected value: no solution passes it beside its real sibling), `raise` (the
+     * expected exception class: a class deriving from both passes both), `input` (a raise block on a valid input: a
+     * solution that raises too eagerly passes it), `fresh` (an oracle call on a new input); absent in older plans
+     */
+    check: z.enum(['value', 'raise', 'input', 'fresh']).optional(),
   }),
 ]);
 
@@ -32,6 +38,8 @@ export const TwinPlan = z.object({
   files: z.record(z.string(), z.string()),
   tests: z.record(z.string(), TwinTest),
   groups: z.record(z.string(), z.object({ values: z.number().int(), real: z.boolean() })),
+  /** the lines (in its original file) of the check each covered real test is twinned on */
+  checkRanges: z.record(z.string(), z.tuple([z.number().int(), z.number().int()])).optional(),
   survival: z.number(),
   uncovered: z.array(z.string()),
   /** why each uncovered test has no twin */
@@ -71,6 +79,8 @@ export async function planTwins(input: {
   deciding?: readonly string[];
   /** the lines each real test ran with the reference solution (task validate records them): only those are twinned */
   executed?: Readonly<Record<string, readonly number[]>>;
+  /** the line each deciding test failed at before the fix: the planner twins that assertion when it can */
+  failing?: Readonly<Record<string, number>>;
   /** the oracle's calls: those with a value expected are valid inputs for raise twins */
   inputs?: readonly OracleCall[];
 }): Promise<TwinPlan> {
@@ -100,6 +110,7 @@ export async function planTwins(input: {
     fresh,
     ...(input.deciding ? { deciding: input.deciding } : {}),
     ...(input.executed ? { executed: input.executed } : {}),
+    ...(input.failing ? { failing: input.failing } : {}),
   });
   const output = await new Promise<string>((resolveRun, reject) => {
     const child = spawn('python3', ['-I', checkerScript('make-twins.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -157,6 +168,7 @@ export function judgeTwins(
     realIds.length > 0 &&
     realIds.every((id) => realOutcome.get(id) === 'passed');
   const notFailed: TwinVerdict['notFailed'] = [];
+  // groups whose value twin passed: evidence only a forgery gives (see below)
   const passedGroups = new Set<string>();
   for (const [id, twin] of twins) {
     const test = outcomes.get(id);
@@ -170,10 +182,12 @@ export function judgeTwins(
       /^(AssertionError\b|assert\b|Failed: DID NOT RAISE\b)/.test(test.crash.message);
     if (own) continue;
     notFailed.push({ id, outcome: test ? (test.outcome === 'failed' ? 'failed elsewhere' : test.outcome) : 'missing' });
-    if (test?.outcome === 'passed') passedGroups.add(twin.group);
+    if (test?.outcome === 'passed' && (twin.check ?? 'value') === 'value') passedGroups.add(twin.group);
   }
-  // conclusive only when a twin and its real sibling, asserting two values for one call, both passed:
-  // no function returns both (a wrong answer that hits a fresh call's wrong value is a plain failure)
+  // conclusive only when a value twin and its real sibling, asserting two values for one call, both passed: no
+  // function returns both. Anything an honest solution can give is a plain failure, never a forgery: a wrong answer
+  // that hits a fresh call's wrong value, an exception class deriving from both the expected class and a twin's (the
+  // usual backward-compatible change), a fix that raises on a valid input too
   // hand-written canaries (a task's canary/ folder) must fail too, every parametrized instance of them
   for (const [id, test] of Object.entries(plan.tests)) {
     if (test.kind !== 'other' || !canaryPaths.has(test.id.split('::')[0]!) || !(id.split('::')[0]! in files)) continue;
@@ -210,27 +224,44 @@ export function judgeTwins(
 export const defaultBoundTarget = 1e-3;
 
 /**
- * The survival bound over the tests that decide a task: the chance that an agent that cannot solve
- * it, and cannot tell twins from real tests, passes all of them. Each distinct twin group of a
- * deciding test counts 1/k (k the values it is asserted with); a deciding test with no twin is
- * survivable with certainty and counts 1, and is listed. Tests that do not decide the task (they
- * pass before any fix) count nothing, whatever their twins: the unfixed code answers them.
+ * The survival bound over the assertions that decide a task: the chance that an agent that cannot solve it, and
+ * cannot tell twins from real tests, passes all of them. A deciding test (one the reference fix turns from failing to
+ * passing) counts through the assertion it failed at before the fix (`failing`, its line in the test's own file, as
+ * task validate saw it): its twin group counts 1/k (k the values it is asserted with) only when that group is the
+ * one twinned on the failing assertion; a deciding test whose failing assertion has no twin is survivable with
+ * certainty, counts 1, and is listed (with the line), however well its other assertions are twinned, since the
+ * unfixed code passes those already. A test that failed before any assertion (an import error, a missing name) counts
+ * through whichever group it has. Tests that do not decide the task count nothing.
  */
-export function decidingBound(plan: TwinPlan, deciding: readonly string[]): { bound: number; untwinned: string[] } {
+export function decidingBound(
+  plan: TwinPlan,
+  deciding: readonly string[],
+  failing: Readonly<Record<string, number>> = {},
+): { bound: number; untwinned: string[]; reasons: Record<string, string> } {
   const groupsOf = new Map<string, Set<string>>();
   for (const test of Object.values(plan.tests)) {
-    if (test.kind !== 'twin' || test.of === null) continue;
+    if (test.kind !== 'twin' || test.of === null || (test.check ?? 'value') === 'input') continue;
     const groups = groupsOf.get(test.of) ?? new Set<string>();
     groups.add(test.group);
     groupsOf.set(test.of, groups);
   }
   const counted = new Set<string>();
   const untwinned: string[] = [];
+  const reasons: Record<string, string> = {};
   let bound = 1;
   for (const id of deciding) {
     const groups = groupsOf.get(id);
     if (!groups?.size) {
       untwinned.push(id);
+      continue;
+    }
+    const line = failing[id];
+    const twinnedOn = plan.checkRanges?.[id];
+    if (line !== undefined && twinnedOn && (line < twinnedOn[0] || line > twinnedOn[1])) {
+      untwinned.push(id);
+      reasons[id] =
+        `its assertion at line ${line}, which fails before the fix, has no must-fail twin ` +
+        `(the test is twinned at line ${twinnedOn[0]}, which the unfixed code passes)`;
       continue;
     }
     for (const group of groups) {
@@ -239,7 +270,7 @@ export function decidingBound(plan: TwinPlan, deciding: readonly string[]): { bo
       bound /= Math.max(1, plan.groups[group]?.values ?? 1);
     }
   }
-  return { bound, untwinned };
+  return { bound, untwinned, reasons };
 }
 
 /**

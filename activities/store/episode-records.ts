@@ -82,6 +82,8 @@ export const ScoringRecord = z.object({
   audit: z.unknown().optional(),
   weak: z.unknown().optional(),
   dropped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+  /** a verifier's other figures: reward.json's numeric keys besides `reward` */
+  metrics: z.record(z.string(), z.number()).optional(),
   /**
    * the canary twins of this grading (how many, the plan's survival bound, those that did not fail); the map itself is
    * not kept

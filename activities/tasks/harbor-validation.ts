@@ -1,18 +1,17 @@
 /**
- * `task validate` for a Harbor folder: its image builds, the verifier gives the starting repository less
- * than the full reward, `solution/solve.sh` (run as the agent would, in a sandbox of the task's image
- * with no network) brings the repository to the full reward, `wrong-fix.patch` (if present) does not,
- * and `oracle.json` (if present) agrees with the solution. The verdict is recorded in
- * expected-tests.json with its digest, as for our own folders.
+ * `task validate`'s subject for a Harbor folder: its image builds; the reference is `solution/solve.sh` run as the
+ * agent would (a sandbox of the task's image, no network); each tree is graded by the verifier (`tests/test.sh`,
+ * whose reward the reference must bring to full and the start and a `wrong-fix.patch` must not) and by the grade
+ * harness on the verifier's own pytest tests at /tests: those the reference passes there are recorded (as the task's
+ * hidden tests), with the deciding ones, and twinned like any task's. The reward files the verifier writes are
+ * recorded too: grading takes another one as the candidate's.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
-import { ExpectedTests } from '../../shared/task-spec';
-import { auditOracleCalls } from '../checker/oracle-audit';
+import type { ExpectedTests } from '../../shared/task-spec';
+import { verifierTestsPath } from '../checker/grading';
 import { runVerifier, scriptEnvironment, type VerifierResult } from '../checker/verifier';
 import {
   createHardenedContainer,
@@ -21,180 +20,154 @@ import {
   repoPath,
   repositoryTar,
   sandboxFor,
-  sandboxName,
 } from '../sandbox/container';
 import { buildTar, execCollect } from '../sandbox/docker';
-import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
-import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
-import { harborTaskId, readHarborFolder } from './harbor';
 import { harborImageNames, readFolderFiles } from '../sandbox/harbor-image';
-import type { ValidationCheck, ValidationReport } from './validation-report';
+import { harborTaskId, readHarborFolder, rewardFileNames, type RewardFileName } from './harbor';
+import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
+import {
+  outputTail,
+  skippedReport,
+  type TreeRuns,
+  type ValidationCheck,
+  type ValidationDeps,
+  type ValidationReport,
+  type ValidationSubject,
+} from './validation-report';
 
 /** The code a Harbor task's verdict depends on besides the common validation code. */
 const harborCode = [
   'activities/checker/verifier.ts',
+  'activities/checker/graders/harbor-verifier.ts',
   'activities/sandbox/harbor-image.ts',
   'activities/tasks/harbor.ts',
 ];
 
-export async function validateHarborTask(
+/** The verifier's files pytest collects by its default naming: the grade harness runs them. */
+const pytestFile = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
+
+export async function harborSubject(
   dir: string,
-  deps: {
-    docker: Dockerode;
-    sandbox: AgentrlConfig['sandbox'];
-    testTimeoutMs?: number;
-    onProgress?: (line: string) => void;
-  },
-  options: { check?: boolean; full?: boolean } = {},
-): Promise<ValidationReport> {
+  deps: ValidationDeps,
+  options: { check?: boolean; full?: boolean },
+): Promise<ValidationSubject | ValidationReport> {
   // the digest first: a task validated against this folder, image and verifier is not built or run again
   const root = resolve(dir);
-  const expectedPath = join(root, 'expected-tests.json');
-  const digest = validationDigest(root, harborImageNames(readHarborFolder(root, readTree)).image, harborCode);
-  if (options.check && !options.full && existsSync(expectedPath)) {
-    const recorded = ExpectedTests.safeParse(JSON.parse(readFileSync(expectedPath, 'utf8')));
-    if (recorded.success && recorded.data.digest === digest)
-      return {
-        taskId: harborTaskId(root),
-        dir: root,
-        ok: true,
-        checks: [
-          {
-            name: 'expected-tests.json was validated against this task, image and verifier',
-            ok: true,
-            detail: `digest ${digest.slice(7, 19)} matches; not run again (--full runs it)`,
-          },
-        ],
-        expected: recorded.data,
-        recorded: true,
-        skipped: true,
-      };
-  }
+  const folder = readHarborFolder(root, readTree);
+  const digest = validationDigest(root, harborImageNames(folder).image, harborCode);
+  const skipped = skippedReport(harborTaskId(root), root, digest, join(root, 'expected-tests.json'), options);
+  if (skipped) return skipped;
   const loaded = await loadTask(root, deps.sandbox.image, {
     docker: deps.docker,
     requireExpected: false,
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
   });
   const { snapshot } = loaded;
-  const folder = loaded.harbor!;
   const harbor = snapshot.harbor!;
-  const id = snapshot.spec.id;
   if (folder.solveScript === null)
-    throw new TaskError(
-      `${join(loaded.dir, 'solution', 'solve.sh')}: missing (task validate needs a reference solution)`,
-    );
-  const workflowId = `${localWorkflowPrefix}validate:${id}:${randomBytes(4).toString('hex')}`;
-  const common = {
-    docker: deps.docker,
-    sandbox: deps.sandbox,
-    deployment: localDeployment,
-    image: snapshot.spec.image,
-    workflowId,
-    episodeId: workflowId,
-    runId: 'validate',
-  };
-  const prefix = sandboxName(localDeployment, workflowId);
+    throw new TaskError(`${join(root, 'solution', 'solve.sh')}: missing (task validate needs a reference solution)`);
   const tests = decodeFiles(harbor.tests);
-  const verify = (suffix: string, files: Record<string, Buffer>) =>
-    runVerifier({ ...common, name: `${prefix}-${suffix}`, files, verifier: harbor, tests });
-  const repo = decodeFiles(snapshot.repo);
-  const wrong = loaded.wrongFixPatch
-    ? applyPatch(repo, loaded.wrongFixPatch, join(loaded.dir, 'wrong-fix.patch'))
-    : null;
-  const solvedTree = solveInSandbox({
-    ...common,
-    name: `${prefix}-solve`,
-    repo,
-    // solution/ as it is: solve.sh and anything it uses
-    solution: decodeFiles(readTree(join(loaded.dir, 'solution'))),
-    env: folder.solutionEnv,
-    workdir: harbor.workdir,
-    resources: harbor.resources,
-    executables: harbor.executables ?? [],
-    timeoutMs: folder.agentTimeoutMs ?? deps.testTimeoutMs ?? 600_000,
-  });
-  const calls = snapshot.oracleCalls ?? null;
-  const audit = (suffix: string, files: Record<string, Buffer>) =>
-    calls
-      ? auditOracleCalls({
-          ...common,
-          name: `${prefix}-${suffix}`,
-          files,
-          calls,
-          timeoutMs: deps.testTimeoutMs ?? 300_000,
-        })
-      : Promise.resolve(null);
-  const [start, solved, wrongRun] = await Promise.all([
-    verify('start', repo),
-    solvedTree.then(async (solve) => ({
-      solve,
-      verdict: solve.files ? await verify('solution', solve.files) : null,
-      audit: solve.files ? await audit('solution-oracle', solve.files) : null,
-    })),
-    wrong ? verify('wrong', wrong) : Promise.resolve(null),
-  ]);
-  const describe = (result: VerifierResult) =>
-    result.reward === null ? `no reward (${result.problem}): ${lastLines(result.output)}` : `reward ${result.reward}`;
-  const checks: ValidationCheck[] = [
-    {
-      name: 'the starting repository does not get the full reward',
-      ok: (start.reward ?? 0) < 1,
-      detail: describe(start),
-    },
-    {
-      name: 'solution/solve.sh brings the repository to the full reward',
-      ok: solved.verdict !== null && (solved.verdict.reward ?? 0) >= 1,
-      detail: solved.verdict
-        ? describe(solved.verdict)
-        : `solve.sh failed (exit ${solved.solve.exitCode}): ${lastLines(solved.solve.output)}`,
-    },
-  ];
-  if (wrongRun)
-    checks.push({
-      name: 'wrong-fix.patch does not get the full reward',
-      ok: (wrongRun.reward ?? 0) < 1,
-      detail: describe(wrongRun),
-    });
-  if (calls)
-    checks.push({
-      name: 'the reference solution matches every oracle call (isolated audit)',
-      ok: solved.audit !== null && !solved.audit.timedOut && solved.audit.passed === solved.audit.total,
-      detail: solved.audit
-        ? `${solved.audit.passed} of ${solved.audit.total} calls match` +
-          (solved.audit.failures[0]
-            ? `; first miss: ${solved.audit.failures[0].call} expected ${solved.audit.failures[0].expected}, ` +
-              `got ${solved.audit.failures[0].got}`
-            : '')
-        : 'not run',
-    });
-  const ok = checks.every((check) => check.ok);
-  const expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
-  const serialized = `${JSON.stringify({ ...expected, digest }, null, 2)}\n`;
-  const current = existsSync(expectedPath) ? readFileSync(expectedPath, 'utf8') : null;
-  let recorded = current === serialized;
-  if (options.check)
-    checks.push({
-      name: 'expected-tests.json records this validation',
-      ok: recorded,
-      detail: current === null ? 'missing' : recorded ? 'up to date' : 'stale: run task validate without --check',
-    });
-  else if (ok && !recorded) {
-    writeFileSync(expectedPath, serialized);
-    recorded = true;
-  }
+  const testPaths = Object.keys(tests)
+    .filter((path) => pytestFile.test(path))
+    .sort();
+  const repo = () => decodeFiles(snapshot.repo);
   return {
-    taskId: id,
-    dir: loaded.dir,
-    ok: checks.every((check) => check.ok),
-    checks,
-    expected: ok ? expected : null,
-    recorded,
+    id: snapshot.spec.id,
+    dir: root,
+    digest,
+    snapshot,
+    harbor: true,
+    ...(folder.acceptedBound !== null ? { acceptedBound: folder.acceptedBound } : {}),
+    canary: {},
+    suiteTimeoutMs: Math.max(deps.testTimeoutMs ?? 300_000, harbor.timeoutSec * 1000),
+    async trees(containers) {
+      const solve = await solveInSandbox({
+        ...containers,
+        name: containers.name('solve'),
+        repo: repo(),
+        // solution/ as it is: solve.sh and anything it uses
+        solution: decodeFiles(readTree(join(root, 'solution'))),
+        env: folder.solutionEnv,
+        workdir: harbor.workdir,
+        resources: harbor.resources,
+        executables: harbor.executables ?? [],
+        timeoutMs: folder.agentTimeoutMs ?? deps.testTimeoutMs ?? 600_000,
+      });
+      return {
+        start: repo(),
+        solution: solve.files,
+        wrong: loaded.wrongFixPatch ? applyPatch(repo(), loaded.wrongFixPatch, join(root, 'wrong-fix.patch')) : null,
+        ...(solve.files
+          ? {}
+          : { solveFailure: `solve.sh failed (exit ${solve.exitCode}): ${outputTail(solve.output)}` }),
+      };
+    },
+    suite: (tree) =>
+      testPaths.length > 0
+        ? { files: tree, tests, testPaths, env: { TEST_DIR: verifierTestsPath, ...harbor.env } }
+        : null,
+    reward: (containers, name, tree) =>
+      runVerifier({ ...containers, name: containers.name(`${name}-verifier`), files: tree, verifier: harbor, tests }),
+    judge: (runs) => judgeHarborRuns(runs, testPaths.length),
   };
 }
 
-function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-6).join(' | ').slice(-600);
+/** The verifier's tests the reference passes under the grade harness, the reward files it writes, and the checks. */
+function judgeHarborRuns(runs: TreeRuns, testFiles: number): { expected: ExpectedTests; checks: ValidationCheck[] } {
+  const suite = runs.solution.suite;
+  const passed = (suite?.report?.tests ?? []).filter((test) => test.outcome === 'passed').map((test) => test.nodeid);
+  const others = (suite?.report?.tests ?? []).filter((test) => test.outcome !== 'passed');
+  const rewardFiles = new Set<RewardFileName>();
+  for (const run of [runs.start, runs.solution, runs.wrong])
+    if (run.reward && run.reward.channel.length === 0) for (const file of run.reward.rewardFiles) rewardFiles.add(file);
+  const expected: ExpectedTests = {
+    visible: [],
+    hidden: passed,
+    oracle: [],
+    ...(rewardFiles.size ? { rewardFiles: rewardFileNames.filter((file) => rewardFiles.has(file)) } : {}),
+  };
+  const checks: ValidationCheck[] = [
+    {
+      name: 'the starting repository does not get the full reward',
+      ok: (runs.start.reward?.reward ?? 0) < 1,
+      detail: describe(runs.start.reward),
+    },
+    {
+      name: 'solution/solve.sh brings the repository to the full reward',
+      ok: (runs.solution.reward?.reward ?? 0) >= 1,
+      detail: runs.solveFailure ?? describe(runs.solution.reward),
+    },
+  ];
+  if (runs.wrong.reward)
+    checks.push({
+      name: 'wrong-fix.patch does not get the full reward',
+      ok: (runs.wrong.reward.reward ?? 0) < 1,
+      detail: describe(runs.wrong.reward),
+    });
+  checks.push({
+    name: "the verifier's pytest tests run under the grade harness (they hold test.sh's reward to what they show)",
+    ok: true,
+    detail:
+      testFiles === 0
+        ? 'no test file the grade harness collects (test_*.py, *_test.py)'
+        : `${passed.length} tests pass with the reference` +
+          (others.length
+            ? `; not counted (not passing with the reference): ${others
+                .slice(0, 8)
+                .map((test) => `${test.nodeid} ${test.outcome}`)
+                .join(', ')}`
+            : '') +
+          (suite && !suite.report ? `; no report: ${outputTail(suite.output)}` : ''),
+  });
+  return { expected, checks };
+}
+
+function describe(result: VerifierResult | null): string {
+  if (!result) return 'not run';
+  return result.reward === null
+    ? `no reward (${result.problem}): ${outputTail(result.output, 6)}`
+    : `reward ${result.reward}`;
 }
 
 /**

@@ -36,6 +36,11 @@ export const HarborToml = z
     verifier: z.object({ timeout_sec: seconds.optional(), env: envMap.optional() }).passthrough().optional(),
     agent: z.object({ timeout_sec: seconds.optional() }).passthrough().optional(),
     solution: z.object({ env: envMap.optional() }).passthrough().optional(),
+    /** agentrl's own keys: the survival bound over the deciding tests the task accepts (as task.yaml's acceptedBound) */
+    agentrl: z
+      .object({ accepted_bound: z.number().gt(0).max(1).optional() })
+      .strict()
+      .optional(),
     environment: z
       .object({
         build_timeout_sec: seconds.optional(),
@@ -69,6 +74,8 @@ export interface HarborFolder {
   verifier: Omit<HarborVerifier, 'workdir' | 'tests'>;
   /** [agent] timeout_sec in milliseconds: the episode's deadline is the shorter of it and the run's */
   agentTimeoutMs: number | null;
+  /** [agentrl] accepted_bound: the survival bound the task accepts (null: the default 1e-3) */
+  acceptedBound: number | null;
   buildTimeoutMs: number;
 }
 
@@ -177,18 +184,30 @@ export function readHarborFolder(
       },
     },
     agentTimeoutMs: toml.agent?.timeout_sec !== undefined ? Math.round(toml.agent.timeout_sec * 1000) : null,
+    acceptedBound: toml.agentrl?.accepted_bound ?? null,
     buildTimeoutMs: Math.round((env.build_timeout_sec ?? 600) * 1000),
   };
 }
 
-/** The value of a verifier's reward file: reward.txt holds one number, reward.json `{"reward": x, ...}`. */
-export function parseRewardFile(name: 'reward.txt' | 'reward.json', content: string): number {
+/** The files a verifier may write its reward to, in the order they decide (reward.txt first, as Harbor reads them). */
+export const rewardFileNames = ['reward.txt', 'reward.json'] as const;
+export type RewardFileName = (typeof rewardFileNames)[number];
+
+/**
+ * The value of a verifier's reward file: reward.txt holds one number; reward.json a number, or an object whose
+ * `reward` key scores and whose other numeric keys are metrics (an object without `reward` and exactly one numeric
+ * key: that key scores).
+ */
+export function parseRewardFile(
+  name: RewardFileName,
+  content: string,
+): { reward: number; metrics: Record<string, number> } {
   if (name === 'reward.txt') {
     const text = content.trim();
     const value = Number(text);
     if (text === '' || !Number.isFinite(value))
       throw new Error(`reward.txt holds "${text.slice(0, 80)}", not a number`);
-    return value;
+    return { reward: value, metrics: {} };
   }
   let parsed: unknown;
   try {
@@ -196,12 +215,14 @@ export function parseRewardFile(name: 'reward.txt' | 'reward.json', content: str
   } catch (error) {
     throw new Error(`reward.json is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed === 'number' && Number.isFinite(parsed)) return parsed;
+  if (typeof parsed === 'number' && Number.isFinite(parsed)) return { reward: parsed, metrics: {} };
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const record = parsed as Record<string, unknown>;
-    if (typeof record.reward === 'number' && Number.isFinite(record.reward)) return record.reward;
-    const numbers = Object.values(record).filter((value) => typeof value === 'number' && Number.isFinite(value));
-    if (!('reward' in record) && numbers.length === 1) return numbers[0] as number;
+    const numbers = Object.entries(parsed as Record<string, unknown>).filter(
+      (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
+    );
+    const reward = numbers.find(([key]) => key === 'reward');
+    if (reward) return { reward: reward[1], metrics: Object.fromEntries(numbers.filter(([key]) => key !== 'reward')) };
+    if (!('reward' in parsed) && numbers.length === 1) return { reward: numbers[0]![1], metrics: {} };
   }
   throw new Error('reward.json has no finite "reward" number (nor exactly one numeric field)');
 }

@@ -122,9 +122,12 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
     '',
     'Iteration i samples with the policy published before its step; `eval` is measured on tasks never trained on.',
     '',
-    '| iteration | policy | train reward | train true success | eval reward | eval true success | tampered | ' +
-      'forged reports | loss | clip frac | KL | sandbox s | tests s | probes s | inference s | training s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    'True success is the mean over audited episodes; `unaudited` counts the scored episodes of tasks without an ' +
+      'oracle, whose true success nothing independent checked (never counted as successes).',
+    '',
+    '| iteration | policy | train reward | train true success | eval reward | eval true success | unaudited | ' +
+      'tampered | forged reports | loss | clip frac | KL | sandbox s | tests s | probes s | inference s | training s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...metrics.map((line) =>
       [
         '',
@@ -134,6 +137,7 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
         fixed(line.train?.trueSuccess),
         fixed(line.eval?.meanReward),
         fixed(line.eval?.trueSuccess),
+        line.train ? (line.train.unaudited ?? 0) + (line.eval?.unaudited ?? 0) : '-',
         line.train?.tampered ?? '-',
         line.train ? (line.train.forgedReports ?? 0) + (line.eval?.forgedReports ?? 0) : '-',
         fixed(line.training?.loss),

@@ -140,13 +140,17 @@ describe('Dockerfiles', () => {
 
 describe('reward files', () => {
   test('reward.txt holds one number; reward.json a "reward" field or one numeric field', () => {
-    assert.equal(parseRewardFile('reward.txt', '0.75\n'), 0.75);
-    assert.equal(parseRewardFile('reward.txt', ' 1 '), 1);
+    assert.deepEqual(parseRewardFile('reward.txt', '0.75\n'), { reward: 0.75, metrics: {} });
+    assert.equal(parseRewardFile('reward.txt', ' 1 ').reward, 1);
     assert.throws(() => parseRewardFile('reward.txt', ''), /not a number/);
     assert.throws(() => parseRewardFile('reward.txt', 'pass'), /not a number/);
     assert.throws(() => parseRewardFile('reward.txt', 'NaN'), /not a number/);
-    assert.equal(parseRewardFile('reward.json', '{"reward": 0.25, "details": {"passed": 1}}'), 0.25);
-    assert.equal(parseRewardFile('reward.json', '{"accuracy": 0.5}'), 0.5);
+    // the reward key scores; the other numeric keys are metrics
+    assert.deepEqual(parseRewardFile('reward.json', '{"reward": 0.25, "passed": 3, "total": 4, "details": {"x": 1}}'), {
+      reward: 0.25,
+      metrics: { passed: 3, total: 4 },
+    });
+    assert.deepEqual(parseRewardFile('reward.json', '{"accuracy": 0.5}'), { reward: 0.5, metrics: {} });
     assert.throws(() => parseRewardFile('reward.json', '{"a": 1, "b": 2}'), /no finite "reward"/);
     assert.throws(() => parseRewardFile('reward.json', '{"reward": "high"}'), /no finite "reward"/);
     assert.throws(() => parseRewardFile('reward.json', '{'), /not valid JSON/);

@@ -108,5 +108,6 @@ export async function finish(
     ...(episode.versions ? { policyVersions: episode.versions } : {}),
     ...(episode.parks ? { parks: episode.parks } : {}),
     hosts: episode.hosts ?? (episode.sandbox ? [episode.sandbox.hostId] : []),
+    ...(score?.metrics ? { metrics: score.metrics } : {}),
   };
 }
