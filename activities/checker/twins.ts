@@ -31,13 +31,22 @@ const TwinTest = z.discriminatedUnion('kind', [
      * solution that raises too eagerly passes it), `fresh` (an oracle call on a new input); absent in older plans
      */
     check: z.enum(['value', 'raise', 'input', 'fresh']).optional(),
+    /** a raise twin's expected class (its source text) */
+    variant: z.string().optional(),
   }),
 ]);
 
 export const TwinPlan = z.object({
   files: z.record(z.string(), z.string()),
   tests: z.record(z.string(), TwinTest),
-  groups: z.record(z.string(), z.object({ values: z.number().int(), real: z.boolean() })),
+  groups: z.record(
+    z.string(),
+    z.object({
+      values: z.number().int(),
+      real: z.boolean(),
+      check: z.enum(['value', 'raise', 'input', 'fresh']).optional(),
+    }),
+  ),
   /** the lines (in its original file) of the check each covered real test is twinned on */
   checkRanges: z.record(z.string(), z.tuple([z.number().int(), z.number().int()])).optional(),
   survival: z.number(),
@@ -141,11 +150,13 @@ export interface TwinVerdict {
 }
 
 /**
- * Judges a run of rewritten modules. A twin must be reported `failed` with an assertion error at its
- * own mutated assertion; anything else fails the run. A forged report is named only on conclusive
- * evidence: a twin passed together with its real sibling, which asserts another value for the same
- * call. A wrong solution that happens to return a twin's value fails the sibling (or, for a fresh
- * call, has no sibling) and is a plain failure.
+ * Judges a run of rewritten modules. A twin must be reported `failed` with an assertion error at its own mutated
+ * assertion; anything else fails the run. A forged report is named only on evidence no honest solution gives: a
+ * value twin passed together with its real sibling, which asserts another value for the same call (no function
+ * returns both). Whatever an honest solution can give is a plain failure: a wrong answer that hits a fresh call's
+ * wrong value, a fix that raises on a valid input too. And a raise twin that passed beside its passing real sibling
+ * is excused when it is the only other class the raised exception derives from (the usual backward-compatible
+ * change: a new exception class deriving from the old expected class and the new one).
  */
 export function judgeTwins(
   result: HarnessResult,
@@ -156,7 +167,7 @@ export function judgeTwins(
 ): TwinVerdict {
   const outcomes = new Map((result.report?.tests ?? []).map((test) => [test.nodeid, test]));
   const realOutcome = new Map<string, string>();
-  const twins: [string, Extract<z.infer<typeof TwinTest>, { kind: 'twin' }>][] = [];
+  const twins: [string, PlannedTwin][] = [];
   for (const [id, test] of Object.entries(plan.tests)) {
     if (test.kind === 'real') realOutcome.set(test.id, outcomes.get(id)?.outcome ?? 'missing');
     // only the twins of modules this run holds (the grader's run has no pytest-oracle module)
@@ -167,47 +178,28 @@ export function judgeTwins(
     result.report !== null &&
     realIds.length > 0 &&
     realIds.every((id) => realOutcome.get(id) === 'passed');
-  const notFailed: TwinVerdict['notFailed'] = [];
-  // groups whose value twin passed: evidence only a forgery gives (see below)
-  const passedGroups = new Set<string>();
-  for (const [id, twin] of twins) {
-    const test = outcomes.get(id);
-    const own =
-      test?.outcome === 'failed' &&
-      test.crash !== undefined &&
-      test.crash.path === twin.path &&
-      test.crash.line >= twin.lines[0] &&
-      test.crash.line <= twin.lines[1] &&
-      // a raise twin on a valid input fails where its block ends: pytest.raises reports DID NOT RAISE
-      /^(AssertionError\b|assert\b|Failed: DID NOT RAISE\b)/.test(test.crash.message);
-    if (own) continue;
-    notFailed.push({ id, outcome: test ? (test.outcome === 'failed' ? 'failed elsewhere' : test.outcome) : 'missing' });
-    if (test?.outcome === 'passed' && (twin.check ?? 'value') === 'value') passedGroups.add(twin.group);
-  }
-  // conclusive only when a value twin and its real sibling, asserting two values for one call, both passed: no
-  // function returns both. Anything an honest solution can give is a plain failure, never a forgery: a wrong answer
-  // that hits a fresh call's wrong value, an exception class deriving from both the expected class and a twin's (the
-  // usual backward-compatible change), a fix that raises on a valid input too
-  // hand-written canaries (a task's canary/ folder) must fail too, every parametrized instance of them
-  for (const [id, test] of Object.entries(plan.tests)) {
-    if (test.kind !== 'other' || !canaryPaths.has(test.id.split('::')[0]!) || !(id.split('::')[0]! in files)) continue;
-    const instances = [...outcomes.values()].filter(
-      (entry) => entry.nodeid === id || entry.nodeid.startsWith(`${id}[`),
-    );
-    if (instances.length === 0) notFailed.push({ id, outcome: 'missing' });
-    for (const entry of instances)
-      if (entry.outcome !== 'failed') notFailed.push({ id: entry.nodeid, outcome: entry.outcome });
-  }
-  const siblingPassed = twins.some(
-    ([, twin]) => twin.of !== null && passedGroups.has(twin.group) && realOutcome.get(twin.of) === 'passed',
+  const notOwn = twins.filter(([id, twin]) => !failedAtOwnCheck(outcomes.get(id), twin));
+  const excused = excusedRaiseTwins(notOwn, outcomes, realOutcome);
+  const notFailed: TwinVerdict['notFailed'] = notOwn
+    .filter(([id]) => !excused.has(id))
+    .map(([id]) => {
+      const test = outcomes.get(id);
+      return { id, outcome: test ? (test.outcome === 'failed' ? 'failed elsewhere' : test.outcome) : 'missing' };
+    });
+  notFailed.push(...canariesNotFailed(plan, outcomes, files, canaryPaths));
+  const evidence = notOwn.filter(
+    ([id, twin]) =>
+      outcomes.get(id)?.outcome === 'passed' &&
+      (twin.check ?? 'value') === 'value' &&
+      twin.of !== null &&
+      realOutcome.get(twin.of) === 'passed',
   );
-  const passedTwins = notFailed.filter((twin) => twin.outcome === 'passed').length;
-  const forged = siblingPassed
+  const forged: TamperFinding | null = evidence.length
     ? {
         kind: 'forged_report',
         path: '.',
         detail:
-          `${passedTwins} of ${twins.length} canary twins passed beside a real test asserting another ` +
+          `${evidence.length} of ${twins.length} canary twins passed beside a real test asserting another ` +
           `value for the same call`,
       }
     : null;
@@ -218,6 +210,63 @@ export function judgeTwins(
     notFailed: notFailed.slice(0, 20),
     forged,
   };
+}
+
+type PlannedTwin = Extract<z.infer<typeof TwinTest>, { kind: 'twin' }>;
+type ReportedTest = NonNullable<HarnessResult['report']>['tests'][number];
+
+/** A twin failed as it must: at its own changed assertion (a raise twin on a valid input: DID NOT RAISE at its block). */
+function failedAtOwnCheck(test: ReportedTest | undefined, twin: PlannedTwin): boolean {
+  return (
+    test?.outcome === 'failed' &&
+    test.crash !== undefined &&
+    test.crash.path === twin.path &&
+    test.crash.line >= twin.lines[0] &&
+    test.crash.line <= twin.lines[1] &&
+    /^(AssertionError\b|assert\b|Failed: DID NOT RAISE\b)/.test(test.crash.message)
+  );
+}
+
+/**
+ * The raise twins an honest fix passes: of one real check whose test passed, the twins of exactly one other class
+ * (its exception derives from the expected class and that one). Two or more other classes are not excused.
+ */
+function excusedRaiseTwins(
+  notOwn: readonly [string, PlannedTwin][],
+  outcomes: ReadonlyMap<string, { outcome: string }>,
+  realOutcome: ReadonlyMap<string, string>,
+): Set<string> {
+  const byCheck = new Map<string, { ids: string[]; classes: Set<string> }>();
+  for (const [id, twin] of notOwn) {
+    if (twin.check !== 'raise' || twin.of === null || outcomes.get(id)?.outcome !== 'passed') continue;
+    if (realOutcome.get(twin.of) !== 'passed') continue;
+    const key = `${twin.group}\0${twin.of}`;
+    const entry = byCheck.get(key) ?? { ids: [], classes: new Set<string>() };
+    entry.ids.push(id);
+    entry.classes.add(twin.variant ?? id);
+    byCheck.set(key, entry);
+  }
+  return new Set([...byCheck.values()].filter((entry) => entry.classes.size === 1).flatMap((entry) => entry.ids));
+}
+
+/** Hand-written canaries (a task's canary/ folder) must fail too, every parametrized instance of them. */
+function canariesNotFailed(
+  plan: TwinPlan,
+  outcomes: ReadonlyMap<string, { nodeid: string; outcome: string }>,
+  files: Record<string, Buffer>,
+  canaryPaths: ReadonlySet<string>,
+): TwinVerdict['notFailed'] {
+  const notFailed: TwinVerdict['notFailed'] = [];
+  for (const [id, test] of Object.entries(plan.tests)) {
+    if (test.kind !== 'other' || !canaryPaths.has(test.id.split('::')[0]!) || !(id.split('::')[0]! in files)) continue;
+    const instances = [...outcomes.values()].filter(
+      (entry) => entry.nodeid === id || entry.nodeid.startsWith(`${id}[`),
+    );
+    if (instances.length === 0) notFailed.push({ id, outcome: 'missing' });
+    for (const entry of instances)
+      if (entry.outcome !== 'failed') notFailed.push({ id: entry.nodeid, outcome: entry.outcome });
+  }
+  return notFailed;
 }
 
 /** The survival bound a task's reward is held to unless its task.yaml states another (`acceptedBound`). */
@@ -231,7 +280,8 @@ export const defaultBoundTarget = 1e-3;
  * one twinned on the failing assertion; a deciding test whose failing assertion has no twin is survivable with
  * certainty, counts 1, and is listed (with the line), however well its other assertions are twinned, since the
  * unfixed code passes those already. A test that failed before any assertion (an import error, a missing name) counts
- * through whichever group it has. Tests that do not decide the task count nothing.
+ * through whichever group it has. A raise check counts 2/k: its judgement excuses one other class the raised
+ * exception derives from (judgeTwins). Tests that do not decide the task count nothing.
  */
 export function decidingBound(
   plan: TwinPlan,
@@ -267,7 +317,10 @@ export function decidingBound(
     for (const group of groups) {
       if (counted.has(group)) continue;
       counted.add(group);
-      bound /= Math.max(1, plan.groups[group]?.values ?? 1);
+      // a raise check's class twins excuse one other class (an honest exception deriving from two): a guesser
+      // raising a class of two bases survives with 2/k
+      const { values = 1, check } = plan.groups[group] ?? {};
+      bound /= Math.max(1, check === 'raise' ? values / 2 : values);
     }
   }
   return { bound, untwinned, reasons };

@@ -241,6 +241,18 @@ describe('attacks on a Harbor verifier', () => {
       assertStopped(stopped, what === 'values equal to anything' ? 'forged_report' : 'verifier_output', what);
     });
 
+  test("a pytest plugin loaded through a module pytest imports (attr): the static check and the harness's report each stop it", async () => {
+    const files = { 'attr.py': attack('attr.py'), 'forge_plugin.py': attack('forge_plugin.py') };
+    const [staticAlone, stopped] = await Promise.all([
+      episode('reportOff', task, files),
+      episode('defended', task, files),
+    ]);
+    assert.equal(staticAlone.reward, 0);
+    assert.ok(staticAlone.tamper.some((finding) => finding.kind === 'shadowing_module' && finding.path === 'attr.py'));
+    assertStopped(stopped, 'verifier_output', "the harness's report");
+    assert.ok(stopped.tamper.some((finding) => /under the grade harness/.test(finding.detail)));
+  });
+
   test("the channel checks and the harness's report each stop a tampered reward file alone", async () => {
     const files = { 'stats.py': buggy + attack('reward-read-only.py') };
     const [channelAlone, reportAlone] = await Promise.all([

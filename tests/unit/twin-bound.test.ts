@@ -53,3 +53,31 @@ describe('the bound over the deciding tests', () => {
     assert.deepEqual([mixed.bound, mixed.untwinned], [0.1, ['tests/test_x.py::test_raises']]);
   });
 });
+
+describe('the bound counts the assertion a deciding test failed at', () => {
+  const ranged: TwinPlan = { ...plan, checkRanges: { 'tests/test_x.py::test_fixed': [12, 13] } };
+
+  test('a deciding test whose failing assertion is not its twinned one is untwinned, with the line and why', () => {
+    // the test failed before the fix at line 20 (a new assertion through the package's helper, say), but its
+    // twin changes line 12, which the unfixed code passes: a forger of that helper survives with certainty
+    const { bound, untwinned, reasons } = decidingBound(ranged, ['tests/test_x.py::test_fixed'], {
+      'tests/test_x.py::test_fixed': 20,
+    });
+    assert.equal(bound, 1);
+    assert.deepEqual(untwinned, ['tests/test_x.py::test_fixed']);
+    assert.match(reasons['tests/test_x.py::test_fixed']!, /line 20, which fails before the fix, has no must-fail twin/);
+  });
+
+  test('a failing line inside the twinned check counts its group; no recorded line counts it too', () => {
+    for (const failing of [{ 'tests/test_x.py::test_fixed': 13 }, {}])
+      assert.equal(decidingBound(ranged, ['tests/test_x.py::test_fixed'], failing).bound, 1 / 10);
+  });
+
+  test('a raise check counts 2/k: its judgement excuses one other class', () => {
+    const raising: TwinPlan = {
+      ...plan,
+      groups: { ...plan.groups, 'f(2) == 4': { values: 10, real: true, check: 'raise' } },
+    };
+    assert.equal(decidingBound(raising, ['tests/test_x.py::test_fixed']).bound, 2 / 10);
+  });
+});

@@ -923,6 +923,29 @@ def test_dynamic_code_negatives(src):
             "src/pkg/config.py",
             "import importlib\ndef load(b):\n    return importlib.import_module(f'pkg.backends.{b}')\n",
         ),
+        # computed names that can only reach the package: through a variable assigned once, a dotted prefix of the
+        # module's own name, a % format, str.format and ".".join
+        (
+            "pkg/m.py",
+            "import importlib\ndef load(name):\n    module_name = f'{__package__}.{name}'\n"
+            "    return importlib.import_module(module_name)\n",
+        ),
+        (
+            "pkg/m.py",
+            "import importlib\ndef load(name):\n    return importlib.import_module(__name__.rsplit('.', 1)[0] + '.' + name)\n",
+        ),
+        (
+            "pkg/m.py",
+            "import importlib\ndef load(name):\n    return importlib.import_module('%s.%s' % (__name__, name))\n",
+        ),
+        (
+            "pkg/m.py",
+            "import importlib\ndef load(name):\n    return importlib.import_module('.'.join([__package__, name]))\n",
+        ),
+        (
+            "pkg/m.py",
+            "import importlib\ndef load(name):\n    return importlib.import_module('{}.backends.{}'.format(__package__, name))\n",
+        ),
         # relatively imported helpers that shadow builtins
         ("pkg/m.py", "from .rx import compile\ndef parse(text):\n    return compile(text)\n"),
         ("pkg/m.py", "from .rx import compile as c, exec\nP = c(pattern)\nexec(job)\n"),
@@ -941,6 +964,11 @@ def test_own_package_imports_and_relative_helpers_are_not_dynamic_code(path, src
         "import importlib\ndef load(x):\n    return importlib.import_module('.' + x, x)\n",
         "import importlib\n__name__ = '_pytest'\ndef load(x):\n    return importlib.import_module('.' + x, __name__)\n",
         "def load(x):\n    return __import__('.' + x)\n",
+        # a variable assigned twice, a format that starts with the argument, a suffix of the own name
+        "import importlib\nx = __name__ + '.y'\nx = 'os'\nimportlib.import_module(x)\n",
+        "import importlib\ndef load(name):\n    return importlib.import_module('%s' % name)\n",
+        "import importlib\ndef load(name):\n    return importlib.import_module(__name__.partition('.')[2] + name)\n",
+        "import importlib\nm = __name__ + '.x'\nglobals()['m'] = 'os'\nimportlib.import_module(m)\n",
     ],
 )
 def test_dynamic_imports_outside_the_own_package_are_still_dynamic_code(src):
@@ -1230,3 +1258,10 @@ def test_an_analysis_past_its_time_is_unanalysable_not_a_grader_error(monkeypatc
     found = dt.detect([change("pkg/a.py", "X = 1\n"), change("pkg/b.py", "Y = 2\n")])
     assert kinds_paths(found) == [("unanalysable", "pkg/a.py"), ("unanalysable", "pkg/b.py")]
     assert "ran out" in found[0]["detail"]
+
+
+def test_a_module_pytest_imports_itself_is_shadowing():
+    # pytest imports attr (and iniconfig, pluggy, py) at start-up: in a run from the repository (a Harbor verifier's
+    # `cd /app && python3 -m pytest`), a top-level attr.py would run inside it
+    findings = dt.detect([change("attr.py", "import os\nos.environ['PYTEST_PLUGINS'] = 'x'\n")])
+    assert ("shadowing_module", "attr.py") in kinds_paths(findings)

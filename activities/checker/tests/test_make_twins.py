@@ -676,8 +676,18 @@ def test_raise_checks_get_twins_on_valid_inputs_that_catch_raising_for_whatever_
     inputs = [{"module": "calc", "function": "parse", "args": [repr(t)]} for t in ("5s", "7m", "1h")]
     out = rewrite(request(files={"tests/test_raising.py": RAISING_TESTS}, real=RAISING_REAL, fresh=[], inputs=inputs))
     on_inputs = {i: t for i, t in out["tests"].items() if t["kind"] == "twin" and t["group"].endswith("(valid inputs)")}
-    assert len(on_inputs) == 2 * 3, "two valid-input twins per raise check"
-    assert all(out["groups"][t["group"]] == {"values": 1, "real": False} for t in on_inputs.values())
+    # two valid inputs per raise check, each checked against every class its real check's call is (the real
+    # one and its twins'): an input twin's call is checked against as many classes as a real one's
+    # (at most two per check, and each valid input used by one check only: three inputs for three checks here)
+    per_group = Counter(t["group"] for t in on_inputs.values())
+    for group, count in per_group.items():
+        values = out["groups"][group[: -len(" (valid inputs)")]]["values"]
+        assert count in (values, 2 * values), (group, count, values)
+    assert sum(count // out["groups"][g[: -len(" (valid inputs)")]]["values"] for g, count in per_group.items()) == 3
+    for t in on_inputs.values():
+        real_group = out["groups"][t["group"][: -len(" (valid inputs)")]]
+        assert out["groups"][t["group"]] == {"values": real_group["values"], "real": False, "check": "input"}
+        assert t["check"] == "input" and t["variant"]
     correct = run_pytest(tmp_path / "correct", out["files"], PARSER)
     for node_id, t in out["tests"].items():
         if t["kind"] == "twin":

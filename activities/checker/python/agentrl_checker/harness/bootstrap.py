@@ -56,6 +56,7 @@ try:
     import json
     cfg = json.loads(sys.argv[1])
     repo = cfg["repo"]
+    rootdir = cfg.get("rootdir") or repo
     report_fd = int(cfg["reportFd"])
     expect_uid = cfg["expectUid"]
     expect_gid = cfg["expectGid"]
@@ -91,6 +92,8 @@ if expect_uid is not None:
         pass
 
 repo_real = os.path.realpath(repo)
+# where the tests lie: a failure's path is reported relative to it (the repository, or a verifier's /tests)
+root_real = os.path.realpath(rootdir)
 
 def _under_repo(p):
     try:
@@ -264,7 +267,7 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
                         line = tb.tb_lineno
                     tb = tb.tb_next
                 if line is not None:
-                    self.own[item.nodeid] = (_relpath(own, repo_real), line)
+                    self.own[item.nodeid] = (_relpath(own, root_real), line)
             except Exception:  # noqa: BLE001
                 pass
 
@@ -273,7 +276,7 @@ def _reporter_class(_write, _close, _encode, _lines, _realpath=os.path.realpath,
             # an assertion method outside the repository (unittest's) failed where the test called it
             try:
                 crash = ph["call"].longrepr.reprcrash
-                path, line = _relpath(str(crash.path), repo_real), int(crash.lineno)
+                path, line = _relpath(str(crash.path), root_real), int(crash.lineno)
                 if path.startswith("..") and nid in self.own:
                     path, line = self.own[nid]
                 return {"path": path, "line": line, "message": str(crash.message)[:300]}

@@ -38,6 +38,12 @@ def parse_args(argv):
     )
     p.add_argument("--no-drop", action="store_true", help="(tests only) run the child as the current user")
     p.add_argument(
+        "--rootdir",
+        default=None,
+        help="where the tests lie and their ids are relative to (default: --repo); a Harbor verifier's /tests, run "
+        "from the repository as `cd REPO && python3 -m pytest /tests/...` would",
+    )
+    p.add_argument(
         "--ignore-repo-config",
         action="store_true",
         help="apply none of the repository's pytest configuration (by default its test paths, pythonpath, naming and doctest options)",
@@ -58,6 +64,8 @@ def parse_args(argv):
         p.error("--repo must be an absolute path")
     if not os.path.isdir(ns.repo):
         p.error("--repo is not a directory: %s" % ns.repo)
+    if ns.rootdir is not None and not (os.path.isabs(ns.rootdir) and os.path.isdir(ns.rootdir)):
+        p.error("--rootdir must be an absolute path to a directory: %s" % ns.rootdir)
     if not ns.no_drop:
         if ns.uid is None or ns.gid is None:
             p.error("--uid and --gid are required (or --no-drop)")

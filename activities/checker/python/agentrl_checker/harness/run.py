@@ -30,6 +30,7 @@ def run(ns):
     """One run of the child under the parsed command line; returns the result object the harness prints."""
     start = time.monotonic()
     repo = os.path.abspath(ns.repo)
+    rootdir = os.path.abspath(ns.rootdir) if ns.rootdir else repo
     python = ns.python or sys.executable
     if not python:
         raise HarnessError("cannot determine the python interpreter for the child")
@@ -50,9 +51,9 @@ def run(ns):
             "-c",
             ini,
             "--rootdir",
-            repo,
+            rootdir,
             "--confcutdir",
-            repo,
+            rootdir,
             "-p",
             "no:cacheprovider",
             "-q",
@@ -66,6 +67,7 @@ def run(ns):
         ] + doctest_args
         cfg = {
             "repo": repo,
+            "rootdir": rootdir,
             "reportFd": REPORT_FD,
             "expectUid": None if ns.no_drop else ns.uid,
             "expectGid": None if ns.no_drop else ns.gid,

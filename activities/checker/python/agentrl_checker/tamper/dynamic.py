@@ -28,16 +28,22 @@ CODE_LOADERS = {
 }
 
 
-def leading_text(node, names):
+def leading_text(node, names, depth=0):
     """The known start of a string expression: a constant, or the constant (or the module's own
-    name, written "<own>") that an f-string or a "+" chain begins with; None when it is not known.
+    name, written "<own>") that an f-string, a "+" chain, a "%" format, str.format or ".".join
+    begins with; a name assigned once is followed to its value. None when it is not known.
+    A dotted prefix of the own name (`__name__.rsplit(".", 1)[0]`) is the own name too: it names
+    the candidate's own package, whose modules the detector analyses as well.
     """
-    if node is None:
+    if node is None or depth > 8:
         return None
+    follow = lambda inner: leading_text(inner, names, depth + 1)  # noqa: E731
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Name) and node.id in ("__name__", "__package__") and node.id not in names.bound:
         return "<own>"
+    if isinstance(node, ast.Name) and node.id in getattr(names, "assigned", {}):
+        return follow(names.assigned[node.id])
     if (
         isinstance(node, ast.Attribute)
         and node.attr in ("parent", "name")
@@ -45,22 +51,71 @@ def leading_text(node, names):
         and node.value.id == "__spec__"
     ):
         return "<own>"
+    if own_prefix(node, follow):
+        return "<own>"
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = leading_text(node.left, names)
+        left = follow(node.left)
         if left is None:
             return None
         right = const_str(node.right)
         return left + right if right is not None else left + "\0"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return formatted(
+            const_str(node.left), node.right.elts if isinstance(node.right, ast.Tuple) else [node.right], follow, "%s"
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+        if node.func.attr == "format":
+            return formatted(const_str(node.func.value), node.args, follow, "{}")
+        joiner = const_str(node.func.value)
+        if (
+            node.func.attr == "join"
+            and joiner
+            and len(node.args) == 1
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
+        ):
+            items = node.args[0].elts
+            head = follow(items[0]) if items else None
+            return head + joiner + "\0" if head is not None and len(items) > 1 else head
     if isinstance(node, ast.JoinedStr) and node.values:
         first = node.values[0]
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return first.value + ("\0" if len(node.values) > 1 else "")
         if isinstance(first, ast.FormattedValue) and first.conversion == -1 and first.format_spec is None:
-            own = leading_text(first.value, names)
+            own = follow(first.value)
             if own == "<own>":
                 rest = node.values[1] if len(node.values) > 1 else None
                 return "<own>" + (const_str(rest) or "") + "\0"
     return None
+
+
+def own_prefix(node, follow):
+    """`NAME.split(".")[0]`, `.rsplit(".", n)[0]`, `.partition(".")[0]` or `.rpartition(".")[0]` of the own name:
+    a dotted prefix of it."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+        return False
+    call = node.value
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("split", "rsplit", "partition", "rpartition")
+        and len(call.args) >= 1
+        and const_str(call.args[0]) == "."
+        and follow(call.func.value) == "<own>"
+    )
+
+
+def formatted(template, args, follow, field):
+    """The known start of `template % args` or `template.format(*args)`: the text before the first field, or the
+    first argument's known start when the template begins with a field (`"%s.%s" % (__name__, x)`)."""
+    if template is None:
+        return None
+    before, found, after = template.partition(field)
+    if not found:
+        return template
+    if before or not args:
+        return before + "\0"
+    head = follow(args[0])
+    return None if head is None else head + after.split(field)[0] + "\0"
 
 
 class DynamicRules:

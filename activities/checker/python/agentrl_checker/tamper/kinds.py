@@ -64,7 +64,7 @@ BUILTIN_KINDS = {
         "effect": "forges_pass",
         "description": (
             "An added module or package shadows the test runner or the standard library (pytest, "
-            "_pytest, pluggy, py, iniconfig, any stdlib module name, sitecustomize, usercustomize or a .pth file)."
+            "_pytest, pluggy, py, iniconfig, the modules pytest imports itself such as attr, packaging and exceptiongroup, any stdlib module name, sitecustomize, usercustomize or a .pth file)."
         ),
     },
     "symlink": {

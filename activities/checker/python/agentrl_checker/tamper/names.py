@@ -34,6 +34,29 @@ def top(modname):
     return modname.split(".", 1)[0] if modname else ""
 
 
+def single_assignments(tree):
+    """name -> the value of its one plain assignment, for names stored exactly once anywhere in the tree (no other
+    assignment, loop target, parameter or augmented assignment); none at all when the module reaches its namespaces
+    through globals(), locals() or vars(), which could rebind a name unseen."""
+    stores, values = {}, {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("globals", "locals", "vars")
+        ):
+            return {}
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                values[targets[0].id] = node.value
+    return {name: value for name, value in values.items() if stores.get(name) == 1}
+
+
 class Names:
     """Import aliases and module-level bindings of one module.
 
@@ -63,6 +86,7 @@ class Names:
                 for a in node.names:
                     if a.name != "*":
                         self.alias[a.asname or a.name] = base + a.name
+        self.assigned = single_assignments(tree)
         for node in import_level_nodes(tree.body, include_main=True, enter_classes=False):
             if isinstance(node, SCOPES):
                 self.bound.add(node.name)  # `def compile(...)` at module level shadows the builtin

@@ -27,7 +27,8 @@ def build(seed, module, variants, tests):
                 taken.add(name)
                 return name
 
-    twins = []  # (unit or None, class name or None, function name, ordinal, group)
+    # (unit or None, class name or None, function name, ordinal, group, what it changes, the class it expects)
+    twins = []
 
     def expand(unit, cls_name):
         old = unit.old_id
@@ -51,29 +52,44 @@ def build(seed, module, variants, tests):
                 rows = mark.args[1].elts
                 for index, value in enumerate(literal):
                     rows[index] = set_row_value(rows[index], len(param[1].names), param[1].column, value)
-                twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
+                twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group, "value", None))
                 out.append(twin)
                 continue
             cmp = check_of(own_asserts(twin)[unit.ordinal][0])
             found = comparison(cmp)
             if found[2] is RAISES:
                 cmp.args[1] = literal  # a raise check: another class
+                twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group, "raise", ast.unparse(literal)))
+                out.append(twin)
+                continue
             elif isinstance(cmp, ast.Call):  # a unittest assertion: the literal argument
                 cmp.args[0 if cmp.args[0] is found[1] else 1] = literal
             elif cmp.left is found[1]:
                 cmp.left = literal
             else:
                 cmp.comparators = [literal]
-            twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group))
+            twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group, "value", None))
             out.append(twin)
-        for k, args in enumerate(getattr(unit, "inputs", [])):
-            twin = copy.deepcopy(unit.node)
-            twin.name = fresh_name("test_", old, "input", str(k))
-            call = getattr(check_of(own_asserts(twin)[unit.ordinal][0]).args[0], RAISES_CALL)
-            call.args = copy.deepcopy(args)
-            twins.append((unit, cls_name, twin.name, unit.ordinal, unit.group + " (valid inputs)"))
-            out.append(twin)
+        out.extend(input_twins(unit, cls_name, variants.get(unit.group, [])))
         return out
+
+    def input_twins(unit, cls_name, classes):
+        # the same block on inputs the oracle calls valid, each checked against every class the real check's
+        # call is checked against (the real one and its twins'): a valid input's call then looks like an invalid
+        # one's in every way but its arguments, and a correct solution fails them all (DID NOT RAISE)
+        made = []
+        for k, args in enumerate(getattr(unit, "inputs", [])):
+            for c, cls in enumerate([None, *classes]):
+                twin = copy.deepcopy(unit.node)
+                twin.name = fresh_name("test_", unit.old_id, "input", str(k), str(c))
+                check = check_of(own_asserts(twin)[unit.ordinal][0])
+                getattr(check.args[0], RAISES_CALL).args = copy.deepcopy(args)
+                if cls is not None:
+                    check.args[1] = copy.deepcopy(cls)
+                group = unit.group + " (valid inputs)"
+                twins.append((unit, cls_name, twin.name, unit.ordinal, group, "input", ast.unparse(check.args[1])))
+                made.append(twin)
+        return made
 
     top, renamed = [], {}  # renamed: old -> new name of each top-level test and test class
     for item in module.items:
@@ -93,7 +109,7 @@ def build(seed, module, variants, tests):
         for k, literal in enumerate(literals):
             name = fresh_name("test_", "fresh", key, str(k))
             top.append(ast.parse("def %s():\n    assert %s == %s\n" % (name, call, ast.unparse(literal))).body[0])
-            twins.append((None, None, name, 0, key))
+            twins.append((None, None, name, 0, key, "fresh", None))
     rng(seed, "order", module.path).shuffle(top)
     # a bare reference to a test or test class (`SomeTests._helper(x)`, `alias = test_x`) follows its new
     # name; a module-level statement holding one runs after the tests are defined
@@ -124,7 +140,7 @@ def build(seed, module, variants, tests):
             tests[new + renamed.get(suffix, suffix)] = {"kind": "real", "id": rid}
         if not unit.real_ids:
             tests[new] = {"kind": "other", "id": unit.old_id}
-    for unit, cls, name, ordinal, key in twins:
+    for unit, cls, name, ordinal, key, check, expects in twins:
         func = defs[(cls, name)]
         stmt = own_asserts(func)[ordinal][0]
         first = stmt.lineno
@@ -132,7 +148,9 @@ def build(seed, module, variants, tests):
             block = func.body[func.body.index(stmt) - 1]
             if isinstance(block, ast.With):  # a raise twin fails at its check, or at its block (DID NOT RAISE)
                 first = block.lineno
-        record = {"kind": "twin", "group": key, "path": module.path, "lines": [first, stmt.end_lineno]}
+        record = {"kind": "twin", "group": key, "path": module.path, "lines": [first, stmt.end_lineno], "check": check}
+        if expects is not None:
+            record["variant"] = expects
         renamed = getattr(unit, "suffixes", {}) if unit else {}
         for rid, suffix in unit.real_ids if unit else [(None, "")]:
             tests[prefix(cls, name) + renamed.get(suffix, suffix)] = dict(record, of=rid)

@@ -53,6 +53,38 @@ def check_method(node):
     return None
 
 
+# an equality checked through a named function (the package's own helper, numpy's assert_equal, more-itertools'
+# iequals): its literal argument is twinned like assertEqual's, since a forged helper that always agrees passes
+# its must-fail twin too. The name must say equality, and must not say its negation
+EQUALITY_NAMES = ("equal", "equals", "iequals", "eq", "same")
+ASSERTING_PREFIXES = ("assert", "check", "verify", "expect")
+
+
+def helper_check(node):
+    """(call side, literal) of `helper(x, literal)` (a statement, or under a bare assert) whose name says
+    equality, such as `assert_equal(x, [1, 2])` or `assert iequals(x, (1, 2))`; else None."""
+    if (
+        not isinstance(node, ast.Call)
+        or len(node.args) < 2
+        or any(isinstance(a, ast.Starred) for a in node.args)
+        or any(k.arg is None for k in node.keywords)
+    ):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    flat = name.lower().replace("_", "")
+    if not flat or "not" in flat or (name in CHECK_METHODS and isinstance(func, ast.Attribute)):
+        return None
+    if flat not in EQUALITY_NAMES and not (
+        flat.startswith(ASSERTING_PREFIXES) and flat.endswith(("equal", "equals", "eq"))
+    ):
+        return None
+    first, second = node.args[:2]
+    if is_literal(first) == is_literal(second):
+        return None
+    return (second, first) if is_literal(first) else (first, second)
+
+
 def check_of(stmt):
     """The checked expression of a check statement: an assert's test, or a unittest assertion call."""
     return stmt.test if isinstance(stmt, ast.Assert) else stmt.value
@@ -64,7 +96,9 @@ def drop_message(stmt):
         stmt.msg = None
         return
     call = stmt.value
-    call.keywords = [k for k in call.keywords if k.arg != "msg"]
+    call.keywords = [k for k in call.keywords if k.arg not in ("msg", "err_msg")]
+    if not check_method(call):  # a helper's other arguments are its own
+        return
     at = 3 if call.func.attr in ALMOST else 2  # (first, second, places, msg, delta) or (first, second, msg)
     if len(call.args) > at:
         call.args[at] = ast.Constant(None)
@@ -105,6 +139,9 @@ def comparison(node):
                 return None
             setattr(literal, TOLERANCE, tolerance)
         return call, literal, ast.Eq
+    helper = helper_check(node)
+    if helper:
+        return helper[0], helper[1], ast.Eq
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return None
     left, right = node.left, node.comparators[0]
@@ -145,7 +182,9 @@ def own_asserts(func):
     found, todo = [], [(n, False) for n in reversed(func.body)]
     while todo:
         node, guarded = todo.pop()
-        if isinstance(node, ast.Assert) or (isinstance(node, ast.Expr) and check_method(node.value)):
+        if isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Expr) and (check_method(node.value) or helper_check(node.value))
+        ):
             found.append((node, guarded))
         if not isinstance(node, (*SCOPES, ast.Lambda)):
             inner = guarded or isinstance(node, GUARDS)

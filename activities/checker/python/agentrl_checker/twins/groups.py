@@ -7,17 +7,19 @@ from .checks import check_of, comparison, own_asserts
 from .secret import rng
 
 
-def survival_bound(values, n_fresh):
-    """Chance that a guesser survives: 1/k per real group with k values, times 1/C(D, D_fresh)."""
+def survival_bound(values, n_fresh, raises=()):
+    """Chance that a guesser survives: 1/k per real group with k values (2/k for a raise check, whose judgement
+    excuses one other class an honest exception derives from), times 1/C(D, D_fresh)."""
     if not values:
         return 1.0
-    return 1 / (math.prod(values) * math.comb(len(values) + n_fresh, n_fresh))  # exact ints: no overflow
+    excused = 2 ** sum(1 for r in raises if r)
+    return excused / (math.prod(values) * math.comb(len(values) + n_fresh, n_fresh))  # exact ints: no overflow
 
 
-def choose_g(caps, n_fresh, target, most):
+def choose_g(caps, n_fresh, target, most, raises=()):
     """Smallest g >= 2 (at most `most`) whose bound meets the target; a group holds min(g, its capacity) values."""
     g = 2
-    while caps and g < min(most, max(caps)) and survival_bound([min(g, c) for c in caps], n_fresh) > target:
+    while caps and g < min(most, max(caps)) and survival_bound([min(g, c) for c in caps], n_fresh, raises) > target:
         g += 1
     return g
 

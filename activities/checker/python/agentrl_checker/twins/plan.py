@@ -18,7 +18,17 @@ from .variants import class_variants, literal_capacity, param_variants, variant_
 
 def make_twins(data):
     """The whole rewrite: request object in, response object out (raises BadInput)."""
-    seed, files, real, target, cap, fresh, deciding, inputs, executed = parse_request(data)
+    request = parse_request(data)
+    seed, files, real, target, cap, fresh, deciding = (
+        request.seed,
+        request.files,
+        request.real,
+        request.target,
+        request.cap,
+        request.fresh,
+        request.deciding,
+    )
+    inputs, executed = request.inputs, request.executed
     modules, unparsed, total, calls = {}, [], Counter(), set()
     why_file = {}  # path -> why the file is returned as given
     for path, text in files.items():
@@ -78,6 +88,8 @@ def make_twins(data):
         for u in units:
             u.drop_unexecuted(executed)
     for u in units:
+        u.prefer_failing(request.failing)
+    for u in units:
         if u.param is None:
             continue
         key, group = u.param
@@ -87,6 +99,14 @@ def make_twins(data):
             del u.cands[key], u.counts[key]
             u.param = None
     assign_groups(seed, units, total)
+    # the lines of the check each covered test is twinned on, in its original file (the bound counts a deciding
+    # test only through the assertion it failed at before the fix)
+    ranges = {}
+    for u in units:
+        if u.group is not None:
+            check = own_asserts(u.node)[u.ordinal][0]
+            for rid, _ in u.real_ids:
+                ranges[rid] = [check.lineno, check.end_lineno]
     placed, skipped = place_fresh(seed, fresh, modules, calls)
     groups = {}
     for u in units:
@@ -97,8 +117,14 @@ def make_twins(data):
     # g reaches the target over the groups of the deciding tests when they are given (the tests the
     # unfixed code passes already prove nothing against a guesser), else over every group
     decisive = {u.group for u in units if u.group is not None and any(rid in deciding for rid, _ in u.real_ids)}
-    counted = [lit for key, lit in groups.items() if key in decisive] or list(groups.values())
-    g = choose_g([literal_capacity(lit) for lit in counted], 0, target, cap + 1)
+    counted = [(key, lit) for key, lit in groups.items() if key in decisive] or list(groups.items())
+    g = choose_g(
+        [literal_capacity(lit) for _, lit in counted],
+        0,
+        target,
+        cap + 1,
+        [key.startswith("raises: ") for key, _ in counted],
+    )
     # a group outside the deciding tests gets one twin: enough to catch a wholesale forgery, and a suite's
     # hundreds of other tests do not multiply by g
     count = {key: g - 1 if key in decisive or not decisive else 1 for key in groups}
@@ -110,24 +136,42 @@ def make_twins(data):
         else variant_literals(seed, key, lit, count[key])
         for key, lit in groups.items()
     }
-    summary = {key: {"values": len(v) + 1, "real": True} for key, v in variants.items()}
+    summary = {
+        key: {"values": len(v) + 1, "real": True, "check": "raise" if key.startswith("raises: ") else "value"}
+        for key, v in variants.items()
+    }
     # a raise check also gets twins on inputs the oracle calls valid: the same block, which a correct
     # solution fails (DID NOT RAISE); code that raises for every input it finds in a raise block passes
     # them, beside its real sibling: a forgery. They are an extra catch, never part of the bound.
+    used_inputs = set()
     for u in units:
         check = check_of(own_asserts(u.node)[u.ordinal][0]) if u.group and u.group.startswith("raises: ") else None
         call = getattr(check.args[0], RAISES_CALL, None) if check is not None else None
         name = call and (call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None))
         valid = [i for i in inputs if i["function"] == name and len(i["args"]) == len(call.args)] if call else []
+        # an input used by one raise check only: a call shared by two would be checked against both checks' classes
+        # nor one the tests assert a value for: a raise block's call also found in an equality would be a valid input
+        valid = [
+            i
+            for i in valid
+            if (u.path, tuple(i["args"])) not in used_inputs
+            and ast.unparse(ast.Call(call.func, [ast.parse(a, mode="eval").body for a in i["args"]], [])) not in calls
+        ]
         if valid:
             rng(seed, "inputs", u.group).shuffle(valid)
-            u.inputs = [[ast.parse(a, mode="eval").body for a in i["args"]] for i in valid[:INPUT_TWINS]]
-            summary[u.group + " (valid inputs)"] = {"values": 1, "real": False}
-    survival = survival_bound([len(v) + 1 for v in variants.values()], 0)
+            chosen = valid[:INPUT_TWINS]
+            used_inputs.update((u.path, tuple(i["args"])) for i in chosen)
+            u.inputs = [[ast.parse(a, mode="eval").body for a in i["args"]] for i in chosen]
+            summary[u.group + " (valid inputs)"] = {
+                "values": len(variants[u.group]) + 1,
+                "real": False,
+                "check": "input",
+            }
+    survival = survival_bound([len(v) + 1 for v in variants.values()], 0, [k.startswith("raises: ") for k in variants])
     for module, key, call, value in placed:
         literals = variant_literals(seed, key, value, min(g, cap))
         module.fresh.append((key, call, literals))
-        summary[key] = {"values": len(literals), "real": False}
+        summary[key] = {"values": len(literals), "real": False, "check": "fresh"}
 
     out_files = dict(files)
     for path, module in list(modules.items()):
@@ -168,6 +212,7 @@ def make_twins(data):
         "files": out_files,
         "tests": dict(sorted(tests.items())),
         "groups": dict(sorted(summary.items())),
+        "checkRanges": dict(sorted(ranges.items())),
         "survival": survival,
         "uncovered": sorted(uncovered),
         "reasons": dict(sorted(reasons.items())),

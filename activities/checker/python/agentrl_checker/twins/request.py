@@ -62,4 +62,21 @@ def parse_request(data):
         )
     ):
         raise BadInput("'executed' must map node ids to lists of line numbers")
-    return seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or []), inputs, executed
+    failing = data.get("failing") or {}
+    if not (
+        isinstance(failing, dict) and all(isinstance(n, int) and not isinstance(n, bool) for n in failing.values())
+    ):
+        raise BadInput("'failing' must map node ids to line numbers")
+    return Request(
+        seed, files, list(dict.fromkeys(real)), target, cap, fresh, set(deciding or []), inputs, executed, failing
+    )
+
+
+class Request:
+    """The request's fields, validated."""
+
+    __slots__ = ("seed", "files", "real", "target", "cap", "fresh", "deciding", "inputs", "executed", "failing")
+
+    def __init__(self, *values):
+        for name, value in zip(self.__slots__, values):
+            setattr(self, name, value)

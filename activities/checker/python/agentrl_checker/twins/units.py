@@ -100,6 +100,23 @@ class Unit:
                     del self.counts[key]
                     self.param = None
 
+    def prefer_failing(self, failing):
+        """A deciding test is twinned on the assertion it failed at before the fix when a twin can change it
+        (`failing`: node id -> that line in its own file, recorded at validation): the unfixed code passes its
+        other assertions already, so only a twin of that one holds a guesser back."""
+        lines = {failing[rid] for rid, _ in self.real_ids if rid in failing}
+        if not lines:
+            return
+        asserts = own_asserts(self.node)
+        keep = {
+            key: ordinal
+            for key, ordinal in self.cands.items()
+            if any(asserts[ordinal][0].lineno <= line <= asserts[ordinal][0].end_lineno for line in lines)
+        }
+        if keep:
+            for key in set(self.cands) - set(keep):
+                del self.cands[key]
+
 
 class Module:
     """A parsed test module split into kept statements, test functions and test classes."""
