@@ -69,7 +69,7 @@ describe('the bound counts the assertion a deciding test failed at', () => {
   });
 
   test('a failing line inside the twinned check counts its group; no recorded line counts it too', () => {
-    for (const failing of [{ 'tests/test_x.py::test_fixed': 13 }, {}])
+    for (const failing of [{ 'tests/test_x.py::test_fixed': 13 }, {}] as Record<string, number>[])
       assert.equal(decidingBound(ranged, ['tests/test_x.py::test_fixed'], failing).bound, 1 / 10);
   });
 
