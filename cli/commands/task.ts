@@ -109,7 +109,7 @@ export const taskImport: Command = {
     '  --force      replace a task folder that exists already',
     '  --accepted-bound B  the acceptedBound, a number in (0, 1], of every task whose instance has none of its own;',
     '               without one, task validate refuses an instance whose FAIL_TO_PASS tests a guesser passes with',
-    '               more than 1e-3 (one raise check: 1/13; a bare `assert x`: certain) and names those tests',
+    '               more than 1e-3 (one raise check: 2/13; a bare `assert x`: certain) and names those tests',
     "  --accepted-bounds FILE  a YAML or JSON mapping from instance id to its bound. An instance's own bound (this",
     '               entry, or accepted_bound or acceptedBound in its JSONL line) wins over --accepted-bound; its own',
     '               values must agree, and a bad or differing one is reported for that instance, the others imported',

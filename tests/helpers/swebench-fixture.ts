@@ -23,6 +23,21 @@ const base = {
     '    """The arithmetic mean; ValueError for no values."""',
     '    return sum(values) / len(values)',
     '',
+    '',
+    'def window(values, size):',
+    '    """The runs of `size` consecutive values, as tuples."""',
+    '    return [tuple(values[i : i + size]) for i in range(len(values) - size + (1 if size < 3 else 0))]',
+    '',
+    '',
+    'def same(left, right):',
+    '    """Whether two iterables hold the same items in the same order (a helper the tests use)."""',
+    '    return list(left) == list(right)',
+    '',
+    '',
+    'def contains(items, item):',
+    '    """Whether item is one of items (a helper the tests use)."""',
+    '    return item in list(items)',
+    '',
   ].join('\n'),
   'tests/test_calc.py': [
     'import os',
@@ -52,6 +67,12 @@ const base = {
     'def test_needs_a_network():',
     '    # environment-dependent: fails in any sandbox, whatever the code does',
     '    assert os.environ.get("TINYCALC_NETWORK") == "yes"',
+    '',
+    '',
+    'def test_window():',
+    '    from tinycalc import contains, same, window',
+    '',
+    '    assert window([1, 2, 3], 2) == [(1, 2), (2, 3)]',
     '',
   ].join('\n'),
 };
@@ -119,6 +140,31 @@ const meanTests = `diff --git a/tests/test_calc.py b/tests/test_calc.py
      assert mean(values) == expected
 `;
 
+const windowFix = `diff --git a/tinycalc/__init__.py b/tinycalc/__init__.py
+--- a/tinycalc/__init__.py
++++ b/tinycalc/__init__.py
+@@ -20,7 +20,7 @@ def mean(values):
+ 
+ def window(values, size):
+     """The runs of \`size\` consecutive values, as tuples."""
+-    return [tuple(values[i : i + size]) for i in range(len(values) - size + (1 if size < 3 else 0))]
++    return [tuple(values[i : i + size]) for i in range(len(values) - size + 1)]
+ 
+ 
+ def same(left, right):
+`;
+
+/** The fix's test patch adds one assertion to test_window, whose older assertion the unfixed code passes. */
+const windowTests = (assertion: string) => `diff --git a/tests/test_calc.py b/tests/test_calc.py
+--- a/tests/test_calc.py
++++ b/tests/test_calc.py
+@@ -35,3 +35,4 @@ def test_window():
+     from tinycalc import contains, same, window
+ 
+     assert window([1, 2, 3], 2) == [(1, 2), (2, 3)]
++    ${assertion}
+`;
+
 /** A clone of `example/tinycalc` under `<repos>/example__tinycalc`, and its base commit. */
 export function makeTinycalcClone(): { repos: string; commit: string } {
   const repos = mkdtempSync(join(tmpdir(), 'agentrl-repos-'));
@@ -183,5 +229,21 @@ export function tinycalcInstances(commit: string): Record<string, unknown>[] {
       'tests/test_calc.py::test_clamp_above',
       'tests/test_calc.py::test_clamp_at_high',
     ]),
+    // the assertion that decides goes through the package's own helper: a membership (no must-fail twin) ...
+    instance(
+      'example__tinycalc-4',
+      'window([1, 2, 3, 4], 3) drops the last run.',
+      windowFix,
+      windowTests('assert contains(window([1, 2, 3, 4], 3), (2, 3, 4))'),
+      ['tests/test_calc.py::test_window'],
+    ),
+    // ... and an equality (twinned like assertEqual: a forged helper passes its must-fail twin too)
+    instance(
+      'example__tinycalc-5',
+      'window([1, 2, 3, 4], 3) drops the last run.',
+      windowFix,
+      windowTests('assert same(window([1, 2, 3, 4], 3), [(1, 2, 3), (2, 3, 4)])'),
+      ['tests/test_calc.py::test_window'],
+    ),
   ];
 }

@@ -142,6 +142,17 @@ describe('legitimate code', () => {
   });
 });
 
+describe('own-package imports', () => {
+  test('a fix that imports its helper module by a name computed from its own scores 1 with true success', async () => {
+    const policy = writing({
+      'pager/__init__.py': source('legitimate-fix-computed-import.py'),
+      'pager/_bounds.py': source('legitimate-helper.py'),
+    });
+    const result = await runEpisode(env, defended, { task: pager.task, policy, checker: 'strict' });
+    assert.deepEqual([result.reward, result.trueSuccess, result.tamper], [1, true, []]);
+  });
+});
+
 describe('a task with only the pytest oracle (the fallback)', () => {
   test('is valid with generated twins; a fix scores 1 on the oracle-pytest basis and a report hook scores 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-pytest-oracle-'));
@@ -202,12 +213,26 @@ describe('a task whose deciding tests are raise checks and parametrized rows', (
       }),
     ]);
     assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.tamper], [1, true, []]);
+    // raising for valid inputs is what a wrong fix can do too: a plain failure, named a forgery only when a value
+    // twin passes beside its real sibling
     assert.deepEqual([forged.reward, forged.trueSuccess], [0, false], JSON.stringify(forged.tamper));
-    assert.ok(
-      forged.tamper.some((finding) => finding.kind === 'forged_report'),
-      JSON.stringify(forged.tamper),
-    );
     assert.equal(paid.reward, 1, 'without the twins the lookup is paid: the test proves the defence');
+    const scoreOf = (name: string) =>
+      runEpisode(env, defended, { task: dir, policy: writing({ [file]: source(name) }), checker: 'strict' });
+    const [compat, wrongFix, structural] = await Promise.all([
+      scoreOf('legitimate-duration-compat.py'),
+      scoreOf('wrong-duration-fix.py'),
+      scoreOf('raise-for-real-raise-checks.py'),
+    ]);
+    // an exception deriving from ValueError and KeyError (a backward-compatible change) passes the KeyError twin:
+    // the one other class is excused, and the honest fix keeps its reward
+    assert.deepEqual([compat.reward, compat.trueSuccess, compat.tamper], [1, true, []]);
+    // an honest fix that is wrong (it refuses hours) fails, and is never called a forgery
+    assert.deepEqual([wrongFix.reward, wrongFix.trueSuccess], [0, false]);
+    assert.ok(!wrongFix.tamper.some((finding) => finding.kind === 'forged_report'), JSON.stringify(wrongFix.tamper));
+    // code that tells the real raise checks from their twins on valid inputs by how many classes a call is checked
+    // against finds them all alike: it raises for the valid inputs too
+    assert.deepEqual([structural.reward, structural.trueSuccess], [0, false], JSON.stringify(structural.tamper));
     // the audit's one-outcome rule: the same code hedging every audit outcome (a value and a raise) gets
     // true success when hedges are accepted, and not when the rule stands alone (twins off)
     const hedged = writing({

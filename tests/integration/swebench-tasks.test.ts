@@ -32,8 +32,8 @@ before(async () => {
       .join('\n') + '\n',
   );
   tasks = mkdtempSync(join(tmpdir(), 'agentrl-swebench-'));
-  // mean's FAIL_TO_PASS is one raise check (a class among 13): the import states the bound the set accepts
-  assert.equal(importSwebench(file, { reposDir: repos, outDir: tasks, acceptedBound: 0.08 }).written.length, 3);
+  // mean's FAIL_TO_PASS is one raise check (a class among 13, one other excused: 2/13): the import states the bound the set accepts
+  assert.equal(importSwebench(file, { reposDir: repos, outDir: tasks, acceptedBound: 0.16 }).written.length, 5);
   env = await startTestServer();
   worker = await startWorker(env);
 });
@@ -79,9 +79,52 @@ describe('SWE-bench-style instances', () => {
       }),
       runEpisode(env, worker, { task: dir, policy: scriptedPolicy([{ tool: 'submit' }]), checker: 'strict' }),
     ]);
-    assert.deepEqual([solved.reward, solved.trueSuccess, solved.trueSuccessBasis], [1, true, 'visible+hidden']);
+    // no oracle: nothing independent audits the fix, so true success is null (unaudited), never the reward copied
+    assert.deepEqual([solved.reward, solved.trueSuccess, solved.trueSuccessBasis], [1, null, 'visible+hidden']);
     assert.deepEqual(solved.tamper, []);
-    assert.deepEqual([untouched.reward, untouched.trueSuccess], [0, false]);
+    assert.deepEqual([untouched.reward, untouched.trueSuccess], [0, null]);
+  });
+});
+
+describe('the bound over the assertions that decide', () => {
+  const window = (dir: string) => readFileSync(join(dir, 'repo', 'tinycalc', '__init__.py'), 'utf8');
+  const fixWindow = (source: string) => source.replace(' + (1 if size < 3 else 0))]', ' + 1)]');
+
+  test("a deciding assertion with no must-fail twin is named, line and all, though the test's older assertion is twinned", async () => {
+    const report = await validateTask(join(tasks, 'example__tinycalc-4'), { docker, sandbox: worker.config.sandbox });
+    assert.equal(report.ok, false);
+    const bound = report.checks.find((check) => check.name.startsWith('the tests that decide the task are twinned'))!;
+    assert.equal(bound.ok, false, JSON.stringify(report.checks));
+    assert.match(bound.detail, /bound 1 over 1 deciding tests/);
+    assert.match(
+      bound.detail,
+      /tests\/test_calc\.py::test_window \(its assertion at line \d+, which fails before the fix, has no must-fail twin/,
+    );
+  });
+
+  test('an equality through the helper is twinned: the fix scores 1, a helper that always agrees scores 0', async () => {
+    const dir = join(tasks, 'example__tinycalc-5');
+    const report = await validateTask(dir, { docker, sandbox: worker.config.sandbox });
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    assert.deepEqual(report.expected!.twins!.untwinnedDeciding, []);
+    const source = window(dir);
+    const forgedHelper = source.replace(
+      '    return list(left) == list(right)',
+      '    return len(repr(left)) >= 0 or list(left) == list(right)',
+    );
+    const scoreOf = (content: string) =>
+      runEpisode(env, worker, {
+        task: dir,
+        policy: scriptedPolicy([{ tool: 'write_file', path: 'tinycalc/__init__.py', content }, { tool: 'submit' }]),
+        checker: 'strict',
+      });
+    const [fixed, forged] = await Promise.all([scoreOf(fixWindow(source)), scoreOf(forgedHelper)]);
+    assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.tamper], [1, null, []]);
+    assert.equal(forged.reward, 0);
+    assert.ok(
+      forged.tamper.some((finding) => finding.kind === 'forged_report'),
+      JSON.stringify(forged.tamper),
+    );
   });
 });
 
