@@ -23,7 +23,7 @@ import type { SandboxPool } from '../sandbox/pool';
 import type { createToolCallActivities } from '../tools/take-turn';
 import { candidateTree, gradedTree, readAgentTree, type AgentTree } from './agent-tree';
 import { GraderError } from './grading';
-import { createGradingCache } from './grading-cache';
+import { createGradingCache, type GradingCache } from './grading-cache';
 import { gradeWith, timed, type GradingContext, type GraderVerdict, type ScoringContainers } from './graders/grader';
 import { harborVerifierGrader } from './graders/harbor-verifier';
 import { repositoryTestsGrader } from './graders/repository-tests';
@@ -81,24 +81,23 @@ function handled<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
+/** What one worker's scoring keeps: its dependencies, the grading cache and the episodes' records. */
+interface Scorer {
+  deps: ScoringDeps;
+  cache: GradingCache;
+  records: ReturnType<typeof createEpisodeRecords>;
+}
+
 /** The scoring activity (strict or weak, plus the audit) and the probe of a stop point. */
 export function createScoringActivities(deps: ScoringDeps) {
-  const cache = createGradingCache(deps.store, deps.docker, deps.cacheResults);
-  const records = createEpisodeRecords(deps.store);
-  const withHeartbeat = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
-    const heartbeat = setInterval(() => Context.current().heartbeat(what), 2000);
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof GraderError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.graderError);
-      throw error;
-    } finally {
-      clearInterval(heartbeat);
-    }
+  const scorer: Scorer = {
+    deps,
+    cache: createGradingCache(deps.store, deps.docker, deps.cacheResults),
+    records: createEpisodeRecords(deps.store),
   };
   return {
     scoreSubmission(input: ScoreInput): Promise<ScoreSummary> {
-      return withHeartbeat('scoring', () => score(input, null));
+      return withHeartbeat('scoring', () => score(scorer, input, null));
     },
 
     /**
@@ -107,40 +106,57 @@ export function createScoringActivities(deps: ScoringDeps) {
      * later submission of the same files finds the grading cache.
      */
     async probeSubmission(input: ProbeInput): Promise<{ reward: number }> {
-      return { reward: (await withHeartbeat('probing', () => score(input, input.turn))).reward };
+      return { reward: (await withHeartbeat('probing', () => score(scorer, input, input.turn))).reward };
     },
   };
+}
 
-  /** Reading, then the detector, the audit and the grader at once, then the outcome and its record. */
-  async function score(input: ScoreInput, probeTurn: number | null): Promise<ScoreSummary> {
-    const snapshot = await deps.store.getJson(input.task.snapshotRef, TaskSnapshot);
-    const read = await readAgentTree(
-      deps.docker,
-      deps.sandbox,
-      input.sandbox.containerName,
-      snapshot,
-      input.task.protectedPaths,
-    );
-    const scored = { input, snapshot, probeTurn, read };
-    if (read.overLimits.length > 0)
-      return recordOutcome({ ...scored, dropped: [], verdict: null, audit: null, tamper: read.overLimits });
-    const { graded, dropped } = gradedTree(snapshot, read);
-    const context = gradingContext(input, snapshot, probeTurn !== null, read, graded);
-    // the tamper detector, the isolated audit of the oracle calls (it needs neither the twins nor the findings) and
-    // the grader's planning and runs at once
-    const tamperRun = handled(cache.tamper(read.changes, () => detectTamper(read.changes)));
-    const auditRun = handled(timed(auditCalls(context)));
-    const verdict = snapshot.harbor
-      ? await gradeWith(harborVerifierGrader, context)
-      : await gradeWith(repositoryTestsGrader, context);
-    const audit = await auditRun;
-    const tamper = mergeFindings(await tamperRun, verdict.findings);
-    verdict.phases.auditMs = Math.max(verdict.phases.auditMs, audit.value ? audit.ms : 0);
-    return recordOutcome({ ...scored, dropped, verdict, audit: audit.value, tamper });
+/** Runs the work heartbeating; a grader failure is not retried (the same tree would fail again). */
+async function withHeartbeat<T>(what: string, work: () => Promise<T>): Promise<T> {
+  const heartbeat = setInterval(() => Context.current().heartbeat(what), 2000);
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof GraderError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.graderError);
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
   }
+}
 
-  /** The outcome rules applied (a tree beyond what the grader reads has no verdict), and the scoring record written. */
-  async function recordOutcome(scored: {
+/** Reading, then the detector, the audit and the grader at once, then the outcome and its record. */
+async function score(scorer: Scorer, input: ScoreInput, probeTurn: number | null): Promise<ScoreSummary> {
+  const { deps, cache } = scorer;
+  const snapshot = await deps.store.getJson(input.task.snapshotRef, TaskSnapshot);
+  const read = await readAgentTree(
+    deps.docker,
+    deps.sandbox,
+    input.sandbox.containerName,
+    snapshot,
+    input.task.protectedPaths,
+  );
+  const scored = { input, snapshot, probeTurn, read };
+  if (read.overLimits.length > 0)
+    return recordOutcome(scorer, { ...scored, dropped: [], verdict: null, audit: null, tamper: read.overLimits });
+  const { graded, dropped } = gradedTree(snapshot, read);
+  const context = gradingContext(scorer, input, snapshot, probeTurn !== null, read, graded);
+  // the tamper detector, the isolated audit of the oracle calls (it needs neither the twins nor the findings) and
+  // the grader's planning and runs at once
+  const tamperRun = handled(cache.tamper(read.changes, () => detectTamper(read.changes)));
+  const auditRun = handled(timed(auditCalls(context)));
+  const verdict = snapshot.harbor
+    ? await gradeWith(harborVerifierGrader, context)
+    : await gradeWith(repositoryTestsGrader, context);
+  const audit = await auditRun;
+  const tamper = mergeFindings(await tamperRun, verdict.findings);
+  verdict.phases.auditMs = Math.max(verdict.phases.auditMs, audit.value ? audit.ms : 0);
+  return recordOutcome(scorer, { ...scored, dropped, verdict, audit: audit.value, tamper });
+}
+
+/** The outcome rules applied (a tree beyond what the grader reads has no verdict), and the scoring record written. */
+async function recordOutcome(
+  scorer: Scorer,
+  scored: {
     input: ScoreInput;
     snapshot: TaskSnapshot;
     probeTurn: number | null;
@@ -149,86 +165,89 @@ export function createScoringActivities(deps: ScoringDeps) {
     verdict: GraderVerdict | null;
     audit: OracleAuditResult | null;
     tamper: TamperFinding[];
-  }): Promise<ScoreSummary> {
-    const { input, snapshot, probeTurn, read, dropped, verdict, audit, tamper } = scored;
-    const forged = forgedBy(tamper);
-    // a tree beyond what the grader reads (no verdict) scores 0
-    const reward = verdict ? rewardOf(input.checker, verdict, forged) : 0;
-    const independent = audit ? { ok: auditPassed(audit) } : (verdict?.pytestAudit ?? null);
-    const trueSuccess = verdict
-      ? trueSuccessOf({ probe: probeTurn !== null, forged, full: verdict.full, audit: independent })
-      : probeTurn !== null || !hasAudit(snapshot)
-        ? null
-        : false;
-    const scoringUri = await records.writeScoring(
-      input.episodeId,
-      scoringRecord({ checker: input.checker, probeTurn, reward, trueSuccess, tamper, read, dropped, verdict, audit }),
-    );
-    return {
-      reward,
-      trueSuccess,
-      trueSuccessBasis: basisOf(snapshot),
-      tamper,
-      scoringUri,
-      ...(verdict ? { phases: verdict.phases } : {}),
-      ...(verdict?.metrics ? { metrics: verdict.metrics } : {}),
-    };
-  }
+  },
+): Promise<ScoreSummary> {
+  const { input, snapshot, probeTurn, read, dropped, verdict, audit, tamper } = scored;
+  const forged = forgedBy(tamper);
+  // a tree beyond what the grader reads (no verdict) scores 0
+  const reward = verdict ? rewardOf(input.checker, verdict, forged) : 0;
+  const independent = audit ? { ok: auditPassed(audit) } : (verdict?.pytestAudit ?? null);
+  const trueSuccess = verdict
+    ? trueSuccessOf({ probe: probeTurn !== null, forged, full: verdict.full, audit: independent })
+    : probeTurn !== null || !hasAudit(snapshot)
+      ? null
+      : false;
+  const scoringUri = await scorer.records.writeScoring(
+    input.episodeId,
+    scoringRecord({ checker: input.checker, probeTurn, reward, trueSuccess, tamper, read, dropped, verdict, audit }),
+  );
+  return {
+    reward,
+    trueSuccess,
+    trueSuccessBasis: basisOf(snapshot),
+    tamper,
+    scoringUri,
+    ...(verdict ? { phases: verdict.phases } : {}),
+    ...(verdict?.metrics ? { metrics: verdict.metrics } : {}),
+  };
+}
 
-  function gradingContext(
-    input: ScoreInput,
-    snapshot: TaskSnapshot,
-    probe: boolean,
-    read: AgentTree,
-    graded: Record<string, Buffer>,
-  ): GradingContext {
-    const attempt = Context.current().info.attempt;
-    const containers: ScoringContainers = {
-      docker: deps.docker,
-      sandbox: deps.sandbox,
-      deployment: deps.deployment,
-      image: input.task.image,
-      workflowId: input.workflowId,
-      episodeId: input.episodeId,
-      runId: input.runId,
-      ...(deps.pool ? { pool: deps.pool } : {}),
-      // names carry the attempt, so a stale attempt's clean-up never removes a retry's container
-      name: (run) => `${input.sandbox.containerName}-${run}-${attempt}`,
-    };
-    return {
-      snapshot,
-      checker: input.checker,
-      probe,
-      testTimeoutMs: input.testTimeoutMs,
-      read,
-      graded,
-      containers,
-      cache,
-      secret: () => checkerSecret(deps.store),
-      unsafeDisable: deps.unsafeDisable ?? [],
-      runInAgentSandbox: (command) =>
-        deps.runInAgentSandbox({ sandbox: input.sandbox, command, timeoutMs: input.testTimeoutMs }),
-    };
-  }
+/** What the graders need of one grading: the task, the trees, the containers' names and the switches. */
+function gradingContext(
+  scorer: Scorer,
+  input: ScoreInput,
+  snapshot: TaskSnapshot,
+  probe: boolean,
+  read: AgentTree,
+  graded: Record<string, Buffer>,
+): GradingContext {
+  const { deps } = scorer;
+  const attempt = Context.current().info.attempt;
+  const containers: ScoringContainers = {
+    docker: deps.docker,
+    sandbox: deps.sandbox,
+    deployment: deps.deployment,
+    image: input.task.image,
+    workflowId: input.workflowId,
+    episodeId: input.episodeId,
+    runId: input.runId,
+    ...(deps.pool ? { pool: deps.pool } : {}),
+    // names carry the attempt, so a stale attempt's clean-up never removes a retry's container
+    name: (run) => `${input.sandbox.containerName}-${run}-${attempt}`,
+  };
+  return {
+    snapshot,
+    checker: input.checker,
+    probe,
+    testTimeoutMs: input.testTimeoutMs,
+    read,
+    graded,
+    containers,
+    cache: scorer.cache,
+    secret: () => checkerSecret(deps.store),
+    unsafeDisable: deps.unsafeDisable ?? [],
+    runInAgentSandbox: (command) =>
+      deps.runInAgentSandbox({ sandbox: input.sandbox, command, timeoutMs: input.testTimeoutMs }),
+  };
+}
 
-  /** The isolated audit of the oracle calls on the candidate's tree (not for a probe); cached by tree. */
-  async function auditCalls(context: GradingContext): Promise<OracleAuditResult | null> {
-    const calls = oracleCallsOf(context.snapshot, context.unsafeDisable);
-    if (!calls || context.probe) return null;
-    // the candidate's tree without the hidden tests, and none of the expected values
-    const files = candidateTree(context.graded, context.snapshot);
-    const { containers, testTimeoutMs } = context;
-    return cache.audit({ image: containers.image, timeoutMs: testTimeoutMs, files, calls }, () =>
-      auditOracleCalls({
-        ...containers,
-        name: containers.name('oracle'),
-        files,
-        calls,
-        timeoutMs: testTimeoutMs,
-        unsafeProtocol: context.unsafeDisable.includes('audit-protocol'),
-      }),
-    );
-  }
+/** The isolated audit of the oracle calls on the candidate's tree (not for a probe); cached by tree. */
+async function auditCalls(context: GradingContext): Promise<OracleAuditResult | null> {
+  const calls = oracleCallsOf(context.snapshot, context.unsafeDisable);
+  if (!calls || context.probe) return null;
+  // the candidate's tree without the hidden tests, and none of the expected values
+  const files = candidateTree(context.graded, context.snapshot);
+  const { containers, testTimeoutMs } = context;
+  return context.cache.audit({ image: containers.image, timeoutMs: testTimeoutMs, files, calls }, () =>
+    auditOracleCalls({
+      ...containers,
+      name: containers.name('oracle'),
+      files,
+      calls,
+      timeoutMs: testTimeoutMs,
+      unsafeProtocol: context.unsafeDisable.includes('audit-protocol'),
+    }),
+  );
 }
 
 /** Whether the task has an independent audit of true success (oracle.json, or the fallback pytest oracle). */

@@ -82,3 +82,16 @@ def test_a_raise_twin_never_expects_a_class_an_honest_exception_could_also_deriv
     assert not {"LookupError", "IndexError", "KeyError"} & set(raise_pool(ast.Name("KeyError")))
     assert not {"TypeError"} & set(raise_pool(ast.Name("TypeError")))
     assert not {"ArithmeticError", "OverflowError"} & set(raise_pool(ast.Name("ZeroDivisionError")))
+
+
+def test_the_pools_are_antichains():
+    # no two classes a twin may expect are related: an exception of one more base passes at most one twin's class
+    import builtins
+    import itertools
+
+    from agentrl_checker.twins.raises import FOREIGN_POOL, RAISE_POOL
+
+    for pool in (RAISE_POOL, FOREIGN_POOL):
+        for a, b in itertools.combinations(pool, 2):
+            first, second = getattr(builtins, a), getattr(builtins, b)
+            assert not issubclass(first, second) and not issubclass(second, first), (a, b)

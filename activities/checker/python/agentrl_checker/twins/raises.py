@@ -11,22 +11,20 @@ RAISES = "raises"  # the op of a normalised `with pytest.raises(Cls):` block
 RAISES_KEY = "agentrl_raises"  # attribute of the check's `<name>.type` node: the group key
 RAISES_CALL = "agentrl_raises_call"  # and the one call the block makes, when it makes one
 INPUT_TWINS = 2  # input twins per raise check: the same block on inputs the oracle says are valid
-# exception classes a raise twin may expect instead: common ones, so that the real class is not
-# special among them; for a class of the candidate's package, only classes such a class rarely
-# derives from (its real bases are unknown here, and task validate proves every twin)
+# exception classes a raise twin may expect instead: common ones, so that the real class is not special among
+# them, and no two related by inheritance (an antichain): an exception deriving from one more class than the
+# expected one then passes at most one twin's class, which the judgement excuses (the usual backward-compatible
+# change); for a class of the candidate's package, only classes such a class rarely derives from (its real bases
+# are unknown here, and task validate proves every twin)
 RAISE_POOL = (
     "ValueError",
     "TypeError",
     "KeyError",
     "IndexError",
     "AttributeError",
-    "RuntimeError",
     "ZeroDivisionError",
     "OverflowError",
     "NotImplementedError",
-    "LookupError",
-    "ArithmeticError",
-    "UnicodeError",
     "RecursionError",
     "OSError",
 )
