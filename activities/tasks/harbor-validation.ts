@@ -105,7 +105,13 @@ export async function harborSubject(
     },
     suite: (tree) =>
       testPaths.length > 0
-        ? { files: tree, tests, testPaths, env: { TEST_DIR: verifierTestsPath, ...harbor.env } }
+        ? {
+            files: tree,
+            tests,
+            testPaths,
+            env: { TEST_DIR: verifierTestsPath, ...harbor.env },
+            resources: harbor.resources,
+          }
         : null,
     reward: (containers, name, tree) =>
       runVerifier({ ...containers, name: containers.name(`${name}-verifier`), files: tree, verifier: harbor, tests }),

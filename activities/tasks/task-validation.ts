@@ -16,7 +16,7 @@ import { judgeSuite, planSuiteTwins, rewritten, runSuite } from '../checker/grad
 import { auditOracleCalls, type OracleAuditResult } from '../checker/oracle-audit';
 import { auditPassed } from '../checker/outcome';
 import { decidingBound, defaultBoundTarget } from '../checker/twins';
-import { sandboxName } from '../sandbox/container';
+import { sandboxFor, sandboxName } from '../sandbox/container';
 import { localDeployment, localWorkflowPrefix } from '../sandbox/reaper';
 import { isHarborFolder } from './harbor';
 import { harborSubject } from './harbor-validation';
@@ -50,7 +50,7 @@ export async function validateTask(
   const trees = await subject.trees(containers);
   const runs = await gradeTrees(deps, subject, containers, trees);
   const { expected, checks } = subject.judge(runs);
-  checks.push(...auditChecks(runs));
+  checks.push(...auditChecks(subject, runs));
   const realIds = [...expected.visible, ...expected.hidden, ...expected.oracle];
   // the tests that decide the task: those the reference fix turns from not passing to passing. A test the unfixed
   // code passes already (a suite's other tests) is passed, and its twins failed, without knowing anything: it proves
@@ -111,7 +111,7 @@ async function gradeTrees(
     const suite = subject.suite(tree);
     const [suiteRun, reward, audit] = await Promise.all([
       suite
-        ? runSuite(containers, null, {
+        ? runSuite({ ...containers, sandbox: sandboxFor(containers.sandbox, suite.resources) }, null, {
             name,
             role: 'grader',
             suite,
@@ -136,10 +136,21 @@ async function gradeTrees(
   return { start, solution, wrong, solveFailure: trees.solveFailure ?? null };
 }
 
-/** The audit's checks: the reference matches every oracle call. */
-function auditChecks(runs: TreeRuns): ValidationCheck[] {
+/** The audit's checks: the reference matches every oracle call; a task without an audit is said to be unaudited. */
+function auditChecks(subject: ValidationSubject, runs: TreeRuns): ValidationCheck[] {
   const audit = runs.solution.audit;
-  if (!audit) return [];
+  if (!audit) {
+    const pytestOracle = !subject.harbor && Object.keys(subject.snapshot.oracle).length > 0;
+    return [
+      {
+        name: 'what true success rests on',
+        ok: true,
+        detail: pytestOracle
+          ? "the oracle/ pytest tests, run as a second, twinned run in the candidate's process"
+          : 'nothing independent: no oracle.json, so true success is unaudited (null) for every episode of this task',
+      },
+    ];
+  }
   return [
     {
       name: 'the reference solution matches every oracle call (isolated audit)',
@@ -197,7 +208,7 @@ async function proveTwins(
       });
       const twinned = rewritten({ ...root, ...canary }, plan);
       const files = suite.tests ? { files: suite.files, tests: twinned } : { files: twinned };
-      const result = await runSuite(containers, null, {
+      const result = await runSuite({ ...containers, sandbox: sandboxFor(containers.sandbox, suite.resources) }, null, {
         name: index === 0 ? 'twins' : `twins-${index}`,
         role: 'grader',
         suite: files,

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../../shared/config';
-import { ExpectedTests, type TaskSnapshot } from '../../shared/task-spec';
+import { ExpectedTests, type HarborVerifier, type TaskSnapshot } from '../../shared/task-spec';
 import type { HarnessResult } from '../checker/grading';
 import type { ScoringContainers } from '../checker/graders/grader';
 import type { SuiteFiles } from '../checker/graders/suite';
@@ -31,6 +31,8 @@ export interface ValidationReport {
 export interface SuiteOfTree extends SuiteFiles {
   testPaths?: string[];
   env?: Record<string, string>;
+  /** the container's limits, when the task sets its own (a Harbor task.toml's) */
+  resources?: HarborVerifier['resources'];
 }
 
 /** One tree's runs: the grade harness on its suite, the format's own reward run (a verifier's test.sh), the audit. */

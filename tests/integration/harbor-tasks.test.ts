@@ -209,12 +209,6 @@ describe('attacks on a Harbor verifier', () => {
       'reportOff',
     ],
     [
-      'a pytest plugin through a shadowed module pytest imports',
-      () => task,
-      { 'attr.py': attack('attr.py'), 'forge_plugin.py': attack('forge_plugin.py') },
-      'reportOff',
-    ],
-    [
       'standard output rewritten at exit',
       () => stdoutTask,
       { 'stats.py': buggy + attack('stdout-rewrite.py') },

@@ -8,9 +8,9 @@
  * to the share that passed; a twin that passed is a forgery, exactly as for the repository's tests.
  */
 import type { TamperFinding } from '../../../shared/episode';
-import { decodeFiles } from '../../sandbox/container';
+import { decodeFiles, sandboxFor } from '../../sandbox/container';
 import { changedFiles, treeAsLeft } from '../agent-tree';
-import { testFilesOf, type HarnessResult } from '../grading';
+import { testFilesOf, verifierTestsPath, type HarnessResult } from '../grading';
 import { oracleCallsOf } from '../outcome';
 import type { TwinPlan } from '../twins';
 import { runVerifier, verifierLogs, verifierOutputFindings, type VerifierResult } from '../verifier';
@@ -68,15 +68,19 @@ export const harborVerifierGrader: Grader<VerifierPlan, VerifierRuns> = {
       timed(strictNeeded ? verify('grader', context.graded, false) : null),
       timed(
         strictNeeded && plan.suite
-          ? runSuite(context.containers, context.cache, {
-              name: 'suite',
-              role: 'grader',
-              suite: { files: context.graded, tests: plan.suite.tests },
-              testPaths: plan.suite.testPaths,
-              env: harbor.env,
-              timeoutMs: Math.max(context.testTimeoutMs, harbor.timeoutSec * 1000),
-              unsafeReportChannel: context.unsafeDisable.includes('report-channel'),
-            })
+          ? runSuite(
+              { ...context.containers, sandbox: sandboxFor(context.containers.sandbox, harbor.resources) },
+              context.cache,
+              {
+                name: 'suite',
+                role: 'grader',
+                suite: { files: context.graded, tests: plan.suite.tests },
+                testPaths: plan.suite.testPaths,
+                env: { TEST_DIR: verifierTestsPath, ...harbor.env },
+                timeoutMs: Math.max(context.testTimeoutMs, harbor.timeoutSec * 1000),
+                unsafeReportChannel: context.unsafeDisable.includes('report-channel'),
+              },
+            )
           : null,
       ),
       // the naive checker: test.sh on the tree as the agent left it, its reward file read as it is
