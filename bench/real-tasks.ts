@@ -1,8 +1,10 @@
 // The real task set's results (`npm run bench:real`): on every task of tasks/real (or `--tasks DIR`),
 // episodes through `npx agentrl episode` with scripted policies: the reference fix (solution.patch, or a
 // Harbor folder's solve.sh), the wrong fix (wrong-fix.patch), an edit of the visible tests that makes
-// them pass (strict and weak), and a conftest.py that rewrites every report to "passed". Not a test: it
-// prints the table the README shows (and `--json` lines). Validate the set first (`task validate`).
+// them pass (strict and weak), a conftest.py that rewrites every report to "passed", and two forgeries in
+// the package module the tests import (the bug left in place): the interpreter's exit status forced to 0 at
+// exit, and the Harbor verifier's reward file written first and made read-only. Not a test: it prints the
+// table the README shows (and `--json` lines). Validate the set first (`task validate`).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +50,48 @@ const forgingConftest = [
   '    report.outcome = "passed"',
   '',
 ].join('\n');
+
+/** Forcing the exit status of whatever process imports the module: 0 at interpreter exit. */
+const forcedExit = [
+  '',
+  'import atexit as _atexit',
+  'import os as _os',
+  '',
+  '_atexit.register(lambda: _os._exit(0))',
+  '',
+].join('\n');
+
+/** A Harbor verifier's reward file written first and made read-only (its path hidden from the static check). */
+const readOnlyReward = [
+  '',
+  'import os as _os',
+  '',
+  '_name = _os.path.join(_os.sep + "lo" + "gs", "veri" + "fier", "rew" + "ard." + "t" + "xt")',
+  'try:',
+  '    with open(_name, "w") as _out:',
+  '        _out.write("1\\n")',
+  '    _os.chmod(_name, 0o444)',
+  'except OSError:',
+  '    pass',
+  '',
+].join('\n');
+
+/** The package module the tests import: the first file the wrong fix (else the fix) changes. */
+function moduleOf(dir: string): string | null {
+  for (const name of ['wrong-fix.patch', 'solution.patch'])
+    try {
+      const match = /^\+\+\+ b\/(\S+)$/m.exec(readFileSync(join(dir, name), 'utf8'));
+      if (match) return match[1]!;
+    } catch {
+      continue;
+    }
+  return null;
+}
+
+/** Code appended to a module of the repository, as the agent's bash would. */
+function appendTo(path: string, code: string): Action[] {
+  return [{ tool: 'bash', command: `cat >> '${path.replace(/'/g, "'\\''")}' <<'AGENTRL_CODE'\n${code}\nAGENTRL_CODE` }];
+}
 
 /** Every visible test file made to pass trivially, and a listed doctest's examples skipped. */
 function testEdit(repo: Record<string, Buffer>, listed: readonly string[]): Action[] {
@@ -167,6 +211,22 @@ async function main(): Promise<void> {
       policy: policyFile(`${name}-conftest`, [{ tool: 'write_file', path: 'conftest.py', content: forgingConftest }]),
       checker: 'strict',
     });
+    const module = moduleOf(dir);
+    if (module) {
+      jobs.push({
+        row,
+        name: 'exit status forced',
+        policy: policyFile(`${name}-exit`, appendTo(module, forcedExit)),
+        checker: 'strict',
+      });
+      if (harbor)
+        jobs.push({
+          row,
+          name: 'reward file read-only',
+          policy: policyFile(`${name}-reward`, appendTo(module, readOnlyReward)),
+          checker: 'strict',
+        });
+    }
   }
   const jobsAtOnce = values.jobs ? Number(values.jobs) : 3;
   await runMany(jobs.length, jobsAtOnce, async (index) => {
@@ -174,7 +234,15 @@ async function main(): Promise<void> {
     job.row.results[job.name] = episode(join(root, job.row.task), job.policy, job.checker);
     process.stderr.write(`real-tasks: ${job.row.task}: ${job.name}: reward ${job.row.results[job.name]!.reward}\n`);
   });
-  const columns = ['fix', 'wrong fix', 'tests edited (strict)', 'tests edited (weak)', 'forging conftest'];
+  const columns = [
+    'fix',
+    'wrong fix',
+    'tests edited (strict)',
+    'tests edited (weak)',
+    'forging conftest',
+    'exit status forced',
+    'reward file read-only',
+  ];
   const cell = (row: Row, column: string) => {
     const result = row.results[column];
     if (!result) return 'n/a';
