@@ -8,8 +8,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type Dockerode from 'dockerode';
-import type { AgentrlConfig } from '../../shared/config';
+import type { ScoringContainers } from '../checker/graders/grader';
 import type { ExpectedTests } from '../../shared/task-spec';
 import { verifierTestsPath } from '../checker/grading';
 import { runVerifier, scriptEnvironment, type VerifierResult } from '../checker/verifier';
@@ -180,23 +179,18 @@ function describe(result: VerifierResult | null): string {
  * Runs solve.sh as the agent would: a sandbox of the task's image with the starting repository, the
  * solution at /solution, the agent's uid, no network; returns the repository's files afterwards.
  */
-async function solveInSandbox(options: {
-  docker: Dockerode;
-  sandbox: AgentrlConfig['sandbox'];
-  deployment: string;
-  image: string;
-  workflowId: string;
-  episodeId: string;
-  runId: string;
-  name: string;
-  repo: Record<string, Buffer>;
-  solution: Record<string, Buffer>;
-  env: Record<string, string>;
-  workdir: string;
-  resources: Parameters<typeof sandboxFor>[1];
-  executables: readonly string[];
-  timeoutMs: number;
-}): Promise<{ files: Record<string, Buffer> | null; exitCode: number | null; output: string }> {
+async function solveInSandbox(
+  options: Omit<ScoringContainers, 'name' | 'pool'> & {
+    name: string;
+    repo: Record<string, Buffer>;
+    solution: Record<string, Buffer>;
+    env: Record<string, string>;
+    workdir: string;
+    resources: Parameters<typeof sandboxFor>[1];
+    executables: readonly string[];
+    timeoutMs: number;
+  },
+): Promise<{ files: Record<string, Buffer> | null; exitCode: number | null; output: string }> {
   const { docker, name } = options;
   const sandbox = sandboxFor(options.sandbox, options.resources);
   const uid = sandbox.uid;
