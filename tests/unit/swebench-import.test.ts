@@ -49,7 +49,7 @@ describe('task import swebench', () => {
       acceptedBound: 0.05,
     });
     assert.deepEqual(result.failed, []);
-    assert.equal(result.written.length, 3);
+    assert.equal(result.written.length, 5);
     const dir = join(out, 'example__tinycalc-1');
     assert.equal(result.written[0]!.dir, dir);
     const spec = TaskSpec.parse(parseYaml(readFileSync(join(dir, 'task.yaml'), 'utf8')));
