@@ -64,6 +64,8 @@ export async function loadTask(
   }
   const built = await ensureHarborImage(options.docker, folder, defaultImage, options.onProgress);
   const expectedPath = join(root, 'expected-tests.json');
+  // a Harbor verifier's reward is held to its tests' run under the grade harness, which validation records
+  if (!existsSync(expectedPath) && options.requireExpected !== false) throw missingExpected(expectedPath, root);
   const expected = existsSync(expectedPath)
     ? readJsonFile(expectedPath, ExpectedTests)
     : { visible: [], hidden: [], oracle: [] };
@@ -155,10 +157,7 @@ export function loadTaskFolder(
   if (existsSync(expectedPath)) {
     expected = readJsonFile(expectedPath, ExpectedTests);
   } else if (options.requireExpected !== false) {
-    throw new TaskError(
-      `${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to ` +
-        `record the expected test ids`,
-    );
+    throw missingExpected(expectedPath, root);
   }
   const readOptional = (name: string): string | null =>
     existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null;
@@ -280,5 +279,13 @@ export function patchedFiles(files: Record<string, Buffer>, patch: string, patch
   const after = applyPatch(files, patch, patchPath);
   return Object.fromEntries(
     Object.entries(after).filter(([path, content]) => !files[path] || !files[path].equals(content)),
+  );
+}
+
+/** A task folder not validated yet: what to run. */
+function missingExpected(expectedPath: string, root: string): TaskError {
+  return new TaskError(
+    `${expectedPath}: missing; run \`npx agentrl task validate ${relative(process.cwd(), root) || '.'}\` to ` +
+      `record the expected test ids`,
   );
 }

@@ -94,7 +94,8 @@ test('a Harbor folder runs through `episode`: the reward is the float its verifi
   const result = JSON.parse(run.stdout);
   assert.deepEqual(
     [result.outcome, result.reward, result.trueSuccess, result.trueSuccessBasis],
-    ['submitted', 0.75, false, 'harbor-verifier'],
+    // no oracle.json: the verifier's reward, held to the grade harness's run of its tests, and no audit (null)
+    ['submitted', 0.75, null, 'harbor-verifier'],
   );
   assert.match(
     readFileSync(localFile(result.trajectoryUri), 'utf8'),

@@ -16,6 +16,7 @@ import { validateTask } from '../../activities/tasks/task-validation';
 import { projectRoot } from '../../workers/config';
 import {
   docker,
+  localFile,
   readTrajectory,
   runEpisode,
   scriptedPolicy,
@@ -109,8 +110,22 @@ function assertStopped(result: EpisodeResult, kind: 'verifier_output' | 'forged_
   assert.equal(result.trueSuccess, null, `${what}: no oracle, so unaudited`);
   assert.ok(
     result.tamper.some((finding) => finding.kind === kind),
-    `${what}: a ${kind} finding, got ${JSON.stringify(result.tamper)}`,
+    `${what}: a ${kind} finding, got ${JSON.stringify(result.tamper)}; scoring ${scoringOf(result)}`,
   );
+}
+
+/** What the scoring record says of the verifier's and the harness's runs (for a failure's message). */
+function scoringOf(result: EpisodeResult): string {
+  const record = JSON.parse(readFileSync(localFile(result.scoringUri!), 'utf8')) as {
+    strict?: {
+      verifier?: Record<string, unknown>;
+      suite?: { report?: { tests: { nodeid: string; outcome: string }[] } };
+    };
+    twins?: unknown;
+  };
+  const { output, ...verifier } = record.strict?.verifier ?? {};
+  const outcomes = (record.strict?.suite?.report?.tests ?? []).map((test) => test.outcome);
+  return JSON.stringify({ verifier, output: String(output).slice(-600), suite: outcomes, twins: record.twins });
 }
 
 describe('a Harbor task folder', () => {

@@ -123,7 +123,10 @@ export const harborVerifierGrader: Grader<VerifierPlan, VerifierRuns> = {
   },
 };
 
-/** The harness's run judged for partial credit: a twin counts against the run only beside a real sibling that passed. */
+/**
+ * The harness's run judged for partial credit: a twin counts against the run only beside a real sibling that passed
+ * (a fresh call's twin only when every real test passed); a wrong answer that hits a twin's value tells nothing.
+ */
 function judgeVerifierSuite(
   result: HarnessResult,
   suite: NonNullable<VerifierPlan['suite']>,
@@ -138,8 +141,9 @@ function judgeVerifierSuite(
   const against = verdict.notFailed.filter((twin) => {
     const entry = suite.twins!.tests[twin.id];
     const of = entry?.kind === 'twin' ? entry.of : null;
-    // a twin of a test the candidate fails tells nothing; one that passed, or fresh, or beside a pass, does
-    return twin.outcome === 'passed' || of === null || passedReal.has(of);
+    // a twin of a test the candidate fails tells nothing (a wrong answer may hit a twin's value); beside a passing
+    // sibling, or a fresh call's twin when every real test passed, it does
+    return of === null ? verdict.realPassed : passedReal.has(of);
   }).length;
   return { ...verdict, against };
 }
