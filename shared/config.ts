@@ -110,7 +110,9 @@ export const AgentrlConfig = z
          * TEST ONLY: defences to switch off, so that a test can show an attack succeeds without them
          * ("twins": no canary twins; "isolated-audit": true success from the in-process tests only;
          * "report-channel": the grade report written with functions the tested code can replace;
-         * "audit-protocol": an audit outcome carrying a value and a raise accepted). Never set it for training.
+         * "audit-protocol": an audit outcome carrying a value and a raise accepted; "verifier-channel": a Harbor
+         * reward file read as Docker's archive gives it, unchecked; "verifier-report": a Harbor verifier's value taken
+         * without the grade harness's run of its tests). Never set it for training.
          */
         unsafeDisable: z.array(z.enum(unsafeDefences)).default([]),
       })
