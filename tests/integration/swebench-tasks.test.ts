@@ -15,11 +15,14 @@ import {
   scriptedPolicy,
   startTestServer,
   startWorker,
+  testConfig,
   type RunningWorker,
 } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let worker: RunningWorker;
+/** the canary twins off: shows they are what stops a forged helper */
+let twinless: RunningWorker;
 let tasks: string;
 
 before(async () => {
@@ -36,9 +39,15 @@ before(async () => {
   assert.equal(importSwebench(file, { reposDir: repos, outDir: tasks, acceptedBound: 0.2 }).written.length, 5);
   env = await startTestServer();
   worker = await startWorker(env);
+  const config = testConfig(env.address);
+  twinless = await startWorker(env, {
+    ...config,
+    grading: { ...config.grading, cacheResults: false, unsafeDisable: ['twins'] },
+  });
 });
 after(async () => {
   await worker?.stop();
+  await twinless?.stop();
   await env?.teardown();
 });
 
@@ -112,13 +121,18 @@ describe('the bound over the assertions that decide', () => {
       '    return list(left) == list(right)',
       '    return len(repr(left)) >= 0 or list(left) == list(right)',
     );
-    const scoreOf = (content: string) =>
-      runEpisode(env, worker, {
+    const scoreOf = (content: string, on = worker) =>
+      runEpisode(env, on, {
         task: dir,
         policy: scriptedPolicy([{ tool: 'write_file', path: 'tinycalc/__init__.py', content }, { tool: 'submit' }]),
         checker: 'strict',
       });
-    const [fixed, forged] = await Promise.all([scoreOf(fixWindow(source)), scoreOf(forgedHelper)]);
+    const [fixed, forged, paid] = await Promise.all([
+      scoreOf(fixWindow(source)),
+      scoreOf(forgedHelper),
+      scoreOf(forgedHelper, twinless),
+    ]);
+    assert.equal(paid.reward, 1, 'without the twins the forged helper is paid: the twins are what stop it');
     assert.deepEqual([fixed.reward, fixed.trueSuccess, fixed.tamper], [1, null, []]);
     assert.equal(forged.reward, 0);
     assert.ok(
