@@ -11,7 +11,7 @@ import {
   writeTree,
   type ContainerOptions,
 } from '../sandbox/container';
-import { execCollect } from '../sandbox/docker';
+import { buildTar, execCollect } from '../sandbox/docker';
 import { scoringRecipe, type SandboxPool } from '../sandbox/pool';
 
 export const TestOutcomes = ['passed', 'failed', 'skipped', 'error', 'xfailed', 'xpassed', 'collected'] as const;
@@ -88,15 +88,20 @@ export interface GradeTreeOptions {
 export async function gradeTree(options: GradeTreeOptions): Promise<HarnessResult> {
   const { docker, name } = options;
   await removeSandbox(docker, name, [`${name}-work`, `${name}-spool`, `${name}-tests`]);
+  const uid = options.sandbox.uid;
+  // a verifier's tests lie in /tests, out of the repository: the repository is then the tests' user's, as test.sh
+  // has it (code that writes beside itself works the same in both runs)
+  const verifierMode = { extraVolumes: [verifierTestsVolume], workRoot: { uid, gid: uid, mode: 0o755 } };
   const { container, volumes, workDir, pooled } = await freshScoringContainer({
     ...options,
-    ...(options.tests ? { extraVolumes: [verifierTestsVolume] } : {}),
+    ...(options.tests ? verifierMode : {}),
   });
   try {
     const entries = Object.entries(options.files).map(([path, content]) => ({ path, content }));
     // owned by root and read-only for the tests' user: code under test cannot rewrite a test file
     // that pytest has not collected yet
-    await writeTree(container, workDir, repoPath, entries);
+    if (options.tests) await container.putArchive(await buildTar(entries, { uid, gid: uid }), { path: repoPath });
+    else await writeTree(container, workDir, repoPath, entries);
     if (options.tests)
       await writeTree(
         container,
@@ -158,7 +163,11 @@ export async function freshScoringContainer(
   options: Pick<
     GradeTreeOptions,
     'docker' | 'name' | 'deployment' | 'image' | 'workflowId' | 'episodeId' | 'runId' | 'sandbox' | 'pool'
-  > & { role: 'grader' | 'audit'; extraVolumes?: ContainerOptions['extraVolumes'] },
+  > & {
+    role: 'grader' | 'audit';
+    extraVolumes?: ContainerOptions['extraVolumes'];
+    workRoot?: ContainerOptions['workRoot'];
+  },
 ): Promise<{
   container: Dockerode.Container;
   volumes: string[];
@@ -194,6 +203,7 @@ export async function freshScoringContainer(
     role: options.role,
     sandbox: options.sandbox,
     ...(options.extraVolumes ? { extraVolumes: options.extraVolumes } : {}),
+    ...(options.workRoot ? { workRoot: options.workRoot } : {}),
   });
   try {
     await container.start();

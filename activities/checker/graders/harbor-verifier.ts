@@ -50,7 +50,7 @@ export const harborVerifierGrader: Grader<VerifierPlan, VerifierRuns> = {
     return { tests, suite: { realIds, twins, tests: rewritten(tests, twins), testPaths: testFilesOf(realIds) } };
   },
 
-  /** test.sh and the harness's run at once (each in its own fresh container), and test.sh on the tree as left (weak). */
+  /** The harness's run, then test.sh (each in its own fresh container), and test.sh on the tree as left (weak). */
   async run(context, plan) {
     const harbor = context.snapshot.harbor!;
     const verify = (run: string, files: Record<string, Buffer>, naive: boolean) =>
@@ -64,25 +64,28 @@ export const harborVerifierGrader: Grader<VerifierPlan, VerifierRuns> = {
         unsafeChannel: naive || context.unsafeDisable.includes('verifier-channel'),
       });
     const strictNeeded = context.checker === 'strict' || !context.probe;
-    const [strict, suite, weak] = await Promise.all([
+    // the harness's run first, then the runs that show the tests as written: code in those could otherwise pass their
+    // real values to the twinned run beside it (a timing channel through the host's file cache, shared by every
+    // container of one image)
+    const suite = await timed(
+      strictNeeded && plan.suite
+        ? runSuite(
+            { ...context.containers, sandbox: sandboxFor(context.containers.sandbox, harbor.resources) },
+            context.cache,
+            {
+              name: 'suite',
+              role: 'grader',
+              suite: { files: context.graded, tests: plan.suite.tests },
+              testPaths: plan.suite.testPaths,
+              env: { TEST_DIR: verifierTestsPath, ...harbor.env },
+              timeoutMs: Math.max(context.testTimeoutMs, harbor.timeoutSec * 1000),
+              unsafeReportChannel: context.unsafeDisable.includes('report-channel'),
+            },
+          )
+        : null,
+    );
+    const [strict, weak] = await Promise.all([
       timed(strictNeeded ? verify('grader', context.graded, false) : null),
-      timed(
-        strictNeeded && plan.suite
-          ? runSuite(
-              { ...context.containers, sandbox: sandboxFor(context.containers.sandbox, harbor.resources) },
-              context.cache,
-              {
-                name: 'suite',
-                role: 'grader',
-                suite: { files: context.graded, tests: plan.suite.tests },
-                testPaths: plan.suite.testPaths,
-                env: { TEST_DIR: verifierTestsPath, ...harbor.env },
-                timeoutMs: Math.max(context.testTimeoutMs, harbor.timeoutSec * 1000),
-                unsafeReportChannel: context.unsafeDisable.includes('report-channel'),
-              },
-            )
-          : null,
-      ),
       // the naive checker: test.sh on the tree as the agent left it, its reward file read as it is
       context.checker === 'weak' ? verify('weak', treeAsLeft(context.read), true) : null,
     ]);
@@ -90,7 +93,7 @@ export const harborVerifierGrader: Grader<VerifierPlan, VerifierRuns> = {
       strict: strict.value,
       suite: suite.value,
       weak,
-      phases: { graderMs: Math.max(strict.value ? strict.ms : 0, suite.value ? suite.ms : 0), auditMs: 0 },
+      phases: { graderMs: (strict.value ? strict.ms : 0) + (suite.value ? suite.ms : 0), auditMs: 0 },
     };
   },
 
