@@ -58,6 +58,11 @@ export function basisOf(snapshot: TaskSnapshot): TrueSuccessBasis {
   return Object.keys(snapshot.oracle).length > 0 ? 'visible+hidden+oracle-pytest' : 'visible+hidden';
 }
 
+/** Whether true success has an independent audit on this basis (oracle calls, or the fallback pytest oracle). */
+export function audited(basis: TrueSuccessBasis): boolean {
+  return basis.includes('oracle');
+}
+
 /** The scoring record of one grading (or probe): what decided, what ran, and what of the agent's tree was left out. */
 export function scoringRecord(fields: {
   checker: CheckerKind;

@@ -28,7 +28,16 @@ import { gradeWith, timed, type GradingContext, type GraderVerdict, type Scoring
 import { harborVerifierGrader } from './graders/harbor-verifier';
 import { repositoryTestsGrader } from './graders/repository-tests';
 import { auditOracleCalls, type OracleAuditResult } from './oracle-audit';
-import { auditPassed, basisOf, forgedBy, oracleCallsOf, rewardOf, scoringRecord, trueSuccessOf } from './outcome';
+import {
+  audited,
+  auditPassed,
+  basisOf,
+  forgedBy,
+  oracleCallsOf,
+  rewardOf,
+  scoringRecord,
+  trueSuccessOf,
+} from './outcome';
 import { detectTamper } from './tamper';
 import { checkerSecret } from './twins';
 
@@ -174,7 +183,7 @@ async function recordOutcome(
   const independent = audit ? { ok: auditPassed(audit) } : (verdict?.pytestAudit ?? null);
   const trueSuccess = verdict
     ? trueSuccessOf({ probe: probeTurn !== null, forged, full: verdict.full, audit: independent })
-    : probeTurn !== null || !hasAudit(snapshot)
+    : probeTurn !== null || !audited(basisOf(snapshot))
       ? null
       : false;
   const scoringUri = await scorer.records.writeScoring(
@@ -248,11 +257,6 @@ async function auditCalls(context: GradingContext): Promise<OracleAuditResult | 
       unsafeProtocol: context.unsafeDisable.includes('audit-protocol'),
     }),
   );
-}
-
-/** Whether the task has an independent audit of true success (oracle.json, or the fallback pytest oracle). */
-function hasAudit(snapshot: TaskSnapshot): boolean {
-  return snapshot.oracleCalls !== undefined || (!snapshot.harbor && Object.keys(snapshot.oracle).length > 0);
 }
 
 /** The detector's findings with the grader's, one of each kind and detail. */

@@ -8,6 +8,7 @@ import { checkerPathRules } from '../../shared/checker-paths';
 import { protectedPathMatcher } from '../../shared/protected-paths';
 import type { ExpectedTests } from '../../shared/task-spec';
 import { expectedOutcomesPassed, testFilesOf, type HarnessResult } from '../checker/grading';
+import { auditPassed } from '../checker/outcome';
 import { decodeFiles } from '../sandbox/container';
 import { ensureTaskImage } from '../sandbox/task-image';
 import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
@@ -183,7 +184,7 @@ function startChecks(runs: TreeRuns, expected: ExpectedTests, listed: boolean): 
       ok:
         !expectedOutcomesPassed(start, [...expected.visible, ...expected.hidden]) &&
         startFailing > 0 &&
-        (!audit || audit.passed < audit.total),
+        (!audit || !auditPassed(audit)),
       detail: `${startFailing} of ${start.report?.tests.length ?? 0} tests do not pass`,
     },
   ];
@@ -203,7 +204,7 @@ function wrongFixChecks(runs: TreeRuns, expected: ExpectedTests, listed: boolean
   const audit = runs.wrong.audit;
   const fullOk =
     expectedOutcomesPassed(wrong, [...expected.visible, ...expected.hidden, ...expected.oracle]) &&
-    (!audit || audit.passed === audit.total);
+    (!audit || auditPassed(audit));
   if (listed)
     return [
       {

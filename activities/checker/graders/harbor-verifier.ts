@@ -136,17 +136,12 @@ function judgeVerifierSuite(
 ): SuiteVerdict & { against: number } {
   const verdict = judgeSuite(result, suite.twins, suite.realIds, suite.tests);
   if (!suite.twins) return { ...verdict, against: 0 };
-  const passedReal = new Set<string>();
-  for (const test of result.report?.tests ?? []) {
-    const entry = suite.twins.tests[test.nodeid];
-    if (entry?.kind === 'real' && test.outcome === 'passed') passedReal.add(entry.id);
-  }
   const against = verdict.notFailed.filter((twin) => {
     const entry = suite.twins!.tests[twin.id];
     const of = entry?.kind === 'twin' ? entry.of : null;
     // a twin of a test the candidate fails tells nothing (a wrong answer may hit a twin's value); beside a passing
     // sibling, or a fresh call's twin when every real test passed, it does
-    return of === null ? verdict.realPassed : passedReal.has(of);
+    return of === null ? verdict.realPassed : verdict.passed.has(of);
   }).length;
   return { ...verdict, against };
 }

@@ -122,6 +122,8 @@ export interface SuiteVerdict {
   ok: boolean;
   /** every real id passed */
   realPassed: boolean;
+  /** the real ids reported passed (the plan maps rewritten ids back to them) */
+  passed: ReadonlySet<string>;
   /** the share of the real ids that passed (a verifier's partial credit is held to it) */
   share: number;
   /** twins (and canaries) that did not fail at their own assertion */
@@ -140,31 +142,34 @@ export function judgeSuite(
   files: Record<string, Buffer>,
   options: { canaryPaths?: ReadonlySet<string>; listed?: boolean } = {},
 ): SuiteVerdict {
-  const share = passedShare(result, plan, realIds);
+  const passed = passedReal(result, plan, realIds);
+  const share = realIds.length ? passed.size / realIds.length : 0;
   if (plan) {
     const verdict = judgeTwins(result, plan, realIds, files, options.canaryPaths);
     return {
       ok: verdict.ok,
       realPassed: verdict.realPassed,
+      passed,
       share,
       notFailed: verdict.notFailed,
       forged: verdict.forged,
     };
   }
   const ok = options.listed ? expectedOutcomesPassed(result, realIds) : allExpectedPassed(result, realIds);
-  return { ok, realPassed: expectedOutcomesPassed(result, realIds), share, notFailed: [], forged: null };
+  return { ok, realPassed: expectedOutcomesPassed(result, realIds), passed, share, notFailed: [], forged: null };
 }
 
-/** The share of the real ids reported passed (the plan maps rewritten ids back to them). */
-function passedShare(result: HarnessResult, plan: TwinPlan | null, realIds: readonly string[]): number {
-  if (result.timedOut || !result.report || realIds.length === 0) return 0;
-  const outcome = new Map<string, string>();
+/** The real ids reported passed (the plan maps rewritten ids back to them); none for a run with no report. */
+function passedReal(result: HarnessResult, plan: TwinPlan | null, realIds: readonly string[]): Set<string> {
+  if (result.timedOut || !result.report) return new Set();
+  const real = new Set(realIds);
+  const passed = new Set<string>();
   for (const test of result.report.tests) {
     const entry = plan?.tests[test.nodeid];
     const id = plan ? (entry?.kind === 'real' ? entry.id : null) : test.nodeid;
-    if (id !== null) outcome.set(id, test.outcome);
+    if (id !== null && real.has(id) && test.outcome === 'passed') passed.add(id);
   }
-  return realIds.filter((id) => outcome.get(id) === 'passed').length / realIds.length;
+  return passed;
 }
 
 /** The scoring record's twins: how many, the plan's bounds, those that did not fail. */
