@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import type { AgentrlConfig } from '../shared/config';
+import type { AgentrlConfig } from '../shared/contracts/config';
 import { createScoringActivities } from './checker/scoring';
 import { createExecutorClient } from './sandbox/executor';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';

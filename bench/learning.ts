@@ -24,8 +24,8 @@ import { localPathOf } from '../activities/store/local-copy';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelConfig } from '../shared/training-run';
-import { type IterationMetrics } from '../shared/run-metrics';
+import { defaultModelConfig } from '../shared/contracts/training-run';
+import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/training';
 
@@ -64,7 +64,7 @@ const variants: Record<
   strict: { checker: 'strict', observations: 'full' },
   weak: { checker: 'weak', observations: 'full' },
   blank: { checker: 'strict', observations: 'blank' },
-  // credit finer than the episode: GiGPO's step groups (shared/gigpo.ts), strict checker
+  // credit finer than the episode: GiGPO's step groups (shared/math/gigpo.ts), strict checker
   gigpo: { checker: 'strict', observations: 'full', estimator: 'gigpo' },
   // the loss without dual-clip (verl's default c = 3 is on in every other variant)
   'no-dual-clip': { checker: 'strict', observations: 'full', clipRatioC: null },

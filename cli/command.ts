@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import { parseDurationMs } from '../shared/duration';
+import { parseDurationMs } from '../shared/math/duration';
 
 /**
  * One command of `npx agentrl`: its help and its run. A bad flag value throws an Error naming the flag (exit code 1).

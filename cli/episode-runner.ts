@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import type { EpisodeProgress, EpisodeResult } from '../shared/episode';
+import type { EpisodeProgress, EpisodeResult } from '../shared/contracts/episode';
 import { episodeProgressQuery } from '../workflows/messages';
-import { defaultTaskQueue } from '../shared/task-queues';
+import { defaultTaskQueue } from '../shared/names/task-queues';
 import { temporalConnection, type LoadedConfig } from '../workers/config';
 import { ensureWorker, startDevServer } from './services';
 import { baseServices, superviseServices, type SupervisedService } from './supervisor';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { formatPolicySpec } from '../shared/policy-spec';
+import { formatPolicySpec } from '../shared/contracts/policy-spec';
 import { projectRoot, type LoadedConfig } from '../workers/config';
 import { runEpisode, withConfigDefaults } from './episode-runner';
 import { runMany } from './run-many';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadWeights } from '../activities/policies/completions-client';
-import { formatPolicySpec, parsePolicySpec } from '../shared/policy-spec';
+import { formatPolicySpec, parsePolicySpec } from '../shared/contracts/policy-spec';
 import type { LoadedConfig } from '../workers/config';
 import { ensurePolicyServer } from './services';
-import { servingPorts } from '../shared/serving-ports';
+import { servingPorts } from '../shared/names/serving-ports';
 
 /** The port of the embedded policy server that serves an `.onnx` given to --policy. */
 

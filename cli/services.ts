@@ -8,10 +8,10 @@ import { atomicWrite } from '../activities/store/files';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { SearchAttributes } from '../shared/search-attributes';
-import { devServerArgs } from '../shared/dev-server';
-import { servingPorts } from '../shared/serving-ports';
-import { defaultTaskQueue, trainingQueue } from '../shared/task-queues';
+import { SearchAttributes } from '../shared/names/search-attributes';
+import { devServerArgs } from '../shared/names/dev-server';
+import { servingPorts } from '../shared/names/serving-ports';
+import { defaultTaskQueue, trainingQueue } from '../shared/names/task-queues';
 import { codeVersion } from '../workers/code-version';
 import { projectRoot, temporalConnection, type LoadedConfig } from '../workers/config';
 

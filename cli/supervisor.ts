@@ -7,7 +7,7 @@
  * restarted episode worker takes over its host's queue, and a restarted dev server reopens its
  * SQLite file.
  */
-import { defaultTaskQueue } from '../shared/task-queues';
+import { defaultTaskQueue } from '../shared/names/task-queues';
 import type { LoadedConfig } from '../workers/config';
 import {
   devServerName,

@@ -1,10 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { readManifest, readMetrics, runRefOf } from '../activities/training/run-records';
 import { configuredStore } from '../activities/store/open-store';
-import { defaultTaskQueue } from '../shared/task-queues';
-import { servingPorts } from '../shared/serving-ports';
-import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/training-run';
-import { type IterationMetrics } from '../shared/run-metrics';
+import { defaultTaskQueue } from '../shared/names/task-queues';
+import { servingPorts } from '../shared/names/serving-ports';
+import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/contracts/training-run';
+import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';

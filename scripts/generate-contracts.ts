@@ -1,12 +1,12 @@
 // Writes the contracts that the Python side reads, from their zod sources in shared/:
-//   shared/contracts/trainer.schema.json   (shared/trainer-contract.ts)
-//   shared/contracts/batch.schema.json     (shared/batch-file.ts)
+//   shared/contracts/trainer.schema.json   (shared/contracts/trainer-contract.ts)
+//   shared/contracts/batch.schema.json     (shared/contracts/batch-file.ts)
 // Run after changing a contract: npm run contracts (tests/contracts.test.ts fails while the file is stale).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { batchFileSchemaDocument } from '../shared/batch-file';
-import { defaultTaskQueue, trainingQueue, trainingQueueSuffix } from '../shared/task-queues';
-import { trainerContractDocument } from '../shared/trainer-contract';
+import { batchFileSchemaDocument } from '../shared/contracts/batch-file';
+import { defaultTaskQueue, trainingQueue, trainingQueueSuffix } from '../shared/names/task-queues';
+import { trainerContractDocument } from '../shared/contracts/trainer-contract';
 import { projectRoot } from '../workers/config';
 
 /** The text of every generated contract file, by path relative to the project root. */

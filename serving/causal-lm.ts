@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { seededRandom } from '../shared/random';
+import { seededRandom } from '../shared/math/random';
 import { logSoftmax, sampleToken, type Generation } from './onnx-policy';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { seededRandom } from '../shared/random';
+import { seededRandom } from '../shared/math/random';
 
 /** A policy model exported to ONNX (input `input_ids` int64 (B,T), output `logits` float32 (B,T,V)). */
 export interface LoadedPolicy {

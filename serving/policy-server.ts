@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { CompletionRequest, type CompletionChoice, type CompletionResponse } from '../shared/completions';
+import { CompletionRequest, type CompletionChoice, type CompletionResponse } from '../shared/contracts/completions';
 import { createJsonServer, readJsonBody, sendJson as send } from './http';
 import { generate, loadOnnxPolicy, type LoadedPolicy } from './onnx-policy';
 import { localCopyOf } from '../activities/store/local-copy';

@@ -3,8 +3,8 @@ import type { ConnectionOptions } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { AgentrlConfig, SandboxExecutors } from '../shared/config';
-import { describeIssues } from '../shared/errors';
+import { AgentrlConfig, SandboxExecutors } from '../shared/contracts/config';
+import { describeIssues } from '../shared/names/errors';
 
 /** The project root: where package.json, tasks/ and the default state folder live. */
 export const projectRoot = resolve(__dirname, '..');

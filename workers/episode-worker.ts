@@ -4,10 +4,10 @@ import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporal
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
-import { SearchAttributes } from '../shared/search-attributes';
+import { SearchAttributes } from '../shared/names/search-attributes';
 import { createSandboxPool } from '../activities/sandbox/pool';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
-import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/task-queues';
+import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/names/task-queues';
 import { codeVersion } from './code-version';
 import { projectRoot, temporalConnection, type LoadedConfig } from './config';
 import { createWorkerMetrics, serveMetrics } from './metrics';

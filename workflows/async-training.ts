@@ -1,4 +1,4 @@
-import { isCriticEstimator } from '../shared/advantages';
+import { isCriticEstimator } from '../shared/math/advantages';
 import {
   CancellationScope,
   ChildWorkflowCancellationType,
@@ -12,9 +12,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BuiltBatch } from '../activities';
-import type { EpisodeResult } from '../shared/episode';
-import { seededSample } from '../shared/random';
-import { budgetSpent, effectiveStopCredit, probesStops } from '../shared/training-run';
+import type { EpisodeResult } from '../shared/contracts/episode';
+import { seededSample } from '../shared/math/random';
+import { budgetSpent, effectiveStopCredit, probesStops } from '../shared/contracts/training-run';
 import {
   activeCount,
   applyEvent,
@@ -29,9 +29,9 @@ import {
   tick,
   type AsyncPool,
   type PoolEpisode,
-} from '../shared/async-pool';
-import { summariseEpisodes, type AsyncStepMetrics, type IterationMetrics } from '../shared/run-metrics';
-import type { TrainOnBatchResult } from '../shared/trainer-contract';
+} from '../shared/math/async-pool';
+import { summariseEpisodes, type AsyncStepMetrics, type IterationMetrics } from '../shared/contracts/run-metrics';
+import type { TrainOnBatchResult } from '../shared/contracts/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent } from './messages';
 import { batchEpisode, childFailure, episodeInput, episodeWorkflowId } from './training-episodes';
@@ -150,7 +150,7 @@ function drainEvents(run: Run, pool: AsyncPool, events: EpisodeEvent[]): void {
   for (const id of parkedOverCap(pool, settings(run).maxParked)) sendResume(run, pool, id);
 }
 
-/** Records a result in the pool (shared/async-pool.ts) and counts it in the run's progress. */
+/** Records a result in the pool (shared/math/async-pool.ts) and counts it in the run's progress. */
 function acceptResult(run: Run, pool: AsyncPool, entry: PoolEpisode, result: EpisodeResult): void {
   const recorded = recordResult(pool, entry, result, {
     groupSize: run.input.groupSize,

@@ -6,10 +6,10 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
-import { describeIssues } from '../shared/errors';
-import { EpisodeResult, type EpisodeProgress } from '../shared/episode';
-import { type ResumeRequest } from '../shared/episode-input';
-import type { TrainingProgress } from '../shared/training-run';
+import { describeIssues } from '../shared/names/errors';
+import { EpisodeResult, type EpisodeProgress } from '../shared/contracts/episode';
+import { type ResumeRequest } from '../shared/contracts/episode-input';
+import type { TrainingProgress } from '../shared/contracts/training-run';
 
 /** Where an episode is: answered from workflow state (the CLI's progress lines, the UI's Queries tab). */
 export const episodeProgressQuery = defineQuery<EpisodeProgress>('progress');
@@ -55,6 +55,6 @@ export function parsePayload<T extends z.ZodType>(
 ): { ok: true; value: z.infer<T> } | { ok: false; error: string } {
   const parsed = schema.safeParse(raw ?? {});
   if (parsed.success) return { ok: true, value: parsed.data };
-  // the one formatting of zod issues (shared/errors.ts), as every bad input is described
+  // the one formatting of zod issues (shared/names/errors.ts), as every bad input is described
   return { ok: false, error: describeIssues('payload', parsed.error) };
 }

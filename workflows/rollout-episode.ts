@@ -18,11 +18,11 @@ import {
   type EpisodeResult,
   type EpisodeState,
   type SandboxHandle,
-} from '../shared/episode';
-import { EpisodeInput, ResumeRequest } from '../shared/episode-input';
-import { describeIssues, ErrorTypes } from '../shared/errors';
-import { Outcomes, type Outcome } from '../shared/outcomes';
-import { SearchAttributes } from '../shared/search-attributes';
+} from '../shared/contracts/episode';
+import { EpisodeInput, ResumeRequest } from '../shared/contracts/episode-input';
+import { describeIssues, ErrorTypes } from '../shared/names/errors';
+import { Outcomes, type Outcome } from '../shared/contracts/outcomes';
+import { SearchAttributes } from '../shared/names/search-attributes';
 import { failureType, isHostLost, messageOf } from './episode/failures';
 import { parkSandbox, resumeParked, waitParked } from './episode/parking';
 import { acquireSandbox, hostActivities, records, type Host } from './episode/proxies';

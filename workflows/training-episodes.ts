@@ -7,12 +7,12 @@ import {
   patched,
 } from '@temporalio/workflow';
 import type { BatchEpisode } from '../activities';
-import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/episode';
-import { EpisodeInput } from '../shared/episode-input';
-import { ErrorTypes } from '../shared/errors';
-import { Outcomes, resampleAfter, resampledId } from '../shared/outcomes';
-import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/training-run';
-import type { ReplacedEpisode } from '../shared/run-metrics';
+import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/contracts/episode';
+import { EpisodeInput } from '../shared/contracts/episode-input';
+import { ErrorTypes } from '../shared/names/errors';
+import { Outcomes, resampleAfter, resampledId } from '../shared/contracts/outcomes';
+import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/contracts/training-run';
+import type { ReplacedEpisode } from '../shared/contracts/run-metrics';
 import { rolloutEpisode } from './rollout-episode';
 
 /** One episode a training run starts: a child workflow with a deterministic id. */

@@ -1,4 +1,4 @@
-import { isCriticEstimator } from '../shared/advantages';
+import { isCriticEstimator } from '../shared/math/advantages';
 import {
   ApplicationFailure,
   continueAsNew,
@@ -7,18 +7,18 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { describeIssues, ErrorTypes } from '../shared/errors';
-import { formatPolicySpec } from '../shared/policy-spec';
-import { seededSample } from '../shared/random';
-import { trainingQueue } from '../shared/task-queues';
-import { storeRefOf } from '../shared/store-refs';
+import { describeIssues, ErrorTypes } from '../shared/names/errors';
+import { formatPolicySpec } from '../shared/contracts/policy-spec';
+import { seededSample } from '../shared/math/random';
+import { trainingQueue } from '../shared/names/task-queues';
+import { storeRefOf } from '../shared/paths/store-refs';
 import {
   InitPolicyInput,
   InitPolicyResult,
   nonRetryableTrainerErrors,
   type TrainerActivities,
   type TrainOnBatchResult,
-} from '../shared/trainer-contract';
+} from '../shared/contracts/trainer-contract';
 import {
   budgetSpent,
   effectiveStopCredit,
@@ -28,8 +28,8 @@ import {
   TrainingRunInput,
   type TrainingProgress,
   type TrainingRunState,
-} from '../shared/training-run';
-import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/run-metrics';
+} from '../shared/contracts/training-run';
+import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/contracts/run-metrics';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
 import { batchEpisode, episodeWorkflowId, runEpisodes, type EpisodeSpec } from './training-episodes';

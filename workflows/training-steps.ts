@@ -1,20 +1,20 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { BuiltBatch, EpisodeActivities } from '../activities';
-import { describeIssues, ErrorTypes } from '../shared/errors';
-import { isCriticEstimator } from '../shared/advantages';
-import { formatPolicySpec } from '../shared/policy-spec';
-import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/trainer-contract';
-import type { EpisodeResult } from '../shared/episode';
-import { storeRefOf } from '../shared/store-refs';
+import { describeIssues, ErrorTypes } from '../shared/names/errors';
+import { isCriticEstimator } from '../shared/math/advantages';
+import { formatPolicySpec } from '../shared/contracts/policy-spec';
+import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/contracts/trainer-contract';
+import type { EpisodeResult } from '../shared/contracts/episode';
+import { storeRefOf } from '../shared/paths/store-refs';
 import {
   hfModelOf,
   toyModelOf,
   type TrainingProgress,
   type TrainingRunInput,
   type TrainingRunState,
-} from '../shared/training-run';
-import { phaseSums, type IterationMetrics } from '../shared/run-metrics';
+} from '../shared/contracts/training-run';
+import { phaseSums, type IterationMetrics } from '../shared/contracts/run-metrics';
 import { episodeWorkflowId, type EpisodeSpec } from './training-episodes';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one

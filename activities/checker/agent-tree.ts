@@ -5,11 +5,11 @@
  */
 import type Dockerode from 'dockerode';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { AgentrlConfig } from '../../shared/config';
-import type { TamperFinding } from '../../shared/episode';
-import { ErrorTypes } from '../../shared/errors';
-import { protectedPathMatcher } from '../../shared/protected-paths';
-import type { TaskSnapshot } from '../../shared/task-spec';
+import type { AgentrlConfig } from '../../shared/contracts/config';
+import type { TamperFinding } from '../../shared/contracts/episode';
+import { ErrorTypes } from '../../shared/names/errors';
+import { protectedPathMatcher } from '../../shared/paths/protected-paths';
+import type { TaskSnapshot } from '../../shared/contracts/task-spec';
 import { decodeFiles } from '../sandbox/container';
 import { ArchiveTooLargeError, isNotFound } from '../sandbox/docker';
 import { sweepAgentProcesses } from '../sandbox/sweep';

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { repoPath } from '../sandbox/container';
-import type { TamperFinding } from '../../shared/episode';
-import { pathKey } from '../../shared/repo-paths';
+import type { TamperFinding } from '../../shared/contracts/episode';
+import { pathKey } from '../../shared/paths/repo-paths';
 import { readTar, type ArchiveEntry } from '../sandbox/docker';
 
 /** A change of the agent's tree against the pristine repository. */
 export interface FileChange {
   path: string;
-  /** the classification key of the path (shared/repo-paths.ts) */
+  /** the classification key of the path (shared/paths/repo-paths.ts) */
   key: string;
   status: 'added' | 'modified' | 'deleted';
   before: string | null;

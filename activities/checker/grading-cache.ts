@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import { TamperFinding } from '../../shared/episode';
+import { TamperFinding } from '../../shared/contracts/episode';
 import { checkerPythonFiles, checkerScript, sharedDir } from './scripts';
 import { type ArtifactStore } from '../store/artifact-store';
 import { parseJson } from '../store/files';
 import type { FileChange } from './changes';
-import type { OracleCall } from '../../shared/task-spec';
+import type { OracleCall } from '../../shared/contracts/task-spec';
 import { HarnessResult } from './grading';
 import { OracleAuditResult } from './oracle-audit';
 

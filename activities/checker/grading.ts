@@ -1,6 +1,6 @@
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { AgentrlConfig } from '../../shared/config';
+import type { AgentrlConfig } from '../../shared/contracts/config';
 import { parseJson } from '../store/files';
 import {
   createHardenedContainer,

@@ -7,7 +7,7 @@
  */
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { OracleCall } from '../../shared/task-spec';
+import type { OracleCall } from '../../shared/contracts/task-spec';
 import { removeSandbox, repoPath, spoolPath, writeTree, type ContainerOptions } from '../sandbox/container';
 import { execCollect } from '../sandbox/docker';
 import type { SandboxPool } from '../sandbox/pool';

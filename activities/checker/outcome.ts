@@ -2,11 +2,11 @@
  * The outcome rules, written once for every task format: the reward by the episode's checker, true success (the
  * one rule: never copied from a reward nothing independent audited), what it rests on, and the scoring record.
  */
-import type { UnsafeDefence } from '../../shared/config';
-import type { CheckerKind, TamperFinding, TrueSuccessBasis } from '../../shared/episode';
+import type { UnsafeDefence } from '../../shared/contracts/config';
+import type { CheckerKind, TamperFinding, TrueSuccessBasis } from '../../shared/contracts/episode';
 import type { ScoringRecord } from '../store/episode-records';
-import { forgesPass } from '../../shared/tamper';
-import type { OracleCall, TaskSnapshot } from '../../shared/task-spec';
+import { forgesPass } from '../../shared/names/tamper';
+import type { OracleCall, TaskSnapshot } from '../../shared/contracts/task-spec';
 import type { AgentTree } from './agent-tree';
 import type { GraderVerdict } from './graders/grader';
 import type { OracleAuditResult } from './oracle-audit';

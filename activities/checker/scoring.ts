@@ -6,7 +6,7 @@
  */
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AgentrlConfig, UnsafeDefence } from '../../shared/config';
+import type { AgentrlConfig, UnsafeDefence } from '../../shared/contracts/config';
 import type {
   CheckerKind,
   SandboxHandle,
@@ -14,9 +14,9 @@ import type {
   TamperFinding,
   TaskSummary,
   TrueSuccessBasis,
-} from '../../shared/episode';
-import { ErrorTypes } from '../../shared/errors';
-import { TaskSnapshot } from '../../shared/task-spec';
+} from '../../shared/contracts/episode';
+import { ErrorTypes } from '../../shared/names/errors';
+import { TaskSnapshot } from '../../shared/contracts/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { SandboxPool } from '../sandbox/pool';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cacheFolders } from '../../shared/repo-paths';
+import { cacheFolders } from '../../shared/paths/repo-paths';
 
 /**
  * The checker's Python (activities/checker/python/): thin scripts over one package, agentrl_checker/.

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { TamperFinding } from '../../shared/episode';
+import { TamperFinding } from '../../shared/contracts/episode';
 import { parseJson } from '../store/files';
 import { checkerScript, sharedDir } from './scripts';
 import type { FileChange } from './changes';

@@ -9,8 +9,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import type { TamperFinding } from '../../shared/episode';
-import type { OracleCall } from '../../shared/task-spec';
+import type { TamperFinding } from '../../shared/contracts/episode';
+import type { OracleCall } from '../../shared/contracts/task-spec';
 import { checkerScript } from './scripts';
 import { type ArtifactStore } from '../store/artifact-store';
 import { parseJson } from '../store/files';

@@ -16,8 +16,8 @@
  */
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { AgentrlConfig } from '../../shared/config';
-import type { HarborVerifier } from '../../shared/task-spec';
+import type { AgentrlConfig } from '../../shared/contracts/config';
+import type { HarborVerifier } from '../../shared/contracts/task-spec';
 import { parseRewardFile, rewardFileNames, type RewardFileName } from '../tasks/harbor';
 import { createHardenedContainer, removeSandbox, repoPath, sandboxFor } from '../sandbox/container';
 import { buildTar, execCollect, readContainerFile } from '../sandbox/docker';

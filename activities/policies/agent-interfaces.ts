@@ -1,4 +1,8 @@
-import { AgentInterfaceNames, type AgentInterface, type AgentInterfaceName } from '../../shared/agent-interface';
+import {
+  AgentInterfaceNames,
+  type AgentInterface,
+  type AgentInterfaceName,
+} from '../../shared/contracts/agent-interface';
 import { chatActionKind, parseChatToolCall } from '../../shared/chat/tool-format';
 import { compactActions } from '../../shared/compact-actions';
 

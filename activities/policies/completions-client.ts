@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ErrorTypes } from '../../shared/errors';
-import { CompletionResponse } from '../../shared/completions';
+import { ErrorTypes } from '../../shared/names/errors';
+import { CompletionResponse } from '../../shared/contracts/completions';
 
 /**
  * The client of a vLLM-compatible server (the embedded policy server in serving/, vLLM, SGLang):

@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
-import { type PolicySummary } from '../../shared/episode';
-import { SamplingOptions } from '../../shared/episode-input';
-import { ErrorTypes } from '../../shared/errors';
-import { parsePolicySpec } from '../../shared/policy-spec';
-import { byteTokenizer } from '../../shared/tokenizer';
+import { type PolicySummary } from '../../shared/contracts/episode';
+import { SamplingOptions } from '../../shared/contracts/episode-input';
+import { ErrorTypes } from '../../shared/names/errors';
+import { parsePolicySpec } from '../../shared/contracts/policy-spec';
+import { byteTokenizer } from '../../shared/math/tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
 import { describeServer, PolicyUnavailable } from './completions-client';
 import { PolicyError, type PolicyAction } from './policy-action';
@@ -45,7 +45,7 @@ export function readScript(content: string, path: string): string[] {
 }
 
 /**
- * Resolves a policy spec (shared/policy-spec.ts) into an immutable artifact: a script's actions, or
+ * Resolves a policy spec (shared/contracts/policy-spec.ts) into an immutable artifact: a script's actions, or
  * a token-level policy with its sampling options (a served model's window and vocabulary are
  * checked here). Bad specs fail non-retryably; a server that does not answer is retried.
  */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AgentInterfaceNames } from '../../shared/agent-interface';
+import { AgentInterfaceNames } from '../../shared/contracts/agent-interface';
 import {
   actId,
   ActionTrie,
@@ -13,10 +13,10 @@ import {
   rememberTurn,
   type PolicyMemory,
 } from '../../shared/compact-actions';
-import { SamplingOptions } from '../../shared/episode-input';
-import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/model-context';
-import { seededRandom } from '../../shared/random';
-import { policyTokenizer } from '../../shared/tokenizer';
+import { SamplingOptions } from '../../shared/contracts/episode-input';
+import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/contracts/model-context';
+import { seededRandom } from '../../shared/math/random';
+import { policyTokenizer } from '../../shared/math/tokenizer';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords, type ModelRecord } from '../store/episode-records';
 import { complete } from './completions-client';
@@ -45,7 +45,7 @@ export const TokenPolicySnapshot = z.object({
   fixedTurns: z.array(FixedTurn).optional(),
   /** chat policies: the fingerprint of the tokenizer the policy was prepared with (every host must load the same) */
   tokenizerFingerprint: z.string().optional(),
-  /** how the policy and the sandbox talk (shared/agent-interface.ts) */
+  /** how the policy and the sandbox talk (shared/contracts/agent-interface.ts) */
   interface: z.enum(AgentInterfaceNames).default('compact-actions'),
 });
 export type TokenPolicySnapshot = z.infer<typeof TokenPolicySnapshot>;

@@ -21,7 +21,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Dockerode from 'dockerode';
-import type { AgentrlConfig } from '../../shared/config';
+import type { AgentrlConfig } from '../../shared/contracts/config';
 import { atomicWrite } from '../store/files';
 import { buildTar, isNotFound, removeContainer, type TarEntry } from './docker';
 import { checkerScript, graderPackageFiles, graderScripts } from '../checker/scripts';

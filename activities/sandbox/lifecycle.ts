@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { AgentrlConfig } from '../../shared/config';
-import type { SandboxHandle, TaskSummary } from '../../shared/episode';
-import { ErrorTypes } from '../../shared/errors';
-import { TaskSnapshot } from '../../shared/task-spec';
+import type { AgentrlConfig } from '../../shared/contracts/config';
+import type { SandboxHandle, TaskSummary } from '../../shared/contracts/episode';
+import { ErrorTypes } from '../../shared/names/errors';
+import { TaskSnapshot } from '../../shared/contracts/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createJournal } from '../tools/journal';
 import {
@@ -25,11 +25,11 @@ import {
 } from './container';
 import { buildTar, isNotFound, readContainerFile } from './docker';
 import type { createExecutorClient } from './executor';
-import { ensureTaskImage, TaskImageError } from './task-image';
-import { ensureHarborImage } from './harbor-image';
+import { ensureTaskImage, TaskImageError } from '../images/task-image';
+import { ensureHarborImage } from '../images/harbor-image';
 import type { PoolRecipe, SandboxPool } from './pool';
 import { sweepAgentProcesses } from './sweep';
-import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './tree-snapshot';
+import { restoreTree, snapshotTree, TreeOverLimits, type TreeSnapshotRef } from './archive/tree-snapshot';
 
 export interface SandboxDeps {
   docker: Dockerode;

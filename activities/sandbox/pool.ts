@@ -13,7 +13,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { AgentrlConfig } from '../../shared/config';
+import type { AgentrlConfig } from '../../shared/contracts/config';
 import { buildTar, isNotFound, readContainerFile } from './docker';
 import {
   createHardenedContainer,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { PolicyMemory } from '../../shared/compact-actions/action-space';
-import { TamperFinding, TurnStatuses } from '../../shared/episode';
-import { ModelContext } from '../../shared/model-context';
+import { TamperFinding, TurnStatuses } from '../../shared/contracts/episode';
+import { ModelContext } from '../../shared/contracts/model-context';
 import { type ArtifactStore } from './artifact-store';
 import { parseJson } from './files';
 

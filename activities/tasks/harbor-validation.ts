@@ -9,7 +9,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ScoringContainers } from '../checker/graders/grader';
-import type { ExpectedTests } from '../../shared/task-spec';
+import type { ExpectedTests } from '../../shared/contracts/task-spec';
 import { verifierTestsPath } from '../checker/grading';
 import { runVerifier, scriptEnvironment, type VerifierResult } from '../checker/verifier';
 import {
@@ -21,7 +21,7 @@ import {
   sandboxFor,
 } from '../sandbox/container';
 import { buildTar, execCollect } from '../sandbox/docker';
-import { harborImageNames, readFolderFiles } from '../sandbox/harbor-image';
+import { harborImageNames, readFolderFiles } from '../images/harbor-image';
 import { harborTaskId, readHarborFolder, rewardFileNames, type RewardFileName } from './harbor';
 import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
@@ -39,7 +39,7 @@ import {
 const harborCode = [
   'activities/checker/verifier.ts',
   'activities/checker/graders/harbor-verifier.ts',
-  'activities/sandbox/harbor-image.ts',
+  'activities/images/harbor-image.ts',
   'activities/tasks/harbor.ts',
 ];
 

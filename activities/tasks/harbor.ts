@@ -2,16 +2,16 @@
  * Harbor task folders (the format Terminal-Bench, SkyRL, verifiers, rLLM and NeMo Gym share):
  * `task.toml`, `instruction.md`, `environment/Dockerfile` (and its build context), `tests/test.sh` writing
  * `/logs/verifier/reward.txt` or `reward.json`, `solution/solve.sh`. This module reads the folder (no
- * Docker); activities/sandbox/harbor-image.ts builds its image and reads the repository out of it, and
+ * Docker); activities/images/harbor-image.ts builds its image and reads the repository out of it, and
  * activities/checker/verifier.ts runs its verifier. docs/tasks.md says what of task.toml is honoured.
  */
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { describeIssues } from '../../shared/errors';
+import { describeIssues } from '../../shared/names/errors';
 import { decodeFiles } from '../sandbox/container';
-import { OracleFile, type HarborVerifier, type OracleCall } from '../../shared/task-spec';
+import { OracleFile, type HarborVerifier, type OracleCall } from '../../shared/contracts/task-spec';
 
 export class HarborTaskError extends Error {
   override name = 'HarborTaskError';

@@ -4,13 +4,13 @@
  * inside the tree (only the listed ones' files for a task that lists failToPass and passToPass).
  */
 import { join } from 'node:path';
-import { checkerPathRules } from '../../shared/checker-paths';
-import { protectedPathMatcher } from '../../shared/protected-paths';
-import type { ExpectedTests } from '../../shared/task-spec';
+import { checkerPathRules } from '../../shared/paths/checker-paths';
+import { protectedPathMatcher } from '../../shared/paths/protected-paths';
+import type { ExpectedTests } from '../../shared/contracts/task-spec';
 import { expectedOutcomesPassed, testFilesOf, type HarnessResult } from '../checker/grading';
 import { auditPassed } from '../checker/outcome';
 import { decodeFiles } from '../sandbox/container';
-import { ensureTaskImage } from '../sandbox/task-image';
+import { ensureTaskImage } from '../images/task-image';
 import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
 import { validationDigest } from './validation-digest';
 import {

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
-import { describeIssues } from '../../shared/errors';
-import { TaskSpec, taskIdPattern } from '../../shared/task-spec';
+import { describeIssues } from '../../shared/names/errors';
+import { TaskSpec, taskIdPattern } from '../../shared/contracts/task-spec';
 import { TaskError } from './task-loader';
 
 /** A test list as SWE-bench ships it: a JSON array, or a string holding one. */

@@ -16,12 +16,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ExpectedTests, OracleFile, TaskSpec, type OracleCall, type TaskSnapshot } from '../../shared/task-spec';
-import { describeIssues } from '../../shared/errors';
-import { cacheFolders } from '../../shared/repo-paths';
+import {
+  ExpectedTests,
+  OracleFile,
+  TaskSpec,
+  type OracleCall,
+  type TaskSnapshot,
+} from '../../shared/contracts/task-spec';
+import { describeIssues } from '../../shared/names/errors';
+import { cacheFolders } from '../../shared/paths/repo-paths';
 import type Dockerode from 'dockerode';
-import { ensureHarborImage } from '../sandbox/harbor-image';
-import { repositoryDigest, taskImageName } from '../sandbox/task-image';
+import { ensureHarborImage } from '../images/harbor-image';
+import { repositoryDigest, taskImageName } from '../images/task-image';
 import { HarborTaskError, isHarborFolder, readHarborFolder, type HarborFolder } from './harbor';
 
 export class TaskError extends Error {
@@ -128,7 +134,7 @@ export function loadTaskFolder(
   if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
   const repo = readTree(repoDir, root);
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
-  // a task with an environment runs in an image built from its base (activities/sandbox/task-image.ts);
+  // a task with an environment runs in an image built from its base (activities/images/task-image.ts);
   // one that installs its repository, in an image of that repository
   const { environment } = parsed.data;
   const spec = environment

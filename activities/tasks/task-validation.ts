@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExpectedTests } from '../../shared/task-spec';
+import type { ExpectedTests } from '../../shared/contracts/task-spec';
 import type { HarnessResult } from '../checker/grading';
 import type { ScoringContainers } from '../checker/graders/grader';
 import { judgeSuite, planSuiteTwins, rewritten, runSuite } from '../checker/graders/suite';

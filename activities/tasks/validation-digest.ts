@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { cacheFolders } from '../../shared/repo-paths';
+import { cacheFolders } from '../../shared/paths/repo-paths';
 import { checkerPythonFiles } from '../checker/scripts';
 
 const root = resolve(__dirname, '..', '..');

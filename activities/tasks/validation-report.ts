@@ -1,8 +1,8 @@
 /** What `task validate` reports of one task, and what it needs of each task format (task-validation.ts). */
 import { existsSync, readFileSync } from 'node:fs';
 import type Dockerode from 'dockerode';
-import type { AgentrlConfig } from '../../shared/config';
-import { ExpectedTests, type HarborVerifier, type TaskSnapshot } from '../../shared/task-spec';
+import type { AgentrlConfig } from '../../shared/contracts/config';
+import { ExpectedTests, type HarborVerifier, type TaskSnapshot } from '../../shared/contracts/task-spec';
 import type { HarnessResult } from '../checker/grading';
 import type { ScoringContainers } from '../checker/graders/grader';
 import type { SuiteFiles } from '../checker/graders/suite';

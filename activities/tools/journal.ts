@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { TurnSummary } from '../../shared/episode';
+import { TurnSummary } from '../../shared/contracts/episode';
 import { PolicyAction } from '../policies/policy-action';
 import { atomicWrite, parseJson } from '../store/files';
 import { episodeKey } from '../store/episode-records';

@@ -1,5 +1,5 @@
-import type { TurnStatus, TurnSummary } from '../../shared/episode';
-import type { ToolCall } from '../../shared/tool-call';
+import type { TurnStatus, TurnSummary } from '../../shared/contracts/episode';
+import type { ToolCall } from '../../shared/contracts/tool-call';
 import type { RunnerResult } from '../sandbox/runner';
 
 /**

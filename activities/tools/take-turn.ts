@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
-import type { PolicySummary, SandboxHandle, TurnPhases, TurnSummary } from '../../shared/episode';
-import { countByteTokens } from '../../shared/tokenizer';
+import type { PolicySummary, SandboxHandle, TurnPhases, TurnSummary } from '../../shared/contracts/episode';
+import { countByteTokens } from '../../shared/math/tokenizer';
 import { agentInterface } from '../policies/agent-interfaces';
 import { PolicyUnavailable } from '../policies/completions-client';
 import { PolicyError, type PolicyAction } from '../policies/policy-action';

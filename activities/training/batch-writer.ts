@@ -1,5 +1,5 @@
-import { padRows, tokenAdvantages, type BatchCounts, type BatchRow } from '../../shared/batch';
-import { BatchFileHeader } from '../../shared/batch-file';
+import { padRows, tokenAdvantages, type BatchCounts, type BatchRow } from '../../shared/math/batch';
+import { BatchFileHeader } from '../../shared/contracts/batch-file';
 import { writeSafetensors, type Tensor } from './safetensors';
 
 /** Distinct allowed-id masks (row-major (P,V), row 0 all allowed) and each token's row, (B,T) row-major. */
@@ -42,7 +42,7 @@ export function allowedPatterns(
 }
 
 /**
- * Writes a training batch as safetensors, the file shared/batch-file.ts describes (its one home):
+ * Writes a training batch as safetensors, the file shared/contracts/batch-file.ts describes (its one home):
  * the tensors the trainer reads, and with a constrained sampler the ids allowed when each token was
  * drawn as distinct patterns and each token's row (a grammar has few states, so this is a small
  * fraction of the (B,T,V) mask the trainer expands it to); metadata values are JSON text.
@@ -115,7 +115,7 @@ export async function writeBatch(
     // the step whose weights the trainer starts from: policy_versions are measured against it
     ...(info.baseStep !== undefined ? { baseStep: info.baseStep } : {}),
   };
-  // the header is the contract with the trainer (shared/batch-file.ts): checked here, and again where it is read
+  // the header is the contract with the trainer (shared/contracts/batch-file.ts): checked here, and again where it is read
   BatchFileHeader.parse({
     tensors: Object.fromEntries(Object.entries(tensors).map(([name, { dtype, shape }]) => [name, { dtype, shape }])),
     metadata,

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ErrorTypes } from '../../shared/errors';
+import { ErrorTypes } from '../../shared/names/errors';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,14 +14,14 @@ import {
   type BatchRow,
   type EpisodeTokens,
   type TruncationPolicy,
-} from '../../shared/batch';
-import { summariseStaleness, tokenStaleness, type StalenessSummary } from '../../shared/off-policy';
-import type { AgentInterfaceName } from '../../shared/agent-interface';
-import type { StopRecord } from '../../shared/episode';
-import { environmentFailures, Outcomes, type Outcome } from '../../shared/outcomes';
+} from '../../shared/math/batch';
+import { summariseStaleness, tokenStaleness, type StalenessSummary } from '../../shared/math/off-policy';
+import type { AgentInterfaceName } from '../../shared/contracts/agent-interface';
+import type { StopRecord } from '../../shared/contracts/episode';
+import { environmentFailures, Outcomes, type Outcome } from '../../shared/contracts/outcomes';
 import { compactActions } from '../../shared/compact-actions';
 import { loadChatTokenizer } from '../policies/chat/chat-tokenizer';
-import type { GigpoOptions } from '../../shared/gigpo';
+import type { GigpoOptions } from '../../shared/math/gigpo';
 import { turnStates } from './turn-states';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
@@ -51,9 +51,9 @@ export interface BuildBatchInput {
    * unconstrained
    */
   vocabSize?: number;
-  /** weight of the stop decisions' own credit (shared/batch.ts stopDecisionAdvantages); 0: none */
+  /** weight of the stop decisions' own credit (shared/math/batch.ts stopDecisionAdvantages); 0: none */
   stopCredit?: number;
-  /** estimator `gigpo`: its weight, discount and normalisation (@default shared/gigpo.ts defaultGigpoOptions) */
+  /** estimator `gigpo`: its weight, discount and normalisation (@default shared/math/gigpo.ts defaultGigpoOptions) */
   gigpo?: GigpoOptions;
   /**
    * policy gradient: `all` trains on the environment's tokens too (every token after the first action: the
@@ -147,7 +147,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
   return {
     /**
      * Builds a batch from finished episodes and writes it as safetensors into the run folder.
-     * `policy_gradient`: outcome filtering, truncation policy and group advantages (shared/batch.ts).
+     * `policy_gradient`: outcome filtering, truncation policy and group advantages (shared/math/batch.ts).
      * `imitation`: every submitted episode, advantage 1, with what a demonstration may not teach out
      * of the loss (the agent interface's imitationMask: the compact language masks the arguments of edits).
      */

@@ -3,9 +3,9 @@ import { isTaskFolder } from '../tasks/task-loader';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { ErrorTypes } from '../../shared/errors';
-import { TrainingRunInput, type TrainingRunState } from '../../shared/training-run';
-import { type IterationMetrics } from '../../shared/run-metrics';
+import { ErrorTypes } from '../../shared/names/errors';
+import { TrainingRunInput, type TrainingRunState } from '../../shared/contracts/training-run';
+import { type IterationMetrics } from '../../shared/contracts/run-metrics';
 import { publishToVllm } from '../policies/chat/generation-clients';
 import { loadWeights } from '../policies/completions-client';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { TrainingRunState } from '../../shared/training-run';
-import { IterationMetrics } from '../../shared/run-metrics';
+import { TrainingRunState } from '../../shared/contracts/training-run';
+import { IterationMetrics } from '../../shared/contracts/run-metrics';
 import type { ArtifactStore } from '../store/artifact-store';
 import { parseJson } from '../store/files';
 import { openArtifactStore } from '../store/open-store';

@@ -1,4 +1,4 @@
-import type { IterationMetrics } from '../../shared/run-metrics';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 import { runStore } from './run-records';
 
 interface Series {

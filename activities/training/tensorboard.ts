@@ -1,4 +1,4 @@
-import type { IterationMetrics } from '../../shared/run-metrics';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 
 /**
  * A run's figures as a TensorBoard event file, so `tensorboard --logdir` opens one run's curves or

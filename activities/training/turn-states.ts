@@ -3,7 +3,7 @@ import type { TurnRecord } from '../store/episode-records';
 
 /**
  * The environment state each turn's action was taken from, as a key that two episodes of one task
- * share exactly when they reached the same state (GiGPO's step groups, shared/gigpo.ts).
+ * share exactly when they reached the same state (GiGPO's step groups, shared/math/gigpo.ts).
  *
  * Every episode of a group starts from the task's state (`start`). After a turn, the state is the
  * observation the tool gave (its text and exit code) together with the repository, which is named

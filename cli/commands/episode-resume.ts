@@ -1,5 +1,5 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { ResumeRequest } from '../../shared/episode-input';
+import { ResumeRequest } from '../../shared/contracts/episode-input';
 import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 import { loadConfig, temporalConnection } from '../../workers/config';
 import { positiveInt, type Command } from '../command';

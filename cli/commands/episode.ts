@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { localPathOf } from '../../activities/store/local-copy';
 import { resolve } from 'node:path';
-import { CheckerKinds } from '../../shared/episode';
+import { CheckerKinds } from '../../shared/contracts/episode';
 import { loadConfig } from '../../workers/config';
 import { durationFlag, log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-runner';
 import { policyFlag } from '../policy-flag';
 import { ensureModelServer } from '../services';
-import { knownModel } from '../../shared/models';
-import { servingPorts } from '../../shared/serving-ports';
+import { knownModel } from '../../shared/names/models';
+import { servingPorts } from '../../shared/names/serving-ports';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 
 export const episode: Command = {

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CheckerKinds } from '../../shared/episode';
+import { CheckerKinds } from '../../shared/contracts/episode';
 import { loadConfig } from '../../workers/config';
 import { log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker } from '../episode-runner';
 import { runEvaluation } from '../evaluation';
 import { policyFlag } from '../policy-flag';
-import { servingPorts } from '../../shared/serving-ports';
+import { servingPorts } from '../../shared/names/serving-ports';
 
 export const evaluate: Command = {
   summary: 'measure pass@k of true success, mean true success and mean reward of a policy on a task set',

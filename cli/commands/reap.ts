@@ -2,7 +2,7 @@ import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import { deploymentId } from '../../activities/sandbox/container';
 import { reapClosedEpisodes } from '../../activities/sandbox/reaper';
-import { defaultTaskQueue } from '../../shared/task-queues';
+import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { loadConfig, temporalConnection } from '../../workers/config';
 import type { Command } from '../command';
 

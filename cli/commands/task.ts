@@ -1,14 +1,14 @@
 import { join, resolve } from 'node:path';
 import Dockerode from 'dockerode';
-import { ensureTaskImage } from '../../activities/sandbox/task-image';
+import { ensureTaskImage } from '../../activities/images/task-image';
 import { EnvironmentsFile, importSwebench, readAcceptedBounds } from '../../activities/tasks/swebench-import';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { describeIssues } from '../../shared/errors';
-import type { TaskSpec } from '../../shared/task-spec';
+import { describeIssues } from '../../shared/names/errors';
+import type { TaskSpec } from '../../shared/contracts/task-spec';
 import { loadTaskFolder, readTree } from '../../activities/tasks/task-loader';
 import { isHarborFolder, readHarborFolder } from '../../activities/tasks/harbor';
-import { ensureHarborImage } from '../../activities/sandbox/harbor-image';
+import { ensureHarborImage } from '../../activities/images/harbor-image';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, positiveInt, type Command } from '../command';

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CheckerKinds } from '../../shared/episode';
-import { ObservationModes } from '../../shared/model-context';
-import { modelNames } from '../../shared/models';
-import { servingPorts } from '../../shared/serving-ports';
-import { OffPolicyModes } from '../../shared/off-policy';
+import { CheckerKinds } from '../../shared/contracts/episode';
+import { ObservationModes } from '../../shared/contracts/model-context';
+import { modelNames } from '../../shared/names/models';
+import { servingPorts } from '../../shared/names/serving-ports';
+import { OffPolicyModes } from '../../shared/math/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
 import { runTraining } from '../training';

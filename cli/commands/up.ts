@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
-import { servingPorts } from '../../shared/serving-ports';
-import { defaultTaskQueue } from '../../shared/task-queues';
+import { servingPorts } from '../../shared/names/serving-ports';
+import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, oneOf, positiveInt, type Command } from '../command';
 import {

@@ -1,4 +1,4 @@
-import { defaultTaskQueue } from '../../shared/task-queues';
+import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { codeVersion } from '../../workers/code-version';
 import { loadConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';

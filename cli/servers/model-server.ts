@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadChatTokenizer, modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
-import { baseVersion, knownModel } from '../../shared/models';
-import { servingPorts } from '../../shared/serving-ports';
+import { baseVersion, knownModel } from '../../shared/names/models';
+import { servingPorts } from '../../shared/names/serving-ports';
 import { createCausalLmServer } from '../../serving/causal-lm-server';
 import { atomicWrite } from '../../activities/store/files';
 

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPolicyServer } from '../../serving/policy-server';
-import { servingPorts } from '../../shared/serving-ports';
+import { servingPorts } from '../../shared/names/serving-ports';
 
 export interface PolicyServerOptions {
   model?: string;

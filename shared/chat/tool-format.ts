@@ -1,4 +1,4 @@
-import { checkRelativePath, type ParsedToolCall, ToolCall, toolNames } from '../tool-call';
+import { checkRelativePath, type ParsedToolCall, ToolCall, toolNames } from '../contracts/tool-call';
 
 /**
  * Native tool calls of chat models. The tools `bash`, `write_file` and `submit` are offered as

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ObservationMode } from '../model-context';
-import type { WordTokenizer } from '../tokenizer';
+import type { ObservationMode } from '../contracts/model-context';
+import type { WordTokenizer } from '../math/tokenizer';
 import { allCandidates, parseEditResult, parseShownSource, type SourceLine } from './edit-candidates';
 import { actionKind, isEditAction } from './language';
 

@@ -1,7 +1,7 @@
-import type { StopDecision } from '../batch';
-import type { StopRecord } from '../episode';
-import type { ModelContext } from '../model-context';
-import { policyTokenizer, type WordTokenizer } from '../tokenizer';
+import type { StopDecision } from '../math/batch';
+import type { StopRecord } from '../contracts/episode';
+import type { ModelContext } from '../contracts/model-context';
+import { policyTokenizer, type WordTokenizer } from '../math/tokenizer';
 import { isEditAction } from './language';
 
 /**

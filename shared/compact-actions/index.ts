@@ -1,11 +1,11 @@
-import type { CompactInterface } from '../agent-interface';
-import { policyTokenizer } from '../tokenizer';
-import { looksLikeJson, parseJsonToolCall } from '../tool-call';
+import type { CompactInterface } from '../contracts/agent-interface';
+import { policyTokenizer } from '../math/tokenizer';
+import { looksLikeJson, parseJsonToolCall } from '../contracts/tool-call';
 import { actionStarts, formatOnlyMask, observationIds, promptIds, stopDecisions } from './context';
 import { actionKind, translateAction } from './language';
 
 /**
- * The compact action language as an agent interface (shared/agent-interface.ts): the embedded
+ * The compact action language as an agent interface (shared/contracts/agent-interface.ts): the embedded
  * model's tokenizer, its context layout (context.ts), its commands (language.ts) and the constrained
  * action space the sampler walks (action-space.ts). JSON tool calls are accepted as well, so a
  * scripted policy may mix both.

@@ -1,4 +1,4 @@
-import type { ParsedToolCall } from '../tool-call';
+import type { ParsedToolCall } from '../contracts/tool-call';
 
 /**
  * The compact action language of the embedded policy: a few commands of fixed arity that a small

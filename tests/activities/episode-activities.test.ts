@@ -12,9 +12,9 @@ import Dockerode from 'dockerode';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecordActivities } from '../../activities/store/episode-records';
 import { createPrepareEpisodeActivities } from '../../activities/tasks/prepare-episode';
-import { PolicySummary, TaskSummary } from '../../shared/episode';
-import { ErrorTypes } from '../../shared/errors';
-import { defaultProtectedPaths } from '../../shared/protected-paths';
+import { PolicySummary, TaskSummary } from '../../shared/contracts/episode';
+import { ErrorTypes } from '../../shared/names/errors';
+import { defaultProtectedPaths } from '../../shared/paths/protected-paths';
 import { projectRoot } from '../../workers/config';
 
 const store = () => createArtifactStore(mkdtempSync(join(tmpdir(), 'agentrl-activity-store-')));

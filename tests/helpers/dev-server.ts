@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { temporalBinary } from '../../cli/services';
-import { devServerArgs } from '../../shared/dev-server';
+import { devServerArgs } from '../../shared/names/dev-server';
 import { waitFor } from './temporal';
 
 /** A port nothing listens on now. */

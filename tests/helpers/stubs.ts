@@ -7,9 +7,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { EpisodeActivities, HostActivities } from '../../activities';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
-import type { SandboxHandle, TaskSummary, TurnSummary } from '../../shared/episode';
-import { hostQueue, sandboxesQueue, trainingQueue } from '../../shared/task-queues';
-import type { TrainerActivities } from '../../shared/trainer-contract';
+import type { SandboxHandle, TaskSummary, TurnSummary } from '../../shared/contracts/episode';
+import { hostQueue, sandboxesQueue, trainingQueue } from '../../shared/names/task-queues';
+import type { TrainerActivities } from '../../shared/contracts/trainer-contract';
 import { workflowBundle } from './temporal';
 
 export const stubHostId = 'stub-host';

@@ -4,10 +4,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BuildBatchInput, BuiltBatch } from '../../activities/training/build-batch';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
-import { ErrorTypes } from '../../shared/errors';
-import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/trainer-contract';
-import type { TrainingRunState } from '../../shared/training-run';
-import type { IterationMetrics } from '../../shared/run-metrics';
+import { ErrorTypes } from '../../shared/names/errors';
+import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/contracts/trainer-contract';
+import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 import { turnSummary, type StubActivities } from './stubs';
 
 /** How one episode of the stubbed run ends, by its task's id and its sampling seed. */

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createPolicyServer } from '../../serving/policy-server';
-import { trainingQueue } from '../../shared/task-queues';
-import type { IterationMetrics } from '../../shared/run-metrics';
+import { trainingQueue } from '../../shared/names/task-queues';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 import { projectRoot } from '../../workers/config';
 import { docker, startTestServer, startWorker, waitFor, type RunningWorker } from './temporal';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import { episodeKey } from '../../activities/store/episode-records';
-import type { EpisodeResult } from '../../shared/episode';
+import type { EpisodeResult } from '../../shared/contracts/episode';
 import {
   containersOf,
   policy,

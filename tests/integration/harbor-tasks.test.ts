@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { UnsafeDefence } from '../../shared/config';
-import type { EpisodeResult } from '../../shared/episode';
+import type { UnsafeDefence } from '../../shared/contracts/config';
+import type { EpisodeResult } from '../../shared/contracts/episode';
 import { validateTask } from '../../activities/tasks/task-validation';
 import { projectRoot } from '../../workers/config';
 import {

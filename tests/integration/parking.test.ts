@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import type { EpisodeResult } from '../../shared/episode';
+import type { EpisodeResult } from '../../shared/contracts/episode';
 import { projectRoot } from '../../workers/config';
 import { startRestartableServer, type RestartableServer } from '../helpers/dev-server';
 import { containersOf, readTrajectory, scriptedPolicy, task, volumesOf, waitFor } from '../helpers/temporal';

@@ -12,7 +12,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { preparePolicy } from '../../activities/policies/policy-kinds';
 import { createPolicyServer } from '../../serving/policy-server';
-import type { CompletionResponse } from '../../shared/completions';
+import type { CompletionResponse } from '../../shared/contracts/completions';
 import { projectRoot } from '../../workers/config';
 
 const python = join(projectRoot, '.venv', 'bin', 'python');

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parseChatToolCall } from '../../shared/chat/tool-format';
-import { baseVersion } from '../../shared/models';
+import { baseVersion } from '../../shared/names/models';
 import { projectRoot } from '../../workers/config';
 import { modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { defaultTaskQueue } from '../../shared/task-queues';
+import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { trainingProgressQuery } from '../../workflows/messages';
 import { projectRoot } from '../../workers/config';
 import { waitFor } from '../helpers/temporal';

@@ -86,7 +86,29 @@ describe('architecture', () => {
 
   test('activities/ holds only its index and one folder per concept', () => {
     const entries = readdirSync(join(projectRoot, 'activities')).sort();
-    assert.deepEqual(entries, ['checker', 'index.ts', 'policies', 'sandbox', 'store', 'tasks', 'tools', 'training']);
+    assert.deepEqual(entries, [
+      'checker',
+      'images',
+      'index.ts',
+      'policies',
+      'sandbox',
+      'store',
+      'tasks',
+      'tools',
+      'training',
+    ]);
+  });
+
+  test('shared/ holds its modules in one folder per kind, and at its root only the data both languages read', () => {
+    const entries = readdirSync(join(projectRoot, 'shared'), { withFileTypes: true });
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    assert.deepEqual(folders.sort(), ['chat', 'compact-actions', 'contracts', 'golden', 'math', 'names', 'paths']);
+    const files = entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
+    assert.deepEqual(
+      files.filter((name) => !name.endsWith('.json') && name !== 'README.md'),
+      [],
+      'a module at the root of shared/ belongs in the folder of its kind',
+    );
   });
 
   test('each layer imports only the layers below it', () => {

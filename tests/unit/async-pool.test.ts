@@ -1,4 +1,4 @@
-// The asynchronous run's pool on its own (shared/async-pool.ts): admission within the staleness
+// The asynchronous run's pool on its own (shared/math/async-pool.ts): admission within the staleness
 // bound, parks and resumes, environment failures sampled again, groups and evaluations completed,
 // the cap on parked episodes, idle time, and the state carried across continue-as-new validated.
 import assert from 'node:assert/strict';
@@ -15,10 +15,10 @@ import {
   recordResult,
   tick,
   type PoolEpisode,
-} from '../../shared/async-pool';
-import { failedEpisodeResult, type EpisodeResult } from '../../shared/episode';
-import { firstRunId, Outcomes, resampleAfter, resampledId } from '../../shared/outcomes';
-import { summariseEpisodes } from '../../shared/run-metrics';
+} from '../../shared/math/async-pool';
+import { failedEpisodeResult, type EpisodeResult } from '../../shared/contracts/episode';
+import { firstRunId, Outcomes, resampleAfter, resampledId } from '../../shared/contracts/outcomes';
+import { summariseEpisodes } from '../../shared/contracts/run-metrics';
 
 const member = (id: string, group: number | null, index: number, attempt = 0): PoolEpisode => ({
   id,

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ZodError } from 'zod';
 import { loadTaskFolder, maxTaskFileBytes } from '../../activities/tasks/task-loader';
-import { EpisodeInput, ResumeRequest } from '../../shared/episode-input';
-import { TrainingRunInput } from '../../shared/training-run';
+import { EpisodeInput, ResumeRequest } from '../../shared/contracts/episode-input';
+import { TrainingRunInput } from '../../shared/contracts/training-run';
 import { loadConfig, projectRoot } from '../../workers/config';
-import { describeIssues } from '../../shared/errors';
+import { describeIssues } from '../../shared/names/errors';
 
 const copy = () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentrl-bad-task-'));

@@ -11,20 +11,20 @@ import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { allowedPatterns, writeBatch } from '../../activities/training/batch-writer';
 import { decodeSafetensors } from '../../activities/training/safetensors';
-import { BatchFileHeader } from '../../shared/batch-file';
+import { BatchFileHeader } from '../../shared/contracts/batch-file';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
-import { advantageEstimatorNames, computeGroupAdvantages } from '../../shared/advantages';
+import { advantageEstimatorNames, computeGroupAdvantages } from '../../shared/math/advantages';
 import {
   buildBatchRows,
   stopDecisionAdvantages,
   tokenAdvantages,
   type EpisodeTokens,
   type StopDecision,
-} from '../../shared/batch';
+} from '../../shared/math/batch';
 import { actId, observationIds, stopDecisions } from '../../shared/compact-actions/context';
-import { appendGenerated, appendGiven, emptyContext } from '../../shared/model-context';
-import type { Outcome } from '../../shared/outcomes';
-import { policyTokenizer } from '../../shared/tokenizer';
+import { appendGenerated, appendGiven, emptyContext } from '../../shared/contracts/model-context';
+import type { Outcome } from '../../shared/contracts/outcomes';
+import { policyTokenizer } from '../../shared/math/tokenizer';
 import { projectRoot } from '../../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'advantages.json'), 'utf8')) as {
@@ -402,7 +402,7 @@ describe('the warm-start batch', () => {
   });
 });
 
-describe('the batch file contract (shared/batch-file.ts, shared/contracts/batch.schema.json)', () => {
+describe('the batch file contract (shared/contracts/batch-file.ts, shared/contracts/batch.schema.json)', () => {
   const headers = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'batch-headers.json'), 'utf8')) as {
     valid: unknown[];
     invalid: { field: string; header: unknown }[];

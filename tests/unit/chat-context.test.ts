@@ -13,7 +13,7 @@ import {
 } from '../../activities/policies/chat/chat-context';
 import { loadChatTokenizer, type ChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 import type { ChatMessage } from '../../shared/chat/tool-format';
-import type { ModelContext } from '../../shared/model-context';
+import type { ModelContext } from '../../shared/contracts/model-context';
 
 /** Ids of a text written one character at a time: the same text, not the tokenizer's own ids for it. */
 const characterIds = (tokenizer: ChatTokenizer, text: string) =>

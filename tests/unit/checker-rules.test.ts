@@ -8,9 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkerScript } from '../../activities/checker/scripts';
-import { checkerPathRules, classifyPath, CheckerPathRules, protectedGlobsOf } from '../../shared/checker-paths';
-import { defaultProtectedPaths, protectedPathMatcher } from '../../shared/protected-paths';
-import { forgesPass, tamperKindList } from '../../shared/tamper';
+import { checkerPathRules, classifyPath, CheckerPathRules, protectedGlobsOf } from '../../shared/paths/checker-paths';
+import { defaultProtectedPaths, protectedPathMatcher } from '../../shared/paths/protected-paths';
+import { forgesPass, tamperKindList } from '../../shared/names/tamper';
 
 describe('protected paths', () => {
   const isProtected = protectedPathMatcher(defaultProtectedPaths);

@@ -10,8 +10,8 @@ import { mock, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import { writeMetrics } from '../../activities/training/run-records';
 import { followTrainingRun } from '../../cli/training';
-import type { IterationMetrics } from '../../shared/run-metrics';
-import type { TrainingProgress } from '../../shared/training-run';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
+import type { TrainingProgress } from '../../shared/contracts/training-run';
 
 const line = (iteration: number): IterationMetrics => ({
   iteration,

@@ -10,10 +10,10 @@ import { ActionTrie, allowedActions, rememberTurn, type PolicyMemory } from '../
 import { compactPrompt, observationIds, promptIds } from '../../shared/compact-actions/context';
 import { demoAction } from '../../shared/compact-actions/demonstrator';
 import { renderShow } from '../../shared/compact-actions/edit-candidates';
-import { seededRandom, seededSample } from '../../shared/random';
-import { policyTokenizer } from '../../shared/tokenizer';
-import { inEvalTail } from '../../shared/training-run';
-import { summariseEpisodes } from '../../shared/run-metrics';
+import { seededRandom, seededSample } from '../../shared/math/random';
+import { policyTokenizer } from '../../shared/math/tokenizer';
+import { inEvalTail } from '../../shared/contracts/training-run';
+import { summariseEpisodes } from '../../shared/contracts/run-metrics';
 import { projectRoot } from '../../workers/config';
 
 const special = policyTokenizer.specialIds;

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseDurationMs } from '../../shared/duration';
-import { EpisodeInput } from '../../shared/episode-input';
+import { parseDurationMs } from '../../shared/math/duration';
+import { EpisodeInput } from '../../shared/contracts/episode-input';
 import { loadConfig, temporalConnection } from '../../workers/config';
 
 describe('durations', () => {

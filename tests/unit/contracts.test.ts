@@ -5,14 +5,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { contractFiles } from '../../scripts/generate-contracts';
-import { defaultTaskQueue, trainingQueue } from '../../shared/task-queues';
+import { defaultTaskQueue, trainingQueue } from '../../shared/names/task-queues';
 import {
   InitPolicyResult,
   nonRetryableTrainerErrors,
   TrainerErrorTypes,
   TrainOnBatchInput,
-} from '../../shared/trainer-contract';
-import { PublishedPolicy } from '../../shared/training-run';
+} from '../../shared/contracts/trainer-contract';
+import { PublishedPolicy } from '../../shared/contracts/training-run';
 import { projectRoot } from '../../workers/config';
 
 interface GoldenCase {

@@ -12,12 +12,12 @@ import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { fileRef, localPathOf } from '../../activities/store/local-copy';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
 import { runWarnings } from '../../activities/training/run-activities';
-import { TrainingRunInput } from '../../shared/training-run';
+import { TrainingRunInput } from '../../shared/contracts/training-run';
 import { decodeSafetensors } from '../../activities/training/safetensors';
 import { actionStarts, observationIds } from '../../shared/compact-actions/context';
-import { defaultGigpoOptions, gigpoAdvantages } from '../../shared/gigpo';
-import { appendGenerated, appendGiven, emptyContext } from '../../shared/model-context';
-import { policyTokenizer } from '../../shared/tokenizer';
+import { defaultGigpoOptions, gigpoAdvantages } from '../../shared/math/gigpo';
+import { appendGenerated, appendGiven, emptyContext } from '../../shared/contracts/model-context';
+import { policyTokenizer } from '../../shared/math/tokenizer';
 
 /** Three episodes of one task, recorded as the episode activities record them. */
 async function recordedGroup() {

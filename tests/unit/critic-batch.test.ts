@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { criticEstimatorNames } from '../../shared/advantages';
-import { buildBatchRows, turnIds, type EpisodeTokens } from '../../shared/batch';
-import { CriticEstimators } from '../../shared/trainer-contract';
-import { effectiveStopCredit, probesStops, TrainingRunInput } from '../../shared/training-run';
-import type { Outcome } from '../../shared/outcomes';
+import { criticEstimatorNames } from '../../shared/math/advantages';
+import { buildBatchRows, turnIds, type EpisodeTokens } from '../../shared/math/batch';
+import { CriticEstimators } from '../../shared/contracts/trainer-contract';
+import { effectiveStopCredit, probesStops, TrainingRunInput } from '../../shared/contracts/training-run';
+import type { Outcome } from '../../shared/contracts/outcomes';
 import { projectRoot } from '../../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'gae.json'), 'utf8')) as {

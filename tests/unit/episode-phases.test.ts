@@ -1,7 +1,7 @@
 // Where episodes' time went: the per-phase sums an iteration's metrics carry (IterationMetrics.time.phases).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { phaseSums } from '../../shared/run-metrics';
+import { phaseSums } from '../../shared/contracts/run-metrics';
 
 test("an iteration's phases: the turns' activity phases summed, round trips the rest of the turns' time", () => {
   const sums = phaseSums([

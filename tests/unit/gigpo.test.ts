@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { computeGroupAdvantages } from '../../shared/advantages';
-import { type GigpoEpisode, type GigpoOptions, defaultGigpoOptions, gigpoAdvantages } from '../../shared/gigpo';
-import { TrainingRunInput } from '../../shared/training-run';
+import { computeGroupAdvantages } from '../../shared/math/advantages';
+import { type GigpoEpisode, type GigpoOptions, defaultGigpoOptions, gigpoAdvantages } from '../../shared/math/gigpo';
+import { TrainingRunInput } from '../../shared/contracts/training-run';
 import { projectRoot } from '../../workers/config';
 
 interface Case {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { editedDoctests, type HarnessResult } from '../../activities/checker/grading';
 import { verifierOutputFindings } from '../../activities/checker/verifier';
-import { dockerfileBaseImages, harborImageNames, pipRequirements } from '../../activities/sandbox/harbor-image';
+import { dockerfileBaseImages, harborImageNames, pipRequirements } from '../../activities/images/harbor-image';
 import { harborTaskId, isHarborFolder, parseRewardFile, readHarborFolder } from '../../activities/tasks/harbor';
 import { isTaskFolder, loadTaskFolder, readTree } from '../../activities/tasks/task-loader';
 import { projectRoot } from '../../workers/config';

@@ -11,8 +11,8 @@ import {
   RatioLevels,
   TrainOnBatchInput,
   trainerDefaults,
-} from '../../shared/trainer-contract';
-import { TrainingRunInput } from '../../shared/training-run';
+} from '../../shared/contracts/trainer-contract';
+import { TrainingRunInput } from '../../shared/contracts/training-run';
 import { projectRoot } from '../../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'loss.json'), 'utf8')) as {

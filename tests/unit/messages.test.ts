@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
-import { EpisodeResult, EpisodeState, failedEpisodeResult } from '../../shared/episode';
-import { ResumeRequest } from '../../shared/episode-input';
-import { Outcomes } from '../../shared/outcomes';
+import { EpisodeResult, EpisodeState, failedEpisodeResult } from '../../shared/contracts/episode';
+import { ResumeRequest } from '../../shared/contracts/episode-input';
+import { Outcomes } from '../../shared/contracts/outcomes';
 import { projectRoot } from '../../workers/config';
 import {
   EpisodeEvent,

@@ -1,7 +1,7 @@
 // Evaluation figures: pass@k.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { passAtK } from '../../shared/metrics';
+import { passAtK } from '../../shared/math/metrics';
 
 describe('pass@k', () => {
   test('matches the closed form and its edge cases', () => {

@@ -9,7 +9,7 @@ import {
   rowStaleness,
   summariseStaleness,
   tokenStaleness,
-} from '../../shared/off-policy';
+} from '../../shared/math/off-policy';
 import { projectRoot } from '../../workers/config';
 
 interface StalenessCase {

@@ -10,7 +10,7 @@ import { PolicyError } from '../../activities/policies/policy-action';
 import { preparePolicy, readScript } from '../../activities/policies/policy-kinds';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { TokenPolicySnapshot } from '../../activities/policies/token-policy';
-import { formatPolicySpec, parsePolicySpec, type PolicySpec } from '../../shared/policy-spec';
+import { formatPolicySpec, parsePolicySpec, type PolicySpec } from '../../shared/contracts/policy-spec';
 import { projectRoot } from '../../workers/config';
 
 describe('policy specs', () => {

@@ -1,8 +1,8 @@
-// One normalisation of repository paths for every classification (shared/repo-paths.ts).
+// One normalisation of repository paths for every classification (shared/paths/repo-paths.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { protectedPathMatcher, defaultProtectedPaths } from '../../shared/protected-paths';
-import { pathKey } from '../../shared/repo-paths';
+import { protectedPathMatcher, defaultProtectedPaths } from '../../shared/paths/protected-paths';
+import { pathKey } from '../../shared/paths/repo-paths';
 
 test('the key folds separators, dot segments, case, Unicode forms and format characters', () => {
   assert.equal(pathKey('tests\\test_x.py'), 'tests/test_x.py');

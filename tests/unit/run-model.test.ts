@@ -1,9 +1,9 @@
-// A training run's model (shared/training-run.ts): the toy one by its size, a real one by its name
+// A training run's model (shared/contracts/training-run.ts): the toy one by its size, a real one by its name
 // with its presets under the input; unknown names and fields are refused with what is known.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { models, modelNames } from '../../shared/models';
-import { hfModelOf, toyModelOf, TrainingRunInput } from '../../shared/training-run';
+import { models, modelNames } from '../../shared/names/models';
+import { hfModelOf, toyModelOf, TrainingRunInput } from '../../shared/contracts/training-run';
 
 const issues = (input: unknown) => {
   const parsed = TrainingRunInput.safeParse(input);

@@ -13,7 +13,7 @@ import {
   taskIdOf,
 } from '../../activities/tasks/swebench-import';
 import { loadTaskFolder } from '../../activities/tasks/task-loader';
-import { TaskSpec } from '../../shared/task-spec';
+import { TaskSpec } from '../../shared/contracts/task-spec';
 import { makeTinycalcClone, tinycalcInstances } from '../helpers/swebench-fixture';
 
 /** A test patch that adds a test file the starting repository lacks. */

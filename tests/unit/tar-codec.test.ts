@@ -1,8 +1,8 @@
 // The byte-exact tar codec of tree snapshots: names and link targets as bytes, long names, every entry type.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readRawTar, writeRawTar, type RawTarEntry } from '../../activities/sandbox/tar-codec';
-import { treeDigest } from '../../activities/sandbox/tree-snapshot';
+import { readRawTar, writeRawTar, type RawTarEntry } from '../../activities/sandbox/archive/tar-codec';
+import { treeDigest } from '../../activities/sandbox/archive/tree-snapshot';
 
 const entries: RawTarEntry[] = [
   { path: Buffer.from('src'), type: 'directory', mode: 0o700, uid: 1000, gid: 1000, mtime: 981173106 },

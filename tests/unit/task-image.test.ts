@@ -6,8 +6,8 @@ import {
   repositoryDigest,
   taskDockerfile,
   taskImageName,
-} from '../../activities/sandbox/task-image';
-import { TaskSpec } from '../../shared/task-spec';
+} from '../../activities/images/task-image';
+import { TaskSpec } from '../../shared/contracts/task-spec';
 
 describe('task images', () => {
   test('named by the digest of the base and the environment', () => {

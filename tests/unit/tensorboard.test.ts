@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { crc32c, tensorboardEvents } from '../../activities/training/tensorboard';
-import type { IterationMetrics } from '../../shared/run-metrics';
+import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 
 const line = (iteration: number, loss: number): IterationMetrics =>
   ({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { byteTokenizer, policyTokenizer } from '../../shared/tokenizer';
+import { byteTokenizer, policyTokenizer } from '../../shared/math/tokenizer';
 import { projectRoot } from '../../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'tokenizer.json'), 'utf8')) as {

@@ -7,8 +7,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
-import type { EpisodeResult } from '../../shared/episode';
-import { ErrorTypes } from '../../shared/errors';
+import type { EpisodeResult } from '../../shared/contracts/episode';
+import { ErrorTypes } from '../../shared/names/errors';
 import {
   startStubbedWorkers,
   turnSummary,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { seededSample } from '../../shared/random';
+import { seededSample } from '../../shared/math/random';
 import type { TrainingRunResult } from '../../workflows/training-run';
 import { withStubbedWorkers, type StubActivities, type StubbedWorkers } from '../helpers/stubs';
 import { startTestServer } from '../helpers/temporal';

@@ -1,6 +1,6 @@
 """GiGPO's advantages (arXiv:2505.10978), plain Python, and the writer of shared/golden/gigpo.json.
 
-The reference of shared/gigpo.ts, which the batch builder uses: within one group, the actions taken
+The reference of shared/math/gigpo.ts, which the batch builder uses: within one group, the actions taken
 from the same environment state (in any episode, at any turn) form a step group compared by their
 discounted returns gamma^(T - 1 - k) * R; an action's advantage is its episode's advantage plus
 omega times its step advantage. normalise "std": both levels (x - mean) / population std (zeros
@@ -139,7 +139,7 @@ def golden() -> dict:
         "rewards, A_S over the returns gamma^(T_i - 1 - k) * R_i of the actions taken from the same state key "
         "(any episode, any turn); normalise std: (x - mean) / population std, zeros below epsilon; none: x - mean; "
         "a set of one gets 0. A case's options override `defaults`. Written by "
-        "trainer/agentrl_reference/gigpo.py; shared/gigpo.ts computes it for the batch.",
+        "trainer/agentrl_reference/gigpo.py; shared/math/gigpo.ts computes it for the batch.",
         "defaults": DEFAULTS,
         "epsilon": EPSILON,
         "tolerance": TOLERANCE,

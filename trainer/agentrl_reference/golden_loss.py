@@ -15,7 +15,7 @@ GOLDEN_PATH = Path(__file__).resolve().parents[2] / "shared" / "golden" / "loss.
 TOLERANCE = 1e-9
 AGGREGATION_NAMES = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_mean_token_sum_norm")
 KL_ESTIMATOR_NAMES = ("k1", "k2", "k3", "low_var_kl")
-# the guards' defaults (shared/trainer-contract.ts trainerDefaults): dual-clip c and the log-ratio bound
+# the guards' defaults (shared/contracts/trainer-contract.ts trainerDefaults): dual-clip c and the log-ratio bound
 DEFAULT_CLIP_RATIO_C = 3.0
 DEFAULT_LOG_RATIO_CLAMP = 20.0
 LOW_VAR_KL_BOUND = 10.0

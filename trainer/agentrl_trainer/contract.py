@@ -1,6 +1,6 @@
 """The contract of the trainer's activities, shared with the TypeScript side.
 
-`shared/contracts/trainer.schema.json` is generated from `shared/trainer-contract.ts` (the zod source,
+`shared/contracts/trainer.schema.json` is generated from `shared/contracts/trainer-contract.ts` (the zod source,
 `npm run contracts`): the task queue, the error types, and a JSON Schema for the input and the result of
 each activity. Every input is validated against it here before anything runs, with a message that
 names the field; every result is checked against it before it is returned.
@@ -23,7 +23,7 @@ CONTRACT: dict[str, Any] = json.loads(CONTRACT_PATH.read_text())
 
 
 def _trainer_defaults() -> dict[str, Any]:
-    """trainOnBatch's defaults, as the contract states them (shared/trainer-contract.ts trainerDefaults)."""
+    """trainOnBatch's defaults, as the contract states them (shared/contracts/trainer-contract.ts trainerDefaults)."""
     properties = CONTRACT["activities"]["trainOnBatch"]["input"]["properties"]
     optimizer = properties["optimizer"]
     optimizer = next((branch for branch in optimizer.get("anyOf", [optimizer]) if "properties" in branch), optimizer)
@@ -39,7 +39,7 @@ CRITIC_DEFAULTS: dict[str, Any] = {
     for name, spec in CONTRACT["activities"]["trainOnBatch"]["input"]["properties"]["critic"]["properties"].items()
 }
 
-# the batch file's header: its tensors (dtype, shape) and metadata, generated from shared/batch-file.ts
+# the batch file's header: its tensors (dtype, shape) and metadata, generated from shared/contracts/batch-file.ts
 BATCH_SCHEMA_PATH = CONTRACT_PATH.with_name("batch.schema.json")
 BATCH_SCHEMA: dict[str, Any] = json.loads(BATCH_SCHEMA_PATH.read_text())
 # the tensors every batch file holds (the trainer's inputs)

@@ -45,7 +45,7 @@ def known_model(name: str) -> dict:
 
 
 def base_version(name: str) -> str:
-    """The version of a model's prepared weights, as its embedded server names them (shared/models.ts baseVersion)."""
+    """The version of a model's prepared weights, as its embedded server names them (shared/names/models.ts baseVersion)."""
     known_model(name)
     return f"{name}-base"
 

@@ -127,7 +127,7 @@ OBJECTIVES = ("policy_gradient", "imitation")
 
 # how the policy-gradient term corrects for tokens sampled by older weights (see clipped_policy_loss)
 OFF_POLICY_MODES = ("none", "tis", "decoupled")
-# the importance-weight cap when a step names none: the contract's (shared/off-policy.ts defaultIsCap)
+# the importance-weight cap when a step names none: the contract's (shared/math/off-policy.ts defaultIsCap)
 DEFAULT_IS_CAP = TRAINER_DEFAULTS["isCap"]
 
 

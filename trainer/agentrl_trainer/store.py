@@ -1,6 +1,6 @@
 """The trainer's side of the artifact store: a run's prefix, worked on through a local folder.
 
-A run is named by its store reference (`runRef`, shared/store-refs.ts):
+A run is named by its store reference (`runRef`, shared/paths/store-refs.ts):
 
     file:///ABSOLUTE/PATH/runs/<run>     a folder store: the run folder is worked on in place
     s3://BUCKET/PREFIX/runs/<run>        an S3-compatible store (boto3; endpoint and credentials from

@@ -1,5 +1,5 @@
 """The policy's tokenizer, defined once in shared/tokenizer.json and implemented identically in
-shared/tokenizer.ts: ids 0-255 are raw bytes, then the special tokens, then multi-byte words.
+shared/math/tokenizer.ts: ids 0-255 are raw bytes, then the special tokens, then multi-byte words.
 Encoding is greedy longest match of the words over the bytes, else one byte; special tokens are
 never produced from text. Golden ids: shared/golden/tokenizer.json (both test suites read it).
 

@@ -529,7 +529,7 @@ def load_batch(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], d
 
 
 def result_metrics(metrics: Mapping[str, Any], off_policy: str) -> dict[str, Any]:
-    """The `metrics` of a trainOnBatch result (camelCase, shared/trainer-contract.ts) from train_on_batch's."""
+    """The `metrics` of a trainOnBatch result (camelCase, shared/contracts/trainer-contract.ts) from train_on_batch's."""
     importance = metrics.get("importance")
     return {
         "loss": metrics["loss"],

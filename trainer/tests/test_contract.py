@@ -1,4 +1,4 @@
-"""The trainer's contract (shared/contracts/trainer.schema.json, generated from shared/trainer-contract.ts):
+"""The trainer's contract (shared/contracts/trainer.schema.json, generated from shared/contracts/trainer-contract.ts):
 the golden inputs are judged as the TypeScript side judges them (tests/unit/contracts.test.ts), and the
 error types and queue the worker uses are the contract's."""
 

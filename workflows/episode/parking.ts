@@ -12,11 +12,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {} from '@temporalio/common';
-import { defaultParkTtlMs, type EpisodeProgress, type EpisodeState, type SandboxHandle } from '../../shared/episode';
-import { type EpisodeInput } from '../../shared/episode-input';
-import {} from '../../shared/errors';
-import { servedPolicyKinds } from '../../shared/policy-spec';
-import { SearchAttributes } from '../../shared/search-attributes';
+import {
+  defaultParkTtlMs,
+  type EpisodeProgress,
+  type EpisodeState,
+  type SandboxHandle,
+} from '../../shared/contracts/episode';
+import { type EpisodeInput } from '../../shared/contracts/episode-input';
+import {} from '../../shared/names/errors';
+import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
+import { SearchAttributes } from '../../shared/names/search-attributes';
 import { messageOf } from './failures';
 import { acquireSandbox, records, type Host } from './proxies';
 import { report, type Control } from './results';

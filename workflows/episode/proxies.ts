@@ -6,12 +6,12 @@
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import {} from '@temporalio/common';
 import type { EpisodeActivities, HostActivities } from '../../activities';
-import { type SandboxHandle } from '../../shared/episode';
-import { type EpisodeInput } from '../../shared/episode-input';
-import { ErrorTypes } from '../../shared/errors';
-import {} from '../../shared/policy-spec';
-import {} from '../../shared/search-attributes';
-import { hostQueue, sandboxesQueue } from '../../shared/task-queues';
+import { type SandboxHandle } from '../../shared/contracts/episode';
+import { type EpisodeInput } from '../../shared/contracts/episode-input';
+import { ErrorTypes } from '../../shared/names/errors';
+import {} from '../../shared/contracts/policy-spec';
+import {} from '../../shared/names/search-attributes';
+import { hostQueue, sandboxesQueue } from '../../shared/names/task-queues';
 
 // on the workflow's own task queue: any worker of this deployment can run them
 /** How long a turn may run past the episode's deadline before the episode gives up on it. */

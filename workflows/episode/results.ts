@@ -16,12 +16,12 @@ import {
   type EpisodeProgress,
   type EpisodeResult,
   type EpisodeState,
-} from '../../shared/episode';
-import { type EpisodeInput, type ResumeRequest } from '../../shared/episode-input';
-import { ErrorTypes } from '../../shared/errors';
-import { Outcomes, type Outcome } from '../../shared/outcomes';
-import {} from '../../shared/policy-spec';
-import { SearchAttributes } from '../../shared/search-attributes';
+} from '../../shared/contracts/episode';
+import { type EpisodeInput, type ResumeRequest } from '../../shared/contracts/episode-input';
+import { ErrorTypes } from '../../shared/names/errors';
+import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
+import {} from '../../shared/contracts/policy-spec';
+import { SearchAttributes } from '../../shared/names/search-attributes';
 import { episodeEventSignal, type EpisodeEvent } from '../messages';
 import { failureType, messageOf } from './failures';
 import { records } from './proxies';
@@ -62,7 +62,7 @@ export function failedResult(input: EpisodeInput, progress: EpisodeProgress, err
   });
 }
 
-/** This episode's id: its workflow id with its first run id (shared/episode.ts). */
+/** This episode's id: its workflow id with its first run id (shared/contracts/episode.ts). */
 export function currentEpisodeId(): string {
   const { workflowId, firstExecutionRunId } = workflowInfo();
   return episodeIdOf(workflowId, firstExecutionRunId);

@@ -1,12 +1,12 @@
 /** The acting state: turns until an outcome, the end of a segment, or a continue-as-new; stop probes. */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import { type EpisodeState, type StopRecord, type TurnPhases, type TurnSummary } from '../../shared/episode';
-import { defaultLimits, type EpisodeInput } from '../../shared/episode-input';
-import {} from '../../shared/errors';
-import { Outcomes, type Outcome } from '../../shared/outcomes';
-import { servedPolicyKinds } from '../../shared/policy-spec';
-import {} from '../../shared/search-attributes';
+import { type EpisodeState, type StopRecord, type TurnPhases, type TurnSummary } from '../../shared/contracts/episode';
+import { defaultLimits, type EpisodeInput } from '../../shared/contracts/episode-input';
+import {} from '../../shared/names/errors';
+import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
+import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
+import {} from '../../shared/names/search-attributes';
 import { isHostLost, messageOf, timeoutTypeOf } from './failures';
 import { type Host } from './proxies';
 import { currentEpisodeId, type Control } from './results';

@@ -7,9 +7,9 @@
  * outcome.ts, and `task validate` (activities/tasks/task-validation.ts) proves both kinds of task with the same steps.
  */
 import type Dockerode from 'dockerode';
-import type { AgentrlConfig, UnsafeDefence } from '../../../shared/config';
-import type { CheckerKind, TamperFinding } from '../../../shared/episode';
-import type { TaskSnapshot } from '../../../shared/task-spec';
+import type { AgentrlConfig, UnsafeDefence } from '../../../shared/contracts/config';
+import type { CheckerKind, TamperFinding } from '../../../shared/contracts/episode';
+import type { TaskSnapshot } from '../../../shared/contracts/task-spec';
 import type { SandboxPool } from '../../sandbox/pool';
 import type { AgentTree } from '../agent-tree';
 import type { GradingCache } from '../grading-cache';

@@ -7,7 +7,7 @@
  * code cannot reach, bears it out: full reward needs every one of those tests passing there; a partial reward is held
  * to the share that passed; a twin that passed is a forgery, exactly as for the repository's tests.
  */
-import type { TamperFinding } from '../../../shared/episode';
+import type { TamperFinding } from '../../../shared/contracts/episode';
 import { decodeFiles, sandboxFor } from '../../sandbox/container';
 import { changedFiles, treeAsLeft } from '../agent-tree';
 import { testFilesOf, verifierTestsPath, type HarnessResult } from '../grading';

@@ -4,7 +4,7 @@
  * pytest oracle (`oracle/`) runs it as a second, audit run. The weak checker is the task's test command in the
  * agent's own container, tests as the agent left them.
  */
-import type { TamperFinding } from '../../../shared/episode';
+import type { TamperFinding } from '../../../shared/contracts/episode';
 import type { TwinPlan } from '../twins';
 import { decodeFiles } from '../../sandbox/container';
 import { editedDoctests, testFilesOf, type HarnessResult } from '../grading';

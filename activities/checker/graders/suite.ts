@@ -4,8 +4,8 @@
  * seed, the modules rewritten, the run through the grade harness in a fresh container (cached by tree), and the
  * judgement of a run against the plan.
  */
-import type { OracleCall, ExpectedTests } from '../../../shared/task-spec';
-import type { TamperFinding } from '../../../shared/episode';
+import type { OracleCall, ExpectedTests } from '../../../shared/contracts/task-spec';
+import type { TamperFinding } from '../../../shared/contracts/episode';
 import { allExpectedPassed, expectedOutcomesPassed, gradeTree, type HarnessResult } from '../grading';
 import { decidingBound, freshCalls, judgeTwins, planTwins, twinSeed, type TwinPlan } from '../twins';
 import type { GradingContext, ScoringContainers } from './grader';

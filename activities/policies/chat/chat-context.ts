@@ -1,5 +1,5 @@
 import { chatTools, hermesToolPrompt, type ChatMessage } from '../../../shared/chat/tool-format';
-import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../../shared/model-context';
+import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../../shared/contracts/model-context';
 import type { ChatTokenizer } from './chat-tokenizer';
 
 /**

@@ -1,5 +1,5 @@
 import { toolCallClose, toolCallOpen, type ChatMessage } from '../../../shared/chat/tool-format';
-import { seededRandom } from '../../../shared/random';
+import { seededRandom } from '../../../shared/math/random';
 
 /**
  * The chat format demonstrator (`demo:tools`): well-formed native tool calls that look around and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseChatToolCall, type ChatMessage } from '../../../shared/chat/tool-format';
 import { emptyMemory } from '../../../shared/compact-actions';
-import type { ParsedToolCall } from '../../../shared/tool-call';
+import type { ParsedToolCall } from '../../../shared/contracts/tool-call';
 import type { ArtifactStore } from '../../store/artifact-store';
 import { createEpisodeRecords, type ModelRecord } from '../../store/episode-records';
 import { PolicyError, type PolicyAction } from '../policy-action';

@@ -1,5 +1,5 @@
 """The detector's command line: its input (one JSON document, or JSON lines), the kind table and path
-rules it names, the classification of paths (the answer of shared/checker-paths.ts's classifyPath),
+rules it names, the classification of paths (the answer of shared/paths/checker-paths.ts's classifyPath),
 and `main`, which prints the findings (exit 0), or exits 2 on bad input."""
 
 import json
@@ -24,8 +24,8 @@ def _table_from_input(data, field, use_inline, load):
 
 
 def _classify(paths):
-    """What each path (a key: shared/repo-paths.ts) is to the checker: the answer of classifyPath in
-    shared/checker-paths.ts.
+    """What each path (a key: shared/paths/repo-paths.ts) is to the checker: the answer of classifyPath in
+    shared/paths/checker-paths.ts.
     """
     if not isinstance(paths, list) or not all(isinstance(p, str) and parts(p) for p in paths):
         raise InputError("classify must be a list of non-empty paths")

@@ -82,7 +82,7 @@ def detect(changes):
     for i, c in enumerate(changes):
         data = _check_change(i, c)
         path = c["path"]
-        # the caller's classification key (shared/repo-paths.ts: separators, "..", case, Unicode
+        # the caller's classification key (shared/paths/repo-paths.ts: separators, "..", case, Unicode
         # forms) decides what kind of file this is; findings still name the path byte for byte
         key = c.get("key") if isinstance(c.get("key"), str) and parts(c["key"]) else path
         status = c["status"]

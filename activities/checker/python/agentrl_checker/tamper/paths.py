@@ -1,5 +1,5 @@
 """What a path is to the checker: a test, a test configuration, an interpreter start-up file, a module
-that shadows another. The rules are shared/checker-paths.json, the one list that shared/checker-paths.ts
+that shadows another. The rules are shared/checker-paths.json, the one list that shared/paths/checker-paths.ts
 reads too (load_checker_paths; the input may name another file).
 """
 

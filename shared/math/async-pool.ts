@@ -5,9 +5,9 @@
  * functions of the pool and explicit settings (times are passed in), unit-tested on their own.
  */
 import { z } from 'zod';
-import { EpisodeResult } from './episode';
-import { firstRunId, resampleAfter, resampledId } from './outcomes';
-import { EpisodeSetMetrics } from './run-metrics';
+import { EpisodeResult } from '../contracts/episode';
+import { firstRunId, resampleAfter, resampledId } from '../contracts/outcomes';
+import { EpisodeSetMetrics } from '../contracts/run-metrics';
 
 /** η of an asynchronous run when its input does not say. */
 export const defaultMaxStaleness = 2;
@@ -139,7 +139,7 @@ export type Recorded = 'resampled' | 'evaluation' | 'evaluated' | 'member' | 're
 
 /**
  * Records an episode's result. An environment failure says nothing of the policy: the episode is
- * queued again first (a new id, shared/outcomes.ts `resampledId`), as `resampleAfter` says, so that its group stays
+ * queued again first (a new id, shared/contracts/outcomes.ts `resampledId`), as `resampleAfter` says, so that its group stays
  * whole. An evaluation episode's result joins the evaluation (complete: its metrics wait for the
  * next line, `summarise`); a training episode's joins its group, which is ready once it has
  * `groupSize` results.

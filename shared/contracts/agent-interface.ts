@@ -1,7 +1,7 @@
-import type { StopDecision } from './batch';
+import type { StopDecision } from '../math/batch';
 import type { StopRecord } from './episode';
 import type { ModelContext, ObservationMode } from './model-context';
-import type { WordTokenizer } from './tokenizer';
+import type { WordTokenizer } from '../math/tokenizer';
 import type { ParsedToolCall } from './tool-call';
 
 /**

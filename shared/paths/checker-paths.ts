@@ -5,7 +5,7 @@
  * protected globs of the strict checker.
  */
 import { z } from 'zod';
-import rulesFile from './checker-paths.json';
+import rulesFile from '../checker-paths.json';
 
 const fileName = z.string().regex(/^[^/]+$/, 'a file name (no "/")');
 export const CheckerPathRules = z
@@ -45,7 +45,7 @@ export function protectedGlobsOf(rules: CheckerPathRules): string[] {
 
 /**
  * What a path is to the checker, as the tamper detector (agentrl_checker/tamper/paths.py) classifies it. Give it a path's key
- * (shared/repo-paths.ts: folded case and Unicode), as the checker does: names match exactly.
+ * (shared/paths/repo-paths.ts: folded case and Unicode), as the checker does: names match exactly.
  */
 export function classifyPath(
   key: string,

@@ -14,9 +14,9 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { z } from 'zod';
-import type { ArtifactStore } from '../store/artifact-store';
-import { repoPath } from './container';
-import { ArchiveTooLargeError, execCollect, streamToBuffer } from './docker';
+import type { ArtifactStore } from '../../store/artifact-store';
+import { repoPath } from '../container';
+import { ArchiveTooLargeError, execCollect, streamToBuffer } from '../docker';
 import { readRawTar, RawEntryTypes, writeRawTar, type RawEntryType, type RawTarEntry } from './tar-codec';
 
 const SnapshotEntry = z.object({

@@ -55,7 +55,7 @@ export function computeGroupAdvantages(name: string, rewards: readonly number[])
 
 /**
  * Estimators that credit each action rather than each episode, computed by the batch builder from
- * the episodes' turns (shared/batch.ts): `gigpo` (shared/gigpo.ts). Registered beside the group
+ * the episodes' turns (shared/math/batch.ts): `gigpo` (shared/math/gigpo.ts). Registered beside the group
  * estimators: a run names either kind by `estimator`.
  */
 export const stepEstimatorNames = ['gigpo'] as const;
@@ -63,7 +63,7 @@ export type StepEstimator = (typeof stepEstimatorNames)[number];
 /**
  * Estimators that need the critic, computed by the trainer from its values (trainer/agentrl_trainer/credit.py):
  * `gae` (per action token) and `gae_turn` (per turn, the critic at turn boundaries); the same names as
- * shared/trainer-contract.ts CriticEstimators.
+ * shared/contracts/trainer-contract.ts CriticEstimators.
  */
 export const criticEstimatorNames = ['gae', 'gae_turn'] as const;
 export const isCriticEstimator = (name: string): name is (typeof criticEstimatorNames)[number] =>

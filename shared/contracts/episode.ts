@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMs } from './duration';
+import { durationMs } from '../math/duration';
 import { Outcomes, type Outcome } from './outcomes';
 import type { PolicySpecKind } from './policy-spec';
 
@@ -50,7 +50,7 @@ export const TaskSummary = z.object({
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
 /**
- * The kinds of policy an episode can run (shared/policy-spec.ts; an `.onnx` file is served first, as `completions:`).
+ * The kinds of policy an episode can run (shared/contracts/policy-spec.ts; an `.onnx` file is served first, as `completions:`).
  */
 export type PolicyKind = Exclude<PolicySpecKind, 'onnx'>;
 
@@ -295,7 +295,7 @@ export function failedEpisodeResult(fields: {
   };
 }
 
-/** A parked episode's tree in the store (activities/sandbox/tree-snapshot.ts). */
+/** A parked episode's tree in the store (activities/sandbox/archive/tree-snapshot.ts). */
 export const TreeSnapshotRef = z.object({
   ref: z.string(),
   digest: z.string(),

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { readingRenamed } from './renamed-fields';
-import { estimatorNames, isCriticEstimator } from './advantages';
-import { defaultGigpoOptions } from './gigpo';
-import { TruncationPolicies } from './batch';
+import { estimatorNames, isCriticEstimator } from '../math/advantages';
+import { defaultGigpoOptions } from '../math/gigpo';
+import { TruncationPolicies } from '../math/batch';
 import { CheckerKinds, SegmentBudget } from './episode';
 import { EpisodeBudgets, SamplingOptions } from './episode-input';
-import { defaultIsCap, OffPolicyModes } from './off-policy';
-import { hfModelNames, modelNames, models } from './models';
-import { servingPorts } from './serving-ports';
-import { AsyncPool, defaultMaxStaleness } from './async-pool';
+import { defaultIsCap, OffPolicyModes } from '../math/off-policy';
+import { hfModelNames, modelNames, models } from '../names/models';
+import { servingPorts } from '../names/serving-ports';
+import { AsyncPool, defaultMaxStaleness } from '../math/async-pool';
 import { IterationMetrics, RunTiming } from './run-metrics';
-import { StoreRef } from './store-refs';
+import { StoreRef } from '../paths/store-refs';
 import { CriticSettings, KlEstimators, LossAggregations, RatioLevels, trainerDefaults } from './trainer-contract';
 
 /**
@@ -198,7 +198,7 @@ export const TrainingRunInput = z.preprocess(
       evalLimit: z.number().int().min(0).default(4),
       /**
        * the advantage estimator: a group estimator (grpo, grpo_sample_std, rloo, dr_grpo: one advantage per
-       * episode) or a step estimator (gigpo: one per action, shared/gigpo.ts)
+       * episode) or a step estimator (gigpo: one per action, shared/math/gigpo.ts)
        */
       estimator: z.enum(estimatorNames as [string, ...string[]]).default('grpo'),
       /** estimator `gigpo`: the step-level weight, the discount of the return from a state, the normalisation */
@@ -267,7 +267,7 @@ export const TrainingRunInput = z.preprocess(
        * weight of the stop decisions' own credit: training episodes grade the state at every passed
        * check of a changed repository (probes), and the token that chose `submit` or going on there
        * gets g − group mean (submit) or R − g (going on) on top of the episode's advantage, where g is
-       * the reward submitting there earns (shared/batch.ts stopDecisionAdvantages); 0: off, no probes
+       * the reward submitting there earns (shared/math/batch.ts stopDecisionAdvantages); 0: off, no probes
        */
       stopCredit: z.number().min(0).default(5),
       epochs: z.number().int().min(1).default(4),
@@ -298,7 +298,7 @@ export const TrainingRunInput = z.preprocess(
       segment: SegmentBudget.optional(),
       /** async: at most this many parked episodes; beyond it the longest parked resumes at once @default 64 */
       maxParked: z.number().int().min(1).optional(),
-      /** the trainer's correction of tokens from older versions (shared/off-policy.ts) */
+      /** the trainer's correction of tokens from older versions (shared/math/off-policy.ts) */
       offPolicy: z.enum(OffPolicyModes).default('none'),
       /** the importance-weight cap of `tis` and `decoupled` */
       isCap: z.number().positive().default(defaultIsCap),

@@ -1,4 +1,4 @@
-import definition from './tokenizer.json';
+import definition from '../tokenizer.json';
 
 /** Turns text into token ids and back; the learning loop brings the model's own tokenizer. */
 export interface Tokenizer {

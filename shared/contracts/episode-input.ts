@@ -1,7 +1,7 @@
 /** What starts an episode: its input, with budgets, timeouts and sampling; and what resumes a parked one. */
 import { z } from 'zod';
-import { defaultChatSystemPrompt } from './chat/tool-format';
-import { durationMs } from './duration';
+import { defaultChatSystemPrompt } from '../chat/tool-format';
+import { durationMs } from '../math/duration';
 import { CheckerKinds, EpisodeState, SegmentBudget } from './episode';
 import { ObservationModes } from './model-context';
 

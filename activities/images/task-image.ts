@@ -15,9 +15,9 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
 import { parse as parseToml } from 'smol-toml';
-import type { TaskSpec } from '../../shared/task-spec';
-import { decodeFiles } from './container';
-import { buildTar, isNotFound } from './docker';
+import type { TaskSpec } from '../../shared/contracts/task-spec';
+import { decodeFiles } from '../sandbox/container';
+import { buildTar, isNotFound } from '../sandbox/docker';
 
 type Environment = NonNullable<TaskSpec['environment']>;
 

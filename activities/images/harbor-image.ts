@@ -12,10 +12,10 @@ import { dirname, join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { HarborFolder } from '../tasks/harbor';
-import { isNotFound, readTar, removeContainer } from './docker';
+import { isNotFound, readTar, removeContainer } from '../sandbox/docker';
 import { buildImage, offlinePip, pipBootstrap, TaskImageError, wheelContext } from './task-image';
-import { cacheFolders } from '../../shared/repo-paths';
-import { repoPath } from './container';
+import { cacheFolders } from '../../shared/paths/repo-paths';
+import { repoPath } from '../sandbox/container';
 
 const builderVersion = 1;
 /** Labels of a built Harbor image: the ids of the images its Dockerfile starts from, and of its source image. */
@@ -364,7 +364,7 @@ async function readWorkdir(
 
 /**
  * The regular files under a folder of a container (through the archive API: nothing runs inside), with
- * those that are executable; caches and .git are left out (shared/repo-paths.ts), a missing folder is empty.
+ * those that are executable; caches and .git are left out (shared/paths/repo-paths.ts), a missing folder is empty.
  */
 export async function readFolderFiles(
   container: Dockerode.Container,

@@ -84,7 +84,7 @@ export type BatchFileHeader = z.infer<typeof BatchFileHeader>;
 /** The JSON Schema of shared/contracts/batch.schema.json. */
 export function batchFileSchemaDocument(): Record<string, unknown> {
   return {
-    $comment: 'Generated from shared/batch-file.ts by `npm run contracts`; do not edit.',
+    $comment: 'Generated from shared/contracts/batch-file.ts by `npm run contracts`; do not edit.',
     ...(jsonSchemaOf(BatchFileHeader) as Record<string, unknown>),
   };
 }

@@ -146,7 +146,7 @@ export const IterationMetrics = z.object({
 });
 export type IterationMetrics = z.infer<typeof IterationMetrics>;
 
-/** A staleness histogram: histogram[s] counts trained tokens of staleness s (shared/off-policy.ts). */
+/** A staleness histogram: histogram[s] counts trained tokens of staleness s (shared/math/off-policy.ts). */
 export const StalenessMetrics = z.object({ max: z.number(), mean: z.number(), histogram: z.array(z.number().int()) });
 
 /**

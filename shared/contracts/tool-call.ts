@@ -30,7 +30,7 @@ export function looksLikeJson(text: string): boolean {
 /**
  * Parses a JSON tool call (`{"tool": "bash", "command": "..."}`). A malformed call is an error for
  * the agent to read, never a crash. How other text becomes a tool call is the agent interface's
- * business (shared/agent-interface.ts).
+ * business (shared/contracts/agent-interface.ts).
  */
 export function parseJsonToolCall(text: string): ParsedToolCall {
   let value: unknown;

@@ -1,13 +1,13 @@
-import { hfModelNames } from './models';
+import { hfModelNames } from '../names/models';
 import { z } from 'zod';
 import { readingRenamed } from './renamed-fields';
 import { jsonSchemaOf } from './json-schema';
-import { defaultIsCap, OffPolicyModes } from './off-policy';
-import { StoreRef, storeRefPattern } from './store-refs';
+import { defaultIsCap, OffPolicyModes } from '../math/off-policy';
+import { StoreRef, storeRefPattern } from '../paths/store-refs';
 
 /**
  * The contract of the Python trainer's activities (trainer/agentrl_trainer), on the queue
- * `trainingQueue(base)` (shared/task-queues.ts): inputs, results and error types. The zod schemas
+ * `trainingQueue(base)` (shared/names/task-queues.ts): inputs, results and error types. The zod schemas
  * here are the source; `npm run contracts` writes them as JSON Schema to
  * shared/contracts/trainer.schema.json, which the Python worker validates every input against
  * (and its own results, before returning them). A test keeps the file in step with this module.
@@ -37,7 +37,7 @@ export const nonRetryableTrainerErrors: string[] = Object.values(TrainerErrorTyp
   .filter((error) => !error.retryable)
   .map((error) => error.type);
 
-/** a reference into the artifact store (shared/store-refs.ts): a trainer on another host reads what it names */
+/** a reference into the artifact store (shared/paths/store-refs.ts): a trainer on another host reads what it names */
 const storeRef = (field: string) =>
   z
     .string()
@@ -101,7 +101,7 @@ export type ModelConfig = z.infer<typeof ModelConfig>;
 /**
  * What the trainer does with a field a step leaves out. Written into the generated schema as each
  * field's `default`, which is where the Python worker takes them from: the two sides cannot disagree.
- * (A training run sends its own choices: shared/training-run.ts.)
+ * (A training run sends its own choices: shared/contracts/training-run.ts.)
  */
 export const trainerDefaults = {
   lr: 1e-3,
@@ -184,7 +184,7 @@ export const TrainOnBatchInput = z
     klCoef: byDefault(z.number().min(0), 'klCoef').optional(),
     referenceStep: z.number().int().min(1).nullable().optional(),
     /**
-     * policy gradient: the correction of tokens sampled by older versions (shared/off-policy.ts):
+     * policy gradient: the correction of tokens sampled by older versions (shared/math/off-policy.ts):
      * `none` (ratio against the behaviour log-probs), `tis` or `decoupled` (ratio against the
      * weights the step starts from, weighted by their importance weight)
      */
@@ -295,7 +295,7 @@ export interface TrainerActivities {
 export function trainerContractDocument(queueSuffix: string, defaultQueue: string): Record<string, unknown> {
   const schema = (type: z.ZodType) => jsonSchemaOf(type);
   return {
-    $comment: 'Generated from shared/trainer-contract.ts by `npm run contracts`; do not edit.',
+    $comment: 'Generated from shared/contracts/trainer-contract.ts by `npm run contracts`; do not edit.',
     taskQueue: { suffix: queueSuffix, default: defaultQueue },
     errorTypes: TrainerErrorTypes,
     activities: {

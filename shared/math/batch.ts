@@ -1,6 +1,6 @@
 import { computeGroupAdvantages, isCriticEstimator } from './advantages';
 import { defaultGigpoOptions, gigpoAdvantages, type GigpoOptions } from './gigpo';
-import { environmentFailures, Outcomes, truncatedOutcomes, type Outcome } from './outcomes';
+import { environmentFailures, Outcomes, truncatedOutcomes, type Outcome } from '../contracts/outcomes';
 
 /** How truncated episodes (turn limit, token limit, deadline) enter training. */
 export const TruncationPolicies = {

@@ -30,7 +30,7 @@ export const TaskSpec = z
     passToPass: z.array(nodeId).optional(),
     /**
      * how the task's image is made: built from `image` (default the base image) with these Debian and
-     * PyPI packages (activities/sandbox/task-image.ts); the base has Python 3.11 only
+     * PyPI packages (activities/images/task-image.ts); the base has Python 3.11 only
      */
     environment: z
       .object({

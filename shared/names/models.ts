@@ -1,4 +1,4 @@
-import registry from './models.json';
+import registry from '../models.json';
 
 /**
  * The models a run or an episode can name (shared/models.json, read by the Python side too):
@@ -12,7 +12,7 @@ export interface ModelEntry {
   source?: string;
   /**
    * defaults of a training run's input that names this model (deep-merged under what the input
-   * gives: shared/training-run.ts applyModelPresets), so that a run on a 2-core CPU finishes in
+   * gives: shared/contracts/training-run.ts applyModelPresets), so that a run on a 2-core CPU finishes in
    * minutes; `budgets.maxTurns` and `sampling.chat.maxActionTokens` are also the episode command's
    */
   presets?: ModelPresets;

@@ -1,4 +1,4 @@
-import tamperKinds from './tamper-kinds.json';
+import tamperKinds from '../tamper-kinds.json';
 
 type KindInfo = { effect: 'forges_pass' | 'report_only'; description: string };
 const kinds = (tamperKinds as { kinds: Record<string, KindInfo> }).kinds;
