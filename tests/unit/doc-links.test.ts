@@ -22,7 +22,7 @@ describe("the docs' links and paths", () => {
     const result = scanDocs(projectRoot);
     assert.deepEqual(result.broken, [], `broken references in the docs:\n${describeBroken(result.broken)}`);
     // a scan that silently matched nothing would pass as well: it must have read the docs and found their references
-    for (const doc of ['README.md', 'docs/checker.md', 'docs/benchmarks.md', 'trainer/README.md']) {
+    for (const doc of ['README.md', 'docs/checker.md', 'docs/sandbox.md', 'docs/benchmarks.md', 'trainer/README.md']) {
       assert.ok(result.files.includes(doc), `${doc} was not scanned`);
     }
     assert.ok(!result.files.some((file) => file.startsWith('tasks/real/') || file.startsWith('node_modules/')));
