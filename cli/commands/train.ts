@@ -167,6 +167,7 @@ export function shortRunNote(steps: number): string[] {
     'few episodes move by chance from one iteration to the next. Learning shows in',
     `  ${command}`,
     `(about ${minutes} minutes on 2 cores; held-out true success rose from ${heldOutStart.toFixed(2)} to ` +
-      `${heldOutLastThree.toFixed(2)}, the mean of its last three evaluations: docs/benchmarks.md).`,
+      `${heldOutLastThree.toFixed(2)},`,
+    'the mean of its last three evaluations: docs/benchmarks.md).',
   ];
 }
