@@ -4,7 +4,7 @@
 // sandbox). Nothing waits for the call's or the tests' own timeouts.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +13,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import Dockerode from 'dockerode';
 import { createEpisodeActivities, createHostActivities } from '../../activities';
 import { deploymentId, labels } from '../../activities/sandbox/container';
+import { isNotFound } from '../../activities/sandbox/docker';
 import type { SandboxHandle, TaskSummary, PolicySummary } from '../../shared/contracts/episode';
 import { loadConfig, projectRoot } from '../../workers/config';
 
@@ -53,8 +54,10 @@ async function processes(name: string): Promise<{ uid: string; args: string }[]>
     // Docker's top needs the pid column
     const top = await docker.getContainer(name).top({ ps_args: '-eo pid,uid,args' });
     return ((top.Processes as string[][]) ?? []).map(([, uid, args]) => ({ uid: uid!.trim(), args: args! }));
-  } catch {
-    return [];
+  } catch (error) {
+    // a container gone (404) or stopped (409) runs nothing
+    if (isNotFound(error) || (error as { statusCode?: number }).statusCode === 409) return [];
+    throw error;
   }
 }
 
@@ -69,6 +72,9 @@ async function episodeObjects(episodeId: string) {
   };
 }
 
+/** The sandboxes the tests acquired, released at the end as their workflows would. */
+const started: { sandbox: SandboxHandle; episodeId: string }[] = [];
+
 interface Episode {
   workflowId: string;
   episodeId: string;
@@ -79,7 +85,7 @@ interface Episode {
 
 /** A prepared episode of off-by-one-range whose scripted policy plays `actions`, in a sandbox of its own. */
 async function startEpisode(actions: Record<string, unknown>[]): Promise<Episode> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentrl-cancel-policy-'));
+  const dir = mkdtempSync(join(stateDir, 'policy-'));
   writeFileSync(join(dir, 'policy.jsonl'), actions.map((action) => JSON.stringify(action)).join('\n') + '\n');
   const workflowId = `cancel-${randomBytes(4).toString('hex')}`;
   const episodeId = `${workflowId}@run`;
@@ -91,7 +97,6 @@ async function startEpisode(actions: Record<string, unknown>[]): Promise<Episode
   started.push({ sandbox, episodeId });
   return { workflowId, episodeId, task, policy, sandbox };
 }
-const started: { sandbox: SandboxHandle; episodeId: string }[] = [];
 
 const score = (episode: Episode, checker: 'strict' | 'weak') => ({
   workflowId: episode.workflowId,
@@ -111,6 +116,18 @@ const turn = (episode: Episode, number: number) => ({
   toolTimeoutMs: 600_000,
   maxObservationBytes: 16_384,
 });
+
+/**
+ * An episode whose agent made its package sleep on import, so that every test run of its grading hangs until it is
+ * cancelled; with the episode's containers and volumes before the grading.
+ */
+async function hangingSubmission() {
+  const episode = await startEpisode([
+    { tool: 'write_file', path: 'pager/__init__.py', content: 'import time\ntime.sleep(600)\n' },
+  ]);
+  await run(host.takeTurn, turn(episode, 0)).result;
+  return { episode, beforeScoring: await episodeObjects(episode.episodeId) };
+}
 
 /** Cancels a running activity, which must end as cancelled within `withinMs`. */
 async function cancel(env: MockActivityEnvironment, result: Promise<unknown>, withinMs: number): Promise<void> {
@@ -151,6 +168,7 @@ describe('cancelled mid-way (single activity, real Docker)', () => {
   });
   after(async () => {
     for (const { sandbox, episodeId } of started) await run(host.releaseSandbox, { sandbox, episodeId }).result;
+    rmSync(stateDir, { recursive: true, force: true });
   });
 
   test('takeTurn: the running tool call and every process it started are killed, and the turn ends at once', async () => {
@@ -170,28 +188,27 @@ describe('cancelled mid-way (single activity, real Docker)', () => {
   });
 
   test('scoreSubmission: the containers its checker runs in go with their volumes, and the agent sandbox stays', async () => {
-    // the agent's package sleeps on import: every test run of the grading hangs until it is cancelled
-    const episode = await startEpisode([
-      { tool: 'write_file', path: 'pager/__init__.py', content: 'import time\ntime.sleep(600)\n' },
-    ]);
-    await run(host.takeTurn, turn(episode, 0)).result;
-    const before = await episodeObjects(episode.episodeId);
+    const { episode, beforeScoring } = await hangingSubmission();
     const { env, result } = run(host.scoreSubmission, score(episode, 'strict'));
     await until('the checker to run in a scoring container', () => scoringRuns(episode));
     await cancel(env, result, 15_000);
-    assert.deepEqual(await episodeObjects(episode.episodeId), before, 'only the agent sandbox and its volumes remain');
+    assert.deepEqual(
+      await episodeObjects(episode.episodeId),
+      beforeScoring,
+      'only the agent sandbox and its volumes remain',
+    );
   });
 
   test("scoreSubmission under the weak checker: the test run in the agent's sandbox is killed too", async () => {
-    const episode = await startEpisode([
-      { tool: 'write_file', path: 'pager/__init__.py', content: 'import time\ntime.sleep(600)\n' },
-    ]);
-    await run(host.takeTurn, turn(episode, 0)).result;
-    const before = await episodeObjects(episode.episodeId);
+    const { episode, beforeScoring } = await hangingSubmission();
     const { env, result } = run(host.scoreSubmission, score(episode, 'weak'));
     await until('the tests to run in the agent sandbox', async () => (await agentProcesses(episode)).length > 0);
     await cancel(env, result, 15_000);
     assert.deepEqual(await agentProcesses(episode), [], 'no process of the agent is left in its sandbox');
-    assert.deepEqual(await episodeObjects(episode.episodeId), before, 'only the agent sandbox and its volumes remain');
+    assert.deepEqual(
+      await episodeObjects(episode.episodeId),
+      beforeScoring,
+      'only the agent sandbox and its volumes remain',
+    );
   });
 });
