@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { BuildBatchInput, BuiltBatch } from '../../activities/training/build-batch';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import { ErrorTypes } from '../../shared/names/errors';
+import { summariseStaleness, tokenStaleness } from '../../shared/math/off-policy';
 import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/contracts/trainer-contract';
 import type { TrainingRunState } from '../../shared/contracts/training-run';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
@@ -22,6 +23,8 @@ export interface RunRecords {
   /** every publishPolicy input (the API and version a real model's publication names) */
   publications: { url: string; policyRef: string; api?: string; version?: string }[];
   inits: InitPolicyInput[];
+  /** the policy version of each turn, by episode: what the real takeTurn records in the episode's context */
+  turnVersions: Map<string, string[]>;
 }
 
 /** The task sets a stubbed run draws from. */
@@ -38,6 +41,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     published: [],
     publications: [],
     inits: [],
+    turnVersions: new Map(),
   };
   const taskOf = (path: string) => path.split('/').at(-1)!;
   // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
@@ -96,7 +100,30 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       const kept = input.episodes.filter(
         (episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash',
       );
+      // as the real activity measures them, with one trained token per turn: each row's versions by their step (-1,
+      // not counted, for a version the run never published)
+      const rowVersions = kept.map((episode) =>
+        (records.turnVersions.get(episode.episodeId) ?? []).map((version) => input.versions[version] ?? -1),
+      );
+      const versionMetrics =
+        input.baseStep === undefined
+          ? {}
+          : {
+              staleness: summariseStaleness(
+                rowVersions.flatMap((versions) =>
+                  tokenStaleness(
+                    versions,
+                    versions.map(() => 1),
+                    input.baseStep!,
+                  ),
+                ),
+              ),
+              spanningVersions: rowVersions.filter(
+                (versions) => new Set(versions.filter((version) => version >= 0)).size > 1,
+              ).length,
+            };
       return {
+        ...versionMetrics,
         batchRef: `${input.runRef}/batches/${input.name}.safetensors`,
         rows: kept.length,
         tokens: kept.length * 20,
@@ -148,6 +175,10 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       };
     },
     async takeTurn(input: TakeTurnInput) {
+      records.turnVersions.set(input.episodeId, [
+        ...(records.turnVersions.get(input.episodeId) ?? []),
+        input.policy.version,
+      ]);
       return turnSummary(input.turn, episodeOf(input.promptRef!) === 'sandbox_crash' ? 'sandbox_crash' : 'submitted');
     },
     async scoreSubmission(input) {
