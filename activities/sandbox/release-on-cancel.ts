@@ -18,7 +18,9 @@ export async function releasedOnCancel<T>(work: () => Promise<T>, release: () =>
   const releaseOnce = () =>
     release().then(
       () => undefined,
-      (error: unknown) => log.warn('releasing after a cancellation failed', { error: String(error) }),
+      (error: unknown) => {
+        log.warn('releasing after a cancellation failed', { error: String(error) });
+      },
     );
   const onAbort = () => {
     if (!context.cancellationDetails?.cancelRequested || state.releasing) return;

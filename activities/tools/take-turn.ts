@@ -186,7 +186,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     let observation: string;
     let summary: TurnSummary;
     let usedNonce: string | undefined;
-    let swept: Promise<unknown> = Promise.resolve(null);
+    let swept: Promise<Error | null> = Promise.resolve(null);
     if (!parsed.ok) {
       observation = `error: ${parsed.error}`;
       summary = { ...emptySummary(input.turn, 'tool_error', parsed.error), tool: null };
@@ -212,7 +212,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
           phases.sweepMs = performance.now() - toolStart - phases.toolMs;
           return null;
         },
-        (error: unknown) => error,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       );
       if ('crash' in outcome) {
         observation = `error: ${outcome.detail}`;
