@@ -24,7 +24,7 @@ import { localPathOf } from '../activities/store/local-copy';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelConfig } from '../shared/contracts/training-run';
+import { defaultModelConfig } from '../shared/contracts/run/model';
 import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/training';

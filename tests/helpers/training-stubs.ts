@@ -6,7 +6,7 @@ import type { BuildBatchInput, BuiltBatch } from '../../activities/training/buil
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import { ErrorTypes } from '../../shared/names/errors';
 import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/contracts/trainer-contract';
-import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 import { turnSummary, type StubActivities } from './stubs';
 

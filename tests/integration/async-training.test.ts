@@ -14,7 +14,7 @@ import { createBuildBatchActivities } from '../../activities/training/build-batc
 import type { EpisodeResult } from '../../shared/contracts/episode';
 import { formatPolicySpec } from '../../shared/contracts/policy-spec';
 import { seededSample } from '../../shared/math/random';
-import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import { projectRoot } from '../../workers/config';
 import { waitFor, localFile } from '../helpers/temporal';
 import { python, readMetrics, runContainers, runFolder, taskSet, useTrainingEnvironment } from '../helpers/training';
