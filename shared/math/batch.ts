@@ -123,6 +123,21 @@ export interface BatchCounts {
   truncatedBootstrapped?: number;
 }
 
+/** The counts of a batch of `episodes` episodes before any is counted. */
+export function emptyBatchCounts(episodes: number): BatchCounts {
+  return {
+    episodes,
+    environmentFailures: 0,
+    truncatedZeroed: 0,
+    truncatedDropped: 0,
+    agentCrashes: 0,
+    groupsKept: 0,
+    groupsDropped: 0,
+    zeroAdvantageGroups: 0,
+    creditedDecisions: 0,
+  };
+}
+
 /**
  * Filters episodes by outcome, computes group-relative advantages and returns one row per kept
  * episode. Environment failures (sandbox_crash, policy_error, grader_error) never enter a batch;
@@ -138,15 +153,7 @@ export function buildBatchRows(
   const critic = isCriticEstimator(options.estimator);
   const bootstrapped = new Set<string>();
   const counts: BatchCounts = {
-    episodes: episodes.length,
-    environmentFailures: 0,
-    truncatedZeroed: 0,
-    truncatedDropped: 0,
-    agentCrashes: 0,
-    groupsKept: 0,
-    groupsDropped: 0,
-    zeroAdvantageGroups: 0,
-    creditedDecisions: 0,
+    ...emptyBatchCounts(episodes.length),
     ...(stepLevel ? { stepGroups: 0, stepAdvantageTokens: 0 } : {}),
   };
   const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
