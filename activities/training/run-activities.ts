@@ -32,7 +32,7 @@ export interface RunActivityDeps {
   codeVersion: string;
 }
 
-/** Paths (`model.alibi`, `stopCredit`) where two JSON configs differ. */
+/** Paths (`model.alibi`, `credit.stopCredit`) where two JSON configs differ. */
 export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
   const isObject = (value: unknown): value is Record<string, unknown> =>
     typeof value === 'object' && value !== null && !Array.isArray(value);

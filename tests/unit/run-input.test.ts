@@ -17,6 +17,20 @@ function startInput(history: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as Record<string, unknown>;
 }
 
+/** The nested form of the input the recorded training-run history was started with (flat, before the blocks). */
+const recordedRun = {
+  runId: 'history-training-run',
+  tasks: '/stub/tasks',
+  evaluation: { tasks: '/stub/eval', samples: 1, every: 1 },
+  iterations: 2,
+  tasksPerIteration: 2,
+  groupSize: 2,
+  warmStart: { episodes: 2, epochs: 1 },
+  policyServer: 'http://stub.invalid:1',
+  seed: 0,
+  credit: { stopCredit: 5 },
+};
+
 const issues = (input: unknown) => {
   const parsed = TrainingRunInput.safeParse(input);
   assert.equal(parsed.success, false, `expected ${JSON.stringify(input)} to be refused`);
@@ -27,20 +41,8 @@ describe("a training run's input in blocks", () => {
   test('a flat input of before, as a recorded run was started with, reads as its nested form', () => {
     const flat = startInput('training-run-first');
     assert.equal(flat.evalEvery, 1, 'the history holds a flat input');
-    const nested = {
-      runId: 'history-training-run',
-      tasks: '/stub/tasks',
-      evaluation: { tasks: '/stub/eval', samples: 1, every: 1 },
-      iterations: 2,
-      tasksPerIteration: 2,
-      groupSize: 2,
-      warmStart: { episodes: 2, epochs: 1 },
-      policyServer: 'http://stub.invalid:1',
-      seed: 0,
-      credit: { stopCredit: 5 },
-    };
     const parsed = TrainingRunInput.parse(flat);
-    assert.deepEqual(parsed, TrainingRunInput.parse(nested));
+    assert.deepEqual(parsed, TrainingRunInput.parse(recordedRun));
     assert.deepEqual(
       [parsed.evaluation, parsed.credit.stopCredit],
       [{ tasks: '/stub/eval', samples: 1, every: 1, tail: 0, limit: 4 }, 5],
@@ -49,7 +51,7 @@ describe("a training run's input in blocks", () => {
     assert.deepEqual(
       TrainingRunInput.parse(asyncFlat),
       TrainingRunInput.parse({
-        ...nested,
+        ...recordedRun,
         runId: 'history-async-run',
         warmStart: { episodes: 0, epochs: 1 },
         credit: { stopCredit: 0 },
@@ -104,17 +106,7 @@ describe("a training run's input in blocks", () => {
     // a manifest of before holds the run's parsed input with its flat names (the continue-as-new input's, less state)
     const { state: _state, ...stored } = startInput('training-run-last');
     // what today's workflow gives setupRun for the same run, started with its nested input
-    const { state: _none, ...config } = TrainingRunInput.parse({
-      runId: 'history-training-run',
-      tasks: '/stub/tasks',
-      evaluation: { tasks: '/stub/eval', samples: 1, every: 1 },
-      iterations: 2,
-      tasksPerIteration: 2,
-      groupSize: 2,
-      warmStart: { episodes: 2, epochs: 1 },
-      policyServer: 'http://stub.invalid:1',
-      credit: { stopCredit: 5 },
-    });
+    const { state: _none, ...config } = TrainingRunInput.parse(recordedRun);
     // setupRun compares both through today's schema
     assert.deepEqual(configDifferences(TrainingRunInput.parse(stored), TrainingRunInput.parse(config)), []);
     assert.deepEqual(
