@@ -62,7 +62,7 @@ export function trainerModel(input: TrainingRunInput): { modelConfig: Record<str
  * What the batch builder needs to know of the run's model: the toy vocabulary, or a chat model's interface and
  * tokenizer.
  */
-export function batchModel(
+function batchModel(
   input: TrainingRunInput,
 ): { vocabSize: number } | { agentInterface: 'chat-tools'; chatTokenizer: string } {
   const hf = hfModelOf(input);
