@@ -7,8 +7,9 @@ import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import { ErrorTypes } from '../../shared/names/errors';
 import { summariseStaleness, tokenStaleness } from '../../shared/math/off-policy';
 import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/contracts/trainer-contract';
-import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
+import { emptyBatchCounts } from '../../shared/math/batch';
 import { turnSummary, type StubActivities } from './stubs';
 
 /** How one episode of the stubbed run ends, by its task's id and its sampling seed. */
@@ -130,15 +131,8 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
         generatedTokens: kept.length * 6,
         inferenceMs: 0,
         counts: {
-          episodes: input.episodes.length,
+          ...emptyBatchCounts(input.episodes.length),
           environmentFailures: input.episodes.length - kept.length,
-          truncatedZeroed: 0,
-          truncatedDropped: 0,
-          agentCrashes: 0,
-          groupsKept: 0,
-          groupsDropped: 0,
-          zeroAdvantageGroups: 0,
-          creditedDecisions: 0,
         },
       };
     },

@@ -28,7 +28,7 @@ const reward1: EpisodePlan = (task, seed) => (seed % 2 === 0 ? 'reward-1' : 'rew
 const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   runId,
   tasks: '/stub/tasks',
-  evalTasks: '',
+  evaluation: { tasks: '' },
   iterations: 3,
   tasksPerIteration: 2,
   groupSize: 2,
@@ -36,7 +36,7 @@ const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   warmStart: { episodes: 0, epochs: 1 },
   policyServer: 'http://stub.invalid:1',
   seed: 0,
-  stopCredit: 0,
+  credit: { stopCredit: 0 },
   mode: 'async',
   ...fields,
 });
@@ -54,7 +54,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: 'fast-async-eta0',
-        args: [input('fast-async-eta0', { maxStaleness: 0 })],
+        args: [input('fast-async-eta0', { async: { maxStaleness: 0 } })],
       });
       const asyncBatches = records.batches.map((batch) => ({
         base: batch.baseStep,
@@ -114,7 +114,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { maxStaleness: 1, groupsPerStep: 1, iterations: 4, concurrency: 4 })],
+        args: [input(runId, { async: { maxStaleness: 1, groupsPerStep: 1 }, iterations: 4, concurrency: 4 })],
       });
       const lines = records.metrics.filter((line) => line.async);
       assert.equal(lines.length, 4);
@@ -175,7 +175,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { segment: { maxTurns: 1 }, maxStaleness: 2, iterations: 2 })],
+        args: [input(runId, { async: { segment: { maxTurns: 1 }, maxStaleness: 2 }, iterations: 2 })],
       });
       assert.ok(parked.length > 0);
       assert.equal(restored.length, parked.length, 'every parked episode was resumed in a restored sandbox');
@@ -250,7 +250,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       const handle = await env.client.workflow.start('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { segment: { maxTurns: 1 }, tasksPerIteration: 3, concurrency: 6 })],
+        args: [input(runId, { async: { segment: { maxTurns: 1 } }, tasksPerIteration: 3, concurrency: 6 })],
       });
       await waitFor(
         'episodes to park and others to act',
