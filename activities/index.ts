@@ -18,7 +18,8 @@ import { createRunActivities } from './training/run-activities';
  *   store/     the artifact store and the episode records (their one owner)
  *   tasks/     task folders: loading, validation, an episode's preparation
  *   policies/  policy kinds, the token-level policy, the completions client, the agent interfaces
- *   sandbox/   the hardened container, its lifecycle and warm pool, the in-sandbox runner and executor, the sweep, the reaper
+ *   sandbox/   the hardened container, its lifecycle and warm pool, the in-sandbox runner and executor, the sweep,
+ *              the reaper
  *   tools/     the turn: policy action → tool call, exactly once (the journal), the observation
  *   checker/   scoring: the agent's changes, graders in fresh containers, the audit, tamper detection, the cache
  *   training/  the run's folder, batches (safetensors), metrics and report

@@ -66,5 +66,5 @@ export async function main(argv: string[]): Promise<number> {
     console.log(command.usage);
     return 0;
   }
-  return command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+  return command.run(parsed.values, parsed.positionals);
 }

@@ -68,7 +68,8 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   const pool = (state.pool ??= emptyPool(state.iteration * settings(run).groupsPerStep, Date.now()));
   const config = settings(run);
   let training: Promise<void> | null = null;
-  let trainingError: unknown = null;
+  // set by the step's callback: an object, so the check below sees what the callback did
+  const failed = { error: null as Error | null };
   let stepped = false;
   let wake = false;
   const outOfTime = () => budgetSpent(input, state, Date.now());
@@ -89,14 +90,15 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
             stepped = true;
             wake = true;
           },
-          (error: unknown) => {
-            trainingError = error;
+          // what a workflow's activity rejects with is always a failure (ActivityFailure, CancelledFailure)
+          (error: Error) => {
+            failed.error = error;
             wake = true;
           },
         );
       }
       await startEpisodes(run, pool, finished());
-      await resumeParked(run, pool, training !== null);
+      resumeParked(run, pool, training !== null);
       progress.phase = training ? 'training' : 'sampling';
       progress.pool = {
         inFlight: Object.keys(pool.running).length,
@@ -107,7 +109,7 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
       await condition(() => events.length > 0 || wake);
       wake = false;
       // a step that failed fails the run, as in a synchronous run
-      if (trainingError) throw trainingError;
+      if (failed.error) throw failed.error;
     }
   } catch (error) {
     if (isCancellation(error)) {
@@ -249,7 +251,7 @@ async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Prom
  * Resumes parked episodes when nothing else can run (none acting, none to start, no step coming), with the newest
  * version.
  */
-async function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): Promise<void> {
+function resumeParked(run: Run, pool: AsyncPool, trainingBusy: boolean): void {
   const ids = parkedToResume(pool, {
     trainingBusy,
     groupsPerStep: settings(run).groupsPerStep,

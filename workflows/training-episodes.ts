@@ -75,7 +75,7 @@ export async function runEpisodes(
 ): Promise<GroupedResult[]> {
   progress.episodesDone = 0;
   progress.episodesTotal = specs.length;
-  const results: GroupedResult[] = new Array(specs.length);
+  const results = new Array<GroupedResult>(specs.length);
   let next = 0;
   const runChild = async (spec: EpisodeSpec, workflowId: string): Promise<EpisodeResult> => {
     try {
@@ -122,7 +122,9 @@ export async function runEpisodes(
 /** The workflow patch that introduced re-sampling. */
 const resamplePatch = 'resample-environment-failures';
 
-/** The workflow id of one of a run's episodes: `<run>.<label>.<task>.<index>` (deterministic: a replayed run finds it). */
+/**
+ * The workflow id of one of a run's episodes: `<run>.<label>.<task>.<index>` (deterministic: a replayed run finds it).
+ */
 export function episodeWorkflowId(prefix: string, label: string, task: string, index: number): string {
   return `${prefix}.${label}.${taskName(task)}.${index}`;
 }

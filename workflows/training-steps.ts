@@ -194,7 +194,10 @@ export function servedPolicy(run: Run): string {
   return formatPolicySpec({ kind, url: run.input.policyServer, version: run.state.policy.version });
 }
 
-/** The evaluation's episodes of the policy now served: each evaluation task `evaluation.samples` times, never trained on. */
+/**
+ * The evaluation's episodes of the policy now served: each evaluation task `evaluation.samples` times, never trained
+ * on.
+ */
 export function evaluationEpisodes(run: Run, label: string): EpisodeSpec[] {
   const policy = servedPolicy(run);
   return run.state.evalTasks.flatMap((task) =>

@@ -106,7 +106,7 @@ export function createScoringActivities(deps: ScoringDeps) {
     records: createEpisodeRecords(deps.store),
   };
   return {
-    scoreSubmission(input: ScoreInput): Promise<ScoreSummary> {
+    scoreSubmission: (input: ScoreInput): Promise<ScoreSummary> => {
       return withHeartbeat(scorer, 'scoring', input, () => score(scorer, input, null));
     },
 
@@ -115,7 +115,7 @@ export function createScoringActivities(deps: ScoringDeps) {
      * the audit (true success is not needed to credit a decision). Written to `episodes/<id>/probes/<turn>.json`; a
      * later submission of the same files finds the grading cache.
      */
-    async probeSubmission(input: ProbeInput): Promise<{ reward: number }> {
+    probeSubmission: async (input: ProbeInput): Promise<{ reward: number }> => {
       return { reward: (await withHeartbeat(scorer, 'probing', input, () => score(scorer, input, input.turn))).reward };
     },
   };

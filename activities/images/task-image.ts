@@ -61,7 +61,7 @@ export function installRequirements(files: Record<string, Buffer>): string[] {
   if (!pyproject) return files['setup.py'] || files['setup.cfg'] ? legacy : [];
   let parsed: { 'build-system'?: { requires?: unknown }; project?: { dependencies?: unknown } };
   try {
-    parsed = parseToml(pyproject.toString('utf8')) as typeof parsed;
+    parsed = parseToml(pyproject.toString('utf8'));
   } catch (error) {
     throw new TaskImageError(
       `the repository's pyproject.toml is not valid TOML: ${(error as Error).message.split('\n')[0]}`,

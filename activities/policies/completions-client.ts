@@ -41,7 +41,7 @@ export async function describeServer(
     throw new Error(`policy server ${url}: GET /v1/models answered ${response.status} without a model`);
   return {
     version: model.id,
-    versions: body!.data!.map((entry) => entry.id),
+    versions: body.data!.map((entry) => entry.id),
     window: model.max_model_len || null,
     ...(model.vocab_size ? { vocabSize: model.vocab_size } : {}),
   };

@@ -123,7 +123,7 @@ export async function streamToBuffer(stream: NodeJS.ReadableStream, maxBytes = I
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
-    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     size += data.length;
     if (size > maxBytes) {
       (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
@@ -183,7 +183,7 @@ async function boundedBuffer(stream: NodeJS.ReadableStream, limit: number): Prom
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
-    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     if (size < limit) chunks.push(data.subarray(0, limit - size));
     size += data.length;
   }

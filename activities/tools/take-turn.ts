@@ -90,11 +90,11 @@ export function createToolCallActivities(deps: ToolCallDeps) {
     /**
      * Runs a command in the agent's sandbox through the runner, outside the trajectory (the weak checker's test run).
      */
-    async runCheckCommand(input: {
+    runCheckCommand: async (input: {
       sandbox: SandboxHandle;
       command: string;
       timeoutMs: number;
-    }): Promise<{ exitCode: number | null; output: string }> {
+    }): Promise<{ exitCode: number | null; output: string }> => {
       const container = input.sandbox.containerName;
       // the scoring that runs it may be cancelled: the tests' processes go then, not at their timeout
       return releasedOnCancel(
@@ -122,7 +122,7 @@ export function createToolCallActivities(deps: ToolCallDeps) {
      * One turn: policy action → tool call in the sandbox → recorded (action, observation). Cancelled by its workflow,
      * the turn kills the call's processes (the sweep) and ends as cancelled, instead of waiting out the call.
      */
-    takeTurn(input: TakeTurnInput): Promise<TurnSummary> {
+    takeTurn: (input: TakeTurnInput): Promise<TurnSummary> => {
       return releasedOnCancel(
         () => playTurn(input),
         () => sweep(input.container),

@@ -188,7 +188,7 @@ export function parseChatToolCall(full: string, options: { cutByLength?: boolean
         (`${unknown.map((field) => JSON.stringify(field)).join(', ')}; it takes ` +
           `${Object.keys(schema.properties).join(', ') || 'none'}`),
     };
-  const parsed = ToolCall.safeParse({ tool: name, ...(args as object) });
+  const parsed = ToolCall.safeParse({ tool: name, ...args });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { ok: false, error: `${name}: ${issue?.path.join('.') || 'arguments'}: ${issue?.message ?? 'invalid'}` };

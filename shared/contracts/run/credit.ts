@@ -1,4 +1,6 @@
-/** How a training run assigns credit: the advantage estimator, truncated episodes, GiGPO, the critic, stop decisions. */
+/**
+ * How a training run assigns credit: the advantage estimator, truncated episodes, GiGPO, the critic, stop decisions.
+ */
 import { z } from 'zod';
 import { estimatorNames, isCriticEstimator } from '../../math/advantages';
 import { TruncationPolicies } from '../../math/batch';
@@ -45,7 +47,9 @@ export const CreditSettings = z
       context.addIssue({
         code: 'custom',
         path: ['truncation'],
-        message: `truncation "bootstrap" takes the critic's value at the last state: it needs estimator "gae" or "gae_turn", not "${credit.estimator}"`,
+        message:
+          `truncation "bootstrap" takes the critic's value at the last state: ` +
+          `it needs estimator "gae" or "gae_turn", not "${credit.estimator}"`,
       });
     }
   });
