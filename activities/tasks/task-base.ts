@@ -146,7 +146,20 @@ export function readTaskTree(
   if (base)
     for (const [path, file] of Object.entries(base.files))
       if (path.startsWith(`${folder}/`)) files[path.slice(folder.length + 1)] = file;
-  return files;
+  // in the order readTaskFiles walks a folder, whichever way the files came: a snapshot is the same either way
+  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => walkOrder(a, b, localeOrder)));
+}
+
+const localeOrder = (a: string, b: string) => a.localeCompare(b);
+const codeUnitOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The order of a depth-first walk that sorts each folder's names with `compareNames`, between two paths. */
+function walkOrder(a: string, b: string, compareNames: (a: string, b: string) => number): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++)
+    if (left[i] !== right[i]) return compareNames(left[i]!, right[i]!);
+  return left.length - right.length;
 }
 
 /**
@@ -156,17 +169,10 @@ export function readTaskTree(
  */
 export function readTaskFolderFiles(
   root: string,
-  compareNames: (a: string, b: string) => number = (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  compareNames: (a: string, b: string) => number = codeUnitOrder,
 ): [string, TaskFile][] {
   const base = readTaskBase(root);
   const files = Object.entries(readTaskFiles(root)).filter(([path]) => !base?.recipe.includes(path));
   if (base) files.push(...Object.entries(base.files));
-  const walkOrder = (a: string, b: string) => {
-    const left = a.split('/');
-    const right = b.split('/');
-    for (let i = 0; i < Math.min(left.length, right.length); i++)
-      if (left[i] !== right[i]) return compareNames(left[i]!, right[i]!);
-    return left.length - right.length;
-  };
-  return files.sort(([a], [b]) => walkOrder(a, b));
+  return files.sort(([a], [b]) => walkOrder(a, b, compareNames));
 }
