@@ -108,19 +108,14 @@ export function readTaskBase(root: string): TaskBase | null {
       throw new TaskError(`${where}: ${spec.patch}: no such file in the task folder`);
     const patch = readFileSync(patchFile, 'utf8');
     for (const path of patchPaths(patch, patchFile)) {
-      const normal = posix.normalize(path);
-      if (
-        isAbsolute(path) ||
-        normal === '..' ||
-        normal.startsWith('../') ||
-        !trees.some((tree) => within(normal, tree))
-      )
+      // "../x" and "/x" lie in no tree either
+      if (!trees.some((tree) => within(posix.normalize(path), tree)))
         throw new TaskError(
           `${patchFile}: changes ${path}, outside the trees base.yaml names (${trees.join(', ')}); the patch may ` +
             `change only them`,
         );
     }
-    files = applyPatchToFiles(files, patch, `${patchFile} (on the trees of ${basePath})`);
+    files = applyPatchToFiles(files, patch, patchFile);
     recipe.push(name);
   }
   return { trees, files, recipe };
