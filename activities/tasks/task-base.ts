@@ -6,7 +6,7 @@
  * changes (the planted bug, a generated file). The loaders read every tree through readTaskTree, so a task
  * reads the same bytes whether it holds its trees or names them.
  */
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, posix, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -80,7 +80,8 @@ export function readTaskBase(root: string): TaskBase | null {
     if (nested) throw new TaskError(`${where}: overlaps the tree ${nested}`);
     trees.push(tree);
     if (isAbsolute(rawBase)) throw new TaskError(`${where}: ${rawBase}: name the base relative to the task folder`);
-    const base = resolve(root, rawBase);
+    // relative to where the folder really is: a task reached through a link names the same base
+    const base = resolve(realpathSync(root), rawBase);
     if (!existsSync(base)) throw new TaskError(`${where}: ${rawBase}: no such folder or file (${base})`);
     if (statSync(base).isFile() && tree !== folder) {
       files[tree] = readTaskFile(base);

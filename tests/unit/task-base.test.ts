@@ -1,7 +1,17 @@
 // base.yaml: a task that names its trees (an upstream tree plus its own patch) reads exactly as one that
 // holds them, for our folders and Harbor's; its digest follows the base; bad bases are named.
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -66,6 +76,10 @@ describe('a task naming its trees in base.yaml', () => {
       '# the fixed project, the bug planted\n' + readFileSync(join(named, 'base.yaml')),
     );
     assert.equal(validationDigest(named, 'img'), validationDigest(held, 'img'));
+    // a task reached through a linked folder names its base relative to where it really is
+    const link = join(mkdtempSync(join(tmpdir(), 'agentrl-base-link-')), 'tasks');
+    symlinkSync(dirname(named), link);
+    assert.equal(JSON.stringify(loadTaskFolder(join(link, 'named'), 'img').snapshot), JSON.stringify(a.snapshot));
     writeFileSync(join(upstream, 'pager', 'extra.py'), 'x = 1\n');
     assert.notEqual(validationDigest(named, 'img'), validationDigest(held, 'img'));
     assert.ok(loadTaskFolder(named, 'img').snapshot.repo['pager/extra.py']);
