@@ -113,4 +113,4 @@ export function createHostActivities(deps: ActivityDeps) {
 export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;
 export type HostActivities = ReturnType<typeof createHostActivities>;
 export type { ScoreSummary } from './checker/scoring';
-export type { BatchEpisode, BuiltBatch } from './training/build-batch';
+export type { BatchEpisode, BuildBatchInput, BuiltBatch } from './training/build-batch';

@@ -206,7 +206,7 @@ const common = (concurrency: number) => ({
   groupSize: 4,
   concurrency,
   iterations: 10_000,
-  stopCredit: 5,
+  credit: { stopCredit: 5 },
   warmStart: { episodes: 16, epochs: 20 },
 });
 
@@ -242,13 +242,13 @@ async function main(): Promise<void> {
             runId: `bench-${mode}-${stamp}`,
             mode,
             tasks: heavy.dir,
-            evalTasks: '',
+            evaluation: { tasks: '' },
             timeBudgetMinutes: minutes,
             policyServer: url,
             seed: 0,
             ...common(concurrency),
             // η 4: a slow episode's group still makes a batch a few steps later (AReaL's usual range is 2 to 8)
-            ...(mode === 'async' ? { maxStaleness: 4 } : {}),
+            ...(mode === 'async' ? { async: { maxStaleness: 4 } } : {}),
           }),
         );
       }
@@ -296,14 +296,12 @@ async function main(): Promise<void> {
             runId: `bench-learn-${mode}-s${seed}-${stamp}`,
             mode,
             tasks: 'tasks/suite/train',
-            evalTasks: 'tasks/suite/heldout',
-            evalLimit: 0,
-            evalSamples: 2,
+            evaluation: { tasks: 'tasks/suite/heldout', limit: 0, samples: 2 },
             timeBudgetMinutes: minutes,
             policyServer: url,
             seed,
             ...common(concurrency),
-            ...(mode === 'async' ? { maxStaleness: 2 } : {}),
+            ...(mode === 'async' ? { async: { maxStaleness: 2 } } : {}),
           });
           const evals = run.metrics.filter((line) => line.eval);
           rows.push(
@@ -338,13 +336,10 @@ async function main(): Promise<void> {
           const run = await measure(client, {
             runId: `bench-eta${eta}-${offPolicy}-${stamp}`,
             mode: 'async',
-            maxStaleness: eta,
-            offPolicy,
-            groupsPerStep: 1,
+            async: { maxStaleness: eta, groupsPerStep: 1 },
+            loss: { offPolicy },
             tasks: heavy.dir,
-            evalTasks: 'tasks/suite/heldout',
-            evalLimit: 8,
-            evalSamples: 2,
+            evaluation: { tasks: 'tasks/suite/heldout', limit: 8, samples: 2 },
             timeBudgetMinutes: minutes,
             policyServer: url,
             seed: 0,

@@ -42,7 +42,7 @@ const run = {
   iterations: 1,
   tasksPerIteration: 2,
   groupSize: 2,
-  evalTasks: '',
+  evaluation: { tasks: '' },
   concurrency: 2,
   warmStart: { episodes: 4, epochs: 2 },
 };

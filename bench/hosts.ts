@@ -32,7 +32,7 @@ const run = {
   tasksPerIteration: Number(values.tasks ?? 4),
   groupSize: 2,
   concurrency: 4,
-  evalTasks: '',
+  evaluation: { tasks: '' },
   warmStart: { episodes: 0, epochs: 1 },
   seed: 11,
 };

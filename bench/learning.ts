@@ -24,7 +24,7 @@ import { localPathOf } from '../activities/store/local-copy';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelConfig } from '../shared/contracts/training-run';
+import { defaultModelConfig } from '../shared/contracts/run/model';
 import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/training';
@@ -132,24 +132,30 @@ async function main(): Promise<void> {
           seed,
           checker: variant.checker,
           sampling: { observations: variant.observations },
-          ...(variant.estimator ? { estimator: variant.estimator } : {}),
-          ...(variant.clipRatioC !== undefined ? { clipRatioC: variant.clipRatioC } : {}),
-          ...(variant.lossMask ? { lossMask: variant.lossMask, ablation: true } : {}),
-          ...(variant.truncation ? { truncation: variant.truncation } : {}),
+          credit: {
+            ...(variant.estimator ? { estimator: variant.estimator } : {}),
+            ...(variant.truncation ? { truncation: variant.truncation } : {}),
+            stopCredit: Number(values['stop-credit']),
+          },
+          loss: {
+            ...(variant.clipRatioC !== undefined ? { clipRatioC: variant.clipRatioC } : {}),
+            ...(variant.lossMask ? { mask: variant.lossMask } : {}),
+            klCoef: Number(values['kl-coef']),
+          },
+          ...(variant.lossMask ? { ablation: true } : {}),
           iterations: 10_000,
           timeBudgetMinutes: minutes,
           tasksPerIteration: 8,
           groupSize: 8,
-          evalTasks: 'tasks/suite/heldout',
-          evalLimit: 0,
-          evalSamples: 4,
-          evalEvery: Number(values['eval-every']),
-          evalTail: Number(values['eval-tail']),
+          evaluation: {
+            tasks: 'tasks/suite/heldout',
+            limit: 0,
+            samples: 4,
+            every: Number(values['eval-every']),
+            tail: Number(values['eval-tail']),
+          },
           concurrency: Number(values.concurrency),
-          lr: Number(values.lr),
-          epochs: Number(values.epochs),
-          klCoef: Number(values['kl-coef']),
-          stopCredit: Number(values['stop-credit']),
+          optimizer: { lr: Number(values.lr), epochs: Number(values.epochs) },
           budgets: { maxTurns: variant.maxTurns ?? Number(values['max-turns']) },
           model: { ...defaultModelConfig, context: Number(values.context) },
           warmStart: { episodes: 128, epochs: 16 },

@@ -41,6 +41,7 @@ function trainerStep(): { stepS: number; forwardS: number; rowTokens: number; tr
 import json, time, torch, sys
 sys.path.insert(0, ${JSON.stringify(join(projectRoot, 'trainer'))})
 from agentrl_trainer import hf_models
+from agentrl_trainer.step_config import StepConfig
 from agentrl_trainer.train_step import sequence_logprobs, train_on_batch
 torch.manual_seed(0)
 policy = hf_models.CausalLmPolicy(hf_models.load_model(hf_models.weights_dir("smollm2-135m-instruct")))
@@ -55,7 +56,7 @@ batch = {"input_ids": ids, "loss_mask": mask, "advantages": torch.tensor([1.0, -
          "behaviour_logprobs": behaviour * mask}
 optimizer = torch.optim.AdamW(policy.parameters(), lr=1e-5)
 started = time.perf_counter()
-train_on_batch(policy, optimizer, batch, temperature=1.0)
+train_on_batch(policy, optimizer, batch, StepConfig(temperature=1.0))
 step = time.perf_counter() - started
 print(json.dumps({"stepS": step, "forwardS": forward, "rowTokens": rows * length, "trainedTokens": int(mask.sum())}))
 `;

@@ -42,7 +42,8 @@ async function rawExec(config: Awaited<ReturnType<typeof startWorker>>['config']
     const samples: number[] = [];
     for (let i = 0; i < calls + 10; i++) {
       const started = performance.now();
-      await execCollect(docker, container, ['/bin/sh', '-c', command], { user: '1000:1000', workingDir: '/work' });
+      // the shell a bash tool call runs: the ratio compares the same work
+      await execCollect(docker, container, ['/bin/bash', '-c', command], { user: '1000:1000', workingDir: '/work' });
       if (i >= 10) samples.push(performance.now() - started);
     }
     return samples;

@@ -5,7 +5,7 @@ export async function runMany<T>(
   job: (index: number) => Promise<T>,
   onDone?: (index: number, done: number) => void,
 ): Promise<(T | Error)[]> {
-  const results: (T | Error)[] = new Array(count);
+  const results = new Array<T | Error>(count);
   let next = 0;
   let done = 0;
   const lane = async (): Promise<void> => {

@@ -39,9 +39,9 @@ export interface Supervisor {
 const checkEveryMs = 2000;
 
 /** A service with a record: healthy while the process it names runs. */
-const recorded = (config: LoadedConfig, name: string) => async () => {
+const recorded = (config: LoadedConfig, name: string) => () => {
   const record = readServiceRecord(config, name);
-  return record !== null && isAlive(record.pid);
+  return Promise.resolve(record !== null && isAlive(record.pid));
 };
 
 /** The dev server (its port) and the episode worker, which every command that runs a workflow needs. */

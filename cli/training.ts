@@ -3,7 +3,9 @@ import { readManifest, readMetrics, runRefOf } from '../activities/training/run-
 import { configuredStore } from '../activities/store/open-store';
 import { defaultTaskQueue } from '../shared/names/task-queues';
 import { servingPorts } from '../shared/names/serving-ports';
-import { hfModelOf, TrainingRunInput, type TrainingProgress } from '../shared/contracts/training-run';
+import { TrainingRunInput } from '../shared/contracts/run/input';
+import { hfModelOf } from '../shared/contracts/run/model';
+import type { TrainingProgress } from '../shared/contracts/run/progress';
 import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';

@@ -21,8 +21,11 @@ root, it forks a child per call that drops to UID and runs the call exactly as
 above; the host reaches it on a unix socket in the spool's root-only ctl folder
 (activities/sandbox/executor.ts). It keeps the sandbox's warm interpreter
 (warm-python.py) running, unless --cold: a call that is one simple
-`python3 -c ...` or `python3 -m ...` command runs there, without an interpreter
-start or pytest's import, where its result cannot differ from a cold start.
+`python3 -c ...` or `python3 -m ...` command, which bash would only exec, runs there,
+without an interpreter start or pytest's import, where its result cannot differ
+from a cold start.
+
+A `bash` call runs `/bin/bash -c COMMAND` (not sh: agents and harnesses write bash).
 """
 
 import binascii
@@ -33,7 +36,10 @@ import time
 
 SPOOL = "/run/agentrl"
 REPO = "/work"
-SIGKILL = 9
+SHELL = "/bin/bash"
+# Linux's numbers: the signal module's import would add to every call's start-up
+SIGKILL, SIGPIPE, SIGXFSZ = 9, 13, 25
+ENOENT, EACCES = 2, 13
 
 
 def quote(text):
@@ -104,14 +110,17 @@ class Capture:
 
 
 class Shell:
-    """The call's shell: spawned here, waited for here."""
+    """The call's shell, bash (what the tool is called, and what agents and harnesses expect): spawned here, waited
+    for here."""
 
     def __init__(self, command, write_end):
         # in its own session and process group, output into the pipe, nothing else inherited (Python's own
-        # descriptors are close-on-exec); spawned without copying this process (vfork)
+        # descriptors are close-on-exec); spawned without copying this process (vfork). SIGPIPE and SIGXFSZ get
+        # their default action back, as in a terminal: Python ignores both, and a shell cannot undo a signal
+        # ignored at its start (`yes | head -1` would print "Broken pipe" and fail under pipefail)
         self.pid = os.posix_spawn(
-            "/bin/sh",
-            ["sh", "-c", command],
+            SHELL,
+            ["bash", "-c", command],
             os.environ,
             file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
@@ -119,6 +128,7 @@ class Shell:
                 (os.POSIX_SPAWN_DUP2, write_end, 2),
             ],
             setsid=True,
+            setsigdef=(SIGPIPE, SIGXFSZ),
         )
         self.wakeup = []
 
@@ -193,8 +203,9 @@ SIMPLE_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 def simple_python(command):
     """The argv of a command that is exactly `python3 -c|-m ...`, each word bare or single-quoted; else None.
 
-    Such words mean the same to every POSIX shell (no expansion, no operator), so the shell would execvp
-    python3 with exactly this argv.
+    Such words mean the same to bash as to every POSIX shell: no operator, no expansion (none of bash's own
+    either: braces need `{`, `$'...'` and `$"..."` a `$`, extended globs a `(`), so bash would execvp python3
+    with exactly this argv, unless its environment makes it do more (bash_only_execs).
     """
     words, i, n = [], 0, len(command)
     while i < n:
@@ -247,10 +258,14 @@ def run_bash(command, timeout_ms, limit, warm=None):
         try:
             child = Shell(command, write_end)
         except OSError as error:
-            # the pids limit is full (the agent's own processes), or no shell: nothing ran
+            # the pids limit is full (the agent's own processes), or an image without bash: nothing ran
             os.close(read_end)
             os.close(write_end)
-            return {"error": "the call could not start: %s" % error.strerror}
+            missing = error.errno in (ENOENT, EACCES)
+            return {
+                "error": "the call could not start: %s"
+                % ("%s: %s" % (SHELL, error.strerror) if missing else error.strerror)
+            }
     os.close(write_end)
     pid = child.pid
     status, timed_out, exited_at = None, False, None
@@ -543,9 +558,24 @@ class WarmInterpreter:
             self.pid = None
 
 
+# what bash -c takes from its environment besides the command: a startup file (BASH_ENV; ~/.bashrc, which the agent
+# can write, when it thinks sshd started it), options (xtrace prints the command) and functions (one may be named
+# python3). With any of them set, bash may do more than exec a simple command.
+SHELL_STARTUP = ("BASH_ENV", "SHELLOPTS", "SSH_CLIENT", "SSH2_CLIENT")
+
+
+def bash_only_execs(env):
+    """Whether `bash -c` with this environment runs a simple command as nothing but an exec of it.
+
+    Bash's -c execs a lone simple command in its own process (no fork, no message of its own): the command's wait
+    status is the call's, as when the warm interpreter runs it.
+    """
+    return not any(name in env for name in SHELL_STARTUP) and not any(name.startswith("BASH_FUNC_") for name in env)
+
+
 def connect_warm(command):
     """A connection to the warm interpreter for a simple python3 command (made as root), else None."""
-    if simple_python(command) is None:
+    if simple_python(command) is None or not bash_only_execs(os.environ):
         return None
     import socket
 

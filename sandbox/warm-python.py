@@ -11,8 +11,8 @@ only the executor reaches it). The executor's child for a tool call whose comman
 agent's uid, and sends the argv, its working folder and environment with the call's stdin and output
 descriptors. For each request a handler (root) forks a worker that starts a new session (its own
 process group, as the shell of a cold call has), takes those descriptors, drops groups, gid and uid
-to the agent's for good, and, standing for the shell (its status is the one dash gives), forks the
-interpreter that:
+to the agent's for good, and becomes the call's interpreter, as `bash -c` execs a lone simple command
+in place of itself (so the call's wait status is the interpreter's own, a signal included); it:
 
 - runs the call in this interpreter as `python3` would (a fresh `__main__`, sys.argv, sys.path[0], the
   exit status, atexit handlers, waiting for threads) when the results cannot differ from a cold start:
@@ -21,7 +21,7 @@ interpreter that:
   interpreter started (an editable install's src/ made later would be on a cold start's path), and
   nothing in the working folder has the name of a module this interpreter has imported (a cold
   `python3` would import the repository's file instead);
-- else executes the real `python3` with the same argv (the cold path, exactly what the shell does).
+- else executes the real `python3` with the same argv (the cold path, exactly what bash does).
 
 The handler answers {"pid": N} once the worker exists and {"status": S} (waitpid's status) when it ends.
 Known differences from a cold interpreter: this interpreter's modules (pytest and what it imports) are
@@ -197,23 +197,11 @@ def worker(request, fds, uid, state):
         warm = is_warm(argv, env, *state)
     except OSError:
         warm = False
-    # this process stands for the shell of a cold call: the interpreter is its child, and the call's status is
-    # the one the shell gives (dash: the child's exit code, or 128 + the signal that ended it, named on stderr)
-    child = os.fork()
-    if child == 0:
-        if warm:
-            run(argv)
-        cold(argv, env)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    status = os.waitpid(child, 0)[1]
-    if os.WIFEXITED(status):
-        os._exit(os.WEXITSTATUS(status))
-    number = os.WTERMSIG(status)
-    if number not in (signal.SIGINT, signal.SIGPIPE):
-        name = signal.strsignal(number) or "Signal %d" % number
-        os.write(2, (name + (" (core dumped)" if os.WCOREDUMP(status) else "") + "\n").encode())
-    os._exit(128 + number)
+    # this process is the interpreter itself, as bash -c execs a lone simple command in place of the shell: the
+    # call's wait status is the interpreter's own (an exit code, or the signal that ended it, with nothing printed)
+    if warm:
+        run(argv)
+    cold(argv, env)
 
 
 def is_warm(argv, env, startup, site_paths, preloaded):
@@ -250,12 +238,21 @@ def is_warm(argv, env, startup, site_paths, preloaded):
 
 
 def cold(argv, env):
-    """The real interpreter, as the shell would start it."""
+    """The real interpreter, as bash would start it: SIGPIPE and SIGXFSZ as the runner gives them to the shell, not
+    ignored as in this interpreter; bash's message and status when it cannot be executed."""
+    import errno
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     try:
         os.execvpe(argv[0], argv, env)
     except OSError as error:
-        os.write(2, ("sh: 1: %s: %s\n" % (argv[0], error.strerror)).encode())
-        os._exit(127)
+        if error.errno == errno.ENOENT:
+            os.write(2, ("bash: line 1: %s: command not found\n" % argv[0]).encode())
+            os._exit(127)
+        os.write(2, ("bash: line 1: %s: %s\n" % (argv[0], error.strerror)).encode())
+        os._exit(126)
 
 
 def run(argv):
@@ -275,7 +272,7 @@ def run(argv):
     main = types.ModuleType("__main__")
     main.__dict__.update({"__builtins__": builtins, "__annotations__": {}})
     sys.modules["__main__"] = main
-    code = 0
+    code, interrupted = 0, False
     try:
         if argv[1] == "-c":
             main.__loader__ = sys.modules["builtins"].__loader__
@@ -294,6 +291,7 @@ def run(argv):
             trace = trace.tb_next
         sys.excepthook(type(error), error.with_traceback(trace), trace)
         code = 1
+        interrupted = type(error) is KeyboardInterrupt
     try:
         threading._shutdown()
     except BaseException:  # noqa: BLE001
@@ -309,6 +307,13 @@ def run(argv):
             stream.flush()
         except BaseException:  # noqa: BLE001
             code = code or 120
+    if interrupted:
+        # as CPython ends on an unhandled KeyboardInterrupt: by SIGINT itself, so its caller sees the signal
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 128 + signal.SIGINT
     os._exit(code & 0xFF)
 
 

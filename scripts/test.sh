@@ -4,7 +4,7 @@
 #   static       types, lint, formatting (prettier, ruff)
 #   unit         pure functions, golden vectors, exact error messages (tests/unit); the Python tests that
 #                start no container run meanwhile in the background (their tier reports below)
-#   activities   one activity at a time in MockActivityEnvironment (tests/activities)
+#   activities   one activity at a time in MockActivityEnvironment (tests/activities; the cancellation tests need Docker)
 #   workflows    the real dev server with stubbed activities, and the replay of recorded histories (tests/workflows)
 #   python       the trainer (trainer/tests), the checker's Python (activities/checker/tests) and the sandbox's
 #                (sandbox/tests), no container

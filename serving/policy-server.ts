@@ -192,7 +192,7 @@ export async function createPolicyServer(
         });
       }
       // published between requests: a completion in flight finishes on the weights it started with
-      await serial(async () => publish(next, parsed.data.model_path));
+      await serial(() => Promise.resolve(publish(next, parsed.data.model_path)));
       if (options.stateFile)
         await writeServedState(options.stateFile, {
           model_path: parsed.data.model_path,

@@ -1471,7 +1471,7 @@ def readme(splits, meta):
         ),
         "The generator deletes and rewrites this folder and gives byte-identical files on every run.",
         "`python3 tasks/generate_suite.py --check` exits 1 if this folder is stale; `--verify` also runs",
-        "every task's checks with the host's pytest (like `tasks/check-tasks.sh`).",
+        "every task's checks with the host's pytest.",
         "",
         "`expected-tests.json` is not generated: record it with",
         "`node bin/agentrl.js task validate tasks/suite/<split>/<id>` (in real containers). A rerun of the",
@@ -1643,7 +1643,7 @@ def check_suite(files):
 
 
 def verify(root):
-    """Host-python checks of every task (like tasks/check-tasks.sh)."""
+    """Host-python checks of every task."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     failures = 0
 

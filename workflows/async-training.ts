@@ -1,4 +1,3 @@
-import { isCriticEstimator } from '../shared/math/advantages';
 import {
   CancellationScope,
   ChildWorkflowCancellationType,
@@ -14,12 +13,12 @@ import {
 import type { BuiltBatch } from '../activities';
 import type { EpisodeResult } from '../shared/contracts/episode';
 import { seededSample } from '../shared/math/random';
-import { budgetSpent, effectiveStopCredit, probesStops } from '../shared/contracts/training-run';
+import { asyncSettingsOf } from '../shared/contracts/run/async';
+import { probesStops } from '../shared/contracts/run/credit';
+import { budgetSpent } from '../shared/contracts/run/progress';
 import {
   activeCount,
   applyEvent,
-  defaultMaxParked,
-  defaultMaxStaleness,
   emptyPool,
   groupStaleness,
   mayAdmitGroup,
@@ -34,10 +33,10 @@ import { summariseEpisodes, type AsyncStepMetrics, type IterationMetrics } from 
 import type { TrainOnBatchResult } from '../shared/contracts/trainer-contract';
 import { rolloutEpisode } from './rollout-episode';
 import { releaseSignal, resumeSignal, usePolicyVersionSignal, type EpisodeEvent } from './messages';
-import { batchEpisode, childFailure, episodeInput, episodeWorkflowId } from './training-episodes';
+import { childFailure, episodeInput, episodeWorkflowId } from './training-episodes';
 import {
   activities,
-  batchModel,
+  batchRequest,
   evaluationEpisodes,
   publish,
   servedPolicy,
@@ -52,16 +51,8 @@ import {
  */
 const stopWaitMs = 10 * 60_000;
 
-/** The settings of an asynchronous run, with their defaults. */
-function settings(run: Run) {
-  const { input } = run;
-  return {
-    groupsPerStep: input.groupsPerStep ?? input.tasksPerIteration,
-    maxStaleness: input.maxStaleness ?? defaultMaxStaleness,
-    versionSwitch: input.versionSwitch ?? 'turn',
-    maxParked: input.maxParked ?? defaultMaxParked,
-  };
-}
+/** The settings of an asynchronous run, with their defaults (shared/contracts/run/async.ts). */
+const settings = (run: Run) => asyncSettingsOf(run.input);
 
 /**
  * The asynchronous run: sampling never waits for training. Episodes are children that report to
@@ -82,7 +73,7 @@ export async function runAsync(run: Run, events: EpisodeEvent[]): Promise<'conti
   let wake = false;
   const outOfTime = () => budgetSpent(input, state, Date.now());
   const finished = () => state.iteration >= input.iterations || outOfTime();
-  if (state.iteration === 0 && pool.admitted === 0 && input.evalEvery > 0 && !pool.evaluation)
+  if (state.iteration === 0 && pool.admitted === 0 && input.evaluation.every > 0 && !pool.evaluation)
     queueEvaluation(run, pool, `eval-0`);
   try {
     for (;;) {
@@ -218,14 +209,15 @@ function admitGroup(run: Run, pool: AsyncPool): void {
 async function startEpisode(run: Run, pool: AsyncPool, entry: PoolEpisode): Promise<void> {
   const { input } = run;
   const training = entry.group !== null;
+  const { segment } = settings(run);
   const args = episodeInput(
     input,
     run.runId,
     { id: entry.id, task: entry.task, policy: entry.policy, sample: entry.sample, group: String(entry.group) },
-    training && probesStops(input),
+    training && probesStops(input.credit),
     {
       reportTo: workflowInfo().workflowId,
-      ...(training && input.segment ? { segment: input.segment } : {}),
+      ...(training && segment ? { segment } : {}),
     },
   );
   pool.running[entry.id] = entry;
@@ -332,24 +324,11 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     })),
   );
   for (const index of groups) delete pool.groups[index];
-  const batch: BuiltBatch = await activities.buildBatch({
-    runRef: state.runRef,
-    name: `step-${String(state.iteration).padStart(4, '0')}`,
-    episodes: results.map(batchEpisode),
-    objective: 'policy_gradient',
-    estimator: input.estimator,
-    truncation: input.truncation,
-    versions: state.versions,
-    ...batchModel(input),
-    stopCredit: effectiveStopCredit(input),
-    ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
-    ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
-    ...(isCriticEstimator(input.estimator) && input.critic.privileged ? { privileged: true } : {}),
-    baseStep: base,
-  });
+  const name = `step-${String(state.iteration).padStart(4, '0')}`;
+  const batch: BuiltBatch = await activities.buildBatch(batchRequest(run, name, results, 'policy_gradient', base));
   let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {
-    training = await trainStep(run, batch, 'policy_gradient', input.epochs, config.maxStaleness);
+    training = await trainStep(run, batch, 'policy_gradient', config.maxStaleness);
     const version = await publish(run, training);
     await announce(run, pool, version);
   }
@@ -402,8 +381,8 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
   state.iteration++;
   progress.iteration = state.iteration;
   if (
-    input.evalEvery > 0 &&
-    state.iteration % input.evalEvery === 0 &&
+    input.evaluation.every > 0 &&
+    state.iteration % input.evaluation.every === 0 &&
     state.iteration < input.iterations &&
     !pool.evaluation
   ) {

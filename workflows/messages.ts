@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { describeIssues } from '../shared/names/errors';
 import { EpisodeResult, type EpisodeProgress } from '../shared/contracts/episode';
 import { type ResumeRequest } from '../shared/contracts/episode-input';
-import type { TrainingProgress } from '../shared/contracts/training-run';
+import type { TrainingProgress } from '../shared/contracts/run/progress';
 
 /** Where an episode is: answered from workflow state (the CLI's progress lines, the UI's Queries tab). */
 export const episodeProgressQuery = defineQuery<EpisodeProgress>('progress');

@@ -231,9 +231,8 @@ async function startEpisode(
 
 /** Acting: turns until an outcome (graded or not), the end of a segment, or a continue-as-new. */
 async function act(episode: Episode): Promise<EpisodeStep> {
-  let continuing = false;
-  const ended = await takeTurns(episode.input, episode.state, episode.host, episode.control, () => (continuing = true));
-  if (continuing) return { state: 'continuing' };
+  const ended = await takeTurns(episode.input, episode.state, episode.host, episode.control);
+  if ('continueAsNew' in ended) return { state: 'continuing' };
   if ('park' in ended) return { state: 'parking' };
   if (gradedOutcomes.includes(ended.outcome)) return { state: 'scoring', outcome: ended.outcome, detail: ended.detail };
   return { state: 'finishing', outcome: ended.outcome, score: null, detail: ended.detail };
@@ -248,10 +247,6 @@ async function resume(episode: Episode): Promise<EpisodeStep> {
   return { state: 'acting' };
 }
 
-/**
- * Scoring: the checker grades the tree. A lost host or a sandbox fault is `sandbox_crash`, any
- * other failure of the checker `grader_error`: environment failures, never a reward.
- */
 /**
  * Parks the episode. A tree the agent made that cannot be parked (over the snapshot's bounds) ends
  * the episode as the agent's failure: reward 0, kept for training, never an environment failure.
@@ -272,6 +267,10 @@ async function park(episode: Episode): Promise<EpisodeStep> {
   }
 }
 
+/**
+ * Scoring: the checker grades the tree. A lost host or a sandbox fault is `sandbox_crash`, any
+ * other failure of the checker `grader_error`: environment failures, never a reward.
+ */
 async function score(episode: Episode, outcome: Outcome, detail: string | null): Promise<EpisodeStep> {
   const { input, state, progress, episodeId } = episode;
   progress.phase = 'scoring';

@@ -11,7 +11,9 @@ import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../s
 import { EpisodeInput } from '../shared/contracts/episode-input';
 import { ErrorTypes } from '../shared/names/errors';
 import { Outcomes, resampleAfter, resampledId } from '../shared/contracts/outcomes';
-import { toyModelOf, type TrainingProgress, type TrainingRunInput } from '../shared/contracts/training-run';
+import type { TrainingRunInput } from '../shared/contracts/run/input';
+import { toyModelOf } from '../shared/contracts/run/model';
+import type { TrainingProgress } from '../shared/contracts/run/progress';
 import type { ReplacedEpisode } from '../shared/contracts/run-metrics';
 import { rolloutEpisode } from './rollout-episode';
 

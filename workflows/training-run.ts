@@ -1,4 +1,3 @@
-import { isCriticEstimator } from '../shared/math/advantages';
 import {
   ApplicationFailure,
   continueAsNew,
@@ -19,23 +18,18 @@ import {
   type TrainerActivities,
   type TrainOnBatchResult,
 } from '../shared/contracts/trainer-contract';
-import {
-  budgetSpent,
-  effectiveStopCredit,
-  probesStops,
-  hfModelOf,
-  inEvalTail,
-  TrainingRunInput,
-  type TrainingProgress,
-  type TrainingRunState,
-} from '../shared/contracts/training-run';
+import { probesStops } from '../shared/contracts/run/credit';
+import { TrainingRunInput } from '../shared/contracts/run/input';
+import { hfModelOf } from '../shared/contracts/run/model';
+import { budgetSpent, inEvalTail, type TrainingProgress } from '../shared/contracts/run/progress';
+import type { TrainingRunState } from '../shared/contracts/run/state';
 import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/contracts/run-metrics';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
-import { batchEpisode, episodeWorkflowId, runEpisodes, type EpisodeSpec } from './training-episodes';
+import { episodeWorkflowId, runEpisodes, type EpisodeSpec } from './training-episodes';
 import {
   activities,
-  batchModel,
+  batchRequest,
   checked,
   evaluationEpisodes,
   publish,
@@ -131,8 +125,8 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
   const setup = await activities.setupRun({
     runId,
     tasks: input.tasks,
-    evalTasks: input.evalTasks,
-    evalLimit: input.evalLimit,
+    evalTasks: input.evaluation.tasks,
+    evalLimit: input.evaluation.limit,
     config: { ...config, runId },
   });
   // a setupRun of before references answered with the run's folder (runDir)
@@ -185,18 +179,9 @@ async function warmStart(run: Run): Promise<void> {
     };
   });
   const demos = await runEpisodes(input, run.runId, run.progress, specs);
-  const batch = await activities.buildBatch({
-    runRef: state.runRef,
-    name: 'warm-start',
-    episodes: demos.map(batchEpisode),
-    objective: 'imitation',
-    estimator: input.estimator,
-    truncation: input.truncation,
-    versions: state.versions,
-    ...batchModel(input),
-  });
+  const batch = await activities.buildBatch(batchRequest(run, 'warm-start', demos, 'imitation'));
   if (batch.rows > 0) {
-    await publish(run, await trainStep(run, batch, 'imitation', input.warmStart.epochs, undefined, input.warmStart.lr));
+    await publish(run, await trainStep(run, batch, 'imitation'));
     state.referenceStep = state.policy.step;
   }
   state.warmStarted = true;
@@ -214,7 +199,8 @@ async function runIteration(run: Run): Promise<void> {
   const started = Date.now();
   progress.iteration = iteration;
   const tasks = seededSample(state.trainTasks, input.tasksPerIteration, input.seed * 7919 + iteration);
-  const evalNow = (input.evalEvery > 0 && iteration % input.evalEvery === 0) || inEvalTail(input, state, Date.now());
+  const { every } = input.evaluation;
+  const evalNow = (every > 0 && iteration % every === 0) || inEvalTail(input, state, Date.now());
   const evalStarted = Date.now();
   const evalMetrics = evalNow ? await evaluate(run, `eval-${iteration}`) : null;
   const evalS = (Date.now() - evalStarted) / 1000;
@@ -229,25 +215,13 @@ async function runIteration(run: Run): Promise<void> {
     })),
   );
   // the stop decisions' credit needs the grade of each passed check's state
-  const results = await runEpisodes(input, run.runId, progress, specs, probesStops(input));
-  const batch = await activities.buildBatch({
-    runRef: state.runRef,
-    name: `iteration-${String(iteration).padStart(4, '0')}`,
-    episodes: results.map(batchEpisode),
-    objective: 'policy_gradient',
-    estimator: input.estimator,
-    truncation: input.truncation,
-    versions: state.versions,
-    ...batchModel(input),
-    stopCredit: effectiveStopCredit(input),
-    ...(input.estimator === 'gigpo' ? { gigpo: input.gigpo } : {}),
-    ...(input.lossMask === 'all' ? { lossMask: input.lossMask } : {}),
-    ...(isCriticEstimator(input.estimator) && input.critic.privileged ? { privileged: true } : {}),
-  });
+  const results = await runEpisodes(input, run.runId, progress, specs, probesStops(input.credit));
+  const name = `iteration-${String(iteration).padStart(4, '0')}`;
+  const batch = await activities.buildBatch(batchRequest(run, name, results, 'policy_gradient'));
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {
-    training = await trainStep(run, batch, 'policy_gradient', input.epochs);
+    training = await trainStep(run, batch, 'policy_gradient');
     await publish(run, training);
   }
   const metrics: IterationMetrics = {

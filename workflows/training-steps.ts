@@ -1,21 +1,19 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { BuiltBatch, EpisodeActivities } from '../activities';
+import type { BuildBatchInput, BuiltBatch, EpisodeActivities } from '../activities';
 import { describeIssues, ErrorTypes } from '../shared/names/errors';
 import { isCriticEstimator } from '../shared/math/advantages';
 import { formatPolicySpec } from '../shared/contracts/policy-spec';
 import { TrainOnBatchInput, TrainOnBatchResult, type TrainerActivities } from '../shared/contracts/trainer-contract';
 import type { EpisodeResult } from '../shared/contracts/episode';
 import { storeRefOf } from '../shared/paths/store-refs';
-import {
-  hfModelOf,
-  toyModelOf,
-  type TrainingProgress,
-  type TrainingRunInput,
-  type TrainingRunState,
-} from '../shared/contracts/training-run';
+import { effectiveStopCredit } from '../shared/contracts/run/credit';
+import type { TrainingRunInput } from '../shared/contracts/run/input';
+import { hfModelOf, toyModelOf } from '../shared/contracts/run/model';
+import type { TrainingProgress } from '../shared/contracts/run/progress';
+import type { TrainingRunState } from '../shared/contracts/run/state';
 import { phaseSums, type IterationMetrics } from '../shared/contracts/run-metrics';
-import { episodeWorkflowId, type EpisodeSpec } from './training-episodes';
+import { batchEpisode, episodeWorkflowId, type EpisodeSpec, type GroupedResult } from './training-episodes';
 
 // What a training run's phases share, synchronous or not: the run's record, its activities, one
 // trainer step and its publication.
@@ -64,7 +62,7 @@ export function trainerModel(input: TrainingRunInput): { modelConfig: Record<str
  * What the batch builder needs to know of the run's model: the toy vocabulary, or a chat model's interface and
  * tokenizer.
  */
-export function batchModel(
+function batchModel(
   input: TrainingRunInput,
 ): { vocabSize: number } | { agentInterface: 'chat-tools'; chatTokenizer: string } {
   const hf = hfModelOf(input);
@@ -72,17 +70,56 @@ export function batchModel(
   return { vocabSize: toyModelOf(input)!.vocabSize };
 }
 
-/** One trainer step on a batch, idempotent by its step id; `lr` replaces the run's learning rate (a warm start's). */
+/**
+ * The buildBatch request of a run's episodes: a warm start's demonstrations (`imitation`), or an iteration's or an
+ * asynchronous step's episodes (`policy_gradient`: with the run's stop credit, GiGPO settings, loss mask and a
+ * privileged critic's features; `baseStep`: the step the trainer starts from, against which staleness is measured).
+ */
+export function batchRequest(
+  run: Run,
+  name: string,
+  results: readonly GroupedResult[],
+  objective: 'policy_gradient' | 'imitation',
+  baseStep?: number,
+): BuildBatchInput {
+  const { input, state } = run;
+  const { credit } = input;
+  return {
+    runRef: state.runRef,
+    name,
+    episodes: results.map(batchEpisode),
+    objective,
+    estimator: credit.estimator,
+    truncation: credit.truncation,
+    versions: state.versions,
+    ...batchModel(input),
+    ...(objective === 'policy_gradient'
+      ? {
+          stopCredit: effectiveStopCredit(credit),
+          ...(credit.estimator === 'gigpo' ? { gigpo: credit.gigpo } : {}),
+          ...(input.loss.mask === 'all' ? { lossMask: input.loss.mask } : {}),
+          ...(isCriticEstimator(credit.estimator) && credit.critic.privileged ? { privileged: true } : {}),
+        }
+      : {}),
+    ...(baseStep !== undefined ? { baseStep } : {}),
+  };
+}
+
+/**
+ * One trainer step on a batch, idempotent by its step id: `imitation` (a warm start: its epochs and its own learning
+ * rate) or `policy_gradient` (the run's loss; `maxStaleness`: an asynchronous run's bound, checked again by the
+ * trainer).
+ */
 export async function trainStep(
   run: Run,
   batch: BuiltBatch,
   objective: 'policy_gradient' | 'imitation',
-  epochs: number,
   maxStaleness?: number,
-  lr?: number,
 ): Promise<TrainOnBatchResult> {
   const { input, state } = run;
+  const { loss, optimizer, credit } = input;
   const step = state.policy.step + 1;
+  const imitation = objective === 'imitation';
   run.progress.phase = 'training';
   const request = checked(
     TrainOnBatchInput,
@@ -93,28 +130,28 @@ export async function trainStep(
       batchRef: storeRefOf(batch.batchRef, (batch as { batchPath?: string }).batchPath),
       seed: input.seed,
       ...trainerModel(input),
-      optimizer: { lr: lr ?? input.lr },
+      optimizer: { lr: (imitation ? input.warmStart.lr : undefined) ?? optimizer.lr },
       temperature: input.sampling.temperature ?? 1,
-      clipEps: input.clipEps,
-      aggregation: input.aggregation,
-      ...(input.lossScaleFactor !== undefined ? { lossScaleFactor: input.lossScaleFactor } : {}),
-      clipRatioC: input.clipRatioC,
-      logRatioClamp: input.logRatioClamp,
-      ratioLevel: input.ratioLevel,
-      klEstimator: input.klEstimator,
-      epochs,
-      minibatches: input.minibatches,
+      clipEps: loss.clipEps,
+      aggregation: loss.aggregation,
+      ...(loss.scaleFactor !== undefined ? { lossScaleFactor: loss.scaleFactor } : {}),
+      clipRatioC: loss.clipRatioC,
+      logRatioClamp: loss.logRatioClamp,
+      ratioLevel: loss.ratioLevel,
+      klEstimator: loss.klEstimator,
+      epochs: imitation ? input.warmStart.epochs : optimizer.epochs,
+      minibatches: optimizer.minibatches,
       objective,
       // the KL anchor is the warm-started step
-      ...(objective === 'policy_gradient' && input.klCoef > 0 && state.referenceStep
-        ? { klCoef: input.klCoef, referenceStep: state.referenceStep }
+      ...(!imitation && loss.klCoef > 0 && state.referenceStep
+        ? { klCoef: loss.klCoef, referenceStep: state.referenceStep }
         : {}),
-      ...(objective === 'policy_gradient'
-        ? { offPolicy: input.offPolicy, isCap: input.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) }
+      ...(!imitation
+        ? { offPolicy: loss.offPolicy, isCap: loss.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) }
         : {}),
       // a critic estimator: the trainer's value head gives the advantages
-      ...(objective === 'policy_gradient' && isCriticEstimator(input.estimator)
-        ? { critic: { ...input.critic, estimator: input.estimator } }
+      ...(!imitation && isCriticEstimator(credit.estimator)
+        ? { critic: { ...credit.critic, estimator: credit.estimator } }
         : {}),
     },
     'trainOnBatch input',
@@ -157,11 +194,11 @@ export function servedPolicy(run: Run): string {
   return formatPolicySpec({ kind, url: run.input.policyServer, version: run.state.policy.version });
 }
 
-/** The evaluation's episodes of the policy now served: each evaluation task `evalSamples` times, never trained on. */
+/** The evaluation's episodes of the policy now served: each evaluation task `evaluation.samples` times, never trained on. */
 export function evaluationEpisodes(run: Run, label: string): EpisodeSpec[] {
   const policy = servedPolicy(run);
   return run.state.evalTasks.flatMap((task) =>
-    Array.from({ length: run.input.evalSamples }, (_, sample): EpisodeSpec => ({
+    Array.from({ length: run.input.evaluation.samples }, (_, sample): EpisodeSpec => ({
       id: episodeWorkflowId(run.prefix, label, task, sample),
       task,
       policy,

@@ -4,6 +4,7 @@ import type { AgentrlConfig } from '../../shared/contracts/config';
 import { parseJson } from '../store/files';
 import {
   createHardenedContainer,
+  mountedVolumes,
   removeSandbox,
   repoPath,
   spoolPath,
@@ -11,7 +12,7 @@ import {
   writeTree,
   type ContainerOptions,
 } from '../sandbox/container';
-import { buildTar, execCollect } from '../sandbox/docker';
+import { buildTar, execCollect, isNotFound } from '../sandbox/docker';
 import { scoringRecipe, type SandboxPool } from '../sandbox/pool';
 
 export const TestOutcomes = ['passed', 'failed', 'skipped', 'error', 'xfailed', 'xpassed', 'collected'] as const;
@@ -213,6 +214,31 @@ export async function freshScoringContainer(
     throw error;
   }
   return { container, volumes, workDir: null, spoolDir: null, pooled: false };
+}
+
+/** The name of a scoring attempt's container for one run of its checker (a retry's never meets a stale attempt's). */
+export function scoringContainerName(sandboxName: string, run: string, attempt: number): string {
+  return `${sandboxName}-${run}-${attempt}`;
+}
+
+/** Removes, with their volumes, the containers one attempt of a scoring made (scoringContainerName), pooled or not. */
+export async function removeScoringContainers(docker: Dockerode, sandboxName: string, attempt: number): Promise<void> {
+  const prefix = `${sandboxName}-`;
+  const suffix = `-${attempt}`;
+  for (const info of await docker.listContainers({ all: true, filters: { name: [prefix] } })) {
+    const name = info.Names.map((named) => named.replace(/^\//, '')).find(
+      (named) => named.startsWith(prefix) && named.endsWith(suffix),
+    );
+    if (!name) continue;
+    let volumes: string[];
+    try {
+      volumes = mountedVolumes(await docker.getContainer(info.Id).inspect());
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      throw error;
+    }
+    await removeSandbox(docker, name, volumes);
+  }
 }
 
 export class GraderError extends Error {

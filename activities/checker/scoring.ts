@@ -20,9 +20,10 @@ import { TaskSnapshot } from '../../shared/contracts/task-spec';
 import type { ArtifactStore } from '../store/artifact-store';
 import { createEpisodeRecords } from '../store/episode-records';
 import type { SandboxPool } from '../sandbox/pool';
+import { releasedOnCancel } from '../sandbox/release-on-cancel';
 import type { createToolCallActivities } from '../tools/take-turn';
 import { candidateTree, gradedTree, readAgentTree, type AgentTree } from './agent-tree';
-import { GraderError } from './grading';
+import { GraderError, removeScoringContainers, scoringContainerName } from './grading';
 import { createGradingCache, type GradingCache } from './grading-cache';
 import { gradeWith, timed, type GradingContext, type GraderVerdict, type ScoringContainers } from './graders/grader';
 import { harborVerifierGrader } from './graders/harbor-verifier';
@@ -106,7 +107,7 @@ export function createScoringActivities(deps: ScoringDeps) {
   };
   return {
     scoreSubmission(input: ScoreInput): Promise<ScoreSummary> {
-      return withHeartbeat('scoring', () => score(scorer, input, null));
+      return withHeartbeat(scorer, 'scoring', input, () => score(scorer, input, null));
     },
 
     /**
@@ -115,16 +116,23 @@ export function createScoringActivities(deps: ScoringDeps) {
      * later submission of the same files finds the grading cache.
      */
     async probeSubmission(input: ProbeInput): Promise<{ reward: number }> {
-      return { reward: (await withHeartbeat('probing', () => score(scorer, input, input.turn))).reward };
+      return { reward: (await withHeartbeat(scorer, 'probing', input, () => score(scorer, input, input.turn))).reward };
     },
   };
 }
 
-/** Runs the work heartbeating; a grader failure is not retried (the same tree would fail again). */
-async function withHeartbeat<T>(what: string, work: () => Promise<T>): Promise<T> {
-  const heartbeat = setInterval(() => Context.current().heartbeat(what), 2000);
+/**
+ * Runs the work heartbeating; a grader failure is not retried (the same tree would fail again). Cancelled by its
+ * workflow, the scoring removes this attempt's containers (their test runs with them) and ends as cancelled, instead of
+ * waiting out the tests; the weak checker's run in the agent's sandbox goes as a cancelled tool call does.
+ */
+async function withHeartbeat<T>(scorer: Scorer, what: string, input: ScoreInput, work: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const heartbeat = setInterval(() => context.heartbeat(what), 2000);
   try {
-    return await work();
+    return await releasedOnCancel(work, () =>
+      removeScoringContainers(scorer.deps.docker, input.sandbox.containerName, context.info.attempt),
+    );
   } catch (error) {
     if (error instanceof GraderError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.graderError);
     throw error;
@@ -222,7 +230,7 @@ function gradingContext(
     runId: input.runId,
     ...(deps.pool ? { pool: deps.pool } : {}),
     // names carry the attempt, so a stale attempt's clean-up never removes a retry's container
-    name: (run) => `${input.sandbox.containerName}-${run}-${attempt}`,
+    name: (run) => scoringContainerName(input.sandbox.containerName, run, attempt),
   };
   return {
     snapshot,

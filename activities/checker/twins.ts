@@ -215,7 +215,9 @@ export function judgeTwins(
 type PlannedTwin = Extract<z.infer<typeof TwinTest>, { kind: 'twin' }>;
 type ReportedTest = NonNullable<HarnessResult['report']>['tests'][number];
 
-/** A twin failed as it must: at its own changed assertion (a raise twin on a valid input: DID NOT RAISE at its block). */
+/**
+ * A twin failed as it must: at its own changed assertion (a raise twin on a valid input: DID NOT RAISE at its block).
+ */
 function failedAtOwnCheck(test: ReportedTest | undefined, twin: PlannedTwin): boolean {
   return (
     test?.outcome === 'failed' &&
@@ -348,7 +350,7 @@ export function pythonLiteral(value: unknown): string | null {
   if (typeof value === 'string') return JSON.stringify(value);
   const all = (items: unknown[]): string[] | null => {
     const parts = items.map(pythonLiteral);
-    return parts.every((part) => part !== null) ? (parts as string[]) : null;
+    return parts.every((part) => part !== null) ? parts : null;
   };
   if (Array.isArray(value)) {
     const parts = all(value);
@@ -371,7 +373,7 @@ export function pythonLiteral(value: unknown): string | null {
     return parts && (parts.length === 0 ? 'set()' : `{${parts.join(', ')}}`);
   }
   if (tag === '$dict' && Array.isArray(body)) {
-    if (holdsSet(body.map((pair) => (Array.isArray(pair) ? pair[0] : null)))) return null;
+    if (holdsSet(body.map((pair: unknown) => (Array.isArray(pair) ? (pair[0] as unknown) : null)))) return null;
     const pairs = body.map((pair) =>
       Array.isArray(pair) && pair.length === 2 ? [pythonLiteral(pair[0]), pythonLiteral(pair[1])] : [null, null],
     );

@@ -34,7 +34,9 @@ export interface VerifierResult {
   rewardFiles: RewardFileName[];
   /** why there is no reward, when there is none */
   problem: string | null;
-  /** what was wrong with the output channel (each a `verifier_output` finding): a reward file replaced, linked away, ... */
+  /**
+   * what was wrong with the output channel (each a `verifier_output` finding): a reward file replaced, linked away, ...
+   */
   channel: string[];
   exitCode: number | null;
   timedOut: boolean;
@@ -67,7 +69,10 @@ export interface RunVerifierOptions {
 /** Where a Harbor verifier writes its reward; the folder is root's (mode 1777) and emptied for every run. */
 export const verifierLogs = '/logs/verifier';
 
-/** The environment a Harbor task's scripts (test.sh, solve.sh) run with: a plain PATH, HOME in /tmp, and the task's own variables. */
+/**
+ * The environment a Harbor task's scripts (test.sh, solve.sh) run with: a plain PATH, HOME in /tmp, and the task's own
+ * variables.
+ */
 export function scriptEnvironment(variables: Record<string, string>): string[] {
   return [
     'HOME=/tmp',
@@ -133,7 +138,9 @@ export async function runVerifier(options: RunVerifierOptions): Promise<Verifier
   }
 }
 
-/** The graded tree at the repository (the tests' uid's), the tests at /tests (root's), /logs/verifier empty and root's. */
+/**
+ * The graded tree at the repository (the tests' uid's), the tests at /tests (root's), /logs/verifier empty and root's.
+ */
 async function placeVerifierFiles(container: Dockerode.Container, options: RunVerifierOptions, uid: number) {
   const executable = new Set(options.verifier.executables ?? []);
   const entries = Object.entries(options.files).map(([path, content]) => ({
@@ -175,7 +182,8 @@ async function ensureAlive(container: Dockerode.Container, exitCode: number | nu
   if (state.Running && exitCode !== null) return;
   if (state.OOMKilled) return;
   throw new Error(
-    `the verifier's container ${state.Running ? 'lost its exec' : `stopped (${state.Status})`}: an infrastructure failure`,
+    `the verifier's container ${state.Running ? 'lost its exec' : `stopped (${state.Status})`}: ` +
+      'an infrastructure failure',
   );
 }
 
@@ -201,7 +209,10 @@ const Inspected = z.object({
 const inspectorSource = String.raw`
 import base64, json, os, stat, sys
 def kind(m):
-    for name, test in (("file", stat.S_ISREG), ("dir", stat.S_ISDIR), ("symlink", stat.S_ISLNK), ("fifo", stat.S_ISFIFO), ("socket", stat.S_ISSOCK), ("device", stat.S_ISCHR), ("device", stat.S_ISBLK)):
+    for name, test in (
+        ("file", stat.S_ISREG), ("dir", stat.S_ISDIR), ("symlink", stat.S_ISLNK), ("fifo", stat.S_ISFIFO),
+        ("socket", stat.S_ISSOCK), ("device", stat.S_ISCHR), ("device", stat.S_ISBLK),
+    ):
         if test(m):
             return name
     return "other"
@@ -215,7 +226,10 @@ except OSError:
 for name in listed:
     path = os.path.join(root, name)
     st = os.lstat(path)
-    entry = {"name": name, "type": kind(st.st_mode), "uid": st.st_uid, "mode": st.st_mode & 0o7777, "nlink": st.st_nlink, "size": st.st_size, "content": None}
+    entry = {
+        "name": name, "type": kind(st.st_mode), "uid": st.st_uid, "mode": st.st_mode & 0o7777,
+        "nlink": st.st_nlink, "size": st.st_size, "content": None,
+    }
     if name in names and stat.S_ISREG(st.st_mode) and st.st_size <= 1 << 20:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         try:

@@ -54,7 +54,10 @@ function instructions(dockerfile: string): [string, string][] {
   return result;
 }
 
-/** The images a Dockerfile's stages start from (ARG defaults before the first FROM substituted), earlier stages left out. */
+/**
+ * The images a Dockerfile's stages start from (ARG defaults before the first FROM substituted), earlier stages left
+ * out.
+ */
 export function dockerfileBaseImages(dockerfile: string): string[] {
   const args: Record<string, string> = {};
   const stages = new Set<string>();

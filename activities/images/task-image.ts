@@ -113,7 +113,8 @@ export function taskDockerfile(base: string, environment: Environment, pipWheel:
       'COPY wheels /tmp/agentrl-wheels',
       `RUN python3 /tmp/agentrl-wheels/${pipWheel}/pip install --no-index --find-links /tmp/agentrl-wheels ` +
         `--break-system-packages --no-cache-dir --disable-pip-version-check --root-user-action=ignore ` +
-        `${environment.pypi.map((req) => `'${req}'`).join(' ')}${environment.install ? '' : ' && rm -rf /tmp/agentrl-wheels'}`,
+        environment.pypi.map((req) => `'${req}'`).join(' ') +
+        (environment.install ? '' : ' && rm -rf /tmp/agentrl-wheels'),
     );
   if (environment.install) {
     if (!environment.pypi?.length && pipWheel) lines.push('COPY wheels /tmp/agentrl-wheels');
@@ -155,7 +156,9 @@ export async function wheelContext(
   }
 }
 
-/** The wheels of the requirements (and pip itself, to install them), for CPython 3.11 on this machine's architecture. */
+/**
+ * The wheels of the requirements (and pip itself, to install them), for CPython 3.11 on this machine's architecture.
+ */
 async function downloadWheels(requirements: readonly string[], dest: string): Promise<void> {
   const machine = arch() === 'arm64' ? 'aarch64' : 'x86_64';
   const args = ['-m', 'pip', 'download', '--disable-pip-version-check', '--dest', dest, '--only-binary=:all:'];
@@ -201,7 +204,8 @@ export async function ensureTaskImage(
   const base = await inspect(spec.baseImage);
   if (!base)
     throw new TaskImageError(
-      `the base image ${spec.baseImage} of ${spec.image} is not on this host; build it with scripts/build-base-image.sh`,
+      `the base image ${spec.baseImage} of ${spec.image} is not on this host; ` +
+        'build it with scripts/build-base-image.sh',
     );
   const existing = await inspect(spec.image);
   if (existing && existing.Config?.Labels?.[baseLabel] === base.Id) return 'present';

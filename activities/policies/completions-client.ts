@@ -114,7 +114,8 @@ export async function loadWeights(url: string, policyPath: string): Promise<stri
     );
   }
   const body = (await response.json().catch(() => null)) as { model?: string; error?: { message?: string } } | null;
-  const problem = `policy server ${url} did not load ${policyPath}: ${body?.error?.message ?? `HTTP ${response.status}`}`;
+  const reason = body?.error?.message ?? `HTTP ${response.status}`;
+  const problem = `policy server ${url} did not load ${policyPath}: ${reason}`;
   // a server that answers but refuses the weights will refuse them again; one that fails (5xx) may recover
   if (response.status >= 400 && response.status < 500)
     throw ApplicationFailure.nonRetryable(problem, ErrorTypes.policyError);

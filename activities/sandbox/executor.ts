@@ -159,7 +159,8 @@ export function createExecutorClient(docker: Dockerode, uid: number, options: { 
     },
 
     /**
-     * The channel of a sandbox: remembered, or found on this host (its executor's socket is there); null when calls to it
+     * The channel of a sandbox: remembered, or found on this host (its executor's socket is there); null when calls to
+     * it
      * go through `docker exec` (no executor, or one this worker cannot reach).
      */
     async channelOf(containerName: string): Promise<ExecutorChannel | null> {

@@ -34,7 +34,10 @@ export type PoolClaim = z.infer<typeof PoolClaim>;
 
 export type PoolSettings = AgentrlConfig['sandbox']['pool'];
 
-/** How to make one container of a recipe: created with role `pool` and `labels.pool` set to `poolLabel`, started, seeded. */
+/**
+ * How to make one container of a recipe: created with role `pool` and `labels.pool` set to `poolLabel`, started,
+ * seeded.
+ */
 export interface PoolRecipe {
   /** the recipe's identity: same image, starting repository and limits, same key */
   key: string;
@@ -196,7 +199,8 @@ export function createSandboxPool(
     },
 
     /**
-     * Asks for a recipe (again): the pool keeps `size` containers of it from now on, made in the background. Called once
+     * Asks for a recipe (again): the pool keeps `size` containers of it from now on, made in the background. Called
+     * once
      * the recipe's image is on this host.
      */
     want(recipe: PoolRecipe): void {

@@ -88,7 +88,8 @@ async function killOwned(pids: number[], uid: number, killed: number[]): Promise
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ESRCH') continue;
       throw new SweepError(
-        `cannot kill the agent's process ${pid} from the host (${code}): the worker must run on the Docker host as root`,
+        `cannot kill the agent's process ${pid} from the host (${code}): ` +
+          'the worker must run on the Docker host as root',
       );
     }
   }
@@ -197,9 +198,13 @@ async function containerPids(container: Dockerode.Container, id: string): Promis
       // not this layout
     }
   }
-  const top = await container.top({ ps_args: '-o pid' });
-  const column = top.Titles.indexOf('PID');
-  return (top.Processes as string[][]).map((row) => Number(row[column]));
+  // dockerode types top()'s answer as any: its shape is Docker's API's
+  const { Titles, Processes } = (await container.top({ ps_args: '-o pid' })) as {
+    Titles: string[];
+    Processes: string[][];
+  };
+  const column = Titles.indexOf('PID');
+  return Processes.map((row) => Number(row[column]));
 }
 
 /** The real uid of a host process, or null once it is gone. */

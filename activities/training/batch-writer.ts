@@ -115,7 +115,8 @@ export async function writeBatch(
     // the step whose weights the trainer starts from: policy_versions are measured against it
     ...(info.baseStep !== undefined ? { baseStep: info.baseStep } : {}),
   };
-  // the header is the contract with the trainer (shared/contracts/batch-file.ts): checked here, and again where it is read
+  // the header is the contract with the trainer (shared/contracts/batch-file.ts): checked here, and again where it is
+  // read
   BatchFileHeader.parse({
     tensors: Object.fromEntries(Object.entries(tensors).map(([name, { dtype, shape }]) => [name, { dtype, shape }])),
     metadata,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildBatchRows,
+  emptyBatchCounts,
   generatedRunStarts,
   turnIds,
   type EarlierTurn,
@@ -226,18 +227,7 @@ export function createBuildBatchActivities(deps: { store: ArtifactStore }) {
       let counts: BuiltBatch['counts'];
       if (input.objective === 'imitation') {
         rows = tokens.map((episode) => ({ ...episode, reward: 1, advantage: 1 }));
-        counts = {
-          episodes: input.episodes.length,
-          environmentFailures: 0,
-          truncatedZeroed: 0,
-          truncatedDropped: 0,
-          agentCrashes: 0,
-          groupsKept: 0,
-          groupsDropped: 0,
-          zeroAdvantageGroups: 0,
-          creditedDecisions: 0,
-          imitationExcluded,
-        };
+        counts = { ...emptyBatchCounts(input.episodes.length), imitationExcluded };
       } else {
         ({ rows, counts } = buildBatchRows(tokens, {
           estimator: input.estimator,

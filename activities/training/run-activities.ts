@@ -5,7 +5,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/names/errors';
-import { TrainingRunInput, type TrainingRunState } from '../../shared/contracts/training-run';
+import { formerFlatNames, TrainingRunInput } from '../../shared/contracts/run/input';
+import { withNewNames } from '../../shared/contracts/renamed-fields';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import { type IterationMetrics } from '../../shared/contracts/run-metrics';
 import { publishToVllm } from '../policies/chat/generation-clients';
 import { loadWeights } from '../policies/completions-client';
@@ -31,7 +33,7 @@ export interface RunActivityDeps {
   codeVersion: string;
 }
 
-/** Paths (`model.alibi`, `stopCredit`) where two JSON configs differ. */
+/** Paths (`model.alibi`, `credit.stopCredit`) where two JSON configs differ. */
 export function configDifferences(a: unknown, b: unknown, path = ''): string[] {
   const isObject = (value: unknown): value is Record<string, unknown> =>
     typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,7 +74,8 @@ export function createRunActivities(deps: RunActivityDeps) {
         createdAt: new Date().toISOString(),
         policyVersions: [],
       };
-      const warnings = runWarnings(input.config);
+      const config = TrainingRunInput.parse(input.config);
+      const warnings = runWarnings(config);
       if (warnings.length) manifest.warnings = warnings;
       const existing = await readManifest(runRef);
       if (existing) {
@@ -80,7 +83,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         // parsed config is parsed again because defaults such as `budgets: {}` fill in on the second pass
         const before = TrainingRunInput.safeParse(existing.config);
         const differing = before.success
-          ? configDifferences(before.data, TrainingRunInput.parse(input.config))
+          ? configDifferences(before.data, config)
           : ['(the stored config no longer parses)'];
         if (differing.length > 0) {
           throw ApplicationFailure.nonRetryable(
@@ -89,7 +92,8 @@ export function createRunActivities(deps: RunActivityDeps) {
             ErrorTypes.invalidInput,
           );
         }
-        const added = configDifferences(existing.config, input.config);
+        // a config stored before the input's blocks is read under today's names first
+        const added = configDifferences(withNewNames(existing.config, formerFlatNames).record, input.config);
         if (added.length > 0)
           log.warn('resuming a run whose config predates some fields; they take their defaults', {
             runId: input.runId,
@@ -205,11 +209,11 @@ function hashTasks(tasks: readonly string[]): string {
 }
 
 /** The manifest's warnings of a run's input: settings that make its policy an ablation's, not one to use. */
-export function runWarnings(config: Record<string, unknown>): string[] {
+export function runWarnings(input: Pick<TrainingRunInput, 'loss'>): string[] {
   const warnings: string[] = [];
-  if (config.lossMask === 'all')
+  if (input.loss.mask === 'all')
     warnings.push(
-      'lossMask "all": the policy-gradient loss trains on environment tokens (observations) as well as actions; ' +
+      'loss.mask "all": the policy-gradient loss trains on environment tokens (observations) as well as actions; ' +
         'an ablation (the Search-R1 loss-mask ablation), not a policy to use',
     );
   return warnings;

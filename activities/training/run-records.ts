@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TrainingRunState } from '../../shared/contracts/training-run';
+import { TrainingRunState } from '../../shared/contracts/run/state';
 import { IterationMetrics } from '../../shared/contracts/run-metrics';
 import type { ArtifactStore } from '../store/artifact-store';
 import { parseJson } from '../store/files';

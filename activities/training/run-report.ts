@@ -201,7 +201,9 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
   return run.urlOf('report.md');
 }
 
-/** The episodes' time by phase per iteration (seconds summed over the iteration's episodes); none before it was kept. */
+/**
+ * The episodes' time by phase per iteration (seconds summed over the iteration's episodes); none before it was kept.
+ */
 function phaseTable(metrics: readonly IterationMetrics[]): string[] {
   const lines = metrics.filter((line) => line.time.phases);
   if (lines.length === 0) return [];

@@ -20,7 +20,8 @@ export const evaluate: Command = {
     'Options:',
     '  --policy SPEC         required: scripted:FILE.jsonl, completions:URL[#VERSION] (any vLLM-compatible server),',
     `                        demo:format, random:, or FILE.onnx (a policy version, e.g. .agentrl/artifacts/runs/RUN/`,
-    `                        policies/v3/policy.onnx, served by an embedded policy server on port ${servingPorts.exportedPolicy})`,
+    '                        policies/v3/policy.onnx, served by an embedded policy server on port ' +
+      `${servingPorts.exportedPolicy})`,
     '  --tasks DIR           required: a folder holding task folders (any depth)',
     '  -k N                  pass@k                                   default: 1',
     '  --samples N           episodes per task (at least k)           default: k',

@@ -1,6 +1,6 @@
 import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
-import type { TrainingProgress } from '../../shared/contracts/training-run';
+import type { TrainingProgress } from '../../shared/contracts/run/progress';
 import { trainingProgressQuery } from '../../workflows/messages';
 import { codeVersion } from '../../workers/code-version';
 import { hostSandboxCounts } from '../../workers/host-capacity';

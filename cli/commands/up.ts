@@ -102,7 +102,8 @@ export const up: Command = {
     clearServiceRecord(config, upName, process.pid);
     const restarts = Object.entries(supervisor.restarts());
     log(
-      `up: stopped; the services keep running${restarts.length ? ` (restarts: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''}`,
+      'up: stopped; the services keep running' +
+        (restarts.length ? ` (restarts: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''),
     );
     return 0;
   },

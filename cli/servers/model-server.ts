@@ -1,5 +1,6 @@
 // The embedded server of a Hugging Face causal LM of shared/models.json, behind the vLLM subset of
-// serving/causal-lm-server.ts: node --import tsx cli/servers/model-server.ts --model NAME [--port 8102] [--host 127.0.0.1]
+// serving/causal-lm-server.ts: node --import tsx cli/servers/model-server.ts --model NAME [--port 8102] [--host
+// 127.0.0.1]
 // [--state FILE] (the episode and train commands start it as a background service). With --state
 // it records every publication there and, restarted, serves the last one again (its weights and
 // version), so a run's pinned episodes find their version after a crash. Prints one line once it listens.

@@ -19,7 +19,8 @@ export interface PolicyServerOptions {
 }
 
 export const policyServerUsage = [
-  `Usage: npx agentrl policy-server [--model FILE.onnx] [--port ${servingPorts.policyServer}] [--host 127.0.0.1] [--state FILE] ` +
+  `Usage: npx agentrl policy-server [--model FILE.onnx] [--port ${servingPorts.policyServer}] ` +
+    '[--host 127.0.0.1] [--state FILE] ' +
     '[--max-loaded 8]',
   '',
   "Serves an exported ONNX policy with onnxruntime-node behind vLLM's API. Without --model it answers 503",

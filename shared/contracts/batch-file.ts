@@ -55,7 +55,8 @@ export const BatchFileTensors = z
     environment_mask: tensor(
       ['F32', 'U8', 'BOOL'],
       2,
-      '(B, T) the loss-mask ablation: 1 where a trained token is an observation (no behaviour log-prob: the trainer uses its own)',
+      '(B, T) the loss-mask ablation: 1 where a trained token is an observation ' +
+        '(no behaviour log-prob: the trainer uses its own)',
     ).optional(),
     allowed_patterns: tensor(['BOOL'], 2, '(P, V) the distinct allowed-id masks; row 0 allows everything').optional(),
     allowed_index: tensor(['I64', 'I32'], 2, "(B, T) each token's row of allowed_patterns").optional(),

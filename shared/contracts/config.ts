@@ -68,7 +68,8 @@ export const AgentrlConfig = z
          */
         warmPython: z.boolean().default(true),
         /**
-         * the warm pool (activities/sandbox/pool.ts): agent containers made and seeded ahead of need, per recipe (image,
+         * the warm pool (activities/sandbox/pool.ts): agent containers made and seeded ahead of need, per recipe
+         * (image,
          * starting repository, limits) asked for within `idleS`. Off by default (`size: 0`): a claimed pool container
          * keeps the pool's labels (Docker's labels cannot change), so tools that find an episode's container by its
          * workflow label must read its claim record instead

@@ -50,7 +50,8 @@ export const TaskSummary = z.object({
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
 /**
- * The kinds of policy an episode can run (shared/contracts/policy-spec.ts; an `.onnx` file is served first, as `completions:`).
+ * The kinds of policy an episode can run (shared/contracts/policy-spec.ts; an `.onnx` file is served first, as
+ * `completions:`).
  */
 export type PolicyKind = Exclude<PolicySpecKind, 'onnx'>;
 
@@ -245,7 +246,10 @@ export const EpisodeResult = z.object({
   policyVersions: z.array(z.string()).optional(),
   /** how many times it parked (absent: never) */
   parks: z.number().int().min(0).optional(),
-  /** the sandbox hosts (worker host ids) it ran on, in order; empty when no sandbox was acquired (absent in older results) */
+  /**
+   * the sandbox hosts (worker host ids) it ran on, in order; empty when no sandbox was acquired (absent in older
+   * results)
+   */
   hosts: z.array(z.string()).optional(),
   /** a Harbor verifier's other figures: reward.json's numeric keys besides `reward` (absent: none) */
   metrics: z.record(z.string(), z.number()).optional(),

@@ -36,7 +36,10 @@ export const truncatedOutcomes: readonly Outcome[] = [
 /** How many times an episode that ended in an environment failure runs again (its group stays whole). */
 export const maxResamples = 2;
 
-/** The one resampling rule: an environment failure says nothing of the policy, so its episode runs again (attempt 0 is the first run). */
+/**
+ * The one resampling rule: an environment failure says nothing of the policy, so its episode runs again (attempt 0 is
+ * the first run).
+ */
 export function resampleAfter(outcome: Outcome, attempt: number): boolean {
   return environmentFailures.includes(outcome) && attempt < maxResamples;
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { EpisodeResult, StopRecord } from './episode';
 import type { Outcome } from './outcomes';
+import { TrainerStepMetrics } from './trainer-contract';
 
 /** Seconds spent so far in iterations (their evaluations left out) and in evaluations, for `evalTail`. */
 export const RunTiming = z.object({
@@ -74,36 +75,23 @@ export const IterationMetrics = z.object({
     .object({ rows: z.number().int(), tokens: z.number().int(), generatedTokens: z.number().int(), counts: Counts })
     .nullable(),
   /**
-   * klK3: KL to the sampling policy; klRef: KL to the warm-started policy (null without the anchor);
-   * mismatchKl: KL(behaviour || the weights the step starts from), recomputed by the trainer (absent in older runs)
+   * the trainer step's figures, as its result states them (trainer-contract.ts TrainerStepMetrics), except klRef: KL
+   * to the warm-started policy, null without the anchor
    */
-  training: z
-    .object({
-      loss: z.number(),
-      meanRatio: z.number(),
-      clipFraction: z.number(),
-      klK3: z.number(),
-      klRef: z.number().nullable().optional(),
-      gradNorm: z.number(),
-      skipped: z.boolean(),
-      mismatchKl: z.number().optional(),
-      /** the share of trained tokens where dual-clip bound (absent in older runs) */
-      clipFractionLower: z.number().optional(),
-      /** KL to the sampling policy by every estimator (absent in older runs) */
-      klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
-      /** with a critic (trainer-contract.ts TrainOnBatchResult metrics.critic) */
-      critic: z
-        .object({
-          meanValue: z.number(),
-          meanReturn: z.number(),
-          explainedVariance: z.number(),
-          valueLoss: z.number(),
-          valueClipFraction: z.number(),
-        })
-        .optional(),
-      /** policy-gradient steps: the training-inference mismatch before the first update (trainer-contract.ts) */
-      mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
-    })
+  training: TrainerStepMetrics.pick({
+    loss: true,
+    meanRatio: true,
+    clipFraction: true,
+    klK3: true,
+    gradNorm: true,
+    skipped: true,
+    mismatchKl: true,
+    clipFractionLower: true,
+    klSampling: true,
+    critic: true,
+    mismatch: true,
+  })
+    .extend({ klRef: z.number().nullable().optional() })
     .nullable(),
   /**
    * the version the evaluation of this line sampled, when it is not `policyVersion` (an asynchronous run evaluates

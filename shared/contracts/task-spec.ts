@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** A PyPI requirement: a name, extras, and version clauses (no URL, no marker). */
+const pypiRequirement =
+  /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?(\s*(===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?)*$/;
+
 export const taskIdPattern = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** A pytest node id: `path/to/test_file.py::Class::test_name[params]`. */
@@ -36,16 +40,7 @@ export const TaskSpec = z
       .object({
         python: z.literal('3.11', { message: 'the offline base image has Python 3.11 only' }).optional(),
         debian: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]+$/, 'a Debian package name')).optional(),
-        pypi: z
-          .array(
-            z
-              .string()
-              .regex(
-                /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?(\s*(===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?)*$/,
-                'a requirement such as six==1.16.0',
-              ),
-          )
-          .optional(),
+        pypi: z.array(z.string().regex(pypiRequirement, 'a requirement such as six==1.16.0')).optional(),
         /**
          * a shell command that installs the repository into the image (such as `pip install -e .`), run as
          * root in /work of the build with the starting repository copied there, after the packages; pip

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
-/** The tools an agent can call. */
+/**
+ * The tools an agent can call; `bash` runs its command as `/bin/bash -c COMMAND` in the sandbox (sandbox/run-tool.py).
+ */
 export const ToolCall = z.discriminatedUnion('tool', [
   z
     .object({

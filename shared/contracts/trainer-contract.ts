@@ -203,6 +203,55 @@ export type TrainOnBatchInput = z.infer<typeof TrainOnBatchInput>;
 /** where an exported policy lies: the toy model's ONNX file, or a Hugging Face model's ONNX folder */
 const policyRef = StoreRef;
 
+/** A step's figures (the `metrics` of its result); a training run's metrics.jsonl carries most of them. */
+export const TrainerStepMetrics = z.object({
+    loss: z.number(),
+    meanRatio: z.number(),
+    clipFraction: z.number(),
+    /** KL to the sampling policy (k3) */
+    klK3: z.number(),
+    /** KL to the sampling policy by every estimator (absent in older records) */
+    klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
+    /** the share of trained tokens where dual-clip bound the loss (absent in older records) */
+    clipFractionLower: z.number().optional(),
+    /** KL to the reference policy; absent without `klCoef` */
+    klRef: z.number().optional(),
+    gradNorm: z.number(),
+    /** an all-zero-advantage batch skips the optimizer step */
+    skipped: z.boolean(),
+    maskedTokens: z.number(),
+    updates: z.number().int(),
+    /**
+     * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
+     */
+    offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
+    importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
+    /**
+     * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine
+     * mismatch
+     */
+    mismatchKl: z.number().optional(),
+    /**
+     * the training-inference mismatch, measured before the step's first update on the tokens its
+     * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
+     */
+    mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
+    /**
+     * with a critic: its mean value and the mean return at the steps before the first update, the explained
+     * variance of the returns by the values, and the value loss and its clip share over the updates
+     */
+    critic: z
+      .object({
+        meanValue: z.number(),
+        meanReturn: z.number(),
+        explainedVariance: z.number(),
+        valueLoss: z.number(),
+        valueClipFraction: z.number(),
+      })
+      .optional(),
+});
+export type TrainerStepMetrics = z.infer<typeof TrainerStepMetrics>;
+
 /**
  * A step's result. `policyRef` and `checkpointRef` name store objects (results recorded before
  * references held local paths, as `policyPath` and `checkpointPath`, earlier `onnxPath`).
@@ -215,52 +264,7 @@ export const TrainOnBatchResult = readingRenamed(
     policyVersion: z.string(),
     policyRef,
     checkpointRef: StoreRef,
-    metrics: z.object({
-      loss: z.number(),
-      meanRatio: z.number(),
-      clipFraction: z.number(),
-      /** KL to the sampling policy (k3) */
-      klK3: z.number(),
-      /** KL to the sampling policy by every estimator (absent in older records) */
-      klSampling: z.object({ k1: z.number(), k2: z.number(), k3: z.number(), lowVarKl: z.number() }).optional(),
-      /** the share of trained tokens where dual-clip bound the loss (absent in older records) */
-      clipFractionLower: z.number().optional(),
-      /** KL to the reference policy; absent without `klCoef` */
-      klRef: z.number().optional(),
-      gradNorm: z.number(),
-      /** an all-zero-advantage batch skips the optimizer step */
-      skipped: z.boolean(),
-      maskedTokens: z.number(),
-      updates: z.number().int(),
-      /**
-       * policy gradient: the correction applied, and w = pi_prox / mu over the trained tokens (absent in older records)
-       */
-      offPolicy: byDefault(z.enum(OffPolicyModes), 'offPolicy').optional(),
-      importanceWeight: z.object({ mean: z.number(), max: z.number(), truncatedShare: z.number() }).optional(),
-      /**
-       * k3 estimate of KL(mu || pi_prox) with pi_prox recomputed by the trainer on every token: staleness and engine
-       * mismatch
-       */
-      mismatchKl: z.number().optional(),
-      /**
-       * the training-inference mismatch, measured before the step's first update on the tokens its
-       * starting weights generated: of r = pi_train / mu, mean and max |r - 1|, and KL(mu || pi_train) (k3)
-       */
-      mismatch: z.object({ meanAbsRatioDev: z.number(), maxAbsRatioDev: z.number(), kl: z.number() }).optional(),
-      /**
-       * with a critic: its mean value and the mean return at the steps before the first update, the explained
-       * variance of the returns by the values, and the value loss and its clip share over the updates
-       */
-      critic: z
-        .object({
-          meanValue: z.number(),
-          meanReturn: z.number(),
-          explainedVariance: z.number(),
-          valueLoss: z.number(),
-          valueClipFraction: z.number(),
-        })
-        .optional(),
-    }),
+    metrics: TrainerStepMetrics,
     device: z.string(),
     durationMs: z.number(),
   }),

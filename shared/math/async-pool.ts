@@ -65,7 +65,9 @@ export const AsyncPool = z.object({
 });
 export type AsyncPool = z.infer<typeof AsyncPool>;
 
-/** A fresh pool whose group numbering continues from `admitted` (a resumed run draws the tasks the next steps would). */
+/**
+ * A fresh pool whose group numbering continues from `admitted` (a resumed run draws the tasks the next steps would).
+ */
 export function emptyPool(admitted: number, nowMs: number): AsyncPool {
   return {
     admitted,
@@ -139,7 +141,8 @@ export type Recorded = 'resampled' | 'evaluation' | 'evaluated' | 'member' | 're
 
 /**
  * Records an episode's result. An environment failure says nothing of the policy: the episode is
- * queued again first (a new id, shared/contracts/outcomes.ts `resampledId`), as `resampleAfter` says, so that its group stays
+ * queued again first (a new id, shared/contracts/outcomes.ts `resampledId`), as `resampleAfter` says, so that its group
+ * stays
  * whole. An evaluation episode's result joins the evaluation (complete: its metrics wait for the
  * next line, `summarise`); a training episode's joins its group, which is ready once it has
  * `groupSize` results.

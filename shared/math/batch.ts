@@ -123,6 +123,21 @@ export interface BatchCounts {
   truncatedBootstrapped?: number;
 }
 
+/** The counts of a batch of `episodes` episodes before any is counted. */
+export function emptyBatchCounts(episodes: number): BatchCounts {
+  return {
+    episodes,
+    environmentFailures: 0,
+    truncatedZeroed: 0,
+    truncatedDropped: 0,
+    agentCrashes: 0,
+    groupsKept: 0,
+    groupsDropped: 0,
+    zeroAdvantageGroups: 0,
+    creditedDecisions: 0,
+  };
+}
+
 /**
  * Filters episodes by outcome, computes group-relative advantages and returns one row per kept
  * episode. Environment failures (sandbox_crash, policy_error, grader_error) never enter a batch;
@@ -136,54 +151,11 @@ export function buildBatchRows(
   const stepLevel = options.estimator === 'gigpo';
   // a critic estimator: the trainer computes the advantages from its values; every episode counts, even alone
   const critic = isCriticEstimator(options.estimator);
-  const bootstrapped = new Set<string>();
   const counts: BatchCounts = {
-    episodes: episodes.length,
-    environmentFailures: 0,
-    truncatedZeroed: 0,
-    truncatedDropped: 0,
-    agentCrashes: 0,
-    groupsKept: 0,
-    groupsDropped: 0,
-    zeroAdvantageGroups: 0,
-    creditedDecisions: 0,
+    ...emptyBatchCounts(episodes.length),
     ...(stepLevel ? { stepGroups: 0, stepAdvantageTokens: 0 } : {}),
   };
-  const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
-  for (const episode of episodes) {
-    checkAligned(episode);
-    let reward: number;
-    if (environmentFailures.includes(episode.outcome)) {
-      counts.environmentFailures++;
-      continue;
-    } else if (truncations.includes(episode.outcome)) {
-      if (options.truncation === TruncationPolicies.drop) {
-        counts.truncatedDropped++;
-        continue;
-      }
-      if (options.truncation === TruncationPolicies.bootstrap) {
-        if (!critic)
-          throw new Error(
-            `truncation bootstrap needs a critic (estimator ${criticEstimatorList}), not ${options.estimator}`,
-          );
-        counts.truncatedBootstrapped = (counts.truncatedBootstrapped ?? 0) + 1;
-        bootstrapped.add(episode.episodeId);
-      } else {
-        counts.truncatedZeroed++;
-      }
-      reward = 0;
-    } else if (episode.outcome === Outcomes.agentCrash) {
-      counts.agentCrashes++;
-      reward = 0;
-    } else {
-      if (episode.reward === null)
-        throw new Error(`episode ${episode.episodeId}: outcome ${episode.outcome} needs a reward`);
-      reward = episode.reward;
-    }
-    const group = groups.get(episode.groupId) ?? [];
-    group.push({ episode, reward });
-    groups.set(episode.groupId, group);
-  }
+  const { groups, bootstrapped } = groupedRewards(episodes, options, counts);
   const rows: BatchRow[] = [];
   for (const [groupId, members] of groups) {
     if (members.length < 2 && !critic) {
@@ -260,6 +232,56 @@ export function buildBatchRows(
     });
   }
   return { rows, counts };
+}
+
+/**
+ * The episodes a batch trains on, by group, with the reward each trains on: environment failures left out, truncated
+ * episodes as `truncation` says (`bootstrapped`: those whose last state's value the trainer adds), agent crashes at 0;
+ * each counted in `counts`.
+ */
+function groupedRewards(
+  episodes: readonly EpisodeTokens[],
+  options: { estimator: string; truncation: TruncationPolicy },
+  counts: BatchCounts,
+): { groups: Map<string, { episode: EpisodeTokens; reward: number }[]>; bootstrapped: Set<string> } {
+  const critic = isCriticEstimator(options.estimator);
+  const bootstrapped = new Set<string>();
+  const groups = new Map<string, { episode: EpisodeTokens; reward: number }[]>();
+  for (const episode of episodes) {
+    checkAligned(episode);
+    let reward: number;
+    if (environmentFailures.includes(episode.outcome)) {
+      counts.environmentFailures++;
+      continue;
+    } else if (truncations.includes(episode.outcome)) {
+      if (options.truncation === TruncationPolicies.drop) {
+        counts.truncatedDropped++;
+        continue;
+      }
+      if (options.truncation === TruncationPolicies.bootstrap) {
+        if (!critic)
+          throw new Error(
+            `truncation bootstrap needs a critic (estimator ${criticEstimatorList}), not ${options.estimator}`,
+          );
+        counts.truncatedBootstrapped = (counts.truncatedBootstrapped ?? 0) + 1;
+        bootstrapped.add(episode.episodeId);
+      } else {
+        counts.truncatedZeroed++;
+      }
+      reward = 0;
+    } else if (episode.outcome === Outcomes.agentCrash) {
+      counts.agentCrashes++;
+      reward = 0;
+    } else {
+      if (episode.reward === null)
+        throw new Error(`episode ${episode.episodeId}: outcome ${episode.outcome} needs a reward`);
+      reward = episode.reward;
+    }
+    const group = groups.get(episode.groupId) ?? [];
+    group.push({ episode, reward });
+    groups.set(episode.groupId, group);
+  }
+  return { groups, bootstrapped };
 }
 
 /**

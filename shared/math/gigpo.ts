@@ -1,4 +1,4 @@
-import { advantageEstimators, stdEpsilon } from './advantages';
+import { advantageEstimators } from './advantages';
 
 /**
  * GiGPO (Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978):
@@ -13,7 +13,7 @@ import { advantageEstimators, stdEpsilon } from './advantages';
  *   G_ik    = gamma^(T_i - 1 - k) * R_i                (the reward arrives after the last of T_i actions)
  *
  * F is the population std (`normalise: "std"`, the paper's default; a set whose std is below
- * {@link stdEpsilon} gets zeros) or 1 (`"none"`, the paper's mean-norm variant). An action whose state
+ * `stdEpsilon` gets zeros) or 1 (`"none"`, the paper's mean-norm variant). An action whose state
  * no other action shares has A_S = 0, so a group with no repeated state gets exactly GRPO (or
  * Dr. GRPO). Pure; golden cases in shared/golden/gigpo.json, which the Python reference
  * (trainer/agentrl_reference/gigpo.py) writes and both suites read.

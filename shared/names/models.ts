@@ -11,9 +11,9 @@ export interface ModelEntry {
   tokenizer?: string;
   source?: string;
   /**
-   * defaults of a training run's input that names this model (deep-merged under what the input
-   * gives: shared/contracts/training-run.ts applyModelPresets), so that a run on a 2-core CPU finishes in
-   * minutes; `budgets.maxTurns` and `sampling.chat.maxActionTokens` are also the episode command's
+   * defaults of a training run's input that names this model, in the input's nested shape (deep-merged under
+   * what the input gives: shared/contracts/run/presets.ts applyModelPresets), so that a run on a 2-core CPU
+   * finishes in minutes; `budgets.maxTurns` and `sampling.chat.maxActionTokens` are also the episode command's
    */
   presets?: ModelPresets;
 }

@@ -44,7 +44,8 @@ export function protectedGlobsOf(rules: CheckerPathRules): string[] {
 }
 
 /**
- * What a path is to the checker, as the tamper detector (agentrl_checker/tamper/paths.py) classifies it. Give it a path's key
+ * What a path is to the checker, as the tamper detector (agentrl_checker/tamper/paths.py) classifies it. Give it a
+ * path's key
  * (shared/paths/repo-paths.ts: folded case and Unicode), as the checker does: names match exactly.
  */
 export function classifyPath(

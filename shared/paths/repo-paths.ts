@@ -25,7 +25,10 @@ export function pathKey(path: string): string {
   return parts.join('/');
 }
 
-/** Folders a repository's snapshot leaves out (a task folder, an image's working directory, a tree read back): caches of tools run in it, and git's own. */
+/**
+ * Folders a repository's snapshot leaves out (a task folder, an image's working directory, a tree read back): caches of
+ * tools run in it, and git's own.
+ */
 export const cacheFolders: ReadonlySet<string> = new Set([
   '__pycache__',
   '.pytest_cache',

@@ -5,9 +5,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { BuildBatchInput, BuiltBatch } from '../../activities/training/build-batch';
 import type { TakeTurnInput } from '../../activities/tools/take-turn';
 import { ErrorTypes } from '../../shared/names/errors';
+import { summariseStaleness, tokenStaleness } from '../../shared/math/off-policy';
 import type { InitPolicyInput, TrainOnBatchInput, TrainOnBatchResult } from '../../shared/contracts/trainer-contract';
-import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
+import { emptyBatchCounts } from '../../shared/math/batch';
 import { turnSummary, type StubActivities } from './stubs';
 
 /** How one episode of the stubbed run ends, by its task's id and its sampling seed. */
@@ -22,6 +24,8 @@ export interface RunRecords {
   /** every publishPolicy input (the API and version a real model's publication names) */
   publications: { url: string; policyRef: string; api?: string; version?: string }[];
   inits: InitPolicyInput[];
+  /** the policy version of each turn, by episode: what the real takeTurn records in the episode's context */
+  turnVersions: Map<string, string[]>;
 }
 
 /** The task sets a stubbed run draws from. */
@@ -38,6 +42,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     published: [],
     publications: [],
     inits: [],
+    turnVersions: new Map(),
   };
   const taskOf = (path: string) => path.split('/').at(-1)!;
   // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
@@ -96,22 +101,38 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       const kept = input.episodes.filter(
         (episode) => episode.outcome === 'submitted' || episode.outcome === 'agent_crash',
       );
+      // as the real activity measures them, with one trained token per turn: each row's versions by their step (-1,
+      // not counted, for a version the run never published)
+      const rowVersions = kept.map((episode) =>
+        (records.turnVersions.get(episode.episodeId) ?? []).map((version) => input.versions[version] ?? -1),
+      );
+      const versionMetrics =
+        input.baseStep === undefined
+          ? {}
+          : {
+              staleness: summariseStaleness(
+                rowVersions.flatMap((versions) =>
+                  tokenStaleness(
+                    versions,
+                    versions.map(() => 1),
+                    input.baseStep!,
+                  ),
+                ),
+              ),
+              spanningVersions: rowVersions.filter(
+                (versions) => new Set(versions.filter((version) => version >= 0)).size > 1,
+              ).length,
+            };
       return {
+        ...versionMetrics,
         batchRef: `${input.runRef}/batches/${input.name}.safetensors`,
         rows: kept.length,
         tokens: kept.length * 20,
         generatedTokens: kept.length * 6,
         inferenceMs: 0,
         counts: {
-          episodes: input.episodes.length,
+          ...emptyBatchCounts(input.episodes.length),
           environmentFailures: input.episodes.length - kept.length,
-          truncatedZeroed: 0,
-          truncatedDropped: 0,
-          agentCrashes: 0,
-          groupsKept: 0,
-          groupsDropped: 0,
-          zeroAdvantageGroups: 0,
-          creditedDecisions: 0,
         },
       };
     },
@@ -148,6 +169,10 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
       };
     },
     async takeTurn(input: TakeTurnInput) {
+      records.turnVersions.set(input.episodeId, [
+        ...(records.turnVersions.get(input.episodeId) ?? []),
+        input.policy.version,
+      ]);
       return turnSummary(input.turn, episodeOf(input.promptRef!) === 'sandbox_crash' ? 'sandbox_crash' : 'submitted');
     },
     async scoreSubmission(input) {

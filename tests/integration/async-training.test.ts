@@ -14,7 +14,7 @@ import { createBuildBatchActivities } from '../../activities/training/build-batc
 import type { EpisodeResult } from '../../shared/contracts/episode';
 import { formatPolicySpec } from '../../shared/contracts/policy-spec';
 import { seededSample } from '../../shared/math/random';
-import type { TrainingRunState } from '../../shared/contracts/training-run';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import { projectRoot } from '../../workers/config';
 import { waitFor, localFile } from '../helpers/temporal';
 import { python, readMetrics, runContainers, runFolder, taskSet, useTrainingEnvironment } from '../helpers/training';
@@ -46,11 +46,11 @@ function batchStaleness(path: string, base: number): number {
 
 const small = (runId: string, fields: Record<string, unknown>) => ({
   runId,
-  evalTasks: '',
+  evaluation: { tasks: '' },
   tasksPerIteration: 2,
   groupSize: 2,
   concurrency: 4,
-  stopCredit: 0,
+  credit: { stopCredit: 0 },
   policyServer: suite.policyServer,
   seed: 4,
   mode: 'async',
@@ -66,11 +66,9 @@ describe('asynchronous trainingRun', () => {
     const input = small(runId, {
       tasks: taskSet(['ari-avg-06', 'cmp-covers-01']),
       iterations: 3,
-      groupsPerStep: 1,
-      maxStaleness: 1,
-      segment: { maxTurns: 2 },
+      async: { groupsPerStep: 1, maxStaleness: 1, segment: { maxTurns: 2 } },
       warmStart: { episodes: 4, epochs: 2 },
-      offPolicy: 'decoupled',
+      loss: { offPolicy: 'decoupled' },
     });
     const result = (await suite.env.client.workflow.execute('trainingRun', {
       taskQueue: suite.worker.taskQueue,
@@ -196,7 +194,7 @@ describe('asynchronous trainingRun', () => {
     const input = small(runId, {
       tasks: taskSet(names),
       iterations: 2,
-      maxStaleness: 0,
+      async: { maxStaleness: 0 },
       warmStart: { episodes: 0, epochs: 1 },
     });
     const result = (await suite.env.client.workflow.execute('trainingRun', {
@@ -230,9 +228,7 @@ describe('asynchronous trainingRun', () => {
     const input = small(runId, {
       tasks: taskSet(['obo-head-03', 'swp-min-max-08']),
       iterations: 2,
-      groupsPerStep: 2,
-      maxStaleness: 1,
-      segment: { maxTurns: 1 },
+      async: { groupsPerStep: 2, maxStaleness: 1, segment: { maxTurns: 1 } },
       warmStart: { episodes: 0, epochs: 1 },
     });
     const handle = await suite.env.client.workflow.start('trainingRun', {

@@ -39,7 +39,7 @@ test(
         iterations: 1,
         tasksPerIteration: 2,
         groupSize: 2,
-        evalTasks: '',
+        evaluation: { tasks: '' },
         concurrency: 2,
         // the warm start's step (imitation: it always trains, whatever the rewards) runs long enough
         // (seconds) that the progress poll sees it and the kill below lands inside it

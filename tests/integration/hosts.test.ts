@@ -112,7 +112,7 @@ describe('two sandbox hosts', () => {
   const runInput = (runId: string, seed: number) => ({
     runId,
     tasks: taskSet(['ari-avg-06', 'cmp-covers-01']),
-    evalTasks: '',
+    evaluation: { tasks: '' },
     // each iteration's two episodes run at once, and each host runs one sandbox at a time: they spread
     iterations: 2,
     tasksPerIteration: 1,

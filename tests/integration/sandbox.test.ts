@@ -55,6 +55,35 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
   assert.equal(execFileSync('sh', ['-c', 'echo ok']).toString(), hostLoadBefore, 'the host still forks');
 });
 
+test('the bash tool runs bash: pipefail, [[ ]], arrays, here-strings, and a pipe closed early as in a terminal', async () => {
+  const calls = [
+    'set -o pipefail; false | true; echo $?',
+    '[[ abc == a* ]] && echo matched',
+    'words=(a \'b c\'); echo ${#words[@]} "${words[1]}"',
+    "cat <<< $'tab\\there'",
+    'set -o pipefail; yes | head -1; echo ${PIPESTATUS[@]}',
+  ];
+  const result = await runEpisode(suite.env, suite.worker, {
+    task: task('off-by-one-range'),
+    policy: scriptedPolicy([...calls.map((command) => ({ tool: 'bash', command })), { tool: 'submit' }]),
+    budgets: { toolTimeoutMs: '10s', maxTurns: calls.length + 1 },
+  });
+  assert.equal(result.outcome, 'submitted');
+  assert.deepEqual(
+    readTrajectory(result.trajectoryUri)
+      .slice(0, calls.length)
+      .map((turn) => turn.observation),
+    [
+      '1\n[exit code 0]',
+      'matched\n[exit code 0]',
+      '2 b c\n[exit code 0]',
+      'tab\there\n[exit code 0]',
+      // no "Broken pipe" from yes: SIGPIPE ends it, as in a terminal
+      'y\n141 0\n[exit code 0]',
+    ],
+  );
+});
+
 test('the sweep from the host: a background loop whose call killed its own runner is gone at the next call and during scoring', async () => {
   const loop =
     "nohup sh -c 'while :; do echo x >> /work/loop.log; sleep 0.05; done' >/dev/null 2>&1 & sleep 0.3; echo started";

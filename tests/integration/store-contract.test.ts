@@ -1,5 +1,5 @@
-// The artifact store's contract, run on both backends: the local folder and an S3 bucket on the real
-// S3-compatible server scripts/setup.sh starts (moto in server mode, 127.0.0.1:9000). Streams over 64 MB
+// The artifact store's contract, run on both backends: the local folder and an S3 bucket on the S3 emulator
+// scripts/setup.sh starts (moto in server mode, 127.0.0.1:9000; an emulator of S3's API, not S3). Streams over 64 MB
 // both ways, atomic replacement under concurrent reads, content addressing, missing objects named,
 // two writers of one blob, and a write cut off mid-way (a failing source; on S3 also the connection to
 // the server dropped by a proxy in between) leaving nothing visible; and an episode whose snapshots and

@@ -11,7 +11,9 @@ import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { stopDecisions } from '../../shared/compact-actions/context';
 import { policyTokenizer } from '../../shared/math/tokenizer';
-import type { TrainingProgress, TrainingRunState } from '../../shared/contracts/training-run';
+import { formerFlatNames } from '../../shared/contracts/run/input';
+import type { TrainingProgress } from '../../shared/contracts/run/progress';
+import type { TrainingRunState } from '../../shared/contracts/run/state';
 import { trainingProgressQuery } from '../../workflows/messages';
 import type { EpisodeResult } from '../../shared/contracts/episode';
 import { projectRoot } from '../../workers/config';
@@ -31,7 +33,7 @@ async function startRunUntil(
   const input = {
     runId,
     tasks: taskSet(tasks),
-    evalTasks: '',
+    evaluation: { tasks: '' },
     iterations: 2,
     tasksPerIteration: 2,
     groupSize: 2,
@@ -62,9 +64,7 @@ describe('trainingRun', () => {
     const input = {
       runId,
       tasks: taskSet(['ari-avg-06', 'cmp-covers-01']),
-      evalTasks: taskSet(['swp-min-max-08']),
-      evalSamples: 2,
-      evalEvery: 1,
+      evaluation: { tasks: taskSet(['swp-min-max-08']), samples: 2, every: 1 },
       iterations: 2,
       tasksPerIteration: 2,
       groupSize: 2,
@@ -104,7 +104,7 @@ describe('trainingRun', () => {
       assert.equal(line.eval!.episodes, 2);
       assert.ok(line.batch!.rows <= 4 && line.batch!.generatedTokens > 0);
       assert.ok(line.training && Number.isFinite(line.training.loss));
-      // the policy-gradient steps are anchored (klCoef's default) to the warm-started step 1: the k3
+      // the policy-gradient steps are anchored (loss.klCoef's default) to the warm-started step 1: the k3
       // estimate is measured, and positive once an update has moved the policy from the anchor
       if (line.training.skipped) assert.equal(line.training.klRef, null, JSON.stringify(line.training));
       else {
@@ -123,7 +123,7 @@ describe('trainingRun', () => {
       );
       assert.ok(line.time.sandboxS > 0 && line.time.testsS >= 0 && line.time.inferenceS > 0 && line.time.trainingS > 0);
     }
-    // training episodes grade every passed stop point (stopCredit's default); their counts add up in the metrics
+    // training episodes grade every passed stop point (credit.stopCredit's default); their counts add up in the metrics
     const children = await Promise.all(
       ['ari-avg-06', 'cmp-covers-01'].flatMap((name) =>
         [0, 1].map(
@@ -274,20 +274,29 @@ describe('trainingRun', () => {
       suite.env.client.workflow.execute('trainingRun', {
         taskQueue: suite.worker.taskQueue,
         workflowId: `${runId}-other`,
-        args: [{ ...input, lr: 3e-3 }],
+        args: [{ ...input, optimizer: { lr: 3e-3 } }],
       }),
       (error: Error) => {
         const messages: string[] = [];
         for (let cause: Error | undefined = error; cause; cause = cause.cause as Error | undefined)
           messages.push(cause.message);
-        return /another config \(lr\)/.test(messages.join(' | '));
+        return /another config \(optimizer\.lr\)/.test(messages.join(' | '));
       },
     );
     assert.deepEqual(JSON.parse(readFileSync(join(runDir, 'state.json'), 'utf8')), saved);
-    // a manifest from before a field existed (here stopCredit) resumes, the field at its default
+    // a manifest from before the input's blocks (every field at one level) and before a field existed (here
+    // stopCredit) resumes, the field at its default
     const manifestPath = join(runDir, 'manifest.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { config: Record<string, unknown> };
-    delete manifest.config.stopCredit;
+    const flat: Record<string, unknown> = { ...manifest.config };
+    for (const [old, now] of Object.entries(formerFlatNames)) {
+      const [block, field] = now.split('.') as [string, string];
+      const fields = manifest.config[block] as Record<string, unknown> | undefined;
+      if (fields && field in fields) flat[old] = fields[field];
+      delete flat[block];
+    }
+    delete flat.stopCredit;
+    manifest.config = flat;
     writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 
     const result = (await suite.env.client.workflow.execute('trainingRun', {

@@ -39,10 +39,16 @@ test('run, locate and the test command give what a cold interpreter gives, passi
   actions.push({ tool: 'write_file', path: 'json.py', content: 'MINE = True\n' });
   pair(`python3 -c 'import json, sys; print(getattr(json, "MINE", False), "pytest" in sys.modules)'`);
   actions.push({ tool: 'bash', command: 'rm json.py' });
-  // the call's limits hold: a timeout kills it, a crash is reported as the shell reports it
+  // the call's limits hold: a timeout kills it, a crash is reported as bash reports it (bash execs a lone simple
+  // command: the interpreter leads the call's process group, and its signal is the call's)
   pair(`python3 -c 'import time; print("started", flush=True); time.sleep(30)'`);
-  pair(`python3 -c 'import os; print(os.getuid(), sorted(os.listdir("/proc/self/fd")), os.getpgrp() == os.getppid())'`);
+  pair(`python3 -c 'import os; print(os.getuid(), sorted(os.listdir("/proc/self/fd")), os.getpgrp() == os.getpid())'`);
   pair(`python3 -c 'import os; os.abort()'`);
+  pair(`python3 -c 'raise KeyboardInterrupt'`);
+  // bash's own syntax in what looks like a simple command: bash runs it, never the warm interpreter as written
+  const argvOf = `python3 -c 'import sys; print(sys.argv[1:], "pytest" in sys.modules)'`;
+  const bashSyntax = actions.length;
+  actions.push({ tool: 'bash', command: `${argvOf} {a,b} $'t\\tu' x{1..2} <<< ignored` });
   actions.push({
     tool: 'bash',
     command: "pgrep -c -u agent -f '[p]ython3 -[cm] '; ls /run/agentrl/ctl 2>&1 | head -1",
@@ -56,7 +62,7 @@ test('run, locate and the test command give what a cold interpreter gives, passi
   assert.equal(result.outcome, 'submitted');
   const turns = readTrajectory(result.trajectoryUri);
   const observation = (index: number) => masked(turns[index]!.observation);
-  const [prePair, shadowPair, timeoutPair, identityPair, abortPair] = pairs.slice(9);
+  const [prePair, shadowPair, timeoutPair, identityPair, abortPair, interruptPair] = pairs.slice(9);
   for (const [warm, cold] of pairs.slice(0, 9)) assert.equal(observation(warm), observation(cold));
   assert.match(observation(pairs[0]![0]), /1 failed/);
   assert.match(observation(pairs[3]![0]), /passed/);
@@ -65,11 +71,17 @@ test('run, locate and the test command give what a cold interpreter gives, passi
   assert.equal(observation(prePair![1]), 'False\n[exit code 0]', 'the other ran cold');
   assert.equal(observation(shadowPair![0]), 'True False\n[exit code 0]', 'a shadowing file: cold, and the file wins');
   assert.equal(observation(shadowPair![0]), observation(shadowPair![1]));
-  for (const [warm, cold] of [timeoutPair!, identityPair!, abortPair!])
+  for (const [warm, cold] of [timeoutPair!, identityPair!, abortPair!, interruptPair!])
     assert.equal(observation(warm), observation(cold));
   assert.match(observation(timeoutPair![0]), /^started\n\[timed out/);
   assert.match(observation(identityPair![0]), /^1000 \['0', '1', '2', '3'\] True/);
-  assert.match(observation(abortPair![0]), /Aborted.*\n\[exit code 134\]/);
+  assert.equal(observation(abortPair![0]), '[killed by signal 6]');
+  assert.match(observation(interruptPair![0]), /^Traceback[^]*\nKeyboardInterrupt\n\[killed by signal 2\]$/);
+  assert.equal(
+    observation(bashSyntax),
+    "['a', 'b', 't\\tu', 'x1', 'x2'] False\n[exit code 0]",
+    "bash's expansions, in a cold interpreter",
+  );
   // no process of the agent's outlives its calls, and the agent cannot reach the interpreter's socket
   assert.match(turns[actions.length - 2]!.observation, /^0\nls: cannot open directory/);
 });

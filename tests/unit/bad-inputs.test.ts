@@ -9,7 +9,8 @@ import type { ZodError } from 'zod';
 import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { maxTaskFileBytes } from '../../activities/tasks/task-files';
 import { EpisodeInput, ResumeRequest } from '../../shared/contracts/episode-input';
-import { TrainingRunInput } from '../../shared/contracts/training-run';
+import { asyncSettingsOf } from '../../shared/contracts/run/async';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { describeIssues } from '../../shared/names/errors';
 
@@ -140,43 +141,57 @@ describe('bad inputs from the UI', () => {
   });
   test('asynchronous settings: refused in a synchronous run, segments refused with η = 0, bad values named', () => {
     assert.match(
-      issues(TrainingRunInput, { maxStaleness: 2 }, 'training input'),
-      /^training input: maxStaleness: maxStaleness: only for mode "async"/m,
+      issues(TrainingRunInput, { async: { maxStaleness: 2 } }, 'training input'),
+      /^training input: async: only for mode "async" \(a synchronous iteration waits for every episode\)$/m,
     );
+    // the same rule reads a flat field of before
     assert.match(
       issues(TrainingRunInput, { groupsPerStep: 2, segment: { maxTurns: 3 } }, 'training input'),
-      /groupsPerStep, segment: only for mode "async"/,
+      /^training input: async: only for mode "async"/m,
     );
     assert.match(
-      issues(TrainingRunInput, { mode: 'async', maxStaleness: 0, segment: { maxTurns: 3 } }, 'training input'),
-      /^training input: segment: segments with maxStaleness 0 are refused/m,
+      issues(
+        TrainingRunInput,
+        { mode: 'async', async: { maxStaleness: 0, segment: { maxTurns: 3 } } },
+        'training input',
+      ),
+      /^training input: async\.segment: segments with maxStaleness 0 are refused/m,
     );
     assert.match(
-      issues(TrainingRunInput, { mode: 'async', segment: {} }, 'training input'),
-      /^training input: segment: a segment needs maxTurns or maxMs/m,
+      issues(TrainingRunInput, { mode: 'async', async: { segment: {} } }, 'training input'),
+      /^training input: async\.segment: a segment needs maxTurns or maxMs/m,
     );
     assert.match(
-      issues(TrainingRunInput, { mode: 'async', maxStaleness: -1 }, 'training input'),
-      /^training input: maxStaleness: Too small/m,
+      issues(TrainingRunInput, { mode: 'async', async: { maxStaleness: -1 } }, 'training input'),
+      /^training input: async\.maxStaleness: Too small/m,
     );
     assert.match(
       issues(TrainingRunInput, { mode: 'later' }, 'training input'),
       /^training input: mode: Invalid option: expected one of "sync"\|"async"/m,
     );
     assert.match(
-      issues(TrainingRunInput, { offPolicy: 'ppo' }, 'training input'),
-      /^training input: offPolicy: Invalid option: expected one of "none"\|"tis"\|"decoupled"/m,
+      issues(TrainingRunInput, { loss: { offPolicy: 'ppo' } }, 'training input'),
+      /^training input: loss\.offPolicy: Invalid option: expected one of "none"\|"tis"\|"decoupled"/m,
     );
     assert.match(
-      issues(TrainingRunInput, { mode: 'async', versionSwitch: 'step' }, 'training input'),
-      /^training input: versionSwitch: Invalid option/m,
+      issues(TrainingRunInput, { mode: 'async', async: { versionSwitch: 'step' } }, 'training input'),
+      /^training input: async\.versionSwitch: Invalid option/m,
     );
-    // the defaults: a synchronous run without correction; η 2 once asynchronous
-    assert.deepEqual(TrainingRunInput.parse({}).mode, 'sync');
-    assert.deepEqual(
-      [TrainingRunInput.parse({ mode: 'async' }).offPolicy, TrainingRunInput.parse({ mode: 'async' }).isCap],
-      ['none', 2],
+    assert.match(
+      issues(TrainingRunInput, { mode: 'async', async: { maxStalenes: 1 } }, 'training input'),
+      /^training input: async: Unrecognized key: "maxStalenes"/m,
     );
+    // the defaults: a synchronous run without correction; η 2 once asynchronous, a step per tasksPerIteration groups
+    const sync = TrainingRunInput.parse({});
+    assert.deepEqual([sync.mode, sync.async], ['sync', undefined]);
+    const run = TrainingRunInput.parse({ mode: 'async' });
+    assert.deepEqual([run.loss.offPolicy, run.loss.isCap], ['none', 2]);
+    assert.deepEqual(asyncSettingsOf(run), {
+      maxStaleness: 2,
+      groupsPerStep: 4,
+      versionSwitch: 'turn',
+      maxParked: 64,
+    });
   });
   test('an episode segment and a resume request', () => {
     assert.match(

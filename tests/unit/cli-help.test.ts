@@ -95,6 +95,24 @@ describe('the CLI and its help', () => {
     assert.doesNotMatch(run.stderr, /starting/, 'nothing starts on a bad flag');
   });
 
+  test('train refuses a bad input before anything starts, naming the field in its block', () => {
+    const input = join(state, 'run.json');
+    const train = (fields: object, ...flags: string[]) => {
+      writeFileSync(input, JSON.stringify(fields));
+      const run = agentrl('train', '--input', input, ...flags);
+      assert.equal(run.code, 1, run.stderr);
+      assert.doesNotMatch(run.stderr, /starting/, 'nothing starts on a bad input');
+      return run.stderr;
+    };
+    assert.match(
+      train({ offPolicy: 'tis', loss: { offPolicy: 'none' } }),
+      /--input .*run\.json: offPolicy is the former name of loss\.offPolicy, which is given too: give only loss\.offPolicy/,
+    );
+    // a flat field of before and an option setting its block are one input
+    assert.match(train({ maxStaleness: 1 }, '--segment-turns', '2'), /training input: async: only for mode "async"/);
+    assert.match(train({ loss: { offPolicy: 'ppo' } }), /training input: loss\.offPolicy: Invalid option/);
+  });
+
   test('server status tells a server that does not run from one this project did not start', () => {
     const status = agentrl('server', 'status');
     assert.equal(status.code, 0, status.stderr);

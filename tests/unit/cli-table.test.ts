@@ -11,7 +11,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { writeMetrics } from '../../activities/training/run-records';
 import { followTrainingRun } from '../../cli/training';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
-import type { TrainingProgress } from '../../shared/contracts/training-run';
+import type { TrainingProgress } from '../../shared/contracts/run/progress';
 
 const line = (iteration: number): IterationMetrics => ({
   iteration,

@@ -12,7 +12,7 @@ import { demoAction } from '../../shared/compact-actions/demonstrator';
 import { renderShow } from '../../shared/compact-actions/edit-candidates';
 import { seededRandom, seededSample } from '../../shared/math/random';
 import { policyTokenizer } from '../../shared/math/tokenizer';
-import { inEvalTail } from '../../shared/contracts/training-run';
+import { inEvalTail } from '../../shared/contracts/run/progress';
 import { summariseEpisodes } from '../../shared/contracts/run-metrics';
 import { projectRoot } from '../../workers/config';
 
@@ -278,9 +278,9 @@ describe('run summaries', () => {
     assert.equal(summary.forgedReports, 1, 'forged reports are counted per episode');
   });
 
-  test('evalTail evaluates the iterations estimated to be the last ones of a time budget', () => {
+  test('evaluation.tail evaluates the iterations estimated to be the last ones of a time budget', () => {
     // 10 minutes; iterations take 50 s and evaluations 40 s so far
-    const input = { timeBudgetMinutes: 10, evalTail: 3 };
+    const input = { timeBudgetMinutes: 10, evaluation: { tail: 3 } };
     const timing = { iterations: 4, iterationS: 200, evaluations: 2, evaluationS: 80 };
     const at = (elapsedS: number, state: object = { timing }) =>
       inEvalTail(input, { startedAtMs: 1_000, ...state }, 1_000 + elapsedS * 1000);
@@ -291,14 +291,14 @@ describe('run summaries', () => {
     assert.equal(at(601), false, 'past the budget no iteration starts');
     assert.equal(at(550, {}), false, 'nothing timed yet');
     assert.equal(
-      inEvalTail({ timeBudgetMinutes: 0, evalTail: 3 }, { startedAtMs: 0, timing }, 1e9),
+      inEvalTail({ timeBudgetMinutes: 0, evaluation: { tail: 3 } }, { startedAtMs: 0, timing }, 1e9),
       false,
       'no budget',
     );
     assert.equal(
-      inEvalTail({ ...input, evalTail: 1 }, { startedAtMs: 1_000, timing }, 551_000),
+      inEvalTail({ ...input, evaluation: { tail: 1 } }, { startedAtMs: 1_000, timing }, 551_000),
       false,
-      'evalTail 1: the final evaluation only',
+      'tail 1: the final evaluation only',
     );
   });
 });

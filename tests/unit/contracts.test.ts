@@ -12,7 +12,7 @@ import {
   TrainerErrorTypes,
   TrainOnBatchInput,
 } from '../../shared/contracts/trainer-contract';
-import { PublishedPolicy } from '../../shared/contracts/training-run';
+import { PublishedPolicy } from '../../shared/contracts/run/state';
 import { projectRoot } from '../../workers/config';
 
 interface GoldenCase {

@@ -12,7 +12,7 @@ import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { fileRef, localPathOf } from '../../activities/store/local-copy';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
 import { runWarnings } from '../../activities/training/run-activities';
-import { TrainingRunInput } from '../../shared/contracts/training-run';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
 import { decodeSafetensors } from '../../activities/training/safetensors';
 import { actionStarts, observationIds } from '../../shared/compact-actions/context';
 import { defaultGigpoOptions, gigpoAdvantages } from '../../shared/math/gigpo';
@@ -183,11 +183,15 @@ test('the loss-mask ablation trains every token after the first action and marks
 });
 
 test('a run trains on environment tokens only as an ablation, and its manifest says so', () => {
-  const refused = TrainingRunInput.safeParse({ runId: 'm', tasks: 'x', lossMask: 'all' });
+  const refused = TrainingRunInput.safeParse({ runId: 'm', tasks: 'x', loss: { mask: 'all' } });
   assert.equal(refused.success, false);
-  assert.deepEqual(refused.error!.issues[0]!.path, ['lossMask']);
-  const run = TrainingRunInput.parse({ runId: 'm', tasks: 'x', lossMask: 'all', ablation: true });
-  assert.match(runWarnings(run)[0]!, /lossMask "all".*environment tokens.*ablation/);
+  assert.deepEqual(refused.error!.issues[0]!.path, ['loss', 'mask']);
+  assert.match(
+    refused.error!.issues[0]!.message,
+    /^loss\.mask "all" trains on environment tokens: only for the loss-mask/,
+  );
+  const run = TrainingRunInput.parse({ runId: 'm', tasks: 'x', loss: { mask: 'all' }, ablation: true });
+  assert.match(runWarnings(run)[0]!, /loss\.mask "all".*environment tokens.*ablation/);
   assert.deepEqual(runWarnings(TrainingRunInput.parse({ runId: 'm', tasks: 'x' })), []);
 });
 

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { criticEstimatorNames } from '../../shared/math/advantages';
 import { buildBatchRows, turnIds, type EpisodeTokens } from '../../shared/math/batch';
 import { CriticEstimators } from '../../shared/contracts/trainer-contract';
-import { effectiveStopCredit, probesStops, TrainingRunInput } from '../../shared/contracts/training-run';
+import { effectiveStopCredit, probesStops } from '../../shared/contracts/run/credit';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
 import type { Outcome } from '../../shared/contracts/outcomes';
 import { projectRoot } from '../../workers/config';
 
@@ -77,23 +78,23 @@ test('truncation bootstrap keeps a cut episode at reward 0 and marks it; the sam
 });
 
 test('a run asks for the bootstrap only with a critic estimator, and names the critic’s settings', () => {
-  const refused = TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', truncation: 'bootstrap' });
+  const refused = TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', credit: { truncation: 'bootstrap' } });
   assert.equal(refused.success, false);
-  assert.deepEqual(refused.error!.issues[0]!.path, ['truncation']);
+  assert.deepEqual(refused.error!.issues[0]!.path, ['credit', 'truncation']);
   assert.match(refused.error!.issues[0]!.message, /needs estimator "gae" or "gae_turn", not "grpo"/);
   const run = TrainingRunInput.parse({
     runId: 'c',
     tasks: 'x',
-    estimator: 'gae_turn',
-    truncation: 'bootstrap',
-    critic: { gamma: 0.99, valueClip: null },
+    credit: { estimator: 'gae_turn', truncation: 'bootstrap', critic: { gamma: 0.99, valueClip: null } },
   });
-  assert.deepEqual(run.critic, { gamma: 0.99, valueClip: null });
-  assert.equal(TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', critic: { lambda: 2 } }).success, false);
+  assert.deepEqual(run.credit.critic, { gamma: 0.99, valueClip: null });
+  const bad = TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', credit: { critic: { lambda: 2 } } });
+  assert.deepEqual(bad.error?.issues[0]?.path, ['credit', 'critic', 'lambda']);
 });
 
 test('a critic estimator credits the stop decisions itself: no stop credit and no probes', () => {
-  const run = (estimator: string) => TrainingRunInput.parse({ runId: 's', tasks: 'x', estimator, stopCredit: 5 });
+  const run = (estimator: string) =>
+    TrainingRunInput.parse({ runId: 's', tasks: 'x', credit: { estimator, stopCredit: 5 } }).credit;
   assert.equal(effectiveStopCredit(run('gae')), 0);
   assert.equal(effectiveStopCredit(run('gae_turn')), 0);
   assert.equal(effectiveStopCredit(run('grpo')), 5);
@@ -101,7 +102,7 @@ test('a critic estimator credits the stop decisions itself: no stop credit and n
 });
 
 test('a privileged critic needs the stop probes even without stop credit', () => {
-  const run = (extra: object) => TrainingRunInput.parse({ runId: 'p', tasks: 'x', ...extra });
+  const run = (credit: object) => TrainingRunInput.parse({ runId: 'p', tasks: 'x', credit }).credit;
   assert.equal(probesStops(run({ estimator: 'gae', critic: { privileged: true } })), true);
   assert.equal(probesStops(run({ estimator: 'gae' })), false);
   assert.equal(probesStops(run({ estimator: 'grpo' })), true, 'stop credit 5 by default');

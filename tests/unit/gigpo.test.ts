@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { computeGroupAdvantages } from '../../shared/math/advantages';
 import { type GigpoEpisode, type GigpoOptions, defaultGigpoOptions, gigpoAdvantages } from '../../shared/math/gigpo';
-import { TrainingRunInput } from '../../shared/contracts/training-run';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
 import { projectRoot } from '../../workers/config';
 
 interface Case {
@@ -69,16 +69,21 @@ test('bad options and rewards are refused by name', () => {
 });
 
 test('a run names gigpo as its estimator with its options, for the toy model and a chat model alike', () => {
-  const run = TrainingRunInput.parse({ runId: 'g', tasks: 'tasks/suite/train', estimator: 'gigpo' });
-  assert.deepEqual(run.gigpo, defaultGigpoOptions);
-  const tuned = TrainingRunInput.parse({ runId: 'g', tasks: 'x', estimator: 'gigpo', gigpo: { omega: 0.5 } });
-  assert.deepEqual(tuned.gigpo, { ...defaultGigpoOptions, omega: 0.5 });
+  const run = TrainingRunInput.parse({ runId: 'g', tasks: 'tasks/suite/train', credit: { estimator: 'gigpo' } });
+  assert.deepEqual(run.credit.gigpo, defaultGigpoOptions);
+  const tuned = TrainingRunInput.parse({
+    runId: 'g',
+    tasks: 'x',
+    credit: { estimator: 'gigpo', gigpo: { omega: 0.5 } },
+  });
+  assert.deepEqual(tuned.credit.gigpo, { ...defaultGigpoOptions, omega: 0.5 });
   const chat = TrainingRunInput.safeParse({
     runId: 'g',
     tasks: 'x',
-    estimator: 'gigpo',
+    credit: { estimator: 'gigpo' },
     model: { name: 'smollm2-135m-instruct' },
   });
   assert.equal(chat.success, true, chat.error?.message);
-  assert.equal(TrainingRunInput.safeParse({ runId: 'g', tasks: 'x', gigpo: { gamma: 0 } }).success, false);
+  const bad = TrainingRunInput.safeParse({ runId: 'g', tasks: 'x', credit: { gigpo: { gamma: 0 } } });
+  assert.deepEqual(bad.error?.issues[0]?.path, ['credit', 'gigpo', 'gamma']);
 });

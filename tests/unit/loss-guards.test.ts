@@ -12,7 +12,7 @@ import {
   TrainOnBatchInput,
   trainerDefaults,
 } from '../../shared/contracts/trainer-contract';
-import { TrainingRunInput } from '../../shared/contracts/training-run';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
 import { projectRoot } from '../../workers/config';
 
 const golden = JSON.parse(readFileSync(join(projectRoot, 'shared', 'golden', 'loss.json'), 'utf8')) as {
@@ -43,12 +43,13 @@ test('dual-clip c = 3 and the log-ratio clamp 20 are the defaults on both sides'
 });
 
 test("a run's guards default to the trainer's and bad values are refused at the field", () => {
-  const run = TrainingRunInput.parse({ runId: 'guards', tasks: 'tasks/suite/train' });
-  assert.equal(run.clipRatioC, 3);
-  assert.equal(run.logRatioClamp, 20);
-  assert.equal(run.ratioLevel, 'token');
-  assert.equal(run.klEstimator, 'k3');
-  assert.equal(TrainingRunInput.parse({ runId: 'off', tasks: 'tasks/suite/train', clipRatioC: null }).clipRatioC, null);
+  const { loss } = TrainingRunInput.parse({ runId: 'guards', tasks: 'tasks/suite/train' });
+  assert.equal(loss.clipRatioC, 3);
+  assert.equal(loss.logRatioClamp, 20);
+  assert.equal(loss.ratioLevel, 'token');
+  assert.equal(loss.klEstimator, 'k3');
+  const off = TrainingRunInput.parse({ runId: 'off', tasks: 'tasks/suite/train', loss: { clipRatioC: null } });
+  assert.equal(off.loss.clipRatioC, null);
   for (const [field, value] of [
     ['clipRatioC', 1],
     ['logRatioClamp', 100],
@@ -56,9 +57,9 @@ test("a run's guards default to the trainer's and bad values are refused at the 
     ['ratioLevel', 'turn'],
     ['aggregation', 'seq-mean-token-sum'],
   ] as const) {
-    const parsed = TrainingRunInput.safeParse({ runId: 'bad', tasks: 'tasks/suite/train', [field]: value });
+    const parsed = TrainingRunInput.safeParse({ runId: 'bad', tasks: 'tasks/suite/train', loss: { [field]: value } });
     assert.equal(parsed.success, false, field);
-    assert.deepEqual(parsed.error!.issues[0]!.path, [field]);
+    assert.deepEqual(parsed.error!.issues[0]!.path, ['loss', field]);
   }
   const step = {
     runRef: 'file:///tmp/run',

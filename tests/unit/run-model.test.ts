@@ -2,8 +2,9 @@
 // with its presets under the input; unknown names and fields are refused with what is known.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { models, modelNames } from '../../shared/names/models';
-import { hfModelOf, toyModelOf, TrainingRunInput } from '../../shared/contracts/training-run';
+import { models, modelNames, type ModelPresets } from '../../shared/names/models';
+import { TrainingRunInput } from '../../shared/contracts/run/input';
+import { hfModelOf, toyModelOf } from '../../shared/contracts/run/model';
 
 const issues = (input: unknown) => {
   const parsed = TrainingRunInput.safeParse(input);
@@ -38,26 +39,36 @@ describe("a training run's model", () => {
   });
 
   test('a real model by name: its presets fill what the input leaves out, and what the input gives wins', () => {
-    const presets = models[smol]!.presets!;
+    const presets = models[smol]!.presets! as ModelPresets & {
+      evaluation: { limit: number };
+      credit: { stopCredit: number };
+      optimizer: { lr: number; epochs: number };
+    };
     const input = TrainingRunInput.parse({ model: { name: smol } });
     assert.deepEqual(input.model, { name: smol });
     assert.equal(input.policyServer, 'http://127.0.0.1:8102');
     assert.equal(input.sampling.chat?.tokenizer, smol);
     assert.equal(input.sampling.chat?.maxActionTokens, presets.sampling!.chat!.maxActionTokens);
     assert.equal(input.budgets.maxTurns, presets.budgets!.maxTurns);
-    assert.equal(input.lr, presets.lr);
+    assert.equal(input.optimizer.lr, presets.optimizer.lr);
+    assert.deepEqual(
+      [input.evaluation.limit, input.credit.stopCredit, input.optimizer.epochs],
+      [presets.evaluation.limit, presets.credit.stopCredit, presets.optimizer.epochs],
+    );
     assert.equal(input.groupSize, presets.groupSize);
     assert.deepEqual(hfModelOf(input), { name: smol, tokenizer: smol });
     const given = TrainingRunInput.parse({
       model: { name: smol },
       groupSize: 3,
-      lr: 2e-5,
+      optimizer: { lr: 2e-5 },
       budgets: { maxTurns: 2 },
       sampling: { chat: { maxActionTokens: 40 } },
       policyServer: 'http://10.0.0.5:8000',
     });
     assert.equal(given.groupSize, 3);
-    assert.equal(given.lr, 2e-5);
+    assert.equal(given.optimizer.lr, 2e-5);
+    // a field the input leaves out of a block it gives still takes the preset
+    assert.equal(given.optimizer.epochs, presets.optimizer.epochs);
     assert.equal(given.budgets.maxTurns, 2);
     // a field the input leaves out of an object it gives still takes the preset
     assert.equal(given.budgets.maxObservationBytes, presets.budgets!.maxObservationBytes);
@@ -66,8 +77,8 @@ describe("a training run's model", () => {
     assert.equal(given.policyServer, 'http://10.0.0.5:8000');
     const again = TrainingRunInput.parse(JSON.parse(JSON.stringify(given)));
     assert.deepEqual(
-      [again.model, again.lr, again.groupSize, again.sampling.chat, again.policyServer],
-      [given.model, given.lr, given.groupSize, given.sampling.chat, given.policyServer],
+      [again.model, again.optimizer, again.groupSize, again.sampling.chat, again.policyServer],
+      [given.model, given.optimizer, given.groupSize, given.sampling.chat, given.policyServer],
     );
   });
 

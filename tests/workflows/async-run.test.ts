@@ -28,7 +28,7 @@ const reward1: EpisodePlan = (task, seed) => (seed % 2 === 0 ? 'reward-1' : 'rew
 const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   runId,
   tasks: '/stub/tasks',
-  evalTasks: '',
+  evaluation: { tasks: '' },
   iterations: 3,
   tasksPerIteration: 2,
   groupSize: 2,
@@ -36,7 +36,7 @@ const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   warmStart: { episodes: 0, epochs: 1 },
   policyServer: 'http://stub.invalid:1',
   seed: 0,
-  stopCredit: 0,
+  credit: { stopCredit: 0 },
   mode: 'async',
   ...fields,
 });
@@ -54,7 +54,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: 'fast-async-eta0',
-        args: [input('fast-async-eta0', { maxStaleness: 0 })],
+        args: [input('fast-async-eta0', { async: { maxStaleness: 0 } })],
       });
       const asyncBatches = records.batches.map((batch) => ({
         base: batch.baseStep,
@@ -114,7 +114,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { maxStaleness: 1, groupsPerStep: 1, iterations: 4, concurrency: 4 })],
+        args: [input(runId, { async: { maxStaleness: 1, groupsPerStep: 1 }, iterations: 4, concurrency: 4 })],
       });
       const lines = records.metrics.filter((line) => line.async);
       assert.equal(lines.length, 4);
@@ -146,7 +146,9 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       // three turns before submitting, slow enough for a step to be published meanwhile
       async takeTurn(turn: TakeTurnInput) {
         await sleep(taskOfTurn(turn) === 'alpha' ? 1500 : 50);
-        return turn.turn < 2 ? turnSummary(turn.turn, 'ok') : stubs.takeTurn!(turn);
+        // every turn goes through the stub, which records its version as the real one records the turn's context
+        const submitted = await stubs.takeTurn!(turn);
+        return turn.turn < 2 ? turnSummary(turn.turn, 'ok') : submitted;
       },
       async parkSandbox(park) {
         parked.push(park.episodeId);
@@ -173,7 +175,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { segment: { maxTurns: 1 }, maxStaleness: 2, iterations: 2 })],
+        args: [input(runId, { async: { segment: { maxTurns: 1 }, maxStaleness: 2 }, iterations: 2 })],
       });
       assert.ok(parked.length > 0);
       assert.equal(restored.length, parked.length, 'every parked episode was resumed in a restored sandbox');
@@ -190,7 +192,23 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
         [...byEpisode.values()].some((versions) => new Set(versions).size > 1),
         JSON.stringify([...byEpisode.values()]),
       );
-      assert.ok(sum('spanningVersions') >= 0);
+      // each step counts the episodes it trains on whose turns sampled more than one published version
+      const spanning = records.batches.map(
+        (batch) =>
+          batch.episodes.filter((episode) => {
+            const versions = byEpisode.get(episode.episodeId) ?? [];
+            const published = versions.filter((version) => batch.versions[version] !== undefined);
+            return episode.outcome === 'submitted' && new Set(published).size > 1;
+          }).length,
+      );
+      assert.ok(
+        spanning.some((count) => count > 0),
+        `no trained episode spans versions: ${spanning}`,
+      );
+      assert.deepEqual(
+        lines.map((line) => line.async!.spanningVersions),
+        spanning,
+      );
       // the run continued as new after its first step with episodes in flight, and they reported to its next run
       const executions: string[] = [];
       for await (const execution of env.client.workflow.list({ query: `WorkflowId = "${runId}"` }))
@@ -232,7 +250,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       const handle = await env.client.workflow.start('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { segment: { maxTurns: 1 }, tasksPerIteration: 3, concurrency: 6 })],
+        args: [input(runId, { async: { segment: { maxTurns: 1 } }, tasksPerIteration: 3, concurrency: 6 })],
       });
       await waitFor(
         'episodes to park and others to act',

@@ -33,16 +33,14 @@ const episodeCases: Record<string, Record<string, unknown>> = {
 const trainingInput = {
   runId: 'history-training-run',
   tasks: '/stub/tasks',
-  evalTasks: '/stub/eval',
+  evaluation: { tasks: '/stub/eval', samples: 1, every: 1 },
   iterations: 2,
   tasksPerIteration: 2,
   groupSize: 2,
-  evalSamples: 1,
-  evalEvery: 1,
   warmStart: { episodes: 2, epochs: 1 },
   policyServer: 'http://stub.invalid:1',
   seed: 0,
-  stopCredit: 5,
+  credit: { stopCredit: 5 },
 };
 
 async function save(name: string, handle: WorkflowHandle): Promise<void> {
@@ -105,19 +103,16 @@ async function recordTrainingRun(env: TestWorkflowEnvironment): Promise<void> {
 const asyncInput = {
   runId: 'history-async-run',
   tasks: '/stub/tasks',
-  evalTasks: '/stub/eval',
+  evaluation: { tasks: '/stub/eval', samples: 1, every: 1 },
   iterations: 2,
   tasksPerIteration: 2,
   groupSize: 2,
-  evalSamples: 1,
-  evalEvery: 1,
   warmStart: { episodes: 0, epochs: 1 },
   policyServer: 'http://stub.invalid:1',
   seed: 0,
-  stopCredit: 0,
+  credit: { stopCredit: 0 },
   mode: 'async',
-  maxStaleness: 1,
-  segment: { maxTurns: 1 },
+  async: { maxStaleness: 1, segment: { maxTurns: 1 } },
 };
 
 async function recordAsyncRun(env: TestWorkflowEnvironment): Promise<void> {

@@ -30,15 +30,14 @@ const name = (path: string) => path.split('/').at(-1)!;
 const input = (runId: string, fields: Record<string, unknown> = {}) => ({
   runId,
   tasks: '/stub/tasks',
-  evalTasks: '/stub/eval',
+  evaluation: { tasks: '/stub/eval', samples: 1 },
   iterations: 1,
   tasksPerIteration: 2,
   groupSize: 3,
-  evalSamples: 1,
   warmStart: { episodes: 2, epochs: 3 },
   policyServer: 'http://stub.invalid:1',
   seed: 0,
-  stopCredit: 0,
+  credit: { stopCredit: 0 },
   ...fields,
 });
 
@@ -119,7 +118,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       assert.equal(line!.train!.meanReward, rewards.reduce((a: number, b: number) => a + b, 0) / rewards.length);
       assert.equal(line!.policyVersion, 'published-v1', 'the iteration sampled the warm-started policy');
       assert.equal(line!.step, 2);
-      assert.equal(line!.eval, null, 'no evaluation before the steps without evalEvery');
+      assert.equal(line!.eval, null, 'no evaluation before the steps without evaluation.every');
       assert.equal(final!.iteration, 1);
       assert.deepEqual([final!.eval!.episodes, final!.eval!.trueSuccess, final!.train], [1, 1, null]);
 
@@ -211,7 +210,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { evalTasks: '' })],
+        args: [input(runId, { evaluation: { tasks: '' } })],
       });
       const saved = records.states.at(-1)!;
       records.published.length = 0;
@@ -219,7 +218,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: `${runId}-again`,
-        args: [input(runId, { evalTasks: '', iterations: 2 })],
+        args: [input(runId, { evaluation: { tasks: '' }, iterations: 2 })],
       });
       assert.equal(records.published[0], saved.policy.policyRef, 'the saved policy is served again before sampling');
       assert.equal(records.states.at(-1)!.epoch, 1);
@@ -256,7 +255,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         env.client.workflow.execute('trainingRun', {
           taskQueue: workers.taskQueue,
           workflowId: 'fast-bad-result',
-          args: [input('fast-bad-result', { evalTasks: '' })],
+          args: [input('fast-bad-result', { evaluation: { tasks: '' } })],
         }),
         (error: unknown) =>
           error instanceof WorkflowFailedError &&

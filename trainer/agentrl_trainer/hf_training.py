@@ -25,11 +25,10 @@ import torch
 
 from . import hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
-from .contract import TRAINER_DEFAULTS
-from .credit import VALUE_HEAD_FILE, CriticOptions, restore_critic
-from .losses import DEFAULT_GUARDS, LossGuards
+from .credit import VALUE_HEAD_FILE, restore_critic
 from .store import file_ref
 from .train_step import load_batch, result_metrics, train_on_batch
+from .training_input import TrainOnBatchInput
 
 
 def hf_checkpoint_dir(run_dir: str | os.PathLike[str], step: int) -> Path:
@@ -45,36 +44,16 @@ CRITIC_FILE = "critic.pt"
 
 
 def train_hf_step(
-    *,
-    run_dir: str,
-    step: int,
-    step_id: str,
-    batch_path: str,
-    model_name: str,
-    policy_version: str,
-    lr: float = 1e-5,
-    weight_decay: float = 0.0,
-    temperature: float = TRAINER_DEFAULTS["temperature"],
-    objective: str = TRAINER_DEFAULTS["objective"],
-    epochs: int = TRAINER_DEFAULTS["epochs"],
-    minibatches: int = TRAINER_DEFAULTS["minibatches"],
-    clip_eps: float = TRAINER_DEFAULTS["clipEps"],
-    aggregation: str = TRAINER_DEFAULTS["aggregation"],
-    seed: int = 0,
-    base_version: int | None = None,
-    locked: bool = False,
-    kl_coef: float = TRAINER_DEFAULTS["klCoef"],
-    reference_step: int | None = None,
-    off_policy: str = TRAINER_DEFAULTS["offPolicy"],
-    is_cap: float = TRAINER_DEFAULTS["isCap"],
-    max_staleness: int | None = None,
-    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
-    clip_eps_high: float | None = None,
-    guards: LossGuards = DEFAULT_GUARDS,
-    critic: CriticOptions | None = None,
+    request: TrainOnBatchInput, *, run_dir: str, batch_path: str, policy_version: str, locked: bool = False
 ) -> dict[str, Any]:
-    """`locked`: the caller holds the run's lock already (the trainOnBatch activity). `kl_coef` pulls
-    the policy toward checkpoint `reference_step` (a warm start's; 0: none), as the toy model's steps do."""
+    """Step `request.step` of the model `request.model` on the batch at `batch_path`, under the request's settings
+    (its optimizer, step config, KL reference and critic), recorded in `run_dir` as `policy_version`. `locked`: the
+    caller holds the run's lock already (the trainOnBatch activity). A KL coefficient pulls the policy toward
+    checkpoint `request.reference_step` (a warm start's; 0: none), as the toy model's steps do."""
+    step, step_id, model_name, config = request.step, request.step_id, request.model, request.config
+    if model_name is None:
+        raise ValueError("model: a Hugging Face step needs the model's name")
+    lr, weight_decay = request.optimizer.lr, request.optimizer.weight_decay
     recorded = read_step_record(run_dir, step_id)
     if recorded is not None:
         return recorded["result"]
@@ -95,9 +74,10 @@ def train_hf_step(
                 group["lr"], group["weight_decay"] = lr, weight_decay
             torch.set_rng_state(saved["rng"])
         else:
-            torch.manual_seed(seed)
+            torch.manual_seed(request.seed)
         reference = None
-        if kl_coef > 0 and objective == "policy_gradient":
+        reference_step = request.reference_step
+        if config.loss.kl_coef > 0 and config.objective == "policy_gradient":
             if reference_step is None:
                 raise ValueError(
                     "referenceStep is required when klCoef > 0 (the checkpoint the policy is pulled toward)"
@@ -115,38 +95,20 @@ def train_hf_step(
         value_critic = (
             restore_critic(
                 policy,
-                critic,
+                request.critic,
                 torch.load(saved_critic, map_location=device, weights_only=False)
                 if step > 1 and saved_critic.is_file()
                 else None,
                 lr,
                 device,
             )
-            if critic is not None
+            if request.critic is not None
             else None
         )
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
         metrics = train_on_batch(
-            policy,
-            optimizer,
-            batch,
-            temperature=temperature,
-            objective=objective,
-            epochs=epochs,
-            minibatches=minibatches,
-            clip_eps=clip_eps,
-            clip_eps_high=clip_eps_high,
-            aggregation=aggregation,
-            max_grad_norm=max_grad_norm,
-            base_version=base_version,
-            reference=reference,
-            kl_coef=kl_coef,
-            off_policy=off_policy,
-            is_cap=is_cap,
-            max_staleness=max_staleness,
-            guards=guards,
-            critic=value_critic,
+            policy, optimizer, batch, config, reference=reference, base_version=step - 1, critic=value_critic
         )
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
@@ -177,7 +139,7 @@ def train_hf_step(
             "policyVersion": policy_version,
             "policyRef": file_ref(exported),
             "checkpointRef": file_ref(checkpoint),
-            "metrics": result_metrics(metrics, off_policy),
+            "metrics": result_metrics(metrics, config.off_policy.mode),
             "device": device.type,
             "durationMs": round((time.monotonic() - started) * 1000),
         }

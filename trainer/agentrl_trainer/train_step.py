@@ -19,15 +19,12 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from .contract import BATCH_REQUIRED_TENSORS, TRAINER_DEFAULTS, validate_batch_header
+from .contract import BATCH_REQUIRED_TENSORS, validate_batch_header
 from .credit import Critic, critic_advantages, last_state_values, token_values, value_loss
 from .losses import (
-    DEFAULT_GUARDS,
-    DEFAULT_IS_CAP,
     KL_ESTIMATORS,
     OBJECTIVES,
     OFF_POLICY_MODES,
-    LossGuards,
     clipped_policy_loss,
     get_aggregation,
     imitation_loss,
@@ -36,6 +33,7 @@ from .losses import (
     mismatch_metrics,
 )
 from .model import PolicyModel, apply_constraint_mask, token_logprobs
+from .step_config import DEFAULT_STEP, StepConfig
 
 REQUIRED_KEYS = BATCH_REQUIRED_TENSORS
 
@@ -243,45 +241,45 @@ def _minibatch(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict[st
 def _loss_on(
     model: PolicyModel,
     batch: Mapping[str, torch.Tensor],
-    objective: str,
-    temperature: float,
-    clip_eps: float,
-    clip_eps_high: float | None,
-    aggregation: str,
-    kl_coef: float = 0.0,
-    off_policy: str = "none",
-    is_cap: float = DEFAULT_IS_CAP,
-    guards: LossGuards = DEFAULT_GUARDS,
+    config: StepConfig,
+    anchored: bool = False,
     critic: Critic | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
+    """The step's loss on a minibatch and its metrics; `anchored`: with the KL penalty toward the reference
+    log-probs the batch carries."""
+    loss_config, temperature = config.loss, config.temperature
+    guards = loss_config.guards
     # mask-0 positions are never scored, so whatever allowed_mask holds there (even all-False) is unused
     hidden = model.hidden_states(batch["input_ids"]) if critic is not None else None
     logprobs = action_logprobs(
         model, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask"), hidden
     )  # (B, T)
-    if objective == "imitation":
+    if config.objective == "imitation":
         return imitation_loss(
-            logprobs, batch["loss_mask"], aggregation=aggregation, loss_scale_factor=guards.loss_scale_factor
+            logprobs,
+            batch["loss_mask"],
+            aggregation=loss_config.aggregation,
+            loss_scale_factor=guards.loss_scale_factor,
         )
     loss, metrics = clipped_policy_loss(
         logprobs,
         batch["behaviour_logprobs"],
         batch["advantages"],
         batch["loss_mask"],
-        clip_eps=clip_eps,
-        clip_eps_high=clip_eps_high,
-        aggregation=aggregation,
-        off_policy=off_policy,
+        clip_eps=loss_config.clip_eps,
+        clip_eps_high=loss_config.clip_eps_high,
+        aggregation=loss_config.aggregation,
+        off_policy=config.off_policy.mode,
         proximal_logprobs=batch.get("proximal_logprobs"),
-        is_cap=is_cap,
+        is_cap=config.off_policy.is_cap,
         guards=guards,
     )
-    if kl_coef > 0:
+    if anchored and loss_config.kl_coef > 0:
         mask = batch["loss_mask"].to(logprobs.dtype)
         delta = (batch["reference_logprobs"] - logprobs) * mask  # log(reference / policy) at mask-1 tokens
         per_token = kl_estimate(delta, guards.kl_estimator, guards.log_ratio_clamp) * mask  # KL(policy || reference)
-        kl = get_aggregation(aggregation)(per_token, mask, guards.loss_scale_factor)
-        loss = loss + kl_coef * kl
+        kl = get_aggregation(loss_config.aggregation)(per_token, mask, guards.loss_scale_factor)
+        loss = loss + loss_config.kl_coef * kl
         metrics = {**metrics, "kl_ref": float(kl.detach())}
     if critic is not None:
         assert hidden is not None
@@ -298,25 +296,13 @@ def train_on_batch(
     model: PolicyModel,
     optimizer: torch.optim.Optimizer,
     batch: Mapping[str, torch.Tensor],
+    config: StepConfig = DEFAULT_STEP,
     *,
-    temperature: float,
-    objective: str = TRAINER_DEFAULTS["objective"],
-    clip_eps: float = TRAINER_DEFAULTS["clipEps"],
-    clip_eps_high: float | None = None,
-    aggregation: str = TRAINER_DEFAULTS["aggregation"],
-    minibatches: int = TRAINER_DEFAULTS["minibatches"],
-    epochs: int = TRAINER_DEFAULTS["epochs"],
-    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"],
     reference: PolicyModel | None = None,
-    kl_coef: float = TRAINER_DEFAULTS["klCoef"],
-    off_policy: str = TRAINER_DEFAULTS["offPolicy"],
-    is_cap: float = TRAINER_DEFAULTS["isCap"],
     base_version: int | None = None,
-    max_staleness: int | None = None,
-    guards: LossGuards = DEFAULT_GUARDS,
     critic: Critic | None = None,
 ) -> dict[str, Any]:
-    """`epochs` passes over `minibatches` contiguous slices of the batch, one optimizer step each.
+    """`config.epochs` passes over `config.minibatches` contiguous slices of the batch, one optimizer step each.
 
     objective: "policy_gradient" minimises `clipped_policy_loss`; "imitation" minimises
     `imitation_loss`, the NLL of the mask-1 tokens under the same temperature and allowed_mask,
@@ -327,21 +313,21 @@ def train_on_batch(
     step with zero gradients would still move weights through decay and momentum): skipped is
     True and the metrics come from one no-grad forward pass. Dropout, if configured, is active
     (model.train()); with dropout > 0 the first ratio is no longer 1.
-    reference, kl_coef (policy gradient only): adds kl_coef times the k3 estimate of KL(policy ||
+    reference, config.loss.kl_coef (policy gradient only): adds kl_coef times the estimate of KL(policy ||
     reference) over the mask-1 tokens, aggregated like the loss, which pulls the policy back toward
     `reference` (e.g. the warm-started policy); its log-probs are computed once, before the first
     update, under the same temperature and constraint. kl_ref (the mean over steps) is returned.
-    off_policy, is_cap, base_version (policy gradient only): the correction of tokens sampled by older
+    config.off_policy, base_version (policy gradient only): the correction of tokens sampled by older
     weights (losses.clipped_policy_loss). The proximal log-probs are computed once, before the first
     update, from the weights the step starts from (`proximal_logprobs`); tokens whose
     batch["policy_versions"] equals base_version (the step's starting version) use their behaviour
     log-prob there. `importance` (mean, max, truncated_share of pi_prox / mu, mismatch_kl of the
     recomputed log-probs against mu) is returned for every policy-gradient step, skipped ones included.
-    max_staleness: a trained token older than base_version - max_staleness, or newer than base_version,
-    is refused (ValueError) before any work.
+    config.off_policy.max_staleness: a trained token older than base_version - max_staleness, or newer than
+    base_version, is refused (ValueError) before any work.
     batch["environment_mask"] (optional, the loss-mask ablation): trained tokens the policy did not sample;
     their behaviour and proximal log-probs are the starting weights' own (recomputed).
-    guards (losses.LossGuards): dual-clip, the log-ratio clamp, GSPO's sequence-level ratio, the KL
+    config.loss.guards (losses.LossGuards): dual-clip, the log-ratio clamp, GSPO's sequence-level ratio, the KL
     penalty's estimator, and the constant of `seq_mean_token_sum_norm` (None: the model's window).
     Also returned: clip_fraction_lower (dual-clip binding) and kl_sampling (KL to the anchor by every
     estimator), means over steps.
@@ -352,132 +338,143 @@ def train_on_batch(
     value loss and steps the critic's optimizer too. Returned: value_loss, value_clip_fraction (means over
     updates) and `critic` (mean value, mean return, explained variance, before the first update).
     """
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
-    if off_policy not in OFF_POLICY_MODES:
-        raise ValueError(f"unknown off-policy mode {off_policy!r}; known: {', '.join(OFF_POLICY_MODES)}")
-    get_aggregation(aggregation)  # unknown names fail before any work
-    if guards.loss_scale_factor is None:
-        guards = replace(guards, loss_scale_factor=float(model.config.context))
-    validate_batch(batch, model.config.context, model.config.vocab_size)
-    batch_size = batch["input_ids"].shape[0]
-    if not 1 <= minibatches <= batch_size:
-        raise ValueError(f"minibatches must be in [1, {batch_size}], got {minibatches}")
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    config = _checked(config, model, batch)
+    policy_gradient = config.objective == "policy_gradient"
     importance: dict[str, float] | None = None
     critic_summary: dict[str, float] | None = None
-    if objective == "policy_gradient":
-        if base_version is not None:
-            check_staleness(batch, base_version, max_staleness)
-        used, recomputed = proximal_logprobs(model, batch, temperature, base_version)
-        environment = batch.get("environment_mask")
-        if environment is not None:
-            # the loss-mask ablation: observations the policy never sampled have no behaviour log-prob; the
-            # weights the step starts from stand for it (their first ratio is 1, as PPO's old policy)
-            environment = environment.bool() & batch["loss_mask"].bool()
-            used = torch.where(environment, recomputed, used)
-            batch = {
-                **batch,
-                "behaviour_logprobs": torch.where(
-                    environment, recomputed.to(batch["behaviour_logprobs"].dtype), batch["behaviour_logprobs"]
-                ),
-            }
-        importance = {
-            **importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
-            "mismatch_kl": importance_metrics(
-                recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap
-            )["mismatch_kl"],
-            "mismatch": mismatch_metrics(
-                recomputed, batch["behaviour_logprobs"], batch["loss_mask"], batch.get("policy_versions"), base_version
-            ),
-        }
-        batch = {**batch, "proximal_logprobs": used}
+    if policy_gradient:
+        batch, importance = _with_proximal_logprobs(model, batch, config, base_version)
         if critic is not None:
             batch, critic_summary = _critic_targets(model, critic, batch)
+    else:
+        critic = None
 
-    if objective == "policy_gradient" and all_advantages_zero(batch):
+    if policy_gradient and all_advantages_zero(batch):
         with torch.no_grad():
-            loss, metrics = _loss_on(
-                model,
-                batch,
-                objective,
-                temperature,
-                clip_eps,
-                clip_eps_high,
-                aggregation,
-                off_policy=off_policy,
-                is_cap=is_cap,
-                guards=guards,
-                critic=critic if objective == "policy_gradient" else None,
-            )
+            loss, metrics = _loss_on(model, batch, config, critic=critic)
         summary = {"loss": float(loss), **metrics, "grad_norm": 0.0}
-        if critic_summary is not None:
-            summary["critic"] = {
-                **critic_summary,
-                **{key: summary.pop(key) for key in ("value_loss", "value_clip_fraction") if key in summary},
-            }
+        _move_critic_metrics(summary, critic_summary)
         return {**summary, "steps": 0, "skipped": True, "per_step": [], "importance": importance}
 
-    if kl_coef < 0:
-        raise ValueError(f"kl_coef must be >= 0, got {kl_coef}")
-    anchored = objective == "policy_gradient" and reference is not None and kl_coef > 0
+    if config.loss.kl_coef < 0:
+        raise ValueError(f"kl_coef must be >= 0, got {config.loss.kl_coef}")
+    anchored = policy_gradient and reference is not None and config.loss.kl_coef > 0
     if anchored:
+        assert reference is not None
         reference.eval()
         with torch.no_grad():
             batch = {
                 **batch,
                 "reference_logprobs": action_logprobs(
-                    reference, batch["input_ids"], batch["loss_mask"], temperature, batch.get("allowed_mask")
+                    reference, batch["input_ids"], batch["loss_mask"], config.temperature, batch.get("allowed_mask")
                 ),
             }
-    model.train()
-    per_step: list[dict[str, float]] = []
-    trained_critic = critic if objective == "policy_gradient" else None
-    if trained_critic is not None:
-        trained_critic.head.train()
-    for _ in range(epochs):
-        for rows in torch.arange(batch_size).tensor_split(minibatches):
-            optimizer.zero_grad(set_to_none=True)
-            if trained_critic is not None:
-                trained_critic.optimizer.zero_grad(set_to_none=True)
-            loss, metrics = _loss_on(
-                model,
-                _minibatch(batch, rows),
-                objective,
-                temperature,
-                clip_eps,
-                clip_eps_high,
-                aggregation,
-                kl_coef if anchored else 0.0,
-                off_policy=off_policy,
-                is_cap=is_cap,
-                guards=guards,
-                critic=trained_critic,
-            )
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-            if trained_critic is not None:
-                torch.nn.utils.clip_grad_norm_(trained_critic.head.parameters(), max_grad_norm)
-                trained_critic.optimizer.step()
-            optimizer.step()
-            per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
+    per_step = _updates(model, optimizer, batch, config, anchored, critic)
     keys = ("loss", "mean_ratio", "clip_fraction", "clip_fraction_lower", "kl_k3", "grad_norm")
     if anchored:
         keys = (*keys, "kl_ref")
-    if trained_critic is not None:
+    if critic is not None:
         keys = (*keys, "value_loss", "value_clip_fraction")
     summary: dict[str, Any] = {key: sum(step[key] for step in per_step) / len(per_step) for key in keys}
     summary["kl_sampling"] = {
         name: sum(step["kl_sampling"][name] for step in per_step) / len(per_step) for name in KL_ESTIMATORS
     }
     summary["masked_tokens"] = int(batch["loss_mask"].bool().sum())
+    _move_critic_metrics(summary, critic_summary)
+    return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
+
+
+def _checked(config: StepConfig, model: PolicyModel, batch: Mapping[str, torch.Tensor]) -> StepConfig:
+    """The step's settings checked against its model and batch before any work; `seq_mean_token_sum_norm`'s
+    constant defaults to the model's window."""
+    if config.objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {config.objective!r}; known: {', '.join(sorted(OBJECTIVES))}")
+    if config.off_policy.mode not in OFF_POLICY_MODES:
+        raise ValueError(f"unknown off-policy mode {config.off_policy.mode!r}; known: {', '.join(OFF_POLICY_MODES)}")
+    get_aggregation(config.loss.aggregation)  # unknown names fail before any work
+    guards = config.loss.guards
+    if guards.loss_scale_factor is None:
+        guards = replace(guards, loss_scale_factor=float(model.config.context))
+        config = replace(config, loss=replace(config.loss, guards=guards))
+    validate_batch(batch, model.config.context, model.config.vocab_size)
+    batch_size = batch["input_ids"].shape[0]
+    if not 1 <= config.minibatches <= batch_size:
+        raise ValueError(f"minibatches must be in [1, {batch_size}], got {config.minibatches}")
+    if config.epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {config.epochs}")
+    return config
+
+
+def _with_proximal_logprobs(
+    model: PolicyModel, batch: Mapping[str, torch.Tensor], config: StepConfig, base_version: int | None
+) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """A policy-gradient batch with the proximal log-probs of the weights the step starts from (and, for the
+    loss-mask ablation, their log-probs standing for the behaviour's of environment tokens), and the importance
+    and mismatch figures."""
+    if base_version is not None:
+        check_staleness(batch, base_version, config.off_policy.max_staleness)
+    used, recomputed = proximal_logprobs(model, batch, config.temperature, base_version)
+    environment = batch.get("environment_mask")
+    if environment is not None:
+        # the loss-mask ablation: observations the policy never sampled have no behaviour log-prob; the
+        # weights the step starts from stand for it (their first ratio is 1, as PPO's old policy)
+        environment = environment.bool() & batch["loss_mask"].bool()
+        used = torch.where(environment, recomputed, used)
+        batch = {
+            **batch,
+            "behaviour_logprobs": torch.where(
+                environment, recomputed.to(batch["behaviour_logprobs"].dtype), batch["behaviour_logprobs"]
+            ),
+        }
+    is_cap = config.off_policy.is_cap
+    importance = {
+        **importance_metrics(used, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap),
+        "mismatch_kl": importance_metrics(recomputed, batch["behaviour_logprobs"], batch["loss_mask"], is_cap=is_cap)[
+            "mismatch_kl"
+        ],
+        "mismatch": mismatch_metrics(
+            recomputed, batch["behaviour_logprobs"], batch["loss_mask"], batch.get("policy_versions"), base_version
+        ),
+    }
+    return {**batch, "proximal_logprobs": used}, importance
+
+
+def _updates(
+    model: PolicyModel,
+    optimizer: torch.optim.Optimizer,
+    batch: Mapping[str, torch.Tensor],
+    config: StepConfig,
+    anchored: bool,
+    critic: Critic | None,
+) -> list[dict[str, Any]]:
+    """The step's updates, each one's metrics measured before it."""
+    model.train()
+    if critic is not None:
+        critic.head.train()
+    per_step: list[dict[str, Any]] = []
+    for _ in range(config.epochs):
+        for rows in torch.arange(batch["input_ids"].shape[0]).tensor_split(config.minibatches):
+            optimizer.zero_grad(set_to_none=True)
+            if critic is not None:
+                critic.optimizer.zero_grad(set_to_none=True)
+            loss, metrics = _loss_on(model, _minibatch(batch, rows), config, anchored, critic)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            if critic is not None:
+                torch.nn.utils.clip_grad_norm_(critic.head.parameters(), config.max_grad_norm)
+                critic.optimizer.step()
+            optimizer.step()
+            per_step.append({"loss": float(loss.detach()), **metrics, "grad_norm": float(grad_norm)})
+    return per_step
+
+
+def _move_critic_metrics(summary: dict[str, Any], critic_summary: dict[str, float] | None) -> None:
+    """With a critic: its figures under `critic`, the value loss and its clip share among them."""
     if critic_summary is not None:
         summary["critic"] = {
             **critic_summary,
             **{key: summary.pop(key) for key in ("value_loss", "value_clip_fraction") if key in summary},
         }
-    return {**summary, "steps": len(per_step), "skipped": False, "per_step": per_step, "importance": importance}
 
 
 def save_batch(

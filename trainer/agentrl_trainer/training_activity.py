@@ -120,7 +120,7 @@ def _fetch_checkpoints(request: TrainOnBatchInput, store: RunStore) -> None:
             f"{store.ref_of(f'checkpoints/step-{request.step - 1}{suffix}')} does not exist "
             f"(latest checkpoint: {steps[-1] if steps else 'none'})"
         )
-    if request.kl_coef > 0 and request.reference_step:
+    if request.config.loss.kl_coef > 0 and request.reference_step:
         store.fetch(f"checkpoints/step-{request.reference_step}{suffix}")  # checked where it is loaded
 
 
@@ -160,32 +160,11 @@ def _run_hf_step(
     keepalive.beat(phase="training", model=request.model)
     try:
         result = train_hf_step(
+            request,
             run_dir=str(store.local),
-            step=request.step,
-            step_id=request.step_id,
             batch_path=str(batch_path),
-            model_name=request.model,
             policy_version=f"{store.name}-step-{request.step}",
-            lr=request.lr,
-            weight_decay=request.weight_decay,
-            temperature=request.temperature,
-            objective=request.objective,
-            epochs=request.epochs,
-            minibatches=request.minibatches,
-            clip_eps=request.clip_eps,
-            aggregation=request.aggregation,
-            seed=request.seed,
-            base_version=request.step - 1,
             locked=True,
-            kl_coef=request.kl_coef,
-            reference_step=request.reference_step,
-            off_policy=request.off_policy,
-            is_cap=request.is_cap,
-            max_staleness=request.max_staleness,
-            max_grad_norm=request.max_grad_norm,
-            clip_eps_high=request.clip_eps_high,
-            guards=request.guards,
-            critic=request.critic,
         )
     except ValueError as error:
         raise invalid_input(str(error)) from error
@@ -205,21 +184,23 @@ def _run_step(
         model, optimizer = _restore(request, store, device)
         reference = (
             _reference(request, store, device)
-            if request.kl_coef > 0 and request.objective == "policy_gradient"
+            if request.config.loss.kl_coef > 0 and request.config.objective == "policy_gradient"
             else None
         )
         batch = {key: value.to(device) for key, value in _load_batch(request, batch_path, model.config).items()}
         try:
             critic = (
-                restore_critic(model, request.critic, _saved_critic(request, store), request.lr, device)
+                restore_critic(model, request.critic, _saved_critic(request, store), request.optimizer.lr, device)
                 if request.critic is not None
                 else None
             )
         except ValueError as error:
             raise invalid_input(str(error)) from error
         _raise_if_stopping()
-        skips = request.objective == "policy_gradient" and all_advantages_zero(batch)  # as train_on_batch decides
-        updates = 0 if skips else request.epochs * request.minibatches
+        skips = request.config.objective == "policy_gradient" and all_advantages_zero(
+            batch
+        )  # as train_on_batch decides
+        updates = 0 if skips else request.config.epochs * request.config.minibatches
         progress = {"update": 0}
 
         def between_updates(*_: Any) -> None:
@@ -235,21 +216,9 @@ def _run_step(
                 model,
                 optimizer,
                 batch,
-                temperature=request.temperature,
-                objective=request.objective,
-                clip_eps=request.clip_eps,
-                clip_eps_high=request.clip_eps_high,
-                aggregation=request.aggregation,
-                minibatches=request.minibatches,
-                epochs=request.epochs,
-                max_grad_norm=request.max_grad_norm,
+                request.config,
                 reference=reference,
-                kl_coef=request.kl_coef,
-                off_policy=request.off_policy,
-                is_cap=request.is_cap,
                 base_version=request.step - 1,
-                max_staleness=request.max_staleness,
-                guards=request.guards,
                 critic=critic,
             )
         finally:
@@ -285,7 +254,7 @@ def _run_step(
             "modelConfig": asdict(model.config),
             "model": model_state,
             "optimizer": optimizer.state_dict(),
-            "optimizerSettings": {"lr": request.lr, "weightDecay": request.weight_decay},
+            "optimizerSettings": {"lr": request.optimizer.lr, "weightDecay": request.optimizer.weight_decay},
             "rng": rng,
             "torchVersion": str(torch.__version__),
             **({"critic": critic.state()} if critic is not None else {}),
@@ -298,7 +267,7 @@ def _run_step(
         "stepId": request.step_id,
         "step": request.step,
         "policyVersion": policy_version,
-        "metrics": result_metrics(metrics, request.off_policy),
+        "metrics": result_metrics(metrics, request.config.off_policy.mode),
         "device": device.type,
         "durationMs": round((time.monotonic() - started) * 1000),
     }
@@ -326,7 +295,7 @@ def _restore(
     except (KeyError, ValueError) as error:
         raise _unreadable(path, error) from error
     for group in optimizer.param_groups:  # this step's settings win over the saved ones (schedules)
-        group["lr"], group["weight_decay"] = request.lr, request.weight_decay
+        group["lr"], group["weight_decay"] = request.optimizer.lr, request.optimizer.weight_decay
     torch.set_rng_state(checkpoint["rng"]["torch"])
     if device.type == "cuda":
         if checkpoint["rng"]["cuda"] is not None:
@@ -369,7 +338,7 @@ def _reference(request: TrainOnBatchInput, store: RunStore, device: torch.device
 
 
 def _optimizer(model: PolicyModel, request: TrainOnBatchInput) -> torch.optim.Optimizer:
-    return torch.optim.AdamW(model.parameters(), lr=request.lr, weight_decay=request.weight_decay)
+    return torch.optim.AdamW(model.parameters(), lr=request.optimizer.lr, weight_decay=request.optimizer.weight_decay)
 
 
 def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfig) -> dict[str, torch.Tensor]:
@@ -398,7 +367,7 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
     if "token_advantages" in tensors:
         # per-token advantages: the episode's advantage on every mask-1 token plus the stop decisions' credit
         batch["advantages"] = tensors["token_advantages"]
-    if request.critic is not None and request.objective == "policy_gradient":
+    if request.critic is not None and request.config.objective == "policy_gradient":
         # the critic's targets: each row's reward, and for gae_turn the turn of each action token
         needed = ("rewards", "turn_ids") if request.critic.estimator == "gae_turn" else ("rewards",)
         needed = (*needed, "privileged") if request.critic.privileged else needed
@@ -410,18 +379,18 @@ def _load_batch(request: TrainOnBatchInput, path: Path, config: PolicyModelConfi
             )
     try:
         validate_batch(batch, config.context, config.vocab_size)
-        if request.objective == "policy_gradient":
+        if request.config.objective == "policy_gradient":
             # the per-token versions name the weights each token came from; a token beyond the bound is never trained on
-            check_staleness(batch, request.step - 1, request.max_staleness)
+            check_staleness(batch, request.step - 1, request.config.off_policy.max_staleness)
     except ValueError as error:
         raise invalid_input(f"batchRef: {error}") from error
     batch_size = batch["input_ids"].shape[0]
     if not bool(batch["advantages"].isfinite().all()):
         raise invalid_input("batchRef: batch.advantages must be finite")
-    if request.minibatches > batch_size:
+    if request.config.minibatches > batch_size:
         raise invalid_input(
             f"minibatches: must be in [1, {batch_size}] (the batch has {batch_size} sequences), got "
-            f"{request.minibatches}"
+            f"{request.config.minibatches}"
         )
     return batch
 

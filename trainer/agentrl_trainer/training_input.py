@@ -13,8 +13,9 @@ from typing import Any
 
 from .contract import TRAINER_DEFAULTS, ErrorTypes, invalid_input, validate_input
 from .credit import CriticOptions
-from .losses import DEFAULT_GUARDS, LossGuards
+from .losses import LossGuards
 from .model import PolicyModelConfig
+from .step_config import DEFAULT_STEP, LossConfig, OffPolicyConfig, OptimizerConfig, StepConfig
 
 __all__ = ["ErrorTypes", "TrainOnBatchInput", "invalid_input", "model_config", "parse_input"]
 
@@ -31,7 +32,8 @@ _MODEL_CONFIG_KEYS = {
 
 @dataclass(frozen=True)
 class TrainOnBatchInput:
-    """The validated input; JSON names are the camelCase forms of these fields."""
+    """The validated input; JSON names are the camelCase forms of these fields. The step's settings travel as
+    named objects (step_config.py), built here and nowhere else."""
 
     run_ref: str  # the run's prefix in the store (store.py)
     step_id: str
@@ -39,27 +41,12 @@ class TrainOnBatchInput:
     batch_ref: str
     seed: int
     model_config: PolicyModelConfig | None  # required at step 1, ignored after
-    # the defaults are the contract's (TRAINER_DEFAULTS), as parse_input applies them
-    lr: float = TRAINER_DEFAULTS["lr"]
-    weight_decay: float = TRAINER_DEFAULTS["weightDecay"]
-    objective: str = TRAINER_DEFAULTS["objective"]  # or "imitation": NLL of the mask-1 tokens (train_step)
-    temperature: float = TRAINER_DEFAULTS["temperature"]
-    clip_eps: float = TRAINER_DEFAULTS["clipEps"]
-    clip_eps_high: float | None = None
-    aggregation: str = TRAINER_DEFAULTS["aggregation"]
-    minibatches: int = TRAINER_DEFAULTS["minibatches"]
-    epochs: int = TRAINER_DEFAULTS["epochs"]
-    max_grad_norm: float = TRAINER_DEFAULTS["maxGradNorm"]
-    kl_coef: float = TRAINER_DEFAULTS["klCoef"]  # policy gradient: weight of KL(policy || the reference_step's)
+    # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
+    model: str | None = None
+    optimizer: OptimizerConfig = OptimizerConfig()
+    config: StepConfig = DEFAULT_STEP
+    # the checkpoint config.loss.kl_coef pulls toward (policy gradient)
     reference_step: int | None = None
-    off_policy: str = TRAINER_DEFAULTS["offPolicy"]  # or "tis", "decoupled": tokens from older versions (losses.py)
-    is_cap: float = TRAINER_DEFAULTS["isCap"]
-    max_staleness: int | None = None  # a trained token older than step - 1 - max_staleness is refused
-    model: str | None = (
-        None  # a Hugging Face causal LM of shared/models.json (hf_training.py); modelConfig is then unused
-    )
-    # clipRatioC, logRatioClamp, ratioLevel, klEstimator, lossScaleFactor (losses.py)
-    guards: LossGuards = DEFAULT_GUARDS
     # a critic (value head) trained with the policy, whose GAE gives the advantages (credit.py); None: the batch's
     critic: CriticOptions | None = None
 
@@ -86,23 +73,31 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         batch_ref=raw["batchRef"],
         seed=int(raw["seed"]),
         model_config=config,
-        lr=float(optimizer.get("lr", defaults["lr"])),
-        weight_decay=float(optimizer.get("weightDecay", defaults["weightDecay"])),
-        objective=raw.get("objective", defaults["objective"]),
-        temperature=float(raw.get("temperature", defaults["temperature"])),
-        clip_eps=float(raw.get("clipEps", defaults["clipEps"])),
-        clip_eps_high=None if raw.get("clipEpsHigh") is None else float(raw["clipEpsHigh"]),
-        aggregation=raw.get("aggregation", defaults["aggregation"]),
-        minibatches=int(raw.get("minibatches", defaults["minibatches"])),
-        epochs=int(raw.get("epochs", defaults["epochs"])),
-        max_grad_norm=float(raw.get("maxGradNorm", defaults["maxGradNorm"])),
-        kl_coef=kl_coef,
-        reference_step=reference_step,
-        off_policy=raw.get("offPolicy", defaults["offPolicy"]),
-        is_cap=float(raw.get("isCap", defaults["isCap"])),
-        max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
         model=raw.get("model"),
-        guards=loss_guards(raw),
+        optimizer=OptimizerConfig(
+            lr=float(optimizer.get("lr", defaults["lr"])),
+            weight_decay=float(optimizer.get("weightDecay", defaults["weightDecay"])),
+        ),
+        config=StepConfig(
+            objective=raw.get("objective", defaults["objective"]),
+            temperature=float(raw.get("temperature", defaults["temperature"])),
+            epochs=int(raw.get("epochs", defaults["epochs"])),
+            minibatches=int(raw.get("minibatches", defaults["minibatches"])),
+            max_grad_norm=float(raw.get("maxGradNorm", defaults["maxGradNorm"])),
+            loss=LossConfig(
+                clip_eps=float(raw.get("clipEps", defaults["clipEps"])),
+                clip_eps_high=None if raw.get("clipEpsHigh") is None else float(raw["clipEpsHigh"]),
+                aggregation=raw.get("aggregation", defaults["aggregation"]),
+                kl_coef=kl_coef,
+                guards=loss_guards(raw),
+            ),
+            off_policy=OffPolicyConfig(
+                mode=raw.get("offPolicy", defaults["offPolicy"]),
+                is_cap=float(raw.get("isCap", defaults["isCap"])),
+                max_staleness=None if raw.get("maxStaleness") is None else int(raw["maxStaleness"]),
+            ),
+        ),
+        reference_step=reference_step,
         critic=critic_options(raw.get("critic")),
     )
 

@@ -99,30 +99,35 @@ def test_a_batch_file_that_breaks_the_contract_is_refused_when_loaded(tmp_path):
 def test_the_trainer_defaults_are_the_contracts_on_every_path():
     import inspect
 
-    from agentrl_trainer.hf_training import train_hf_step
+    from agentrl_trainer.step_config import DEFAULT_STEP, OptimizerConfig
     from agentrl_trainer.train_step import train_on_batch
     from agentrl_trainer.training_input import parse_input
 
     defaults = contract.TRAINER_DEFAULTS
     assert defaults["epochs"] == 1 and defaults["minibatches"] == 1 and defaults["isCap"] == 2
     parsed = parse_input(GOLDEN["base"])
-    python_names = {
-        "weight_decay": "weightDecay",
-        "objective": "objective",
-        "temperature": "temperature",
-        "clip_eps": "clipEps",
-        "aggregation": "aggregation",
-        "minibatches": "minibatches",
-        "epochs": "epochs",
-        "max_grad_norm": "maxGradNorm",
-        "kl_coef": "klCoef",
-        "off_policy": "offPolicy",
-        "is_cap": "isCap",
+    # an input that leaves every setting out, and the settings built without arguments, are the contract's
+    assert parsed.config == DEFAULT_STEP and parsed.optimizer == OptimizerConfig()
+    step, loss = parsed.config, parsed.config.loss
+    settings = {
+        "lr": parsed.optimizer.lr,
+        "weightDecay": parsed.optimizer.weight_decay,
+        "objective": step.objective,
+        "temperature": step.temperature,
+        "minibatches": step.minibatches,
+        "epochs": step.epochs,
+        "maxGradNorm": step.max_grad_norm,
+        "clipEps": loss.clip_eps,
+        "aggregation": loss.aggregation,
+        "klCoef": loss.kl_coef,
+        "clipRatioC": loss.guards.clip_ratio_c,
+        "logRatioClamp": loss.guards.log_ratio_clamp,
+        "ratioLevel": loss.guards.ratio_level,
+        "klEstimator": loss.guards.kl_estimator,
+        "offPolicy": step.off_policy.mode,
+        "isCap": step.off_policy.is_cap,
     }
-    for python, field in python_names.items():
-        assert getattr(parsed, python) == defaults[field], python
-    assert parsed.lr == defaults["lr"]
-    for function in (train_on_batch, train_hf_step):
-        for name, parameter in inspect.signature(function).parameters.items():
-            if name in python_names and parameter.default is not inspect.Parameter.empty:
-                assert parameter.default == defaults[python_names[name]], f"{function.__name__}({name})"
+    assert set(settings) == set(defaults), "every default the contract states is a setting of the step"
+    for field, value in settings.items():
+        assert value == defaults[field], field
+    assert inspect.signature(train_on_batch).parameters["config"].default == DEFAULT_STEP

@@ -166,6 +166,7 @@ def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_m
     near zero, and a policy-gradient step changes the weights."""
     import json
 
+    from agentrl_trainer.step_config import StepConfig
     from agentrl_trainer.train_step import action_logprobs, train_on_batch
 
     golden = json.loads(hf_models.GOLDEN_PATH.read_text())
@@ -180,7 +181,7 @@ def test_the_trainer_recomputes_the_served_logprobs_and_a_step_trains_the_real_m
     before = trained.model.layers[0].mlp.down_proj.weight.detach().clone()
     optimizer = torch.optim.AdamW(policy.parameters(), lr=1e-5)
     batch["advantages"] = torch.tensor([1.0, 0.5])
-    metrics = train_on_batch(policy, optimizer, batch, temperature=golden["temperature"])
+    metrics = train_on_batch(policy, optimizer, batch, StepConfig(temperature=golden["temperature"]))
     assert metrics["skipped"] is False and metrics["importance"]["mismatch"]["mean_abs_ratio_dev"] < 1e-4
     assert not torch.equal(before, trained.model.layers[0].mlp.down_proj.weight)
 
@@ -189,9 +190,11 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     model, graph_dir, tmp_path
 ):
     import json
+    from dataclasses import replace
 
     from agentrl_trainer.hf_training import train_hf_step
     from agentrl_trainer.train_step import save_batch
+    from agentrl_trainer.training_input import parse_input
 
     golden = json.loads(hf_models.GOLDEN_PATH.read_text())
     batch = golden_batch(golden)
@@ -199,9 +202,7 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
     batch_path = tmp_path / "batch.safetensors"
     save_batch(batch_path, batch)
     run_dir = tmp_path / "run"
-    common = dict(
-        run_dir=str(run_dir), batch_path=str(batch_path), model_name=NAME, temperature=golden["temperature"], lr=1e-4
-    )
+    paths = dict(run_dir=str(run_dir), batch_path=str(batch_path))
     # step 1 through the trainOnBatch activity, as a run's workflow calls it
     from agentrl_trainer.training_activity import train_on_batch_activity
     from temporalio.testing import ActivityEnvironment
@@ -224,21 +225,24 @@ def test_two_idempotent_training_steps_checkpoint_in_the_hugging_face_layout_and
         ActivityEnvironment().run(train_on_batch_activity, {**payload, "stepId": "x", "model": "gpt-9"})
     # the second step's own learning rate wins over the one its optimizer state was saved with, and
     # its KL term pulls toward the first step's checkpoint
-    second = train_hf_step(
-        step=2,
-        step_id="iteration-0002",
-        policy_version="run-step-2",
-        **{**common, "lr": 3e-5},
-        kl_coef=0.1,
-        reference_step=1,
+    second_request = parse_input(
+        {
+            **payload,
+            "stepId": "iteration-0002",
+            "step": 2,
+            "optimizer": {"lr": 3e-5},
+            "klCoef": 0.1,
+            "referenceStep": 1,
+        }
     )
+    second = train_hf_step(second_request, policy_version="run-step-2", **paths)
     saved = torch.load(Path(second["checkpointRef"].removeprefix("file://")) / "optimizer.pt", weights_only=False)
     assert [group["lr"] for group in saved["optimizer"]["param_groups"]] == [3e-5]
     assert second["metrics"]["klRef"] == pytest.approx(0.0, abs=1e-6), "the policy starts at its reference"
     with pytest.raises(ValueError, match="referenceStep: 5 has no checkpoint"):
-        train_hf_step(
-            step=3, step_id="iteration-0003", policy_version="run-step-3", **common, kl_coef=0.1, reference_step=5
-        )
+        # past what the contract lets through (a reference after the step), as a direct caller could
+        third = replace(second_request, step=3, step_id="iteration-0003", reference_step=5)
+        train_hf_step(third, policy_version="run-step-3", **paths)
     # the second step starts from the first's weights: its recomputed log-probs moved away from the recorded ones
     assert second["metrics"]["mismatch"]["meanAbsRatioDev"] > first["metrics"]["mismatch"]["meanAbsRatioDev"]
     trained = hf_models.load_model(second["checkpointRef"].removeprefix("file://"))
@@ -275,25 +279,35 @@ def test_a_critic_step_on_the_real_model_saves_and_loads_its_value_head(model, g
     checkpoint and the published weights; step 2 (per turn) starts from it."""
     import json
 
-    from agentrl_trainer.credit import VALUE_HEAD_FILE, CriticOptions
+    from agentrl_trainer.credit import VALUE_HEAD_FILE
     from agentrl_trainer.hf_training import CRITIC_FILE, train_hf_step
     from agentrl_trainer.train_step import save_batch
+    from agentrl_trainer.training_input import parse_input
 
     golden = json.loads(hf_models.GOLDEN_PATH.read_text())
     batch = golden_batch(golden)
     batch["rewards"] = torch.tensor([1.0, 0.0])
     batch_path = tmp_path / "batch.safetensors"
     save_batch(batch_path, batch)
-    common = dict(
-        run_dir=str(tmp_path / "run"),
-        batch_path=str(batch_path),
-        model_name=NAME,
-        temperature=golden["temperature"],
-        lr=1e-4,
-    )
-    first = train_hf_step(
-        step=1, step_id="s1", policy_version="run-step-1", critic=CriticOptions(estimator="gae"), **common
-    )
+    run_dir = tmp_path / "run"
+
+    def step(number: int, critic: dict) -> dict:
+        request = {
+            "runRef": f"file://{run_dir}",
+            "stepId": f"s{number}",
+            "step": number,
+            "batchRef": f"file://{batch_path}",
+            "seed": 0,
+            "model": NAME,
+            "optimizer": {"lr": 1e-4},
+            "temperature": golden["temperature"],
+            "critic": critic,
+        }
+        return train_hf_step(
+            parse_input(request), run_dir=str(run_dir), batch_path=str(batch_path), policy_version=f"run-step-{number}"
+        )
+
+    first = step(1, {"estimator": "gae"})
     critic = first["metrics"]["critic"]
     assert critic["meanValue"] == 0.0 and critic["valueLoss"] > 0, "a fresh head says 0 and learns"
     checkpoint = Path(first["checkpointRef"].removeprefix("file://"))
@@ -302,8 +316,6 @@ def test_a_critic_step_on_the_real_model_saves_and_loads_its_value_head(model, g
     assert saved["head"]["linear.weight"].abs().sum() > 0, "the head moved"
     published = torch.load(Path(first["policyRef"].removeprefix("file://")) / VALUE_HEAD_FILE, weights_only=False)
     assert torch.equal(published["linear.weight"], saved["head"]["linear.weight"])
-    second = train_hf_step(
-        step=2, step_id="s2", policy_version="run-step-2", critic=CriticOptions(estimator="gae", whiten=False), **common
-    )
+    second = step(2, {"estimator": "gae", "whiten": False})
     # the second step's values come from the first's head: no longer 0
     assert second["metrics"]["critic"]["meanValue"] != 0.0

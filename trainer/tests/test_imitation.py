@@ -6,6 +6,7 @@ import pytest
 import torch
 from agentrl_trainer.losses import imitation_loss
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+from agentrl_trainer.step_config import StepConfig
 from agentrl_trainer.train_step import train_on_batch
 
 torch.set_num_threads(2)
@@ -59,9 +60,9 @@ def hand_nll(model, batch):
     return total / count
 
 
-def gradients(model, batch, **options):
+def gradients(model, batch):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
-    metrics = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, objective="imitation", **options)
+    metrics = train_on_batch(model, optimizer, batch, StepConfig(temperature=TEMPERATURE, objective="imitation"))
     return metrics, {name: p.grad.clone() for name, p in model.named_parameters()}
 
 
@@ -91,7 +92,10 @@ def test_first_step_loss_is_the_hand_computed_nll(constrained):
     model, batch = make_model(), demonstrations(constrained)
     expected = hand_nll(model, batch)
     metrics = train_on_batch(
-        model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE, objective="imitation"
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.0),
+        batch,
+        StepConfig(temperature=TEMPERATURE, objective="imitation"),
     )
     assert abs(metrics["loss"] - expected) < 1e-5
     assert metrics["masked_tokens"] == 14
@@ -102,7 +106,7 @@ def test_loss_decreases_and_zero_advantages_do_not_skip():
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     losses = []
     for _ in range(15):
-        metrics = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, objective="imitation")
+        metrics = train_on_batch(model, optimizer, batch, StepConfig(temperature=TEMPERATURE, objective="imitation"))
         assert metrics["skipped"] is False and metrics["steps"] == 1
         losses.append(metrics["loss"])
     assert all(later < earlier for earlier, later in zip(losses, losses[1:])), losses
@@ -115,10 +119,7 @@ def test_metrics_of_an_imitation_step():
         model,
         torch.optim.AdamW(model.parameters()),
         demonstrations(),
-        temperature=TEMPERATURE,
-        objective="imitation",
-        minibatches=3,
-        epochs=2,
+        StepConfig(temperature=TEMPERATURE, objective="imitation", minibatches=3, epochs=2),
     )
     assert metrics["steps"] == 6 and metrics["skipped"] is False and metrics["masked_tokens"] == 14
     assert metrics["mean_ratio"] == 1.0 and metrics["clip_fraction"] == 0.0 and metrics["kl_k3"] == 0.0
@@ -168,6 +169,5 @@ def test_unknown_objective_lists_known_names():
             model,
             torch.optim.SGD(model.parameters(), lr=0.0),
             demonstrations(),
-            temperature=TEMPERATURE,
-            objective="sft",
+            StepConfig(temperature=TEMPERATURE, objective="sft"),
         )

@@ -8,6 +8,7 @@ import pytest
 import torch
 from agentrl_trainer.losses import AGGREGATIONS
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+from agentrl_trainer.step_config import LossConfig, StepConfig
 from agentrl_trainer.train_step import action_logprobs, load_batch, save_batch, sequence_logprobs, train_on_batch
 
 torch.set_num_threads(2)
@@ -48,7 +49,9 @@ def parameters(model):
 def test_all_zero_advantages_skip_the_step_and_keep_every_weight():
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
-    train_on_batch(model, optimizer, make_batch(model, seed=1), temperature=TEMPERATURE)  # momentum now nonzero
+    train_on_batch(
+        model, optimizer, make_batch(model, seed=1), StepConfig(temperature=TEMPERATURE)
+    )  # momentum now nonzero
     before, state_before = (
         parameters(model),
         {k: {n: v.clone() for n, v in s.items()} for k, s in optimizer.state.items()},
@@ -57,9 +60,7 @@ def test_all_zero_advantages_skip_the_step_and_keep_every_weight():
         model,
         optimizer,
         make_batch(model, seed=2, advantages=(0.0,) * 4),
-        temperature=TEMPERATURE,
-        minibatches=2,
-        epochs=2,
+        StepConfig(temperature=TEMPERATURE, minibatches=2, epochs=2),
     )
     assert metrics["skipped"] is True and metrics["steps"] == 0 and metrics["loss"] == 0.0
     assert metrics["grad_norm"] == 0.0 and abs(metrics["mean_ratio"] - 1.0) < 1e-3
@@ -72,7 +73,9 @@ def test_all_zero_advantages_skip_the_step_and_keep_every_weight():
 def test_fresh_batch_first_minibatch_has_ratio_one_and_no_clipping():
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    metrics = train_on_batch(model, optimizer, make_batch(model), temperature=TEMPERATURE, minibatches=2, epochs=2)
+    metrics = train_on_batch(
+        model, optimizer, make_batch(model), StepConfig(temperature=TEMPERATURE, minibatches=2, epochs=2)
+    )
     first = metrics["per_step"][0]
     assert abs(first["mean_ratio"] - 1.0) < 1e-3 and first["clip_fraction"] == 0.0 and abs(first["kl_k3"]) < 1e-6
     assert metrics["steps"] == 4 and metrics["skipped"] is False
@@ -91,7 +94,7 @@ def test_hidden_state_gradient_is_exactly_zero_where_the_next_token_is_mask_zero
 
     batch = make_batch(model)
     model.ln_final.register_forward_hook(keep_hidden)  # its output is the head's only input
-    train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE))
     (hidden,) = captured  # (B, T, C)
     # the hidden state at position p scores token p + 1; the last position scores nothing
     predicts_action = torch.zeros_like(batch["loss_mask"], dtype=torch.bool)
@@ -114,10 +117,12 @@ def test_action_logprobs_equal_sequence_logprobs_at_mask_one_positions():
             assert torch.count_nonzero(selected[~mask]) == 0
 
 
-def gradients_after_one_step(batch, **options):
+def gradients_after_one_step(batch, aggregation):
     model = make_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
-    metrics = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, **options)
+    metrics = train_on_batch(
+        model, optimizer, batch, StepConfig(temperature=TEMPERATURE, loss=LossConfig(aggregation=aggregation))
+    )
     return metrics, {name: p.grad.clone() for name, p in model.named_parameters()}
 
 
@@ -147,10 +152,10 @@ def test_constraint_mask_in_batch_is_applied_like_the_sampler():
     with torch.no_grad():
         batch["behaviour_logprobs"] = sequence_logprobs(model, batch["input_ids"], TEMPERATURE, allowed)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
-    constrained = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
+    constrained = train_on_batch(model, optimizer, batch, StepConfig(temperature=TEMPERATURE))
     assert abs(constrained["mean_ratio"] - 1.0) < 1e-6
     unconstrained = train_on_batch(
-        model, optimizer, {k: v for k, v in batch.items() if k != "allowed_mask"}, temperature=TEMPERATURE
+        model, optimizer, {k: v for k, v in batch.items() if k != "allowed_mask"}, StepConfig(temperature=TEMPERATURE)
     )
     assert unconstrained["mean_ratio"] < 0.9  # forgetting the mask the sampler used biases every ratio
 
@@ -160,7 +165,7 @@ def test_training_raises_logprobs_of_positive_advantage_actions():
     batch = make_batch(model, advantages=(1.0, 1.0, -1.0, -1.0))
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     for _ in range(5):
-        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE)
+        train_on_batch(model, optimizer, batch, StepConfig(temperature=TEMPERATURE))
     with torch.no_grad():
         change = (sequence_logprobs(model, batch["input_ids"], TEMPERATURE) - batch["behaviour_logprobs"]) * batch[
             "loss_mask"
@@ -174,19 +179,27 @@ def test_malformed_batches_name_the_field():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
     batch = make_batch(model)
     with pytest.raises(ValueError, match=r"batch.loss_mask\[:, 0\] must be 0"):
-        train_on_batch(model, optimizer, {**batch, "loss_mask": torch.ones(4, 20)}, temperature=TEMPERATURE)
+        train_on_batch(model, optimizer, {**batch, "loss_mask": torch.ones(4, 20)}, StepConfig(temperature=TEMPERATURE))
     with pytest.raises(ValueError, match="batch.loss_mask must hold only 0 and 1"):
-        train_on_batch(model, optimizer, {**batch, "loss_mask": batch["loss_mask"] * 0.5}, temperature=TEMPERATURE)
+        train_on_batch(
+            model, optimizer, {**batch, "loss_mask": batch["loss_mask"] * 0.5}, StepConfig(temperature=TEMPERATURE)
+        )
     bad_behaviour = batch["behaviour_logprobs"].clone()
     bad_behaviour[1, 6] = float("-inf")  # a mask-1 position
     with pytest.raises(ValueError, match="batch.behaviour_logprobs must be finite"):
-        train_on_batch(model, optimizer, {**batch, "behaviour_logprobs": bad_behaviour}, temperature=TEMPERATURE)
+        train_on_batch(
+            model, optimizer, {**batch, "behaviour_logprobs": bad_behaviour}, StepConfig(temperature=TEMPERATURE)
+        )
     with pytest.raises(ValueError, match="batch.advantages is missing"):
-        train_on_batch(model, optimizer, {k: v for k, v in batch.items() if k != "advantages"}, temperature=TEMPERATURE)
+        train_on_batch(
+            model, optimizer, {k: v for k, v in batch.items() if k != "advantages"}, StepConfig(temperature=TEMPERATURE)
+        )
     with pytest.raises(ValueError, match="unknown aggregation"):
-        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, aggregation="mean")
+        train_on_batch(
+            model, optimizer, batch, StepConfig(temperature=TEMPERATURE, loss=LossConfig(aggregation="mean"))
+        )
     with pytest.raises(ValueError, match="minibatches must be in"):
-        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, minibatches=5)
+        train_on_batch(model, optimizer, batch, StepConfig(temperature=TEMPERATURE, minibatches=5))
 
 
 def test_batch_file_round_trip(tmp_path):
@@ -261,7 +274,9 @@ def test_batch_written_like_the_typescript_writer_loads_with_its_bool_allowed_ma
         key: tensors[key] for key in ("input_ids", "loss_mask", "advantages", "behaviour_logprobs", "allowed_mask")
     }
     model = make_model()
-    metrics = train_on_batch(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    metrics = train_on_batch(
+        model, torch.optim.SGD(model.parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE)
+    )
     with torch.no_grad():
         logits = model(batch["input_ids"])  # (B, T, V)
     ratios = []
@@ -275,15 +290,14 @@ def test_kl_anchor_to_an_identical_reference_adds_nothing_on_the_first_update():
     model, reference = make_model(), make_model()
     batch = make_batch(model, seed=3)
     plain = train_on_batch(
-        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE
+        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE)
     )
     anchored = train_on_batch(
         model,
         torch.optim.SGD(model.parameters(), lr=0.0),
         batch,
-        temperature=TEMPERATURE,
+        StepConfig(temperature=TEMPERATURE, loss=LossConfig(kl_coef=0.5)),
         reference=reference,
-        kl_coef=0.5,
     )
     assert anchored["kl_ref"] == pytest.approx(0.0, abs=1e-7)
     assert anchored["loss"] == pytest.approx(plain["loss"], abs=1e-7)
@@ -297,22 +311,35 @@ def test_kl_anchor_adds_coef_times_k3_and_pulls_toward_the_reference():
         make_model(),
         torch.optim.SGD(make_model().parameters(), lr=0.0),
         batch,
-        temperature=TEMPERATURE,
+        StepConfig(temperature=TEMPERATURE, loss=LossConfig(kl_coef=0.5)),
         reference=reference,
-        kl_coef=0.5,
     )
     plain = train_on_batch(
-        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, temperature=TEMPERATURE
+        make_model(), torch.optim.SGD(make_model().parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE)
     )
     assert frozen["kl_ref"] > 0.01
     assert frozen["loss"] == pytest.approx(plain["loss"] + 0.5 * frozen["kl_ref"], rel=1e-5)
     model = make_model()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    first = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=0.5)
-    later = train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=0.5, epochs=5)
+    first = train_on_batch(
+        model, optimizer, batch, StepConfig(temperature=TEMPERATURE, loss=LossConfig(kl_coef=0.5)), reference=reference
+    )
+    later = train_on_batch(
+        model,
+        optimizer,
+        batch,
+        StepConfig(temperature=TEMPERATURE, epochs=5, loss=LossConfig(kl_coef=0.5)),
+        reference=reference,
+    )
     assert later["per_step"][-1]["kl_ref"] < 0.5 * first["per_step"][0]["kl_ref"]
     with pytest.raises(ValueError, match="kl_coef must be >= 0"):
-        train_on_batch(model, optimizer, batch, temperature=TEMPERATURE, reference=reference, kl_coef=-1.0)
+        train_on_batch(
+            model,
+            optimizer,
+            batch,
+            StepConfig(temperature=TEMPERATURE, loss=LossConfig(kl_coef=-1.0)),
+            reference=reference,
+        )
 
 
 def test_compact_allowed_mask_out_of_range_is_refused(tmp_path):
@@ -346,11 +373,13 @@ def test_the_mask_ablation_trains_observations_against_the_starting_weights():
         "environment_mask": environment,
     }
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # measure only
-    metrics = train_on_batch(model, optimizer, ablated, temperature=TEMPERATURE, minibatches=1, epochs=1)
+    metrics = train_on_batch(model, optimizer, ablated, StepConfig(temperature=TEMPERATURE, minibatches=1, epochs=1))
     assert metrics["per_step"][0]["mean_ratio"] == pytest.approx(1.0, abs=1e-5)
     assert metrics["importance"]["max"] == pytest.approx(1.0, abs=1e-5)
     assert metrics["masked_tokens"] == int(batch["loss_mask"].sum()) + 5
     # the observation tokens carry gradient: the loss of the ablated batch differs from the actions-only one
     fresh = make_model()
-    plain = train_on_batch(fresh, torch.optim.SGD(fresh.parameters(), lr=0.0), batch, temperature=TEMPERATURE)
+    plain = train_on_batch(
+        fresh, torch.optim.SGD(fresh.parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE)
+    )
     assert metrics["loss"] != pytest.approx(plain["loss"], abs=1e-6)

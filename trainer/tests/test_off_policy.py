@@ -9,6 +9,7 @@ import torch
 from agentrl_reference import golden_loss, golden_off_policy
 from agentrl_trainer.losses import (
     AGGREGATIONS,
+    DEFAULT_IS_CAP,
     OFF_POLICY_MODES,
     LossGuards,
     clipped_policy_loss,
@@ -16,6 +17,7 @@ from agentrl_trainer.losses import (
     off_policy_weights,
 )
 from agentrl_trainer.model import PolicyModel, PolicyModelConfig
+from agentrl_trainer.step_config import OffPolicyConfig, StepConfig
 from agentrl_trainer.train_step import check_staleness, sequence_logprobs, token_staleness, train_on_batch
 
 torch.set_num_threads(2)
@@ -169,7 +171,7 @@ def versions_table(fresh_only):
     return versions
 
 
-def trained_weights(mode, versions, **options):
+def trained_weights(mode, versions, is_cap=DEFAULT_IS_CAP):
     torch.manual_seed(0)
     model = PolicyModel(CONFIG)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -177,12 +179,10 @@ def trained_weights(mode, versions, **options):
         model,
         optimizer,
         make_batch(model, versions),
-        temperature=TEMPERATURE,
-        off_policy=mode,
+        StepConfig(
+            temperature=TEMPERATURE, minibatches=2, epochs=2, off_policy=OffPolicyConfig(mode=mode, is_cap=is_cap)
+        ),
         base_version=3,
-        minibatches=2,
-        epochs=2,
-        **options,
     )
     return {name: value.detach().clone() for name, value in model.state_dict().items()}, metrics
 
@@ -218,10 +218,8 @@ def test_a_token_beyond_the_staleness_bound_is_refused_before_any_update():
             model,
             optimizer,
             make_batch(model, versions_table(fresh_only=False)),
-            temperature=TEMPERATURE,
-            off_policy="decoupled",
+            StepConfig(temperature=TEMPERATURE, off_policy=OffPolicyConfig(mode="decoupled", max_staleness=1)),
             base_version=3,
-            max_staleness=1,
         )
     assert all(torch.equal(before[name], value) for name, value in model.state_dict().items())
 

@@ -1,9 +1,6 @@
 /** What an activity's failure says: its timeout type, a lost host, its application failure type, its message. */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
-import {} from '../../shared/names/errors';
-import {} from '../../shared/contracts/policy-spec';
-import {} from '../../shared/names/search-attributes';
 
 export function timeoutTypeOf(error: unknown): TimeoutType | null {
   return error instanceof ActivityFailure && error.cause instanceof TimeoutFailure ? error.cause.timeoutType : null;

@@ -11,7 +11,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import {} from '@temporalio/common';
 import {
   defaultParkTtlMs,
   type EpisodeProgress,
@@ -19,7 +18,6 @@ import {
   type SandboxHandle,
 } from '../../shared/contracts/episode';
 import { type EpisodeInput } from '../../shared/contracts/episode-input';
-import {} from '../../shared/names/errors';
 import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
 import { SearchAttributes } from '../../shared/names/search-attributes';
 import { messageOf } from './failures';

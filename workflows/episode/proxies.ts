@@ -4,13 +4,10 @@
  * a container on the queue of the host that owns it.
  */
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import {} from '@temporalio/common';
 import type { EpisodeActivities, HostActivities } from '../../activities';
 import { type SandboxHandle } from '../../shared/contracts/episode';
 import { type EpisodeInput } from '../../shared/contracts/episode-input';
 import { ErrorTypes } from '../../shared/names/errors';
-import {} from '../../shared/contracts/policy-spec';
-import {} from '../../shared/names/search-attributes';
 import { hostQueue, sandboxesQueue } from '../../shared/names/task-queues';
 
 // on the workflow's own task queue: any worker of this deployment can run them

@@ -7,7 +7,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import {} from '@temporalio/common';
 import type { ScoreSummary } from '../../activities';
 import {
   emptyTimings,
@@ -20,7 +19,6 @@ import {
 import { type EpisodeInput, type ResumeRequest } from '../../shared/contracts/episode-input';
 import { ErrorTypes } from '../../shared/names/errors';
 import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
-import {} from '../../shared/contracts/policy-spec';
 import { SearchAttributes } from '../../shared/names/search-attributes';
 import { episodeEventSignal, type EpisodeEvent } from '../messages';
 import { failureType, messageOf } from './failures';

@@ -3,13 +3,21 @@ import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { TimeoutType } from '@temporalio/common';
 import { type EpisodeState, type StopRecord, type TurnPhases, type TurnSummary } from '../../shared/contracts/episode';
 import { defaultLimits, type EpisodeInput } from '../../shared/contracts/episode-input';
-import {} from '../../shared/names/errors';
 import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
 import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
-import {} from '../../shared/names/search-attributes';
 import { isHostLost, messageOf, timeoutTypeOf } from './failures';
 import { type Host } from './proxies';
 import { currentEpisodeId, type Control } from './results';
+
+/** How a run of turns ends: an outcome, the end of a segment (park), or time to continue as new. */
+export type TurnsEnd = Ended | { park: true } | { continueAsNew: true };
+type Ended = { outcome: Outcome; detail: string | null };
+
+/** The limits of this episode's turns: its input's budgets, else its task's, else the defaults. */
+interface TurnLimits {
+  maxTurns: number;
+  maxTokens: number;
+}
 
 /** Runs turns until an outcome, until the segment ends (park), or until it is time to continue as new. */
 export async function takeTurns(
@@ -17,45 +25,17 @@ export async function takeTurns(
   episode: EpisodeState,
   host: Host,
   control: Control,
-  requestContinueAsNew: () => void,
-): Promise<{ outcome: Outcome; detail: string | null } | { park: true }> {
+): Promise<TurnsEnd> {
   const episodeId = currentEpisodeId();
-  const maxTurns = input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns;
-  const maxTokens = input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens;
+  const limits: TurnLimits = {
+    maxTurns: input.budgets.maxTurns ?? episode.task.maxTurns ?? defaultLimits.maxTurns,
+    maxTokens: input.budgets.maxTokens ?? episode.task.maxTokens ?? defaultLimits.maxTokens,
+  };
   const counters = episode.counters;
   if (counters.tokens === 0) counters.tokens = episode.task.promptTokens;
-  let turnsThisRun = 0;
-  for (;;) {
-    if (counters.turns >= maxTurns) {
-      counters.turnLimitHits++;
-      return { outcome: Outcomes.turnLimit, detail: `reached ${maxTurns} turns` };
-    }
-    if (counters.tokens >= maxTokens) {
-      counters.tokenLimitHits++;
-      return { outcome: Outcomes.tokenLimit, detail: `context reached ${counters.tokens} of ${maxTokens} tokens` };
-    }
-    const remaining = episode.deadlineAtMs - Date.now();
-    if (remaining <= 0) {
-      counters.deadlineHits++;
-      return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed` };
-    }
-    if (
-      workflowInfo().continueAsNewSuggested ||
-      (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)
-    ) {
-      requestContinueAsNew();
-      return { outcome: Outcomes.submitted, detail: null };
-    }
-    const segment = episode.segment;
-    const inSegment = episode.segmentState;
-    if (
-      segment &&
-      inSegment &&
-      ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) ||
-        (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))
-    ) {
-      return { park: true };
-    }
+  for (let turnsThisRun = 0; ; turnsThisRun++) {
+    const stop = beforeTurn(input, episode, limits, turnsThisRun);
+    if (stop) return stop;
     // a version the run published since the last turn: the whole turn samples it (a turn never mixes versions)
     if (
       control.version &&
@@ -65,58 +45,16 @@ export async function takeTurns(
       episode.policy = { ...episode.policy, version: control.version };
     if (episode.versions?.at(-1) !== episode.policy.version) (episode.versions ??= []).push(episode.policy.version);
     const turn = counters.turns;
-    let summary: TurnSummary;
     const turnStart = Date.now();
-    try {
-      summary = await host.takeTurn(remaining)({
-        episodeId,
-        turn,
-        container: episode.sandbox.containerName,
-        policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version },
-        promptRef: episode.task.promptRef,
-        maxTurns,
-        toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining),
-        maxObservationBytes: input.budgets.maxObservationBytes,
-      });
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
-        counters.deadlineHits++;
-        return {
-          outcome: Outcomes.timeout,
-          detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}`,
-        };
-      }
-      return {
-        outcome: Outcomes.sandboxCrash,
-        detail: isHostLost(error)
-          ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue`
-          : `turn ${turn} failed: ${messageOf(error)}`,
-      };
-    }
-    if (episode.timings) {
-      episode.timings.turnsMs += Date.now() - turnStart;
-      if (summary.phases) {
-        const sums = (episode.timings.turnPhases ??= { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 });
-        for (const phase of Object.keys(sums) as (keyof TurnPhases)[]) sums[phase] += summary.phases[phase];
-      }
-    }
-    if (episode.segmentState) {
-      episode.segmentState.turns++;
-      episode.segmentState.actedMs += Date.now() - turnStart;
-    }
+    const summary = await runTurn(input, episode, host, limits, turn, episodeId);
+    if ('outcome' in summary) return summary;
+    addTimings(episode, summary, turnStart);
     if (summary.status === 'token_limit') {
       // the context cannot hold another action and its observation: never a silent cut
       counters.tokenLimitHits++;
       return { outcome: Outcomes.tokenLimit, detail: summary.detail };
     }
-    counters.turns++;
-    turnsThisRun++;
-    counters.tokens += summary.actionTokens + summary.observationTokens;
-    if (summary.status !== 'policy_error') counters.toolCalls++;
-    const stops = (episode.stops ??= []);
-    if (summary.actionKind === 'change') episode.changed = true;
-    if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
+    countTurn(episode, summary);
     // a check after a change is a stop point (the agent interface's actionKind)
     if (summary.actionKind === 'check' && episode.changed) {
       const stop: StopRecord = {
@@ -125,25 +63,137 @@ export async function takeTurns(
         submitted: false,
         probe: null,
       };
-      stops.push(stop);
+      episode.stops!.push(stop);
       if (stop.passed && input.probeStops) stop.probe = await probeStop(input, episode, host, episodeId, turn);
     }
-    if (summary.status === 'tool_error') counters.toolErrors++;
-    if (summary.contextSplit) counters.contextSplits = (counters.contextSplits ?? 0) + 1;
-    if (summary.truncated) counters.truncatedOutputs++;
-    if (summary.timedOut) counters.toolTimeouts++;
-    switch (summary.status) {
-      case 'submitted':
-        return { outcome: Outcomes.submitted, detail: null };
-      case 'agent_crash':
-        return { outcome: Outcomes.agentCrash, detail: summary.detail };
-      case 'sandbox_crash':
-        return { outcome: Outcomes.sandboxCrash, detail: summary.detail };
-      case 'policy_error':
-        return { outcome: Outcomes.policyError, detail: summary.detail };
-      default:
-        break;
+    const ended = endOf(summary);
+    if (ended) return ended;
+  }
+}
+
+/** What ends the episode before its next turn: a limit reached, the segment's end, or continue-as-new. */
+function beforeTurn(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  limits: TurnLimits,
+  turnsThisRun: number,
+): TurnsEnd | null {
+  const counters = episode.counters;
+  if (counters.turns >= limits.maxTurns) {
+    counters.turnLimitHits++;
+    return { outcome: Outcomes.turnLimit, detail: `reached ${limits.maxTurns} turns` };
+  }
+  if (counters.tokens >= limits.maxTokens) {
+    counters.tokenLimitHits++;
+    return { outcome: Outcomes.tokenLimit, detail: `context reached ${counters.tokens} of ${limits.maxTokens} tokens` };
+  }
+  if (episode.deadlineAtMs - Date.now() <= 0) {
+    counters.deadlineHits++;
+    return { outcome: Outcomes.timeout, detail: `deadline of ${input.budgets.deadlineMs} ms passed` };
+  }
+  if (
+    workflowInfo().continueAsNewSuggested ||
+    (input.continueAsNewEveryTurns > 0 && turnsThisRun >= input.continueAsNewEveryTurns)
+  )
+    return { continueAsNew: true };
+  const segment = episode.segment;
+  const inSegment = episode.segmentState;
+  if (
+    segment &&
+    inSegment &&
+    ((segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns) ||
+      (segment.maxMs !== undefined && inSegment.actedMs >= segment.maxMs))
+  )
+    return { park: true };
+  return null;
+}
+
+/**
+ * One turn on the sandbox's host. The deadline passing during it is `timeout`; any other failure of
+ * the activity (its host lost, a fault) is `sandbox_crash`.
+ */
+async function runTurn(
+  input: EpisodeInput,
+  episode: EpisodeState,
+  host: Host,
+  limits: TurnLimits,
+  turn: number,
+  episodeId: string,
+): Promise<TurnSummary | Ended> {
+  const remaining = episode.deadlineAtMs - Date.now();
+  try {
+    return await host.takeTurn(remaining)({
+      episodeId,
+      turn,
+      container: episode.sandbox.containerName,
+      policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version },
+      promptRef: episode.task.promptRef,
+      maxTurns: limits.maxTurns,
+      toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining),
+      maxObservationBytes: input.budgets.maxObservationBytes,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    if (timeoutTypeOf(error) === TimeoutType.SCHEDULE_TO_CLOSE) {
+      episode.counters.deadlineHits++;
+      return {
+        outcome: Outcomes.timeout,
+        detail: `deadline of ${input.budgets.deadlineMs} ms passed during turn ${turn}`,
+      };
     }
+    return {
+      outcome: Outcomes.sandboxCrash,
+      detail: isHostLost(error)
+        ? `sandbox host ${episode.sandbox.hostId} stopped serving its queue`
+        : `turn ${turn} failed: ${messageOf(error)}`,
+    };
+  }
+}
+
+/** The turn's time, by phase, and the segment's share of it. */
+function addTimings(episode: EpisodeState, summary: TurnSummary, turnStart: number): void {
+  if (episode.timings) {
+    episode.timings.turnsMs += Date.now() - turnStart;
+    if (summary.phases) {
+      const sums = (episode.timings.turnPhases ??= { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 });
+      for (const phase of Object.keys(sums) as (keyof TurnPhases)[]) sums[phase] += summary.phases[phase];
+    }
+  }
+  if (episode.segmentState) {
+    episode.segmentState.turns++;
+    episode.segmentState.actedMs += Date.now() - turnStart;
+  }
+}
+
+/** A turn taken: its counters, and whether it changed the tree or submitted after a stop point. */
+function countTurn(episode: EpisodeState, summary: TurnSummary): void {
+  const counters = episode.counters;
+  const turn = counters.turns;
+  counters.turns++;
+  counters.tokens += summary.actionTokens + summary.observationTokens;
+  if (summary.status !== 'policy_error') counters.toolCalls++;
+  const stops = (episode.stops ??= []);
+  if (summary.actionKind === 'change') episode.changed = true;
+  if (summary.status === 'submitted' && stops.at(-1)?.turn === turn - 1) stops.at(-1)!.submitted = true;
+  if (summary.status === 'tool_error') counters.toolErrors++;
+  if (summary.contextSplit) counters.contextSplits = (counters.contextSplits ?? 0) + 1;
+  if (summary.truncated) counters.truncatedOutputs++;
+  if (summary.timedOut) counters.toolTimeouts++;
+}
+
+/** The outcome a turn's status ends the episode with; null: the episode goes on. */
+function endOf(summary: TurnSummary): Ended | null {
+  switch (summary.status) {
+    case 'submitted':
+      return { outcome: Outcomes.submitted, detail: null };
+    case 'agent_crash':
+      return { outcome: Outcomes.agentCrash, detail: summary.detail };
+    case 'sandbox_crash':
+      return { outcome: Outcomes.sandboxCrash, detail: summary.detail };
+    case 'policy_error':
+      return { outcome: Outcomes.policyError, detail: summary.detail };
+    default:
+      return null;
   }
 }
 

@@ -113,7 +113,9 @@ export function loadChatTokenizer(nameOrDir: string): ChatTokenizer {
     definition,
     config,
     (known?.toolFormat as ToolFormat | undefined) ??
-      (String(config.chat_template ?? '').includes('tools') ? 'template' : 'hermes-system'),
+      (typeof config.chat_template === 'string' && config.chat_template.includes('tools')
+        ? 'template'
+        : 'hermes-system'),
   );
   loaded.set(nameOrDir, tokenizer);
   return tokenizer;
@@ -143,8 +145,8 @@ function createChatTokenizer(
   const compiled = new Template(template);
   const specialTokens = Object.fromEntries(
     ['bos_token', 'eos_token', 'pad_token', 'unk_token']
-      .map((key) => [key, tokenText(config[key])])
-      .filter(([, value]) => value !== null),
+      .map((key): [string, string | null] => [key, tokenText(config[key])])
+      .filter((entry): entry is [string, string] => entry[1] !== null),
   );
   const eos = tokenText(config.eos_token);
   const render: ChatTokenizer['render'] = (messages, options = {}) =>
