@@ -15,7 +15,8 @@ import { protectedPathMatcher } from '../shared/paths/protected-paths';
 import { runMany } from '../cli/run-many';
 import { findTaskFolders } from '../cli/evaluation';
 import { isHarborFolder } from '../activities/tasks/harbor';
-import { applyPatch, loadTaskFolder } from '../activities/tasks/task-loader';
+import { loadTaskFolder } from '../activities/tasks/task-loader';
+import { applyPatch } from '../activities/tasks/task-files';
 import { decodeFiles } from '../activities/sandbox/container';
 import { projectRoot } from '../workers/config';
 

@@ -1,11 +1,13 @@
 /**
- * A Harbor task's image, built on the local engine from its `environment/` folder with no registry:
- * its Dockerfile may start only from images this host has (the offline base, or one built or loaded
- * here). `pip install` steps are served offline: the packages they name are downloaded here as wheels
- * (pip, with this host's index and certificates) and handed to the build, with pip itself where the
- * image has none. Then a second layer makes the Dockerfile's WORKDIR a link to the sandbox's repository
- * (/work), and the WORKDIR's files, read out of the first image, are the task's starting repository.
- * Both images are named by the digest of the folder and rebuilt when an image they start from changes.
+ * A Harbor task's image, built on the local engine from its `environment/` folder with no registry. The
+ * build context is sent from memory, the folder as the loaders read it, so a tree that base.yaml names
+ * (activities/tasks/task-base.ts) is in the context as if the folder held it. Its Dockerfile may start
+ * only from images this host has (the offline base, or one built or loaded here). `pip install` steps
+ * are served offline: the packages they name are downloaded here as wheels (pip, with this host's index
+ * and certificates) and handed to the build, with pip itself where the image has none. Then a second
+ * layer makes the Dockerfile's WORKDIR a link to the sandbox's repository (/work), and the WORKDIR's
+ * files, read out of the first image, are the task's starting repository. Both images are named by the
+ * digest of the folder and rebuilt when an image they start from changes.
  */
 import { createHash } from 'node:crypto';
 import { dirname, join, posix } from 'node:path';

@@ -23,7 +23,8 @@ import {
 import { buildTar, execCollect } from '../sandbox/docker';
 import { harborImageNames, readFolderFiles } from '../images/harbor-image';
 import { harborTaskId, readHarborFolder, rewardFileNames, type RewardFileName } from './harbor';
-import { applyPatch, loadTask, readTree, TaskError } from './task-loader';
+import { loadTask } from './task-loader';
+import { applyPatch, TaskError } from './task-files';
 import { validationDigest } from './validation-digest';
 import {
   outputTail,
@@ -53,7 +54,7 @@ export async function harborSubject(
 ): Promise<ValidationSubject | ValidationReport> {
   // the digest first: a task validated against this folder, image and verifier is not built or run again
   const root = resolve(dir);
-  const folder = readHarborFolder(root, readTree);
+  const folder = readHarborFolder(root);
   const digest = validationDigest(root, harborImageNames(folder).image, harborCode);
   const skipped = skippedReport(harborTaskId(root), root, digest, join(root, 'expected-tests.json'), options);
   if (skipped) return skipped;
@@ -86,7 +87,7 @@ export async function harborSubject(
         name: containers.name('solve'),
         repo: repo(),
         // solution/ as it is: solve.sh and anything it uses
-        solution: decodeFiles(readTree(join(root, 'solution'))),
+        solution: folder.solution,
         env: folder.solutionEnv,
         workdir: harbor.workdir,
         resources: harbor.resources,

@@ -5,13 +5,13 @@
  * Docker); activities/images/harbor-image.ts builds its image and reads the repository out of it, and
  * activities/checker/verifier.ts runs its verifier. docs/tasks.md says what of task.toml is honoured.
  */
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/names/errors';
-import { decodeFiles } from '../sandbox/container';
 import { OracleFile, type HarborVerifier, type OracleCall } from '../../shared/contracts/task-spec';
+import { readTaskBase, readTaskTree } from './task-base';
 
 export class HarborTaskError extends Error {
   override name = 'HarborTaskError';
@@ -67,6 +67,8 @@ export interface HarborFolder {
   /** environment/: the Dockerfile and its build context, path → content and permission bits */
   environment: { path: string; content: Buffer; mode: number }[];
   tests: Record<string, Buffer>;
+  /** solution/: solve.sh and anything it uses (empty without one) */
+  solution: Record<string, Buffer>;
   solveScript: string | null;
   solutionEnv: Record<string, string>;
   wrongFixPatch: string | null;
@@ -97,10 +99,7 @@ export function harborTaskId(dir: string): string {
  * Reads a Harbor task folder; errors name the file and what is wrong. A task that asks for internet
  * access, GPUs or MCP servers is refused: sandboxes have no network and no GPU.
  */
-export function readHarborFolder(
-  dir: string,
-  readTree: (dir: string, root: string) => Record<string, string>,
-): HarborFolder {
+export function readHarborFolder(dir: string): HarborFolder {
   const tomlPath = join(dir, 'task.toml');
   let raw: unknown;
   try {
@@ -121,29 +120,31 @@ export function readHarborFolder(
     throw new HarborTaskError(`${tomlPath}: [environment] gpus = ${env.gpus}, but sandboxes have no GPU`);
   if (env.mcp_servers?.length)
     throw new HarborTaskError(`${tomlPath}: [[environment.mcp_servers]] are not supported (sandboxes have no network)`);
-  const need = (name: string, kind: 'file' | 'folder') => {
-    const path = join(dir, name);
-    if (!existsSync(path) || (kind === 'folder' ? !lstatSync(path).isDirectory() : !lstatSync(path).isFile()))
-      throw new HarborTaskError(`${path}: missing (a Harbor task needs ${name})`);
-    return path;
-  };
-  const prompt = readFileSync(need('instruction.md', 'file'), 'utf8').trim();
-  if (!prompt) throw new HarborTaskError(`${join(dir, 'instruction.md')}: empty`);
-  need('environment/Dockerfile', 'file');
+  const instructionPath = join(dir, 'instruction.md');
+  if (!existsSync(instructionPath) || !lstatSync(instructionPath).isFile())
+    throw new HarborTaskError(`${instructionPath}: missing (a Harbor task needs instruction.md)`);
+  const prompt = readFileSync(instructionPath, 'utf8').trim();
+  if (!prompt) throw new HarborTaskError(`${instructionPath}: empty`);
+  // the folders as the loaders read them: base.yaml may name a tree instead of the folder holding it
+  const base = readTaskBase(dir);
+  const tree = (folder: string) => readTaskTree(dir, folder, base) ?? {};
+  // modes as git keeps them (a clone's umask must not change the image's name)
+  const environment = Object.entries(tree('environment')).map(([path, file]) => ({ path, ...file }));
+  if (!environment.some((file) => file.path === 'Dockerfile'))
+    throw new HarborTaskError(
+      `${join(dir, 'environment', 'Dockerfile')}: missing (a Harbor task needs environment/Dockerfile)`,
+    );
   for (const compose of ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml'])
-    if (existsSync(join(dir, 'environment', compose)))
+    if (environment.some((file) => file.path === compose))
       throw new HarborTaskError(
         `${join(dir, 'environment', compose)}: multi-container environments are not supported (one Dockerfile only)`,
       );
-  need('tests/test.sh', 'file');
-  const environment = Object.entries(decodeFiles(readTree(join(dir, 'environment'), dir))).map(([path, content]) => ({
-    path,
-    content,
-    // executable or not, as git keeps it (a clone's umask must not change the image's name)
-    mode: statSync(join(dir, 'environment', path)).mode & 0o111 ? 0o755 : 0o644,
-  }));
-  const tests = decodeFiles(readTree(join(dir, 'tests'), dir));
-  const solvePath = join(dir, 'solution', 'solve.sh');
+  const contents = (files: Record<string, { content: Buffer }>) =>
+    Object.fromEntries(Object.entries(files).map(([path, file]) => [path, file.content]));
+  const tests = contents(tree('tests'));
+  if (!tests['test.sh'])
+    throw new HarborTaskError(`${join(dir, 'tests', 'test.sh')}: missing (a Harbor task needs tests/test.sh)`);
+  const solution = contents(tree('solution'));
   const optional = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : null);
   let oracleCalls: OracleCall[] | null = null;
   const oracleText = optional('oracle.json');
@@ -170,7 +171,8 @@ export function readHarborFolder(
     toml,
     environment,
     tests,
-    solveScript: existsSync(solvePath) ? readFileSync(solvePath, 'utf8') : null,
+    solution,
+    solveScript: solution['solve.sh']?.toString('utf8') ?? null,
     solutionEnv: toml.solution?.env ?? {},
     wrongFixPatch: optional('wrong-fix.patch'),
     oracleCalls,

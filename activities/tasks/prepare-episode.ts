@@ -12,7 +12,8 @@ import { describeServer } from '../policies/completions-client';
 import { preparePolicy } from '../policies/policy-kinds';
 import { TokenPolicySnapshot } from '../policies/token-policy';
 import type { ArtifactStore } from '../store/artifact-store';
-import { loadTask, TaskError } from './task-loader';
+import { loadTask } from './task-loader';
+import { TaskError } from './task-files';
 
 export interface PrepareEpisodeDeps {
   store: ArtifactStore;

@@ -11,7 +11,8 @@ import { expectedOutcomesPassed, testFilesOf, type HarnessResult } from '../chec
 import { auditPassed } from '../checker/outcome';
 import { decodeFiles } from '../sandbox/container';
 import { ensureTaskImage } from '../images/task-image';
-import { applyPatch, loadTaskFolder, TaskError } from './task-loader';
+import { loadTaskFolder } from './task-loader';
+import { applyPatch, TaskError } from './task-files';
 import { validationDigest } from './validation-digest';
 import {
   outputTail,

@@ -14,7 +14,7 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/names/errors';
 import { TaskSpec, taskIdPattern } from '../../shared/contracts/task-spec';
-import { TaskError } from './task-loader';
+import { TaskError } from './task-files';
 
 /** A test list as SWE-bench ships it: a JSON array, or a string holding one. */
 const TestList = z.preprocess((value) => {

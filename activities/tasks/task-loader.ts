@@ -1,19 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
@@ -24,15 +10,12 @@ import {
   type TaskSnapshot,
 } from '../../shared/contracts/task-spec';
 import { describeIssues } from '../../shared/names/errors';
-import { cacheFolders } from '../../shared/paths/repo-paths';
 import type Dockerode from 'dockerode';
 import { ensureHarborImage } from '../images/harbor-image';
 import { repositoryDigest, taskImageName } from '../images/task-image';
 import { HarborTaskError, isHarborFolder, readHarborFolder, type HarborFolder } from './harbor';
-
-export class TaskError extends Error {
-  override name = 'TaskError';
-}
+import { readTaskBase, readTaskTree } from './task-base';
+import { patchedFiles, TaskError, type TaskFile } from './task-files';
 
 export interface LoadedTask {
   dir: string;
@@ -63,7 +46,7 @@ export async function loadTask(
   if (!isHarborFolder(root)) return loadTaskFolder(root, defaultImage, options);
   let folder: HarborFolder;
   try {
-    folder = readHarborFolder(root, readTree);
+    folder = readHarborFolder(root);
   } catch (error) {
     if (error instanceof HarborTaskError) throw new TaskError(error.message);
     throw error;
@@ -131,8 +114,12 @@ export function loadTaskFolder(
   if (!parsed.success) throw new TaskError(describeIssues(specPath, parsed.error));
   const base = parsed.data.image ?? defaultImage;
   const repoDir = join(root, 'repo');
-  if (!existsSync(repoDir)) throw new TaskError(`${repoDir}: missing (the starting repository)`);
-  const repo = readTree(repoDir, root);
+  // base.yaml may name the trees instead of the folder holding them (activities/tasks/task-base.ts)
+  const trees = readTaskBase(root);
+  const tree = (folder: string) => encodeTree(readTaskTree(root, folder, trees) ?? {});
+  const repoFiles = readTaskTree(root, 'repo', trees);
+  if (!repoFiles) throw new TaskError(`${repoDir}: missing (the starting repository)`);
+  const repo = encodeTree(repoFiles);
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
   // a task with an environment runs in an image built from its base (activities/images/task-image.ts);
   // one that installs its repository, in an image of that repository
@@ -152,11 +139,10 @@ export function loadTaskFolder(
     : {};
   const hidden = {
     ...Object.fromEntries(Object.entries(patched).map(([path, content]) => [path, content.toString('base64')])),
-    ...(existsSync(join(root, 'hidden')) ? readTree(join(root, 'hidden'), root) : {}),
+    ...tree('hidden'),
   };
-  const oracleDir = join(root, 'oracle');
-  const oracle = existsSync(oracleDir) ? readTree(oracleDir, root) : {};
-  const canary = existsSync(join(root, 'canary')) ? readTree(join(root, 'canary'), root) : {};
+  const oracle = tree('oracle');
+  const canary = tree('canary');
   const oracleCalls = readOracleFile(join(root, 'oracle.json'));
   const expectedPath = join(root, 'expected-tests.json');
   let expected: ExpectedTests = { visible: [], hidden: [], oracle: [] };
@@ -184,6 +170,11 @@ export function loadTaskFolder(
   };
 }
 
+/** A tree's files as path → base64, as a snapshot carries them. */
+function encodeTree(files: Record<string, TaskFile>): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([path, file]) => [path, file.content.toString('base64')]));
+}
+
 function decodeTree(tree: Record<string, string>): Record<string, Buffer> {
   return Object.fromEntries(Object.entries(tree).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
 }
@@ -204,88 +195,6 @@ function readJsonFile<S extends z.ZodType>(path: string, schema: S): z.infer<S> 
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new TaskError(describeIssues(path, parsed.error));
   return parsed.data;
-}
-
-/** The largest file a task folder may hold (its snapshot carries every file). */
-export const maxTaskFileBytes = 16 * 1024 * 1024;
-
-/**
- * Regular files under a folder as repository-relative path → base64; caches are skipped, and so are
- * symbolic links that stay inside the task folder. A link out of it, a file over maxTaskFileBytes and
- * a name that is not UTF-8 are errors that name the path.
- */
-export function readTree(dir: string, root = dir): Record<string, string> {
-  const files: Record<string, string> = {};
-  const realRoot = realpathSync(root);
-  const walk = (current: string): void => {
-    const entries = readdirSync(current, { withFileTypes: true, encoding: 'buffer' });
-    for (const entry of entries.sort((a, b) => a.name.toString('utf8').localeCompare(b.name.toString('utf8')))) {
-      const name = entry.name.toString('utf8');
-      if (!Buffer.from(name, 'utf8').equals(entry.name)) {
-        throw new TaskError(
-          `${join(current, name)}: a file name that is not UTF-8 (bytes ${entry.name.toString('hex')}); task ` +
-            `files need UTF-8 names`,
-        );
-      }
-      if (cacheFolders.has(name)) continue;
-      const path = join(current, name);
-      if (entry.isSymbolicLink()) {
-        const target = readlinkSync(path);
-        let resolved: string;
-        try {
-          resolved = realpathSync(path);
-        } catch {
-          throw new TaskError(`${path}: a symbolic link to ${target}, which does not exist`);
-        }
-        if (resolved !== realRoot && !resolved.startsWith(`${realRoot}/`))
-          throw new TaskError(`${path}: a symbolic link to ${target}, outside the task folder ${root}`);
-        continue;
-      }
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) {
-        const size = statSync(path).size;
-        if (size > maxTaskFileBytes)
-          throw new TaskError(`${path}: ${size} bytes, over the limit of ${maxTaskFileBytes} bytes for a task file`);
-        files[relative(dir, path)] = readFileSync(path).toString('base64');
-      }
-    }
-  };
-  walk(dir);
-  return files;
-}
-
-/**
- * A tree with a unified diff applied (`git apply`, as `git diff` and SWE-bench write them); a patch that
- * does not apply is a TaskError naming `patchPath` and git's reason.
- */
-export function applyPatch(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
-  const work = mkdtempSync(join(tmpdir(), 'agentrl-patch-'));
-  try {
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(work, path)), { recursive: true });
-      writeFileSync(join(work, path), content);
-    }
-    writeFileSync(join(work, '.agentrl.patch'), patch);
-    try {
-      execFileSync('git', ['apply', '--whitespace=nowarn', '.agentrl.patch'], { cwd: work, stdio: 'pipe' });
-    } catch (error) {
-      throw new TaskError(
-        `${patchPath}: does not apply: ${((error as { stderr?: Buffer }).stderr ?? '').toString().trim()}`,
-      );
-    }
-    rmSync(join(work, '.agentrl.patch'));
-    return Object.fromEntries(Object.entries(readTree(work)).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
-/** The files a patch adds or changes, as they read after it: a test patch's files, whole. */
-export function patchedFiles(files: Record<string, Buffer>, patch: string, patchPath: string): Record<string, Buffer> {
-  const after = applyPatch(files, patch, patchPath);
-  return Object.fromEntries(
-    Object.entries(after).filter(([path, content]) => !files[path] || !files[path].equals(content)),
-  );
 }
 
 /** A task folder not validated yet: what to run. */

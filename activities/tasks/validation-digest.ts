@@ -1,5 +1,5 @@
 /**
- * The digest of everything a task's validation depends on: the task folder (but its
+ * The digest of everything a task's validation depends on: the task folder as the loaders read it (but its
  * expected-tests.json), the image it runs in (its name, and the base image's recipe), and the code
  * that grades it and plans its twins. `task validate --check` skips a task whose recorded digest
  * matches, since re-running it could only give the same answer; `--full` re-validates every task
@@ -7,10 +7,10 @@
  * part of the digest so that a change of its wording does not cost every task a new run).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { cacheFolders } from '../../shared/paths/repo-paths';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { checkerPythonFiles } from '../checker/scripts';
+import { readTaskFolderFiles } from './task-base';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -27,17 +27,11 @@ export const validationCodeFiles: readonly string[] = [
   'activities/checker/oracle-audit.ts',
 ];
 
-function walk(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .filter((name) => !cacheFolders.has(name))
-    .flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : [path];
-    });
-}
-
-/** `sha256:` of the task folder's files (but expected-tests.json), the image name and the validation code. */
+/**
+ * `sha256:` of the task folder's files as the loaders read them (but expected-tests.json), the image name and
+ * the validation code. A tree that base.yaml names counts by its assembled files, not by how it is stored: a
+ * task reads the same whether it holds its trees or names them, and so does its digest.
+ */
 export function validationDigest(taskDir: string, image: string, extraCode: readonly string[] = []): string {
   const hash = createHash('sha256');
   const add = (label: string, content: Buffer | string) => {
@@ -46,10 +40,9 @@ export function validationDigest(taskDir: string, image: string, extraCode: read
     hash.update(bytes);
   };
   add('image', image);
-  for (const path of walk(taskDir)) {
-    const name = relative(taskDir, path).split('\\').join('/');
+  for (const [name, file] of readTaskFolderFiles(taskDir)) {
     if (name === 'expected-tests.json') continue;
-    add(`task/${name}`, readFileSync(path));
+    add(`task/${name}`, file.content);
   }
   for (const name of [...validationCodeFiles, ...extraCode]) add(`code/${name}`, readFileSync(join(root, name)));
   return `sha256:${hash.digest('hex')}`;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isTaskFolder } from '../tasks/task-loader';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readTaskFolderFiles } from '../tasks/task-base';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/names/errors';
 import { formerFlatNames, TrainingRunInput } from '../../shared/contracts/run/input';
@@ -195,22 +196,14 @@ function listTasks(dir: string, field: string): string[] {
   return tasks;
 }
 
-/** sha256 over every file of the task folders, by relative path. */
+/** sha256 over every file of the task folders as the loaders read them (base.yaml's trees assembled), by relative path. */
 function hashTasks(tasks: readonly string[]): string {
   const hash = createHash('sha256');
   for (const task of tasks) {
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if (entry.name !== '__pycache__' && entry.name !== '.pytest_cache') walk(path);
-        } else {
-          hash.update(relative(task, path)).update('\0').update(readFileSync(path)).update('\0');
-        }
-      }
-    };
     hash.update(`task:${task.split('/').at(-1)}\0`);
-    walk(task);
+    // each folder's names in locale order, as earlier runs' manifests recorded them (a resume compares the hash)
+    for (const [path, file] of readTaskFolderFiles(task, (a, b) => a.localeCompare(b)))
+      hash.update(path).update('\0').update(file.content).update('\0');
   }
   return hash.digest('hex');
 }

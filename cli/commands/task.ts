@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeIssues } from '../../shared/names/errors';
 import type { TaskSpec } from '../../shared/contracts/task-spec';
-import { loadTaskFolder, readTree } from '../../activities/tasks/task-loader';
+import { loadTaskFolder } from '../../activities/tasks/task-loader';
 import { isHarborFolder, readHarborFolder } from '../../activities/tasks/harbor';
 import { ensureHarborImage } from '../../activities/images/harbor-image';
 import { validateTask, type ValidationReport } from '../../activities/tasks/task-validation';
@@ -203,7 +203,7 @@ export const taskBuild: Command = {
       try {
         const progress = (line: string) => log(`${dir}: ${line}`);
         if (isHarborFolder(dir)) {
-          const harbor = readHarborFolder(resolve(dir), readTree);
+          const harbor = readHarborFolder(resolve(dir));
           const built = await ensureHarborImage(docker, harbor, config.sandbox.image, progress);
           console.log(`ok   ${harbor.id} ${built.image} (${built.built ? 'built' : 'present'})`);
           continue;

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 
 /** a reference the docs make that leads nowhere, with where it is made */
 export interface BrokenReference {
@@ -139,16 +140,27 @@ function entriesOf(folder: string): Set<string> {
   }
 }
 
+/** the folders a task's base.yaml names as its trees (relative to the root), none without one */
+function namedTrees(root: string, task: string): string[] {
+  const basePath = join(root, task, 'base.yaml');
+  if (!existsSync(basePath)) return [];
+  const { trees } = parseYaml(readFileSync(basePath, 'utf8')) as { trees?: Record<string, string> };
+  return Object.values(trees ?? {})
+    .map((base) => normalize(join(task, base)))
+    .filter((folder) => existsSync(join(root, folder)) && statSync(join(root, folder)).isDirectory());
+}
+
 /** every relative link, anchor and backticked repository path in the project's Markdown, and which lead nowhere */
 export function scanDocs(root: string, docs = markdownFiles(root)): ScanResult {
   const files = projectFiles(root);
   const topLevel = new Set(readdirSync(root).filter((name) => !name.startsWith('.') || name === '.ci'));
   topLevel.delete('node_modules');
   // the docs describe task folders too (a Harbor folder's `tests/test.sh`, a project's `tests/test_pwd.py`): a
-  // path that a bundled task's folder or its repository holds is as real as one of the checkout's root
+  // path that a bundled task's folder or its repository holds (or a folder its base.yaml names) is as real as
+  // one of the checkout's root
   const taskFolders = files
     .filter((file) => /(^|\/)task\.(yaml|toml)$/.test(file))
-    .flatMap((file) => [dirname(file), join(dirname(file), 'repo')]);
+    .flatMap((file) => [dirname(file), join(dirname(file), 'repo'), ...namedTrees(root, dirname(file))]);
   const exists = (path: string, docFolder: string) =>
     madeByCommands.has(path) ||
     [root, join(root, docFolder), ...taskFolders.map((folder) => join(root, folder))].some((base) =>

@@ -10,7 +10,7 @@ import { editedDoctests, type HarnessResult } from '../../activities/checker/gra
 import { verifierOutputFindings } from '../../activities/checker/verifier';
 import { dockerfileBaseImages, harborImageNames, pipRequirements } from '../../activities/images/harbor-image';
 import { harborTaskId, isHarborFolder, parseRewardFile, readHarborFolder } from '../../activities/tasks/harbor';
-import { isTaskFolder, loadTaskFolder, readTree } from '../../activities/tasks/task-loader';
+import { isTaskFolder, loadTaskFolder } from '../../activities/tasks/task-loader';
 import { projectRoot } from '../../workers/config';
 
 const fixture = join(projectRoot, 'tests', 'fixtures', 'harbor-task');
@@ -26,7 +26,7 @@ describe('a Harbor folder', () => {
     const dir = copy();
     assert.equal(isHarborFolder(dir), true);
     assert.equal(isTaskFolder(dir), true);
-    const folder = readHarborFolder(dir, readTree);
+    const folder = readHarborFolder(dir);
     assert.equal(folder.id, 'fix-stats_1');
     assert.match(folder.prompt, /chunk_means/);
     assert.deepEqual(Object.keys(folder.tests).sort(), ['test.sh', 'test_outputs.py']);
@@ -40,7 +40,7 @@ describe('a Harbor folder', () => {
     assert.ok(folder.environment.some((file) => file.path === 'app/stats.py'));
     // modes as git keeps them, whatever the checkout's umask: the image's name must be the same in every clone
     chmodSync(join(dir, 'environment', 'app', 'stats.py'), 0o664);
-    const again = readHarborFolder(dir, readTree);
+    const again = readHarborFolder(dir);
     assert.deepEqual(
       again.environment.map((file) => [file.path, file.mode]),
       [
@@ -58,28 +58,28 @@ describe('a Harbor folder', () => {
     const dir = copy();
     const toml = (extra: string) => writeFileSync(join(dir, 'task.toml'), `version = "1.0"\n[environment]\n${extra}\n`);
     toml('allow_internet = true');
-    assert.throws(() => readHarborFolder(dir, readTree), /allow_internet = true, but sandboxes have no network/);
+    assert.throws(() => readHarborFolder(dir), /allow_internet = true, but sandboxes have no network/);
     toml('gpus = 1');
-    assert.throws(() => readHarborFolder(dir, readTree), /gpus = 1, but sandboxes have no GPU/);
+    assert.throws(() => readHarborFolder(dir), /gpus = 1, but sandboxes have no GPU/);
     toml('memory = "lots"');
-    assert.throws(() => readHarborFolder(dir, readTree), /memory = "lots" is not a size/);
+    assert.throws(() => readHarborFolder(dir), /memory = "lots" is not a size/);
     toml('memory = "2G"\nstorage = "512M"\nallow_internet = false');
-    assert.deepEqual(readHarborFolder(dir, readTree).verifier.resources, { memoryMb: 2048, workDiskMb: 512 });
+    assert.deepEqual(readHarborFolder(dir).verifier.resources, { memoryMb: 2048, workDiskMb: 512 });
     writeFileSync(join(dir, 'task.toml'), 'version = "1.0"\n[verifier\n');
-    assert.throws(() => readHarborFolder(dir, readTree), /task\.toml: not valid TOML/);
+    assert.throws(() => readHarborFolder(dir), /task\.toml: not valid TOML/);
     writeFileSync(join(dir, 'task.toml'), '[verifier]\ntimeout_sec = "soon"\n');
-    assert.throws(() => readHarborFolder(dir, readTree), /task\.toml: verifier\.timeout_sec: /);
+    assert.throws(() => readHarborFolder(dir), /task\.toml: verifier\.timeout_sec: /);
   });
 
   test('missing parts are named', () => {
     for (const part of ['instruction.md', 'tests/test.sh', 'environment/Dockerfile']) {
       const dir = copy();
       rmSync(join(dir, part));
-      assert.throws(() => readHarborFolder(dir, readTree), new RegExp(`${part.replace('.', '\\.')}: missing`));
+      assert.throws(() => readHarborFolder(dir), new RegExp(`${part.replace('.', '\\.')}: missing`));
     }
     const dir = copy();
     writeFileSync(join(dir, 'environment', 'docker-compose.yaml'), 'services: {}\n');
-    assert.throws(() => readHarborFolder(dir, readTree), /multi-container environments are not supported/);
+    assert.throws(() => readHarborFolder(dir), /multi-container environments are not supported/);
   });
 
   test('folder names become task ids', () => {
@@ -88,7 +88,7 @@ describe('a Harbor folder', () => {
   });
 
   test("the image's name changes with the environment folder and only with it", () => {
-    const folder = readHarborFolder(copy(), readTree);
+    const folder = readHarborFolder(copy());
     const names = harborImageNames(folder);
     assert.match(names.image, /^agentrl-harbor:[0-9a-f]{16}$/);
     assert.deepEqual(harborImageNames({ environment: [...folder.environment].reverse() }), names);
