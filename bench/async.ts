@@ -112,7 +112,7 @@ interface Measured {
 /** Runs one training run to its end, polling its progress for the idle shares and /proc/stat for the CPU. */
 async function measure(client: Client, input: Record<string, unknown>): Promise<Measured> {
   const runId = input.runId as string;
-  log(`${runId}: ${input.mode} run, ${input.timeBudgetMinutes} min budget`);
+  log(`${runId}: ${String(input.mode)} run, ${String(input.timeBudgetMinutes)} min budget`);
   const handle = await client.workflow.start('trainingRun', {
     taskQueue: defaultTaskQueue,
     workflowId: runId,
@@ -212,7 +212,7 @@ const common = (concurrency: number) => ({
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const parts = values.parts!.split(',');
+  const parts = values.parts.split(',');
   const concurrency = Number(values.concurrency);
   const policyPort = Number(values['policy-port']);
   const url = await ensurePolicyServer(config, policyPort, log);
@@ -290,7 +290,7 @@ async function main(): Promise<void> {
       const minutes = Number(values['learning-minutes']);
       const rows: string[] = [];
       const learning: unknown[] = [];
-      for (const seed of values.seeds!.split(',').map(Number)) {
+      for (const seed of values.seeds.split(',').map(Number)) {
         for (const mode of ['sync', 'async'] as const) {
           const run = await measure(client, {
             runId: `bench-learn-${mode}-s${seed}-${stamp}`,
@@ -331,8 +331,8 @@ async function main(): Promise<void> {
       const minutes = Number(values['staleness-minutes']);
       const rows: string[] = [];
       const cells: unknown[] = [];
-      for (const eta of values.etas!.split(',').map(Number)) {
-        for (const offPolicy of values['off-policy']!.split(',')) {
+      for (const eta of values.etas.split(',').map(Number)) {
+        for (const offPolicy of values['off-policy'].split(',')) {
           const run = await measure(client, {
             runId: `bench-eta${eta}-${offPolicy}-${stamp}`,
             mode: 'async',

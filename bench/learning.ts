@@ -115,10 +115,10 @@ interface RunSummary {
 async function main(): Promise<void> {
   const config = loadConfig();
   const minutes = Number(values.minutes);
-  const seeds = values.seeds!.split(',').map(Number);
+  const seeds = values.seeds.split(',').map(Number);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
   const summaries: RunSummary[] = [];
-  for (const variantName of values.variants!.split(',')) {
+  for (const variantName of values.variants.split(',')) {
     const variant = variants[variantName];
     if (!variant) throw new Error(`unknown variant ${variantName}; known: ${Object.keys(variants).join(', ')}`);
     for (const seed of seeds) {

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
           if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
             const from = scheduled.get(Number(event.activityTaskCompletedEventAttributes?.scheduledEventId));
             const payload = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-            const summary = payload ? (defaultPayloadConverter.fromPayload(payload) as { tool?: string }) : null;
+            const summary = payload ? defaultPayloadConverter.fromPayload<{ tool?: string }>(payload) : null;
             if (from !== undefined && summary?.tool === 'bash') turnMs.push(millis(event.eventTime!) - from);
           }
         }

@@ -105,7 +105,7 @@ function testEdit(repo: Record<string, Buffer>, listed: readonly string[]): Acti
       actions.push({
         tool: 'write_file',
         path,
-        content: repo[path]!.toString('utf8').replace(/^(\s*>>> .*)$/gm, '$1  # doctest: +SKIP'),
+        content: repo[path].toString('utf8').replace(/^(\s*>>> .*)$/gm, '$1  # doctest: +SKIP'),
       });
   return actions;
 }

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
         if (event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) continue;
         const payload = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
         const summary = payload
-          ? (defaultPayloadConverter.fromPayload(payload) as { turn?: number; phases?: { toolMs: number } })
+          ? defaultPayloadConverter.fromPayload<{ turn?: number; phases?: { toolMs: number } }>(payload)
           : null;
         if (summary?.phases && typeof summary.turn === 'number') toolMs[summary.turn] = summary.phases.toolMs;
       }

@@ -37,7 +37,7 @@ const agentUid = String(base.sandbox.uid);
 /** Runs one activity in a mock activity context of its own (a cancelled context stays cancelled). */
 const run = <I, O>(activity: (input: I) => Promise<O>, input: I) => {
   const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 600_000 });
-  return { env, result: env.run(activity, input) as Promise<O> };
+  return { env, result: env.run<[I], O, typeof activity>(activity, input) };
 };
 
 const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {

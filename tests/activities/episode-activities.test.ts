@@ -27,7 +27,7 @@ const prepare = () =>
   });
 /** Runs one activity in a mock activity context, keeping its types. */
 const run = <I, O>(env: MockActivityEnvironment, activity: (input: I) => Promise<O>, input: I): Promise<O> =>
-  env.run(activity, input) as Promise<O>;
+  env.run<[I], O, typeof activity>(activity, input);
 const failureOf = async (promise: Promise<unknown>): Promise<ApplicationFailure> => {
   try {
     await promise;

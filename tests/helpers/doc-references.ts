@@ -193,7 +193,7 @@ export function scanDocs(root: string, docs = markdownFiles(root)): ScanResult {
           ? exists(reference.path, docFolder)
           : files.some((known) => known === reference.path || known.endsWith(`/${reference.path}`));
         if (!found) {
-          const offset = span.index! + span[1]!.length + span[2]!.indexOf(word);
+          const offset = span.index + span[1]!.length + span[2]!.indexOf(word);
           report(offset, 'path', reference.path, reference.rooted ? 'no such file or folder' : 'no file of that name');
         }
       }
@@ -201,9 +201,9 @@ export function scanDocs(root: string, docs = markdownFiles(root)): ScanResult {
     const prose = source.replace(codeSpans, (span) => span.replace(/[^\n]/g, ' '));
     const links = [
       ...[...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)].map(
-        (m) => [m.index! + m[0].lastIndexOf(']('), m[1]!] as const,
+        (m) => [m.index + m[0].lastIndexOf(']('), m[1]!] as const,
       ),
-      ...[...prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => [m.index!, m[1]!] as const),
+      ...[...prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => [m.index, m[1]!] as const),
     ];
     for (const [offset, target] of links) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target === '') continue;

@@ -145,7 +145,7 @@ export async function startStubbedWorkers(
     taskQueue,
     calls,
     async stopHost() {
-      if (workers[2]!.getState() === 'RUNNING') workers[2]!.shutdown();
+      if (workers[2].getState() === 'RUNNING') workers[2].shutdown();
       await running[2];
     },
     async stop() {

@@ -35,8 +35,8 @@ export async function startTrainer(env: TestWorkflowEnvironment, taskQueue: stri
     { cwd: join(projectRoot, 'trainer'), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await waitFor('the training worker', async () => output.includes('training worker ready'), 120_000);
   return child;
 }

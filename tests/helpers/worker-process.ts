@@ -27,8 +27,8 @@ export function spawnWorker(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.resume();
-  child.stderr!.resume();
+  child.stdout.resume();
+  child.stderr.resume();
   return child;
 }
 

@@ -124,9 +124,7 @@ describe('chat episode with native tool calls', () => {
       // turn k generates right after the context turn k - 1 left (the first turn, after the prompt)
       const start = index === 0 ? context.lossMask.indexOf(1) : contexts[index - 1]!.ids.length;
       assert.ok(
-        start > 0 &&
-          context.lossMask.slice(0, start).every((bit, position) => index > 0 || bit === 0) &&
-          start >= previousEnd,
+        start > 0 && context.lossMask.slice(0, start).every((bit) => index > 0 || bit === 0) && start >= previousEnd,
       );
       assert.deepEqual(context.ids.slice(start, start + expected.length), expected);
       assert.ok(context.lossMask.slice(start, start + expected.length).every((bit) => bit === 1));

@@ -38,20 +38,20 @@ test('inside the sandbox: loopback only, not root, no capabilities, read-only ro
       .map((turn, index) => [names[index], turn.observation]),
   );
   assert.equal(seen.interfaces, 'lo\n[exit code 0]', 'no network interface but loopback');
-  assert.match(seen.user!, /^1000\nagent\n/);
-  assert.match(seen.capabilities!, /CapPrm:\s+0000000000000000/);
-  assert.match(seen.capabilities!, /CapEff:\s+0000000000000000/);
-  assert.match(seen.capabilities!, /NoNewPrivs:\s+1/);
-  assert.match(seen.readOnlyRoot!, /Read-only file system|Permission denied/);
-  assert.match(seen.network!, /Network is unreachable|Errno 101|timed out/);
-  assert.match(seen.pidsLimit!, /^256\n/);
-  assert.match(seen.flood!, /fork refused after \d+ children: Resource temporarily unavailable/);
-  const born = Number(/after (\d+) children/.exec(seen.flood!)![1]);
+  assert.match(seen.user, /^1000\nagent\n/);
+  assert.match(seen.capabilities, /CapPrm:\s+0000000000000000/);
+  assert.match(seen.capabilities, /CapEff:\s+0000000000000000/);
+  assert.match(seen.capabilities, /NoNewPrivs:\s+1/);
+  assert.match(seen.readOnlyRoot, /Read-only file system|Permission denied/);
+  assert.match(seen.network, /Network is unreachable|Errno 101|timed out/);
+  assert.match(seen.pidsLimit, /^256\n/);
+  assert.match(seen.flood, /fork refused after \d+ children: Resource temporarily unavailable/);
+  const born = Number(/after (\d+) children/.exec(seen.flood)![1]);
   assert.ok(born < 256, `the pids limit stopped the flood at ${born} children`);
-  assert.match(seen.afterFlood!, /^alive\n/, 'the sandbox still works after the flood');
+  assert.match(seen.afterFlood, /^alive\n/, 'the sandbox still works after the flood');
   assert.ok(Number(seen.afterFlood!.split('\n')[1]) < 10, 'the flood was killed with its tool call');
   assert.equal(seen.git, '1\n1\n0\n0\n[exit code 0]', 'one commit, one ref, no reflog, clean tree');
-  assert.match(seen.diskLimit!, /No space left on device/);
+  assert.match(seen.diskLimit, /No space left on device/);
   assert.equal(execFileSync('sh', ['-c', 'echo ok']).toString(), hostLoadBefore, 'the host still forks');
 });
 

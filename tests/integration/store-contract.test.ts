@@ -165,7 +165,7 @@ for (const backend of backends) {
         store.putBlobStream(Readable.from([data])),
       ]);
       assert.equal(new Set(refs).size, 1);
-      assert.ok((await store.getBlob(refs[0]!)).equals(data));
+      assert.ok((await store.getBlob(refs[0])).equals(data));
       assert.deepEqual((await backend.blobKeys(store)).filter((key) => !key.startsWith('.tmp-')).length, 1);
       assert.deepEqual(
         (await backend.blobKeys(store)).filter((key) => key.startsWith('.tmp-')),

@@ -161,7 +161,7 @@ describe("a src-layout task graded with the project's own pytest settings", () =
     rmSync(join(dir, 'hidden'), { recursive: true });
     // a doctest has no twin: the task accepts that, the examples' check is what stands
     const spec =
-      readFileSync(join(dir, 'task.yaml'), 'utf8').replace(/  - tests\/test_hidden_slugs\.py::\S+\n/g, '') +
+      readFileSync(join(dir, 'task.yaml'), 'utf8').replace(/ {2}- tests\/test_hidden_slugs\.py::\S+\n/g, '') +
       'acceptedBound: 1\n';
     writeFileSync(join(dir, 'task.yaml'), spec);
     const report = await validateTask(dir, { docker, sandbox: worker.config.sandbox });

@@ -155,7 +155,7 @@ describe('batches', () => {
     const V = 8;
     const allowedByEpisode = new Map([
       [rows[0]!.episodeId, [null, [5, 2], [1, 2, 3]]],
-      [rows[1]!.episodeId, [[0], [2, 5], null]],
+      [rows[1].episodeId, [[0], [2, 5], null]],
     ]);
     const allowed = allowedPatterns(rows, allowedByEpisode, 4, V);
     assert.equal(allowed.patterns.length, 3 * V, 'all allowed, {2, 5}, {1, 2, 3}');
@@ -414,8 +414,8 @@ describe('the batch file contract (shared/contracts/batch-file.ts, shared/contra
       const parsed = BatchFileHeader.safeParse(header);
       assert.equal(parsed.success, false, field);
       assert.ok(
-        parsed.error!.issues.some((issue) => issue.path.join('.').startsWith(field)),
-        `${field}: ${JSON.stringify(parsed.error!.issues.map((issue) => issue.path.join('.')))}`,
+        parsed.error.issues.some((issue) => issue.path.join('.').startsWith(field)),
+        `${field}: ${JSON.stringify(parsed.error.issues.map((issue) => issue.path.join('.')))}`,
       );
     }
   });

@@ -52,7 +52,7 @@ describe('SmolLM2 on onnxruntime-node with a key/value cache', () => {
     );
     assert.ok(
       generator.batchSizes.some((size) => size === 3),
-      `batch sizes ${generator.batchSizes}`,
+      `batch sizes ${generator.batchSizes.join(', ')}`,
     );
     together.forEach((generation, index) => {
       assert.deepEqual(generation.tokenIds, alone[index]!.tokenIds);

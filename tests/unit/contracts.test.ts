@@ -62,7 +62,7 @@ describe('the trainer contract', () => {
     for (const { input, field, unknown } of invalid) {
       const parsed = TrainOnBatchInput.safeParse({ ...base, ...input });
       assert.equal(parsed.success, false, JSON.stringify(input));
-      const issue = parsed.error!.issues[0]!;
+      const issue = parsed.error.issues[0]!;
       assert.equal(issue.path.join('.') || '(root)', field, JSON.stringify(input));
       if (unknown) assert.deepEqual((issue as { keys?: string[] }).keys, [unknown]);
     }

@@ -185,9 +185,9 @@ test('the loss-mask ablation trains every token after the first action and marks
 test('a run trains on environment tokens only as an ablation, and its manifest says so', () => {
   const refused = TrainingRunInput.safeParse({ runId: 'm', tasks: 'x', loss: { mask: 'all' } });
   assert.equal(refused.success, false);
-  assert.deepEqual(refused.error!.issues[0]!.path, ['loss', 'mask']);
+  assert.deepEqual(refused.error.issues[0]!.path, ['loss', 'mask']);
   assert.match(
-    refused.error!.issues[0]!.message,
+    refused.error.issues[0]!.message,
     /^loss\.mask "all" trains on environment tokens: only for the loss-mask/,
   );
   const run = TrainingRunInput.parse({ runId: 'm', tasks: 'x', loss: { mask: 'all' }, ablation: true });

@@ -80,8 +80,8 @@ test('truncation bootstrap keeps a cut episode at reward 0 and marks it; the sam
 test('a run asks for the bootstrap only with a critic estimator, and names the critic’s settings', () => {
   const refused = TrainingRunInput.safeParse({ runId: 'c', tasks: 'x', credit: { truncation: 'bootstrap' } });
   assert.equal(refused.success, false);
-  assert.deepEqual(refused.error!.issues[0]!.path, ['credit', 'truncation']);
-  assert.match(refused.error!.issues[0]!.message, /needs estimator "gae" or "gae_turn", not "grpo"/);
+  assert.deepEqual(refused.error.issues[0]!.path, ['credit', 'truncation']);
+  assert.match(refused.error.issues[0]!.message, /needs estimator "gae" or "gae_turn", not "grpo"/);
   const run = TrainingRunInput.parse({
     runId: 'c',
     tasks: 'x',

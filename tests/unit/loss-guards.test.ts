@@ -59,7 +59,7 @@ test("a run's guards default to the trainer's and bad values are refused at the 
   ] as const) {
     const parsed = TrainingRunInput.safeParse({ runId: 'bad', tasks: 'tasks/suite/train', loss: { [field]: value } });
     assert.equal(parsed.success, false, field);
-    assert.deepEqual(parsed.error!.issues[0]!.path, ['loss', field]);
+    assert.deepEqual(parsed.error.issues[0]!.path, ['loss', field]);
   }
   const step = {
     runRef: 'file:///tmp/run',

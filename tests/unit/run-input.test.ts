@@ -34,7 +34,7 @@ const recordedRun = {
 const issues = (input: unknown) => {
   const parsed = TrainingRunInput.safeParse(input);
   assert.equal(parsed.success, false, `expected ${JSON.stringify(input)} to be refused`);
-  return parsed.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  return parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
 };
 
 describe("a training run's input in blocks", () => {

@@ -9,7 +9,7 @@ import { hfModelOf, toyModelOf } from '../../shared/contracts/run/model';
 const issues = (input: unknown) => {
   const parsed = TrainingRunInput.safeParse(input);
   assert.equal(parsed.success, false, `expected ${JSON.stringify(input)} to be refused`);
-  return parsed.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  return parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
 };
 const smol = 'smollm2-135m-instruct';
 

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { inspect } from 'node:util';
 import {
   describeSglang,
   describeVllm,
@@ -125,7 +126,7 @@ function unavailable(run: () => unknown, transient: boolean, label: string): str
   }
   assert.ok(
     caught instanceof PolicyUnavailable,
-    `${label}: expected PolicyUnavailable, got ${caught === undefined ? 'a result' : String(caught)}`,
+    `${label}: expected PolicyUnavailable, got ${caught === undefined ? 'a result' : inspect(caught)}`,
   );
   assert.equal(caught.transient, transient, `${label}: transient (${caught.message})`);
   return caught.message;
@@ -317,7 +318,7 @@ describe('reading answers', () => {
             ].filter((version) => version !== undefined);
             assert.ok(named.length >= 2);
             for (const version of named)
-              assert.ok(message.includes(version as string), `${message} names ${String(version)}`);
+              assert.ok(message.includes(version as string), `${message} names ${version as string}`);
             if (expect.expectedVersion !== undefined) assert.equal(request.version, expect.expectedVersion);
             break;
           }

@@ -73,7 +73,7 @@ describe('a task naming its trees in base.yaml', () => {
     // how the tree is written down is not an input; what it assembles to is
     writeFileSync(
       join(named, 'base.yaml'),
-      '# the fixed project, the bug planted\n' + readFileSync(join(named, 'base.yaml')),
+      '# the fixed project, the bug planted\n' + readFileSync(join(named, 'base.yaml'), 'utf8'),
     );
     assert.equal(validationDigest(named, 'img'), validationDigest(held, 'img'));
     // a task reached through a linked folder names its base relative to where it really is

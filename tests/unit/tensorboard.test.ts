@@ -16,7 +16,7 @@ const line = (iteration: number, loss: number): IterationMetrics =>
     batch: null,
     training: { loss } as IterationMetrics['training'],
     time: { sandboxS: 1, testsS: 0, probesS: 0, inferenceS: 0.5, trainingS: 2, wallS: 10 },
-  }) as IterationMetrics;
+  });
 
 describe('TensorBoard event files', () => {
   test('CRC-32C of the standard check string', () => {

@@ -130,7 +130,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
             .map((turn) => versionStep(turn.policy.version));
           assert.ok(
             batch.baseStep! - Math.min(...versions) <= 1,
-            `${episode.episodeId} in the batch of base ${batch.baseStep}: versions ${versions}`,
+            `${episode.episodeId} in the batch of base ${batch.baseStep}: versions ${versions.join(', ')}`,
           );
         }
       }
@@ -203,7 +203,7 @@ describe('asynchronous trainingRun (stubbed activities)', () => {
       );
       assert.ok(
         spanning.some((count) => count > 0),
-        `no trained episode spans versions: ${spanning}`,
+        `no trained episode spans versions: ${spanning.join(', ')}`,
       );
       assert.deepEqual(
         lines.map((line) => line.async!.spanningVersions),
