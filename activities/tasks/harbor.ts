@@ -36,7 +36,9 @@ export const HarborToml = z
     verifier: z.object({ timeout_sec: seconds.optional(), env: envMap.optional() }).passthrough().optional(),
     agent: z.object({ timeout_sec: seconds.optional() }).passthrough().optional(),
     solution: z.object({ env: envMap.optional() }).passthrough().optional(),
-    /** agentrl's own keys: the survival bound over the deciding tests the task accepts (as task.yaml's acceptedBound) */
+    /**
+     * agentrl's own keys: the survival bound over the deciding tests the task accepts (as task.yaml's acceptedBound)
+     */
     agentrl: z
       .object({ accepted_bound: z.number().gt(0).max(1).optional() })
       .strict()
@@ -113,7 +115,8 @@ export function readHarborFolder(dir: string): HarborFolder {
   const env = toml.environment ?? {};
   if (env.allow_internet === true)
     throw new HarborTaskError(
-      `${tomlPath}: [environment] allow_internet = true, but sandboxes have no network; a task that needs the internet ` +
+      `${tomlPath}: [environment] allow_internet = true, but sandboxes have no network; ` +
+        'a task that needs the internet ' +
         `cannot run here (remove the line or set it to false if the task works offline)`,
     );
   if ((env.gpus ?? 0) > 0)

@@ -39,11 +39,13 @@ export async function repositorySubject(
     throw new TaskError(`${join(loaded.dir, 'solution.patch')}: missing (task validate needs a reference fix)`);
   if (!loaded.hasOracle && !spec.failToPass)
     throw new TaskError(
-      `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either (task validate needs an oracle, unless task.yaml lists failToPass)`,
+      `${join(loaded.dir, 'oracle.json')}: missing, and no oracle/ tests either ` +
+        '(task validate needs an oracle, unless task.yaml lists failToPass)',
     );
   if (Object.keys(snapshot.hidden).length === 0 && !spec.failToPass)
     throw new TaskError(
-      `${join(loaded.dir, 'hidden')}: missing or empty (task validate needs hidden tests, unless task.yaml lists failToPass)`,
+      `${join(loaded.dir, 'hidden')}: missing or empty ` +
+        '(task validate needs hidden tests, unless task.yaml lists failToPass)',
     );
   await ensureTaskImage(deps.docker, spec, deps.onProgress, snapshot.repo);
   const hidden = decodeFiles(snapshot.hidden);

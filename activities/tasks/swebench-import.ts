@@ -70,7 +70,8 @@ export function swebenchPromptTail(command: string, files: { changed: string[]; 
     ? ` (${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist until then)`
     : '';
   const graded = files.changed.length
-    ? ` Some of them are added or changed when your work is graded${absent}, so the test files you have now may not show the issue.`
+    ? ` Some of them are added or changed when your work is graded${absent}, ` +
+      'so the test files you have now may not show the issue.'
     : '';
   return `${work}\n\nThe tests that decide this task run with \`${command}\`.${graded}`;
 }
@@ -84,7 +85,9 @@ export interface ImportResult {
   unmatchedBounds: string[];
 }
 
-/** What `--accepted-bounds FILE` holds: a YAML or JSON mapping from instance id to bound (each checked per instance). */
+/**
+ * What `--accepted-bounds FILE` holds: a YAML or JSON mapping from instance id to bound (each checked per instance).
+ */
 export function readAcceptedBounds(file: string): Map<string, unknown> {
   let raw: unknown;
   try {
@@ -124,7 +127,8 @@ export function acceptedBoundOf(
     .map(([field, value]) => ({ field, bound: checkBound(value, `instance ${name}: ${field}`) }));
   if (new Set(own.map(({ bound }) => bound)).size > 1)
     throw new TaskError(
-      `instance ${name}: its bounds differ (${own.map(({ field, bound }) => `${field} ${bound}`).join(', ')}); give one`,
+      `instance ${name}: its bounds differ (${own.map(({ field, bound }) => `${field} ${bound}`).join(', ')}); ` +
+        'give one',
     );
   return own[0]?.bound ?? options.acceptedBound;
 }
@@ -164,7 +168,9 @@ export function importSwebench(
     acceptedBound?: number;
     /** instance id -> its bound (`--accepted-bounds FILE`); an instance's own value, checked when it is imported */
     acceptedBounds?: ReadonlyMap<string, unknown>;
-    /** the environment of each instance's image, by `owner/name@version`, `owner/name` or `*` (the first that matches) */
+    /**
+     * the environment of each instance's image, by `owner/name@version`, `owner/name` or `*` (the first that matches)
+     */
     environments?: Record<string, Environment>;
     onProgress?: (line: string) => void;
   },
@@ -269,7 +275,8 @@ function writeTaskFolder(
   const testCommand = swebenchTestCommand(deciding);
   const spec: TaskSpec = {
     id: taskIdOf(name),
-    prompt: `${instance.problem_statement.trim()}\n\n${swebenchPromptTail(testCommand, gradedFiles(clone, instance))}\n`,
+    prompt:
+      `${instance.problem_statement.trim()}\n\n` + `${swebenchPromptTail(testCommand, gradedFiles(clone, instance))}\n`,
     testCommand,
     failToPass: instance.FAIL_TO_PASS,
     ...(instance.PASS_TO_PASS.length ? { passToPass: instance.PASS_TO_PASS } : {}),

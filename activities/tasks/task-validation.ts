@@ -97,7 +97,10 @@ function validationContainers(deps: ValidationDeps, subject: ValidationSubject):
   };
 }
 
-/** Each tree graded at once: the grade harness on its suite (the reference's with the lines it ran), the format's reward run and the audit. */
+/**
+ * Each tree graded at once: the grade harness on its suite (the reference's with the lines it ran), the format's reward
+ * run and the audit.
+ */
 async function gradeTrees(
   deps: ValidationDeps,
   subject: ValidationSubject,
@@ -238,7 +241,8 @@ async function proveTwins(
   return [
     {
       name:
-        `every canary twin fails with the reference solution, at its own assertion, on ${validationSeeds.length} seeds` +
+        'every canary twin fails with the reference solution, at its own assertion, ' +
+        `on ${validationSeeds.length} seeds` +
         (Object.keys(canary).length ? ', and so does every canary/ test' : ''),
       ok: failing.length === 0 && count > 0,
       detail:

@@ -196,7 +196,9 @@ function listTasks(dir: string, field: string): string[] {
   return tasks;
 }
 
-/** sha256 over every file of the task folders as the loaders read them (base.yaml's trees assembled), by relative path. */
+/**
+ * sha256 over every file of the task folders as the loaders read them (base.yaml's trees assembled), by relative path.
+ */
 function hashTasks(tasks: readonly string[]): string {
   const hash = createHash('sha256');
   for (const task of tasks) {

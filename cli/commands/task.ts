@@ -49,7 +49,7 @@ export const taskValidate: Command = {
     const docker = new Dockerode();
     let failed = 0;
     // printed in folder order as soon as a report and every one before it are in
-    const reports: (ValidationReport | Error | undefined)[] = new Array(dirs.length);
+    const reports = new Array<ValidationReport | Error | undefined>(dirs.length);
     let printed = 0;
     const print = () => {
       for (; printed < dirs.length && reports[printed] !== undefined; printed++) {
@@ -128,47 +128,8 @@ export const taskImport: Command = {
     environments: { type: 'string' },
   },
   positionals: true,
-  async run(values, positionals) {
-    const [format, file, ...rest] = positionals;
-    if (format !== 'swebench')
-      throw new Error(`task import: the format comes first and must be swebench, got ${JSON.stringify(format ?? '')}`);
-    if (!file || rest.length) throw new Error('task import swebench: name exactly one FILE.jsonl');
-    if (typeof values.repos !== 'string') throw new Error('task import swebench: --repos DIR is required');
-    const outDir = typeof values.out === 'string' ? values.out : join(projectRoot, 'tasks', 'imported');
-    const bound = values['accepted-bound'];
-    const acceptedBound = typeof bound === 'string' ? Number(bound) : undefined;
-    if (acceptedBound !== undefined && !(acceptedBound > 0 && acceptedBound <= 1))
-      throw new Error(`--accepted-bound: expected a number in (0, 1], got ${JSON.stringify(bound)}`);
-    let environments: Record<string, NonNullable<TaskSpec['environment']>> | undefined;
-    if (typeof values.environments === 'string') {
-      const path = values.environments;
-      let raw: unknown;
-      try {
-        raw = parseYaml(readFileSync(path, 'utf8'));
-      } catch (error) {
-        throw new Error(`--environments ${path}: ${(error as Error).message}`);
-      }
-      const parsed = EnvironmentsFile.safeParse(raw);
-      if (!parsed.success) throw new Error(describeIssues(`--environments ${path}`, parsed.error));
-      environments = parsed.data;
-    }
-    const boundsFile = values['accepted-bounds'];
-    const acceptedBounds = typeof boundsFile === 'string' ? readAcceptedBounds(boundsFile) : undefined;
-    const result = importSwebench(file, {
-      ...(environments ? { environments } : {}),
-      ...(acceptedBound !== undefined ? { acceptedBound } : {}),
-      ...(acceptedBounds ? { acceptedBounds } : {}),
-      reposDir: values.repos,
-      outDir,
-      force: Boolean(values.force),
-      onProgress: (line) => log(line),
-    });
-    for (const { instanceId, dir } of result.written) console.log(`ok   ${instanceId} ${dir}`);
-    for (const { instance, error } of result.failed) console.log(`FAIL ${instance}: ${error}`);
-    for (const id of result.unmatchedBounds)
-      log(`--accepted-bounds ${String(boundsFile)}: ${id} is not an instance of ${file}; its bound was not used`);
-    return result.failed.length ? 1 : 0;
-  },
+  // the import is synchronous; a bad argument still ends the command as a rejection, as any command's does
+  run: (values, positionals) => Promise.resolve().then(() => importFromArguments(values, positionals)),
 };
 
 export const taskBuild: Command = {
@@ -179,7 +140,8 @@ export const taskBuild: Command = {
     '',
     'A task whose task.yaml has an `environment` (Debian packages, PyPI packages) runs in an image built from its',
     'base image (default the offline base) on this host: the PyPI packages are downloaded here as wheels with pip',
-    '(with the index and certificates of this host) and installed offline in the build; no registry is used. The image is',
+    '(with the index and certificates of this host) and installed offline in the build; no registry is used. ' +
+      'The image is',
     'named by the digest of what it is built from and rebuilt when its base changes. Episodes build it on demand on a',
     'host that lacks it; this command (and task validate) builds it ahead of time, with progress on stderr.',
     '',
@@ -226,4 +188,47 @@ function taskDirs(command: string, values: Record<string, unknown>, positionals:
   const dirs = values.all ? findTaskFolders(join(projectRoot, 'tasks')) : positionals;
   if (dirs.length === 0) throw new Error(`${command}: name at least one task folder (or --all)`);
   return dirs;
+}
+
+/** `task import swebench FILE.jsonl --repos DIR ...`: writes a task folder per instance; 1 if any failed. */
+function importFromArguments(values: Record<string, string | boolean | undefined>, positionals: string[]): number {
+  const [format, file, ...rest] = positionals;
+  if (format !== 'swebench')
+    throw new Error(`task import: the format comes first and must be swebench, got ${JSON.stringify(format ?? '')}`);
+  if (!file || rest.length) throw new Error('task import swebench: name exactly one FILE.jsonl');
+  if (typeof values.repos !== 'string') throw new Error('task import swebench: --repos DIR is required');
+  const outDir = typeof values.out === 'string' ? values.out : join(projectRoot, 'tasks', 'imported');
+  const bound = values['accepted-bound'];
+  const acceptedBound = typeof bound === 'string' ? Number(bound) : undefined;
+  if (acceptedBound !== undefined && !(acceptedBound > 0 && acceptedBound <= 1))
+    throw new Error(`--accepted-bound: expected a number in (0, 1], got ${JSON.stringify(bound)}`);
+  let environments: Record<string, NonNullable<TaskSpec['environment']>> | undefined;
+  if (typeof values.environments === 'string') {
+    const path = values.environments;
+    let raw: unknown;
+    try {
+      raw = parseYaml(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new Error(`--environments ${path}: ${(error as Error).message}`);
+    }
+    const parsed = EnvironmentsFile.safeParse(raw);
+    if (!parsed.success) throw new Error(describeIssues(`--environments ${path}`, parsed.error));
+    environments = parsed.data;
+  }
+  const boundsFile = values['accepted-bounds'];
+  const acceptedBounds = typeof boundsFile === 'string' ? readAcceptedBounds(boundsFile) : undefined;
+  const result = importSwebench(file, {
+    ...(environments ? { environments } : {}),
+    ...(acceptedBound !== undefined ? { acceptedBound } : {}),
+    ...(acceptedBounds ? { acceptedBounds } : {}),
+    reposDir: values.repos,
+    outDir,
+    force: Boolean(values.force),
+    onProgress: (line) => log(line),
+  });
+  for (const { instanceId, dir } of result.written) console.log(`ok   ${instanceId} ${dir}`);
+  for (const { instance, error } of result.failed) console.log(`FAIL ${instance}: ${error}`);
+  for (const id of result.unmatchedBounds)
+    log(`--accepted-bounds ${String(boundsFile)}: ${id} is not an instance of ${file}; its bound was not used`);
+  return result.failed.length ? 1 : 0;
 }
