@@ -20,6 +20,7 @@ import {
   activeCount,
   applyEvent,
   emptyPool,
+  emptyWindow,
   groupStaleness,
   mayAdmitGroup,
   parkedOverCap,
@@ -367,16 +368,7 @@ async function trainNext(run: Run, pool: AsyncPool, groups: number[]): Promise<v
     ...stepFigures(results, batch, training, wallMs),
     async: asyncMetrics,
   };
-  pool.window = {
-    startedAtMs: now,
-    parked: 0,
-    resumed: 0,
-    abandoned: 0,
-    finished: 0,
-    trainerBusyMs: 0,
-    samplerIdleMs: 0,
-    lastTickMs: now,
-  };
+  pool.window = emptyWindow(now);
   progress.last = metrics;
   state.last = metrics;
   await activities.recordIteration({ runRef: state.runRef, metrics });

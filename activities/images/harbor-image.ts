@@ -14,7 +14,7 @@ import { dirname, join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { HarborFolder } from '../tasks/harbor';
-import { isNotFound, readTar, removeContainer } from '../sandbox/docker';
+import { inspectImage, isNotFound, readTar, removeContainer } from '../sandbox/docker';
 import { buildImage, offlinePip, pipBootstrap, TaskImageError, wheelContext } from './task-image';
 import { cacheFolders } from '../../shared/paths/repo-paths';
 import { repoPath } from '../sandbox/container';
@@ -241,14 +241,7 @@ export async function ensureHarborImage(
   const names = harborImageNames(folder);
   const dockerfilePath = join(folder.dir, 'environment', 'Dockerfile');
   const dockerfile = folder.environment.find((file) => file.path === 'Dockerfile')!.content.toString('utf8');
-  const inspect = async (name: string) => {
-    try {
-      return await docker.getImage(name).inspect();
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
-  };
+  const inspect = (name: string) => inspectImage(docker, name);
   let bases: string[];
   try {
     bases = dockerfileBaseImages(dockerfile);

@@ -17,7 +17,7 @@ import type Dockerode from 'dockerode';
 import { parse as parseToml } from 'smol-toml';
 import type { TaskSpec } from '../../shared/contracts/task-spec';
 import { decodeFiles } from '../sandbox/container';
-import { buildTar, isNotFound } from '../sandbox/docker';
+import { buildTar, inspectImage } from '../sandbox/docker';
 
 type Environment = NonNullable<TaskSpec['environment']>;
 
@@ -186,14 +186,7 @@ export async function ensureTaskImage(
   /** the starting repository (path → base64), which an install step installs */
   repo: Record<string, string> = {},
 ): Promise<'present' | 'built'> {
-  const inspect = async (name: string) => {
-    try {
-      return await docker.getImage(name).inspect();
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
-  };
+  const inspect = (name: string) => inspectImage(docker, name);
   if (!spec.environment || !spec.baseImage) {
     if (await inspect(spec.image)) return 'present';
     throw new TaskImageError(

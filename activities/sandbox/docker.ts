@@ -206,6 +206,16 @@ export async function readContainerFile(
   }
 }
 
+/** An image's inspection, or null when the host does not have it. */
+export async function inspectImage(docker: Dockerode, name: string): Promise<Dockerode.ImageInspectInfo | null> {
+  try {
+    return await docker.getImage(name).inspect();
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
 /** True when docker reported that the object does not exist. */
 export function isNotFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;

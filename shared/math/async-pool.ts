@@ -79,16 +79,21 @@ export function emptyPool(admitted: number, nowMs: number): AsyncPool {
     ready: [],
     evaluation: null,
     evaluated: null,
-    window: {
-      startedAtMs: nowMs,
-      parked: 0,
-      resumed: 0,
-      abandoned: 0,
-      finished: 0,
-      trainerBusyMs: 0,
-      samplerIdleMs: 0,
-      lastTickMs: nowMs,
-    },
+    window: emptyWindow(nowMs),
+  };
+}
+
+/** A measurement window that starts now: what the run's metrics report per iteration. */
+export function emptyWindow(nowMs: number): AsyncPool['window'] {
+  return {
+    startedAtMs: nowMs,
+    parked: 0,
+    resumed: 0,
+    abandoned: 0,
+    finished: 0,
+    trainerBusyMs: 0,
+    samplerIdleMs: 0,
+    lastTickMs: nowMs,
   };
 }
 
