@@ -13,7 +13,7 @@ import { devServerDynamicConfigArgs } from '../../shared/names/dev-server';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
-import { temporalBinary } from '../../cli/services';
+import { temporalBinary } from '../../cli/services/dev-server';
 import { labels } from '../../activities/sandbox/container';
 
 // worker state changes are noise in test output; warnings and errors still show. No shutdown signal
