@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { storeLocation } from '../../activities/store/open-store';
 import { codeVersion } from '../../workers/code-version';
 import { projectRoot, type LoadedConfig } from '../../workers/config';
 import type { ServiceRecord, ServiceSettings } from './records';
-import { storeSettings } from './store-settings';
+import { refuseOtherStores } from './queue-pollers';
 import { ensureService } from './supervisor';
 
 /** The episode worker: the episode and training-run workflows, sandbox acquisition, this host's queue. */
@@ -16,13 +17,15 @@ export const workerReadyLine = (pid: number) => `worker ${pid} ready`;
  * Finds a worker running this checkout's code for this server, queue and store, or starts one in the
  * background. A background worker running older code or other settings (another store) is stopped
  * and replaced; a foreground one (`npx agentrl worker`) that would take this queue's tasks with other
- * code or settings makes this throw, naming both.
+ * code or settings makes this throw, naming both, as does a worker of another checkout, state folder or
+ * machine on the same queue that writes to another store (queue-pollers.ts).
  */
 export async function ensureWorker(
   config: LoadedConfig,
   taskQueue: string,
   log: (line: string) => void,
 ): Promise<ServiceRecord> {
+  await refuseOtherStores(config, taskQueue, workerName, log);
   return ensureService(
     config,
     {
@@ -49,5 +52,5 @@ export const workerSettings = (
   temporal: config.temporal.address,
   namespace: config.temporal.namespace,
   taskQueue,
-  ...storeSettings(config, env),
+  ...storeLocation(config, env),
 });

@@ -61,8 +61,11 @@ const episode = (extra: NodeJS.ProcessEnv = {}) =>
   );
 
 /** `npx agentrl worker` as a user runs it in a terminal: in the foreground, on the folder store. */
-async function foregroundWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [cli, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function foregroundWorker(extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [cli, 'worker'], {
+    env: { ...env, ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.resume();
@@ -180,4 +183,25 @@ test('an episode on the S3 store replaces a background worker on the folder stor
   assert.match(refused.stderr, new RegExp(`its store is ${escape(folderStore)}, this command's is ${escape(s3Store)}`));
   assert.equal(user.exitCode, null, 'the foreground worker runs on');
   assert.equal(refused.stdout, '', 'no episode ran');
+});
+
+test('a worker of another state folder on the same queue and another store makes a command refuse', async () => {
+  // as a second checkout on the same dev server would run one: its own state folder, its own folder store
+  const started = agentrl(['server', 'start']);
+  assert.equal(started.status, 0, started.stderr);
+  const otherState = mkdtempSync(join(tmpdir(), 'agentrl-services-other-'));
+  const other = await foregroundWorker({ AGENTRL_STATE_DIR: otherState });
+  users.push(other);
+  const refused = episode(onS3);
+  assert.equal(refused.status, 1, refused.stdout);
+  assert.match(refused.stderr, /a worker of another checkout, state folder or machine polls agentrl-episodes/);
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `agentrl-${other.pid}@\\S+ host \\w+ store \\w+ \\(${escape(process.execPath)} ${escape(cli)} worker\\)`,
+    ),
+  );
+  assert.match(refused.stderr, new RegExp(`write to another store than this command's \\(${escape(s3Store)}\\)`));
+  assert.equal(other.exitCode, null, 'it is not ours to stop');
+  assert.deepEqual(workerProcesses(), [other.pid], 'and no worker was started beside it');
 });

@@ -4,14 +4,16 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { takeLock } from '../../cli/services/lock';
 import { isAlive, processIdentity } from '../../cli/services/processes';
 import { readServiceRecords, recordOf, runningServices, writeServiceRecord } from '../../cli/services/records';
 import { ensureAnsweringService, ensureService, stopServices, type ServiceSpec } from '../../cli/services/supervisor';
+import { storeLocation } from '../../activities/store/open-store';
 import { loadConfig } from '../../workers/config';
+import { parseWorkerIdentity, storeFingerprint, workerIdentity } from '../../workers/worker-identity';
 
 const config = loadConfig({ AGENTRL_STATE_DIR: mkdtempSync(join(tmpdir(), 'agentrl-services-')) });
 const lines: string[] = [];
@@ -186,6 +188,36 @@ describe('one record per process', () => {
     assert.ok(isAlive(unrelated.pid!), 'one whose command line is not a service is left alone');
     assert.ok(!existsSync(join(config.stateDir, 'worker.json')) && !existsSync(join(config.stateDir, 'trainer.pid')));
     assert.ok(existsSync(join(config.stateDir, 's3-server.pid')));
+  });
+});
+
+describe('where a worker writes', () => {
+  test("a store's location: the folder, or the bucket with the endpoint and region its requests reach", () => {
+    assert.deepEqual(storeLocation({ artifactsDir: '/data/artifacts' }), { store: 'file:///data/artifacts' });
+    assert.deepEqual(
+      storeLocation(
+        { store: 's3://bucket/prefix/', artifactsDir: '/data/artifacts' },
+        { AWS_ENDPOINT_URL: 'http://s3:9000' },
+      ),
+      { store: 's3://bucket/prefix', s3Endpoint: 'http://s3:9000', s3Region: 'us-east-1' },
+    );
+  });
+
+  test("a worker's identity names its pid, machine, host and store; another endpoint is another store", () => {
+    const location = { store: 's3://bucket/prefix', s3Endpoint: 'http://s3:9000', s3Region: 'us-east-1' };
+    const parsed = parseWorkerIdentity(workerIdentity(4242, '0529adbee8798f8f', location));
+    assert.deepEqual(parsed, {
+      pid: 4242,
+      machine: hostname(),
+      hostId: '0529adbee8798f8f',
+      store: storeFingerprint(location),
+    });
+    assert.notEqual(storeFingerprint({ ...location, s3Endpoint: 'https://s3.amazonaws.com' }), parsed.store);
+    assert.equal(
+      parseWorkerIdentity('agentrl-4242@0529adbee8798f8f'),
+      null,
+      "an older worker's says nothing of its store",
+    );
   });
 });
 
