@@ -26,31 +26,33 @@ function servingReady(url: string): (text: string) => Promise<boolean> {
 }
 
 /**
- * The embedded policy server on `port` (127.0.0.1; one per port), empty until weights are published; returns its URL.
- * It fetches each published policy from the store by its reference.
+ * The embedded server started from `script` (cli/servers/) on `port` of 127.0.0.1, recorded as `name`;
+ * returns its URL. Its state file keeps what was last published to it, so a restarted server serves the
+ * same weights and version again.
  */
-export async function ensurePolicyServer(
+async function ensureServing(
   config: LoadedConfig,
-  port: number,
   log: (line: string) => void,
+  server: { name: string; script: string; port: number; settings: Record<string, string>; args: string[] },
 ): Promise<string> {
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${server.port}`;
   await ensureService(
     config,
     {
-      name: policyServerName(port),
+      name: server.name,
       codeVersion: codeVersion(),
-      settings: { port: String(port), ...s3Access(config) },
+      // it fetches what is published to it from the store, by reference
+      settings: { ...server.settings, port: String(server.port), ...s3Access(config) },
       command: process.execPath,
-      // its state file: restarted after a crash, it serves the last published policy again
       args: [
         '--import',
         'tsx',
-        join(projectRoot, 'cli', 'servers', 'policy-server.ts'),
+        server.script,
+        ...server.args,
         '--port',
-        String(port),
+        String(server.port),
         '--state',
-        join(config.stateDir, `${policyServerName(port)}.served`),
+        join(config.stateDir, `${server.name}.served`),
       ],
       // `--import tsx` resolves from the project root
       cwd: projectRoot,
@@ -61,39 +63,27 @@ export async function ensurePolicyServer(
   return url;
 }
 
-/**
- * Starts (or finds) the embedded server of a real model; returns its base URL. Its state file keeps
- * the last publication, so a restarted server serves the same weights and version again.
- */
-export async function ensureModelServer(
+/** The embedded policy server on `port` (one per port), empty until weights are published; returns its URL. */
+export const ensurePolicyServer = (config: LoadedConfig, port: number, log: (line: string) => void): Promise<string> =>
+  ensureServing(config, log, {
+    name: policyServerName(port),
+    script: join(projectRoot, 'cli', 'servers', 'policy-server.ts'),
+    port,
+    settings: {},
+    args: [],
+  });
+
+/** Starts (or finds) the embedded server of a real model; returns its base URL. */
+export const ensureModelServer = (
   config: LoadedConfig,
   model: string,
   log: (line: string) => void,
   port = servingPorts.model,
-): Promise<string> {
-  const url = `http://127.0.0.1:${port}`;
-  await ensureService(
-    config,
-    {
-      name: modelServerName(port),
-      codeVersion: codeVersion(),
-      settings: { model, port: String(port), ...s3Access(config) },
-      command: process.execPath,
-      args: [
-        '--import',
-        'tsx',
-        join(projectRoot, 'cli', 'servers', 'model-server.ts'),
-        '--model',
-        model,
-        '--port',
-        String(port),
-        '--state',
-        join(config.stateDir, `${modelServerName(port)}.served`),
-      ],
-      cwd: projectRoot,
-      ready: servingReady(url),
-    },
-    log,
-  );
-  return url;
-}
+): Promise<string> =>
+  ensureServing(config, log, {
+    name: modelServerName(port),
+    script: join(projectRoot, 'cli', 'servers', 'model-server.ts'),
+    port,
+    settings: { model },
+    args: ['--model', model],
+  });

@@ -26,6 +26,19 @@ export const tasksDir = join(projectRoot, 'tasks');
 export const policiesDir = join(projectRoot, 'examples', 'policies');
 export const policy = (task: string, name: string) => `scripted:${join(policiesDir, task, `${name}.jsonl`)}`;
 export const task = (name: string) => join(tasksDir, name);
+/** `npx agentrl episode`'s arguments for the smallest real episode: the scripted fix of a bundled task, five turns. */
+export const scriptedEpisodeArgs: readonly string[] = [
+  'episode',
+  '--task',
+  task('swapped-return'),
+  '--policy',
+  policy('swapped-return', 'fix'),
+  '--max-turns',
+  '10',
+  '--timeout',
+  '2m',
+  '--json',
+];
 
 /**
  * A real Temporal dev server (the project's own binary), with the search attributes registered;

@@ -1,5 +1,5 @@
 // `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
-import { localFile } from '../helpers/temporal';
+import { localFile, scriptedEpisodeArgs } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
@@ -34,18 +34,7 @@ after(() => {
 });
 
 test('episode --json starts the server and a worker and prints the result', () => {
-  const run = agentrl(
-    'episode',
-    '--task',
-    join(projectRoot, 'tasks', 'swapped-return'),
-    '--policy',
-    `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`,
-    '--max-turns',
-    '10',
-    '--timeout',
-    '2m',
-    '--json',
-  );
+  const run = agentrl(...scriptedEpisodeArgs);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /starting the Temporal dev server at 127\.0\.0\.1:17233/);
   assert.match(run.stderr, /starting a worker/);

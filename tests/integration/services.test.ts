@@ -13,7 +13,7 @@ import { after, afterEach, before, test } from 'node:test';
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3ClientFromEnvironment } from '../../activities/store/s3-store';
 import { projectRoot } from '../../workers/config';
-import { waitFor } from '../helpers/temporal';
+import { scriptedEpisodeArgs, waitFor } from '../helpers/temporal';
 import { stopChild } from '../helpers/worker-process';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-services-'));
@@ -43,22 +43,7 @@ const agentrl = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [cli, ...args], { env: { ...env, ...extra }, encoding: 'utf8', timeout: 300_000 });
 
 /** The smallest real episode: a scripted fix of a bundled task, five turns. */
-const episode = (extra: NodeJS.ProcessEnv = {}) =>
-  agentrl(
-    [
-      'episode',
-      '--task',
-      join(projectRoot, 'tasks', 'swapped-return'),
-      '--policy',
-      `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`,
-      '--max-turns',
-      '10',
-      '--timeout',
-      '2m',
-      '--json',
-    ],
-    extra,
-  );
+const episode = (extra: NodeJS.ProcessEnv = {}) => agentrl([...scriptedEpisodeArgs], extra);
 
 /** `npx agentrl worker` as a user runs it in a terminal: in the foreground, on the folder store. */
 async function foregroundWorker(extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
