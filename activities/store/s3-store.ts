@@ -32,7 +32,7 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: match[1]!, prefix };
 }
 
-/** Where the SDK's standard environment sends S3 requests: an endpoint (a local server), or AWS's own for the region. */
+/** Where the SDK's standard environment sends S3 requests: an endpoint (a local server), or AWS's for the region. */
 export function s3Location(env: NodeJS.ProcessEnv = process.env): { endpoint: string | undefined; region: string } {
   return {
     endpoint: env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL,

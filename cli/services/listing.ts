@@ -14,8 +14,10 @@ export function serviceLines(config: LoadedConfig): string[] {
   const lines = services.map((record) => {
     const host = record.hostId ? `, host ${record.hostId}` : '';
     const stale = record.codeVersion !== current ? ' (older than this checkout)' : '';
-    const settings = Object.entries(record.settings).map(([key, value]) => `, ${key} ${value}`);
-    return `${record.name}: pid ${record.pid}${host}, ${record.origin}, code ${record.codeVersion}${stale}${settings.join('')}`;
+    const settings = Object.entries(record.settings)
+      .map(([key, value]) => `, ${key} ${value}`)
+      .join('');
+    return `${record.name}: pid ${record.pid}${host}, ${record.origin}, code ${record.codeVersion}${stale}${settings}`;
   });
   if (!services.some((record) => record.name === workerName)) lines.unshift('worker: none on this host');
   return lines;

@@ -21,7 +21,7 @@ export const ServiceRecord = z.object({
   pid: z.number().int().positive(),
   /** when the process started, as the kernel counts: with the pid, it tells this process from a later one */
   processStart: z.string(),
-  /** its command line, for the reader (and for a record of an older layout, the only check) */
+  /** its command line: with the start time, what must still match for the pid to be this process */
   command: z.string(),
   /** started by the CLI in the background (stopped and replaced freely) or by the user in the foreground */
   origin: z.enum(['background', 'foreground']),

@@ -55,7 +55,8 @@ export function difference(record: ServiceRecord, spec: Pick<ServiceSpec, 'codeV
   const keys = [...new Set([...Object.keys(record.settings), ...Object.keys(spec.settings)])];
   const [first, ...more] = keys.filter((key) => record.settings[key] !== spec.settings[key]);
   if (first === undefined) return null;
-  const why = `its ${first} is ${record.settings[first] ?? '(none)'}, this command's is ${spec.settings[first] ?? '(none)'}`;
+  const [theirs, ours] = [record.settings[first] ?? '(none)', spec.settings[first] ?? '(none)'];
+  const why = `its ${first} is ${theirs}, this command's is ${ours}`;
   return more.length ? `${why} (its ${more.join(', ')} differ${more.length === 1 ? 's' : ''} too)` : why;
 }
 
@@ -160,7 +161,10 @@ async function startService(config: LoadedConfig, spec: ServiceSpec, log: (line:
   throw new Error(`${spec.name} did not start; see ${logFile}:\n${written().split('\n').slice(-20).join('\n')}`);
 }
 
-/** Stops the process a record names if it still is that process (a pid given to another is left alone); removes the record. */
+/**
+ * Stops the process a record names if it still is that process (a pid given to another is left alone);
+ * removes the record.
+ */
 export async function stopService(record: RecordedService): Promise<boolean> {
   const running = isRunning(record);
   if (running) await stopProcess(record.pid);

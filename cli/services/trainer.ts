@@ -55,7 +55,7 @@ export async function ensureTrainerWorker(config: LoadedConfig, log: (line: stri
       cwd: join(projectRoot, 'trainer'),
       // one BLAS thread: on a machine shared with episodes, two threads make a step slower and erratic
       env: { OMP_NUM_THREADS: process.env.OMP_NUM_THREADS ?? '1' },
-      ready: async (text) => text.includes('training worker ready'),
+      ready: (text) => Promise.resolve(text.includes('training worker ready')),
     },
     log,
   );

@@ -37,7 +37,7 @@ export async function ensureWorker(
       args: [join(projectRoot, 'bin', 'agentrl.js'), 'worker', '--task-queue', taskQueue],
       // the caller's directory and the configuration it loaded (a relative AGENTRL_CONFIG made absolute)
       env: config.configPath ? { AGENTRL_CONFIG: config.configPath } : {},
-      ready: async (text, pid) => text.includes(workerReadyLine(pid)),
+      ready: (text, pid) => Promise.resolve(text.includes(workerReadyLine(pid))),
     },
     (line) => log(line.replace(/^starting worker/, 'starting a worker')),
   );

@@ -60,7 +60,7 @@ export async function killChild(child: ChildProcess): Promise<void> {
 export async function waitReady(stateDir: string, pid: number): Promise<void> {
   await waitFor(
     `worker ${pid} ready`,
-    async () => runningServices({ stateDir }, 'worker').some((record) => record.pid === pid),
+    () => Promise.resolve(runningServices({ stateDir }, 'worker').some((record) => record.pid === pid)),
     120_000,
   );
 }
@@ -73,9 +73,9 @@ export function serviceRecord(stateDir: string, name: string, pid?: number): Rec
   const records = runningServices({ stateDir }, name);
   const found =
     pid === undefined ? (records.length === 1 ? records[0] : undefined) : records.find((r) => r.pid === pid);
-  if (!found)
-    throw new Error(
-      `${stateDir}: no single running ${name}${pid ? ` ${pid}` : ''} (recorded: ${records.map((r) => r.pid).join(', ') || 'none'})`,
-    );
+  if (!found) {
+    const recorded = records.map((record) => record.pid).join(', ') || 'none';
+    throw new Error(`${stateDir}: no single running ${name}${pid ? ` ${pid}` : ''} (recorded: ${recorded})`);
+  }
   return found;
 }

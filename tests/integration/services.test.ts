@@ -54,7 +54,7 @@ async function foregroundWorker(extra: NodeJS.ProcessEnv = {}): Promise<ChildPro
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.resume();
-  await waitFor('the foreground worker', async () => output.includes(`worker ${child.pid} ready`), 120_000);
+  await waitFor('the foreground worker', () => Promise.resolve(output.includes(`worker ${child.pid} ready`)), 120_000);
   return child;
 }
 

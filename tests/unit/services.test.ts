@@ -32,7 +32,7 @@ const toy = (fields: Partial<ServiceSpec> = {}): ServiceSpec => ({
   settings: { mode: 's1' },
   command: process.execPath,
   args: ['-e', idle],
-  ready: async (text, pid) => text.includes(`ready ${pid}`),
+  ready: (text, pid) => Promise.resolve(text.includes(`ready ${pid}`)),
   startTimeoutMs: 20_000,
   ...fields,
 });
@@ -88,7 +88,11 @@ describe('background services', () => {
 
   test('a process that never becomes ready is stopped and its log shown', async () => {
     await assert.rejects(
-      ensureService(config, toy({ name: 'toy-silent', ready: async () => false, startTimeoutMs: 1_500 }), log),
+      ensureService(
+        config,
+        toy({ name: 'toy-silent', ready: () => Promise.resolve(false), startTimeoutMs: 1_500 }),
+        log,
+      ),
       /toy-silent did not start; see .*toy-silent\.log/,
     );
     assert.deepEqual(readServiceRecords(config, 'toy-silent'), []);
@@ -98,13 +102,13 @@ describe('background services', () => {
     const other = await recordForeground(bystander(), 'toy-server', { mode: 's1' });
     const served = await ensureAnsweringService(
       config,
-      { ...toy({ name: 'toy-server' }), answers: async () => true },
+      { ...toy({ name: 'toy-server' }), answers: () => Promise.resolve(true) },
       log,
     );
     assert.equal(served?.pid, other.pid, 'it answers: its record is kept');
     const started = await ensureAnsweringService(
       config,
-      { ...toy({ name: 'toy-server' }), answers: async () => false },
+      { ...toy({ name: 'toy-server' }), answers: () => Promise.resolve(false) },
       log,
     );
     assert.notEqual(started?.pid, other.pid, 'nothing answers: a new one starts');
