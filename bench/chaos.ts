@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { episodeKey } from '../activities/store/episode-records';
 import { projectRoot } from '../workers/config';
+import { serviceRecord } from '../tests/helpers/worker-process';
 
 const { values } = parseArgs({
   options: { only: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } },
@@ -67,8 +68,7 @@ interface Fault {
   tearDown?(context: Context): void;
 }
 
-const pidOf = (context: Context, name: string): number =>
-  (JSON.parse(readFileSync(join(context.state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const pidOf = (context: Context, name: string): number => serviceRecord(context.state, name).pid;
 const backLine = (name: string) => (context: Context, mark: number) =>
   Promise.resolve(context.stderr().slice(mark).includes(`${name} is back`));
 /** Once at least k of the iteration's episodes are done (a progress line may skip a count). */

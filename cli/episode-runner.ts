@@ -4,12 +4,13 @@ import type { EpisodeProgress, EpisodeResult } from '../shared/contracts/episode
 import { episodeProgressQuery } from '../workflows/messages';
 import { defaultTaskQueue } from '../shared/names/task-queues';
 import { temporalConnection, type LoadedConfig } from '../workers/config';
-import { ensureWorker, startDevServer } from './services';
-import { baseServices, superviseServices, type SupervisedService } from './supervisor';
+import { startDevServer } from './services/dev-server';
+import { baseServices, keepServicesUp, type SupervisedService } from './services/keep-up';
+import { ensureWorker } from './services/worker';
 
 /**
  * Makes sure the dev server and a current worker run, then connects a client. Until close(), they
- * (and `more`) are supervised: one that dies is started again (supervisor.ts).
+ * (and `more`) are supervised: one that dies is started again (services/keep-up.ts).
  */
 export async function connectWithWorker(
   config: LoadedConfig,
@@ -19,12 +20,12 @@ export async function connectWithWorker(
   await startDevServer(config, log);
   await ensureWorker(config, defaultTaskQueue, log);
   const connection = await Connection.connect(temporalConnection(config));
-  const supervisor = superviseServices([...baseServices(config, log), ...more], log);
+  const keepUp = keepServicesUp([...baseServices(config, log), ...more], log);
   return {
     client: new Client({ connection, namespace: config.temporal.namespace }),
     async close() {
-      supervisor.stop();
-      const restarts = Object.entries(supervisor.restarts());
+      keepUp.stop();
+      const restarts = Object.entries(keepUp.restarts());
       if (restarts.length)
         log(`services restarted meanwhile: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')}`);
       await connection.close();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadWeights } from '../activities/policies/completions-client';
 import { formatPolicySpec, parsePolicySpec } from '../shared/contracts/policy-spec';
 import type { LoadedConfig } from '../workers/config';
-import { ensurePolicyServer } from './services';
+import { ensurePolicyServer } from './services/serving';
 import { servingPorts } from '../shared/names/serving-ports';
 
 /** The port of the embedded policy server that serves an `.onnx` given to --policy. */

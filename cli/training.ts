@@ -11,8 +11,10 @@ import { trainingProgressQuery } from '../workflows/messages';
 import type { TrainingRunResult } from '../workflows/training-run';
 import type { LoadedConfig } from '../workers/config';
 import { connectWithWorker, withCause } from './episode-runner';
-import { ensureModelServer, ensurePolicyServer, ensureTrainerWorker, startDevServer } from './services';
-import { modelServerService, policyServerService, trainerService, type SupervisedService } from './supervisor';
+import { startDevServer } from './services/dev-server';
+import { modelServerService, policyServerService, trainerService, type SupervisedService } from './services/keep-up';
+import { ensureModelServer, ensurePolicyServer } from './services/serving';
+import { ensureTrainerWorker } from './services/trainer';
 
 /** The port of the embedded policy server a training run publishes to, unless told otherwise. */
 

@@ -7,15 +7,18 @@ import { hostCapacitySlots, hostSandboxes } from './host-capacity';
 import { SearchAttributes } from '../shared/names/search-attributes';
 import { createSandboxPool } from '../activities/sandbox/pool';
 import { reapClosedEpisodes } from '../activities/sandbox/reaper';
+import { storeLocation } from '../activities/store/open-store';
 import { defaultTaskQueue, hostQueue, sandboxesQueue } from '../shared/names/task-queues';
 import { codeVersion } from './code-version';
 import { projectRoot, temporalConnection, type LoadedConfig } from './config';
 import { createWorkerMetrics, serveMetrics } from './metrics';
+import { workerIdentity } from './worker-identity';
 import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface EpisodeWorkerOptions {
   config: LoadedConfig;
   taskQueue?: string;
+  /** @default workers/worker-identity.ts's: pid, machine, host id and the store's fingerprint */
   identity?: string;
   /** a prebuilt workflow bundle; else the checkout's, built once per code version (workers/workflow-bundle.ts) */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -76,7 +79,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
   const common = {
     connection,
     namespace: config.temporal.namespace,
-    identity: options.identity ?? `agentrl-${process.pid}@${hostId}`,
+    identity: options.identity ?? workerIdentity(process.pid, hostId, storeLocation(config)),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
   };

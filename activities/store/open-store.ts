@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { createArtifactStore, StoreError, type ArtifactStore } from './artifact-store';
-import { createS3Store } from './s3-store';
+import { createS3Store, s3Location } from './s3-store';
 
 /**
  * The artifact store a URL names: `s3://BUCKET/PREFIX` (an S3-compatible bucket; endpoint and
@@ -24,4 +24,19 @@ export function openArtifactStore(url: string, base = process.cwd()): ArtifactSt
  */
 export function configuredStore(config: { store?: string | null; artifactsDir: string }): ArtifactStore {
   return config.store ? openArtifactStore(config.store) : createArtifactStore(config.artifactsDir);
+}
+
+/**
+ * Where a deployment's artifacts go, as settings two processes can compare: the store's URL and, on S3,
+ * the endpoint and region its requests reach (never the credentials). Two processes whose locations
+ * are equal write to the same place.
+ */
+export function storeLocation(
+  config: { store?: string | null; artifactsDir: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const store = configuredStore(config).url;
+  if (!store.startsWith('s3://')) return { store };
+  const { endpoint, region } = s3Location(env);
+  return { store, s3Endpoint: endpoint ?? 'AWS', s3Region: region };
 }

@@ -32,10 +32,17 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: match[1]!, prefix };
 }
 
+/** Where the SDK's standard environment sends S3 requests: an endpoint (a local server), or AWS's for the region. */
+export function s3Location(env: NodeJS.ProcessEnv = process.env): { endpoint: string | undefined; region: string } {
+  return {
+    endpoint: env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL,
+    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+  };
+}
+
 /** The client for the standard environment; a configured endpoint (a local server) is addressed by path. */
 export function s3ClientFromEnvironment(overrides: S3ClientConfig = {}): S3Client {
-  const endpoint = process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
-  const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const { endpoint, region } = s3Location();
   // one client (and connection pool) per endpoint and region for the process, unless overridden
   const shared = Object.keys(overrides).length === 0 ? `${endpoint ?? ''}|${region}` : null;
   const existing = shared === null ? undefined : sharedClients.get(shared);

@@ -6,7 +6,7 @@ import { loadConfig } from '../../workers/config';
 import { durationFlag, log, oneOf, positiveInt, type Command } from '../command';
 import { connectWithWorker, runEpisode, withConfigDefaults } from '../episode-runner';
 import { policyFlag } from '../policy-flag';
-import { ensureModelServer } from '../services';
+import { ensureModelServer } from '../services/serving';
 import { knownModel } from '../../shared/names/models';
 import { servingPorts } from '../../shared/names/serving-ports';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';

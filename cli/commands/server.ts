@@ -1,16 +1,9 @@
-import { codeVersion } from '../../workers/code-version';
-import { upName } from './up';
 import { loadConfig } from '../../workers/config';
 import { log, type Command } from '../command';
-import {
-  devServerName,
-  devServerStatus,
-  listServices,
-  startDevServer,
-  stopDevServer,
-  stopServices,
-  workerName,
-} from '../services';
+import { devServerName, devServerStatus, startDevServer } from '../services/dev-server';
+import { serviceLines } from '../services/listing';
+import { stopServices } from '../services/supervisor';
+import { upName } from './up';
 
 export const server: Command = {
   summary: 'start, stop or show the embedded Temporal dev server and the background services: server start|stop|status',
@@ -19,10 +12,11 @@ export const server: Command = {
     '',
     '  start    start the embedded Temporal dev server (SQLite file in the state folder, Web UI, search attributes',
     '           registered), or find the one that runs',
-    '  stop     stop `up`, the background episode worker, trainer worker, policy servers and model servers, then the ' +
-      'dev server',
+    '  stop     stop every service recorded in the state folder: `up`, then the episode workers (background and',
+    '           foreground), trainer worker, policy servers and model servers, then the dev server. A record whose',
+    '           pid now names another process (its start time differs) is dropped, and that process left alone',
     '  status   whether a server answers at the configured address (and whether this project started it), and the',
-    '           background services with their pids',
+    '           services, one line per process, with their pids and settings',
     '',
     'With no action: status.',
   ].join('\n'),
@@ -39,12 +33,18 @@ export const server: Command = {
           `${status.uiUrl}${status.pid ? ` (pid ${status.pid})` : ' (not started by this project)'}`,
       );
     } else if (action === 'stop') {
-      await stopServices(config, upName); // first: it would start the others again
-      await stopServices(config, workerName);
-      await stopServices(config, 'trainer');
-      await stopServices(config, 'policy-server');
-      await stopServices(config, 'model-server');
-      console.log((await stopDevServer(config)) ? 'stopped' : 'no dev server started by this project is running');
+      // `up` first: it would start the others again; the dev server last: the workers finish with it
+      const stopped = [
+        ...(await stopServices(config, (record) => record.name === upName)),
+        ...(await stopServices(config, (record) => record.name !== devServerName)),
+        ...(await stopServices(config)),
+      ];
+      for (const record of stopped) log(`stopped ${record.name} ${record.pid} (${record.origin})`);
+      console.log(
+        stopped.some((record) => record.name === devServerName)
+          ? 'stopped'
+          : 'no dev server started by this project is running',
+      );
     } else if (action === 'status') {
       const status = await devServerStatus(config);
       const server = !status.running
@@ -53,15 +53,7 @@ export const server: Command = {
           ? `running (pid ${status.pid})`
           : 'running (not started by this project)';
       console.log(`server: ${server} at ${status.address}, UI ${status.uiUrl}`);
-      const services = listServices(config).filter((service) => service.name !== devServerName && service.alive);
-      if (!services.some((service) => service.name === workerName)) console.log('worker: none');
-      for (const { name, record } of services) {
-        const stale = name === workerName && record.codeVersion !== codeVersion() ? ' (older than this checkout)' : '';
-        console.log(
-          `${name}: pid ${record.pid}, code ` +
-            `${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`,
-        );
-      }
+      for (const line of serviceLines(config)) console.log(line);
     } else {
       throw new Error(`server: unknown action ${JSON.stringify(action)}; use start, stop or status`);
     }

@@ -2,11 +2,11 @@ import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import type { TrainingProgress } from '../../shared/contracts/run/progress';
 import { trainingProgressQuery } from '../../workflows/messages';
-import { codeVersion } from '../../workers/code-version';
 import { hostSandboxCounts } from '../../workers/host-capacity';
 import { loadConfig, temporalConnection } from '../../workers/config';
 import type { Command } from '../command';
-import { devServerName, devServerStatus, listServices, workerName } from '../services';
+import { devServerStatus } from '../services/dev-server';
+import { serviceLines } from '../services/listing';
 import { iterationHeader, iterationRow } from '../training';
 
 export const status: Command = {
@@ -14,9 +14,10 @@ export const status: Command = {
   usage: [
     'Usage: npx agentrl status [RUN]',
     '',
-    "Prints the Temporal server this host talks to and this host's services (episode worker with its host id,",
-    "trainer, policy and model servers, `up`) with their pids, and the sandboxes on this host's Docker (episodes',",
-    "graders', and the warm pool's containers ready to be claimed). With RUN (a training run id, i.e. its workflow id)",
+    "Prints the Temporal server this host talks to and this host's services, one line per process (episode workers",
+    'with their host id and store, background or foreground; trainer, policy and model servers, `up`) with their',
+    "pids and settings, and the sandboxes on this host's Docker (episodes', graders', and the warm pool's containers",
+    'ready to be claimed). With RUN (a training run id, i.e. its workflow id)',
     "also the run's state from the workflow's progress query: phase, iteration, episodes, step, policy version,",
     'the last iteration as a table row, and for an asynchronous run its pool. The query goes through Temporal, so',
     'it works from any machine configured for the same server (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE).',
@@ -31,15 +32,7 @@ export const status: Command = {
       `server: ${server.running ? 'answering' : 'not answering'} at ${server.address} (namespace ` +
         `${config.temporal.namespace})${server.pid ? `, dev server pid ${server.pid}` : ''}`,
     );
-    const services = listServices(config).filter((service) => service.name !== devServerName && service.alive);
-    if (!services.some((service) => service.name === workerName)) console.log('worker: none on this host');
-    for (const { name, record } of services) {
-      const stale = record.codeVersion !== codeVersion() ? ' (older than this checkout)' : '';
-      const host = record.hostId ? `, host ${record.hostId}` : '';
-      console.log(
-        `${name}: pid ${record.pid}${host}, code ${record.codeVersion}${stale}${record.settings ? `, ${record.settings}` : ''}`,
-      );
-    }
+    for (const line of serviceLines(config)) console.log(line);
     const sandboxes = await hostSandboxCounts(new Dockerode()).catch(() => null);
     console.log(
       sandboxes

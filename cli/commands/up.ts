@@ -5,18 +5,12 @@ import { servingPorts } from '../../shared/names/serving-ports';
 import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, oneOf, positiveInt, type Command } from '../command';
-import {
-  clearServiceRecord,
-  ensurePolicyServer,
-  ensureTrainerWorker,
-  ensureWorker,
-  isAlive,
-  readServiceRecord,
-  serviceLog,
-  startDevServer,
-  writeServiceRecord,
-} from '../services';
-import { baseServices, policyServerService, superviseServices, trainerService } from '../supervisor';
+import { startDevServer } from '../services/dev-server';
+import { baseServices, keepServicesUp, policyServerService, trainerService } from '../services/keep-up';
+import { recordOf, recordSelf, runningServices, serviceLog, writeServiceRecord } from '../services/records';
+import { ensurePolicyServer } from '../services/serving';
+import { ensureTrainerWorker } from '../services/trainer';
+import { ensureWorker } from '../services/worker';
 import { codeVersion } from '../../workers/code-version';
 
 const serviceNames = ['server', 'worker', 'trainer', 'policy-server'] as const;
@@ -38,7 +32,7 @@ export const up: Command = {
     `  --services LIST    comma-separated, of ${serviceNames.join(', ')}   default: all of them`,
     '                     (a sandbox host without the dev server: worker; a GPU host: trainer)',
     `  --policy-port N    the toy model's policy server   default: ${servingPorts.trainingPolicy}`,
-    `  --detach           run in the background (log: <stateDir>/up.log; pid in <stateDir>/up.json)`,
+    `  --detach           run in the background (log: <stateDir>/up.log; record in <stateDir>/services/up.PID.json)`,
   ].join('\n'),
   options: {
     services: { type: 'string' },
@@ -53,11 +47,12 @@ export const up: Command = {
     const port = values['policy-port']
       ? positiveInt('--policy-port', values['policy-port'] as string)
       : servingPorts.trainingPolicy;
-    const running = readServiceRecord(config, upName);
-    if (running && isAlive(running.pid) && running.pid !== process.pid) {
+    const running = runningServices(config, upName).find((record) => record.pid !== process.pid);
+    if (running) {
       console.log(`up is already running (pid ${running.pid}, log ${serviceLog(config, upName)})`);
       return 0;
     }
+    const settings = { services: wanted.join(','), policyPort: String(port) };
     if (values.detach) {
       const out = openSync(serviceLog(config, upName), 'a');
       const args = [
@@ -70,6 +65,14 @@ export const up: Command = {
       ];
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env: process.env });
       child.unref();
+      // recorded at once, as started in the background: a `server stop` right after finds it
+      const record = recordOf(child.pid ?? 0, {
+        name: upName,
+        origin: 'background',
+        codeVersion: codeVersion(),
+        settings,
+      });
+      if (record) await writeServiceRecord(config, record);
       console.log(
         `up: supervising ${wanted.join(', ')} in the background (pid ${child.pid}, log ${serviceLog(config, upName)})`,
       );
@@ -86,21 +89,20 @@ export const up: Command = {
     services.push(...base);
     if (wanted.includes('trainer')) services.push(trainerService(config, log));
     if (wanted.includes('policy-server')) services.push(policyServerService(config, port, log));
-    await writeServiceRecord(config, upName, {
-      pid: process.pid,
+    const forget = await recordSelf(config, {
+      name: upName,
       codeVersion: codeVersion(),
-      settings: `services ${wanted.join(',')}, policy port ${port}`,
-      startedAt: new Date().toISOString(),
+      settings,
     });
     log(`up: supervising ${services.map((service) => service.name).join(', ')} (pid ${process.pid})`);
-    const supervisor = superviseServices(services, log);
+    const keepUp = keepServicesUp(services, log);
     await new Promise<void>((resolveStop) => {
       process.once('SIGINT', resolveStop);
       process.once('SIGTERM', resolveStop);
     });
-    supervisor.stop();
-    clearServiceRecord(config, upName, process.pid);
-    const restarts = Object.entries(supervisor.restarts());
+    keepUp.stop();
+    forget();
+    const restarts = Object.entries(keepUp.restarts());
     log(
       'up: stopped; the services keep running' +
         (restarts.length ? ` (restarts: ${restarts.map(([name, count]) => `${name} ${count}`).join(', ')})` : ''),

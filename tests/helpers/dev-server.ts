@@ -3,7 +3,7 @@
 // servers keep theirs in memory).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import { temporalBinary } from '../../cli/services';
+import { temporalBinary } from '../../cli/services/dev-server';
 import { devServerArgs } from '../../shared/names/dev-server';
 import { waitFor } from './temporal';
 

@@ -13,7 +13,7 @@ import { devServerDynamicConfigArgs } from '../../shared/names/dev-server';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
 import { runEpisodeWorker } from '../../workers/episode-worker';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
-import { temporalBinary } from '../../cli/services';
+import { temporalBinary } from '../../cli/services/dev-server';
 import { labels } from '../../activities/sandbox/container';
 
 // worker state changes are noise in test output; warnings and errors still show. No shutdown signal
@@ -26,6 +26,19 @@ export const tasksDir = join(projectRoot, 'tasks');
 export const policiesDir = join(projectRoot, 'examples', 'policies');
 export const policy = (task: string, name: string) => `scripted:${join(policiesDir, task, `${name}.jsonl`)}`;
 export const task = (name: string) => join(tasksDir, name);
+/** `npx agentrl episode`'s arguments for the smallest real episode: the scripted fix of a bundled task, five turns. */
+export const scriptedEpisodeArgs: readonly string[] = [
+  'episode',
+  '--task',
+  task('swapped-return'),
+  '--policy',
+  policy('swapped-return', 'fix'),
+  '--max-turns',
+  '10',
+  '--timeout',
+  '2m',
+  '--json',
+];
 
 /**
  * A real Temporal dev server (the project's own binary), with the search attributes registered;

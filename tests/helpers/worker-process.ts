@@ -1,7 +1,7 @@
 // Workers in processes of their own, as `npx agentrl worker` runs them: a test can kill one with kill -9.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runningServices, type RecordedService } from '../../cli/services/records';
 import { projectRoot } from '../../workers/config';
 import { waitFor } from './temporal';
 
@@ -60,10 +60,22 @@ export async function killChild(child: ChildProcess): Promise<void> {
 export async function waitReady(stateDir: string, pid: number): Promise<void> {
   await waitFor(
     `worker ${pid} ready`,
-    async () => {
-      const file = join(stateDir, 'worker.json');
-      return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).pid === pid;
-    },
+    () => Promise.resolve(runningServices({ stateDir }, 'worker').some((record) => record.pid === pid)),
     120_000,
   );
+}
+
+/**
+ * The record of the running process a state folder records as `name` (cli/services/records.ts): the one
+ * whose pid is `pid`, else the only one; throws naming what is recorded otherwise.
+ */
+export function serviceRecord(stateDir: string, name: string, pid?: number): RecordedService {
+  const records = runningServices({ stateDir }, name);
+  const found =
+    pid === undefined ? (records.length === 1 ? records[0] : undefined) : records.find((r) => r.pid === pid);
+  if (!found) {
+    const recorded = records.map((record) => record.pid).join(', ') || 'none';
+    throw new Error(`${stateDir}: no single running ${name}${pid ? ` ${pid}` : ''} (recorded: ${recorded})`);
+  }
+  return found;
 }

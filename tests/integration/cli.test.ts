@@ -1,5 +1,5 @@
 // `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
-import { localFile } from '../helpers/temporal';
+import { localFile, scriptedEpisodeArgs } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { projectRoot } from '../../workers/config';
+import { serviceRecord } from '../helpers/worker-process';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-cli-'));
 const configPath = join(state, 'temporal.yaml');
@@ -33,18 +34,7 @@ after(() => {
 });
 
 test('episode --json starts the server and a worker and prints the result', () => {
-  const run = agentrl(
-    'episode',
-    '--task',
-    join(projectRoot, 'tasks', 'swapped-return'),
-    '--policy',
-    `scripted:${join(projectRoot, 'examples', 'policies', 'swapped-return', 'fix.jsonl')}`,
-    '--max-turns',
-    '10',
-    '--timeout',
-    '2m',
-    '--json',
-  );
+  const run = agentrl(...scriptedEpisodeArgs);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /starting the Temporal dev server at 127\.0\.0\.1:17233/);
   assert.match(run.stderr, /starting a worker/);
@@ -113,13 +103,13 @@ test('a second server start finds the running one', () => {
 });
 
 test('a worker running older code is replaced, not reused', () => {
-  const record = JSON.parse(readFileSync(join(state, 'worker.json'), 'utf8'));
-  writeFileSync(join(state, 'worker.json'), JSON.stringify({ ...record, codeVersion: 'older' }));
+  const { file, ...record } = serviceRecord(state, 'worker');
+  writeFileSync(file, JSON.stringify({ ...record, codeVersion: 'older' }));
   const run = agentrl('episode', '--json');
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`replacing worker ${record.pid}: it runs code older`));
   assert.equal(JSON.parse(run.stdout).reward, 1);
-  const replaced = JSON.parse(readFileSync(join(state, 'worker.json'), 'utf8'));
+  const replaced = serviceRecord(state, 'worker');
   assert.notEqual(replaced.pid, record.pid);
   assert.throws(() => process.kill(record.pid, 0), 'the old worker is gone');
   const reused = agentrl('episode', '--json');

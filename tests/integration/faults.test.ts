@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { projectRoot } from '../../workers/config';
+import { serviceRecord } from '../helpers/worker-process';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-faults-'));
 const configPath = join(state, 'temporal.yaml');
@@ -25,8 +26,7 @@ after(() => {
   spawnSync(process.execPath, [cli, 'server', 'stop'], { env });
 });
 
-const pidOf = (name: string): number =>
-  (JSON.parse(readFileSync(join(state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const pidOf = (name: string): number => serviceRecord(state, name).pid;
 
 test(
   'a training run whose policy server and trainer are killed mid-run completes every step, with full groups and no policy_error',

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -26,7 +26,7 @@ import type { EpisodeResult } from '../../shared/contracts/episode';
 import { projectRoot } from '../../workers/config';
 import { docker, scriptedPolicy, startTestServer, task, waitFor } from '../helpers/temporal';
 import { startTrainer, taskSet } from '../helpers/training';
-import { spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
+import { serviceRecord, spawnWorker, stopChild, waitReady } from '../helpers/worker-process';
 
 const hostScript = join(projectRoot, 'scripts', 'docker-host.sh');
 const hostName = 'agentrl-host2';
@@ -59,7 +59,8 @@ describe('two sandbox hosts', () => {
       ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}),
     });
     await waitReady(stateDir, child.pid!);
-    const { hostId } = JSON.parse(readFileSync(join(stateDir, 'worker.json'), 'utf8')) as { hostId: string };
+    const { hostId } = serviceRecord(stateDir, 'worker', child.pid);
+    assert.ok(hostId);
     return { stateDir, process: child, hostId, docker: client };
   }
 

@@ -3,7 +3,7 @@
 // `npx agentrl status RUN` reads the run's progress through Temporal.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +13,7 @@ import { trainingProgressQuery } from '../../workflows/messages';
 import { projectRoot } from '../../workers/config';
 import { waitFor } from '../helpers/temporal';
 import { taskSet } from '../helpers/training';
+import { serviceRecord } from '../helpers/worker-process';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-up-'));
 const configPath = join(state, 'temporal.yaml');
@@ -28,8 +29,7 @@ const env = { ...process.env, AGENTRL_CONFIG: configPath, AGENTRL_SDK_METRICS_PO
 const cli = join(projectRoot, 'bin', 'agentrl.js');
 const agentrl = (...args: string[]) =>
   spawnSync(process.execPath, [cli, ...args], { env, encoding: 'utf8', timeout: 120_000 });
-const pidOf = (name: string): number =>
-  (JSON.parse(readFileSync(join(state, `${name}.json`), 'utf8')) as { pid: number }).pid;
+const pidOf = (name: string): number => serviceRecord(state, name).pid;
 
 let up: ChildProcess;
 let output = '';
@@ -111,5 +111,5 @@ test('a run started from the Temporal CLI under `up` survives its worker killed 
   } finally {
     await connection.close();
   }
-  assert.ok(existsSync(join(state, 'up.json')), 'up records itself');
+  assert.equal(serviceRecord(state, 'up', up.pid).origin, 'foreground', 'up records itself');
 });

@@ -7,20 +7,14 @@
  * restarted episode worker takes over its host's queue, and a restarted dev server reopens its
  * SQLite file.
  */
-import { defaultTaskQueue } from '../shared/names/task-queues';
-import type { LoadedConfig } from '../workers/config';
-import {
-  devServerName,
-  ensureModelServer,
-  ensurePolicyServer,
-  ensureTrainerWorker,
-  ensureWorker,
-  isAlive,
-  isListening,
-  readServiceRecord,
-  startDevServer,
-  workerName,
-} from './services';
+import { defaultTaskQueue } from '../../shared/names/task-queues';
+import type { LoadedConfig } from '../../workers/config';
+import { devServerName, startDevServer } from './dev-server';
+import { isListening } from './processes';
+import { runningServices } from './records';
+import { ensureModelServer, ensurePolicyServer, modelServerName, policyServerName } from './serving';
+import { ensureTrainerWorker, trainerName } from './trainer';
+import { ensureWorker, workerName } from './worker';
 
 export interface SupervisedService {
   name: string;
@@ -30,7 +24,7 @@ export interface SupervisedService {
   restart(): Promise<void>;
 }
 
-export interface Supervisor {
+export interface KeepUp {
   /** restarts so far, by service */
   restarts(): Record<string, number>;
   stop(): void;
@@ -38,11 +32,9 @@ export interface Supervisor {
 
 const checkEveryMs = 2000;
 
-/** A service with a record: healthy while the process it names runs. */
-const recorded = (config: LoadedConfig, name: string) => () => {
-  const record = readServiceRecord(config, name);
-  return Promise.resolve(record !== null && isAlive(record.pid));
-};
+/** A service with records: healthy while a process one names runs. */
+const recorded = (config: LoadedConfig, name: string) => () =>
+  Promise.resolve(runningServices(config, name).length > 0);
 
 /** The dev server (its port) and the episode worker, which every command that runs a workflow needs. */
 export function baseServices(config: LoadedConfig, log: (line: string) => void): SupervisedService[] {
@@ -62,8 +54,8 @@ export function baseServices(config: LoadedConfig, log: (line: string) => void):
 
 export function trainerService(config: LoadedConfig, log: (line: string) => void): SupervisedService {
   return {
-    name: 'trainer',
-    healthy: recorded(config, 'trainer'),
+    name: trainerName,
+    healthy: recorded(config, trainerName),
     restart: async () => void (await ensureTrainerWorker(config, log)),
   };
 }
@@ -94,7 +86,7 @@ export function policyServerService(
   port: number,
   log: (line: string) => void,
 ): SupervisedService {
-  return servingService(config, `policy-server-${port}`, port, 2000, () => ensurePolicyServer(config, port, log));
+  return servingService(config, policyServerName(port), port, 2000, () => ensurePolicyServer(config, port, log));
 }
 
 /**
@@ -107,15 +99,13 @@ export function modelServerService(
   port: number,
   log: (line: string) => void,
 ): SupervisedService {
-  return servingService(config, `model-server-${port}`, port, 15_000, () =>
-    ensureModelServer(config, model, log, port),
-  );
+  return servingService(config, modelServerName(port), port, 15_000, () => ensureModelServer(config, model, log, port));
 }
 
 const maxBackoffMs = 30_000;
 
 /** Checks the services every 2 s and starts a dead one again until stop(). */
-export function superviseServices(services: readonly SupervisedService[], log: (line: string) => void): Supervisor {
+export function keepServicesUp(services: readonly SupervisedService[], log: (line: string) => void): KeepUp {
   const restarts: Record<string, number> = {};
   const backoff = new Map<string, { untilMs: number; delayMs: number }>();
   let busy = false;

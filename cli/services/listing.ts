@@ -1,0 +1,24 @@
+import { codeVersion } from '../../workers/code-version';
+import type { LoadedConfig } from '../../workers/config';
+import { devServerName } from './dev-server';
+import { runningServices } from './records';
+import { workerName } from './worker';
+
+/**
+ * One line per running process of the state folder's services but the dev server (`status` and
+ * `server status` print them): a background worker and a foreground one each get theirs.
+ */
+export function serviceLines(config: LoadedConfig): string[] {
+  const services = runningServices(config).filter((record) => record.name !== devServerName);
+  const current = codeVersion();
+  const lines = services.map((record) => {
+    const host = record.hostId ? `, host ${record.hostId}` : '';
+    const stale = record.codeVersion !== current ? ' (older than this checkout)' : '';
+    const settings = Object.entries(record.settings)
+      .map(([key, value]) => `, ${key} ${value}`)
+      .join('');
+    return `${record.name}: pid ${record.pid}${host}, ${record.origin}, code ${record.codeVersion}${stale}${settings}`;
+  });
+  if (!services.some((record) => record.name === workerName)) lines.unshift('worker: none on this host');
+  return lines;
+}
