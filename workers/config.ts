@@ -119,7 +119,7 @@ export function temporalConnection(
   const { connectionOptions } = toClientOptions(temporalProfile(env));
   return {
     address: config.temporal.address,
-    ...(connectionOptions.apiKey ? { apiKey: connectionOptions.apiKey as string } : {}),
+    ...(connectionOptions.apiKey ? { apiKey: connectionOptions.apiKey } : {}),
     ...(connectionOptions.tls !== undefined && connectionOptions.tls !== null ? { tls: connectionOptions.tls } : {}),
     ...(connectionOptions.metadata ? { metadata: connectionOptions.metadata as Record<string, string> } : {}),
   };

@@ -17,7 +17,7 @@ export interface WorkerMetrics {
   registry: Registry;
   interceptor: ActivityInterceptorsFactory;
   /** the store, counting the bytes it moves and the errors it meets (agentrl_store_*) */
-  observeStore(store: ArtifactStore): ArtifactStore;
+  observeStore: (store: ArtifactStore) => ArtifactStore;
   /** gauges read when scraped: this host's running sandboxes, and the deployment's parked episodes */
   watch(read: {
     sandboxes(): Promise<number>;

@@ -243,7 +243,7 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
 
   return {
     /** Creates and starts the episode's hardened container with the task repository inside. */
-    async acquireSandbox(input: AcquireSandboxInput): Promise<SandboxHandle> {
+    acquireSandbox: async (input: AcquireSandboxInput): Promise<SandboxHandle> => {
       const heartbeat = setInterval(() => Context.current().heartbeat('acquiring'), 1000);
       try {
         return await acquire(input);

@@ -158,7 +158,7 @@ export function createS3Store(url: string, client: S3Client = s3ClientFromEnviro
       const hash = createHash('sha256');
       const hashed = Readable.from(
         (async function* () {
-          for await (const chunk of source) {
+          for await (const chunk of source as AsyncIterable<Buffer>) {
             hash.update(chunk);
             yield chunk;
           }

@@ -36,8 +36,8 @@ export const status: Command = {
     const sandboxes = await hostSandboxCounts(new Dockerode()).catch(() => null);
     console.log(
       sandboxes
-        ? `sandboxes: ${sandboxes.episodes} episode(s), ${sandboxes.graders} grader(s), ${sandboxes.poolReady} warm in ` +
-            `the pool (this host's Docker)`
+        ? `sandboxes: ${sandboxes.episodes} episode(s), ${sandboxes.graders} grader(s), ` +
+            `${sandboxes.poolReady} warm in the pool (this host's Docker)`
         : "sandboxes: this host's Docker does not answer",
     );
     const run = positionals[0];
@@ -50,7 +50,8 @@ export const status: Command = {
         throw new Error(`status ${run}: no such run (${error.message.split('\n')[0]})`);
       });
       console.log(
-        `run ${run}: ${description.status.name.toLowerCase()} (${description.type}, started ${description.startTime.toISOString()})`,
+        `run ${run}: ${description.status.name.toLowerCase()} ` +
+          `(${description.type}, started ${description.startTime.toISOString()})`,
       );
       if (description.type !== 'trainingRun') return 0;
       if (description.status.name !== 'RUNNING') {
@@ -60,7 +61,7 @@ export const status: Command = {
         }
         return 0;
       }
-      const progress = (await handle.query(trainingProgressQuery)) as TrainingProgress;
+      const progress: TrainingProgress = await handle.query(trainingProgressQuery);
       console.log(
         `  ${progress.phase}: iteration ${progress.iteration + 1}/${progress.iterations}, episodes ` +
           `${progress.episodesDone}/${progress.episodesTotal}, step ${progress.step}, policy ` +

@@ -43,7 +43,7 @@ export const up: Command = {
     const config = loadConfig();
     const wanted = ((values.services as string | undefined) ?? serviceNames.join(','))
       .split(',')
-      .map((name) => oneOf('--services', name.trim(), serviceNames) as ServiceName);
+      .map((name): ServiceName => oneOf('--services', name.trim(), serviceNames));
     const port = values['policy-port']
       ? positiveInt('--policy-port', values['policy-port'] as string)
       : servingPorts.trainingPolicy;

@@ -52,8 +52,8 @@ async function foregroundWorker(extra: NodeJS.ProcessEnv = {}): Promise<ChildPro
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.resume();
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.resume();
   await waitFor('the foreground worker', () => Promise.resolve(output.includes(`worker ${child.pid} ready`)), 120_000);
   return child;
 }

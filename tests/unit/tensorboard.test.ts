@@ -6,17 +6,16 @@ import { describe, test } from 'node:test';
 import { crc32c, tensorboardEvents } from '../../activities/training/tensorboard';
 import type { IterationMetrics } from '../../shared/contracts/run-metrics';
 
-const line = (iteration: number, loss: number): IterationMetrics =>
-  ({
-    iteration,
-    step: iteration + 1,
-    policyVersion: `v${iteration + 1}`,
-    train: null,
-    eval: null,
-    batch: null,
-    training: { loss } as IterationMetrics['training'],
-    time: { sandboxS: 1, testsS: 0, probesS: 0, inferenceS: 0.5, trainingS: 2, wallS: 10 },
-  });
+const line = (iteration: number, loss: number): IterationMetrics => ({
+  iteration,
+  step: iteration + 1,
+  policyVersion: `v${iteration + 1}`,
+  train: null,
+  eval: null,
+  batch: null,
+  training: { loss } as IterationMetrics['training'],
+  time: { sandboxS: 1, testsS: 0, probesS: 0, inferenceS: 0.5, trainingS: 2, wallS: 10 },
+});
 
 describe('TensorBoard event files', () => {
   test('CRC-32C of the standard check string', () => {
