@@ -117,6 +117,6 @@ describe('the CLI and its help', () => {
     const status = agentrl('server', 'status');
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /^server: not running at 127\.0\.0\.1:17299/m);
-    assert.match(status.stdout, /^worker: none$/m);
+    assert.match(status.stdout, /^worker: none on this host$/m);
   });
 });
