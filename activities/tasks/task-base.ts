@@ -8,10 +8,16 @@
  */
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, posix, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { describeIssues } from '../../shared/names/errors';
-import { applyPatchToFiles, patchPaths, readTaskFile, readTaskFiles, TaskError, type TaskFile } from './task-files';
+import {
+  applyPatchToFiles,
+  patchPaths,
+  readTaskFile,
+  readTaskFiles,
+  readYamlFile,
+  TaskError,
+  type TaskFile,
+} from './task-files';
 
 export const baseFileName = 'base.yaml';
 
@@ -56,15 +62,7 @@ function folderPath(raw: string, where: string): string {
 export function readTaskBase(root: string): TaskBase | null {
   const basePath = join(root, baseFileName);
   if (!existsSync(basePath)) return null;
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(basePath, 'utf8'));
-  } catch (error) {
-    throw new TaskError(`${basePath}: not valid YAML: ${(error as Error).message}`);
-  }
-  const parsed = BaseFile.safeParse(raw ?? {});
-  if (!parsed.success) throw new TaskError(describeIssues(basePath, parsed.error));
-  const spec = parsed.data;
+  const spec = readYamlFile(basePath, BaseFile);
   if (Object.keys(spec.trees).length === 0) throw new TaskError(`${basePath}: trees: names no tree`);
   let files: Record<string, TaskFile> = {};
   const trees: string[] = [];

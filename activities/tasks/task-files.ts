@@ -18,6 +18,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { describeIssues } from '../../shared/names/errors';
 import { cacheFolders } from '../../shared/paths/repo-paths';
 
 export class TaskError extends Error {
@@ -165,4 +168,17 @@ export function patchPaths(patch: string, patchPath: string): string[] {
     else paths.push(fields[++i]!, fields[++i]!);
   }
   return paths;
+}
+
+/** A task's YAML file parsed with its schema (an empty file as `{}`); an error names the file and the field. */
+export function readYamlFile<S extends z.ZodType>(path: string, schema: S): z.infer<S> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new TaskError(`${path}: not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) throw new TaskError(describeIssues(path, parsed.error));
+  return parsed.data;
 }

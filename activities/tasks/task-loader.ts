@@ -1,6 +1,5 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
   ExpectedTests,
@@ -15,7 +14,7 @@ import { ensureHarborImage } from '../images/harbor-image';
 import { repositoryDigest, taskImageName } from '../images/task-image';
 import { HarborTaskError, isHarborFolder, readHarborFolder, type HarborFolder } from './harbor';
 import { readTaskBase, readTaskTree } from './task-base';
-import { patchedFiles, TaskError, type TaskFile } from './task-files';
+import { patchedFiles, readYamlFile, TaskError, type TaskFile } from './task-files';
 
 export interface LoadedTask {
   dir: string;
@@ -104,15 +103,8 @@ export function loadTaskFolder(
   if (isHarborFolder(root))
     throw new TaskError(`${root}: a Harbor task folder (task.toml): its repository lies in its image (use loadTask)`);
   if (!existsSync(specPath)) throw new TaskError(`${specPath}: missing (a task folder needs task.yaml)`);
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(specPath, 'utf8'));
-  } catch (error) {
-    throw new TaskError(`${specPath}: not valid YAML: ${(error as Error).message}`);
-  }
-  const parsed = TaskSpec.safeParse(raw ?? {});
-  if (!parsed.success) throw new TaskError(describeIssues(specPath, parsed.error));
-  const base = parsed.data.image ?? defaultImage;
+  const given = readYamlFile(specPath, TaskSpec);
+  const base = given.image ?? defaultImage;
   const repoDir = join(root, 'repo');
   // base.yaml may name the trees instead of the folder holding them (activities/tasks/task-base.ts)
   const trees = readTaskBase(root);
@@ -123,14 +115,14 @@ export function loadTaskFolder(
   if (Object.keys(repo).length === 0) throw new TaskError(`${repoDir}: the starting repository is empty`);
   // a task with an environment runs in an image built from its base (activities/images/task-image.ts);
   // one that installs its repository, in an image of that repository
-  const { environment } = parsed.data;
+  const { environment } = given;
   const spec = environment
     ? {
-        ...parsed.data,
+        ...given,
         image: taskImageName(base, environment, environment.install ? repositoryDigest(repo) : undefined),
         baseImage: base,
       }
-    : { ...parsed.data, image: base };
+    : { ...given, image: base };
   // hidden tests: a test patch (SWE-bench's test_patch) applied to the starting repository gives whole
   // files, and the files of hidden/ lie over them
   const hiddenPatch = join(root, 'hidden.patch');
