@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/contracts/config';
+import type { Gateway } from '../serving/gateway/server';
 import { createScoringActivities } from './checker/scoring';
+import { createHarnessActivities } from './gateway/harness-activities';
 import { createExecutorClient } from './sandbox/executor';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
 import type { SandboxPool } from './sandbox/pool';
@@ -40,6 +42,8 @@ export interface ActivityDeps {
   observeStore?: (store: ArtifactStore) => ArtifactStore;
   /** the worker's warm sandbox pool (sandbox/pool.ts), when it keeps one */
   pool?: SandboxPool;
+  /** the model gateway harnesses on this host call (serving/gateway/server.ts), on a worker that makes sandboxes */
+  gateway?: Gateway;
 }
 
 const storeOf = (deps: ActivityDeps): ArtifactStore => {
@@ -64,6 +68,10 @@ export function createEpisodeActivities(deps: ActivityDeps) {
       codeVersion: deps.codeVersion,
     }),
     ...createBuildBatchActivities({ store }),
+    ...pick(createHarnessActivities({ docker: deps.docker, store, uid: deps.config.sandbox.uid }), [
+      'generateCall',
+      'recordHarnessTurns',
+    ]),
   };
 }
 
@@ -108,7 +116,17 @@ export function createHostActivities(deps: ActivityDeps) {
     takeTurn: tools.takeTurn,
     scoreSubmission: scoring.scoreSubmission,
     probeSubmission: scoring.probeSubmission,
+    runHarness: createHarnessActivities({
+      docker: deps.docker,
+      store,
+      uid: deps.config.sandbox.uid,
+      ...(deps.gateway ? { gateway: deps.gateway } : {}),
+    }).runHarness,
   };
+}
+
+function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
 }
 
 export type EpisodeActivities = ReturnType<typeof createEpisodeActivities>;

@@ -21,10 +21,10 @@ export async function policyFlag(config: LoadedConfig, value: string, log: (line
     if (!existsSync(file)) throw new Error(`--policy: ${file} does not exist`);
     return formatPolicySpec({ kind: 'scripted', file });
   }
-  if (spec.kind === 'tokens') {
+  if (spec.kind === 'tokens' || spec.kind === 'replies') {
     const file = resolve(spec.file);
     if (!existsSync(file)) throw new Error(`--policy: ${file} does not exist`);
-    return formatPolicySpec({ kind: 'tokens', file });
+    return formatPolicySpec({ kind: spec.kind, file });
   }
   if (spec.kind === 'onnx') {
     const model = resolve(spec.file);

@@ -2,6 +2,8 @@ import Dockerode from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
+import { configuredStore } from '../activities/store/open-store';
+import { createGateway } from '../serving/gateway/server';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
 import { SearchAttributes } from '../shared/names/search-attributes';
@@ -54,6 +56,9 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
       ? createSandboxPool(docker, { deployment, hostId, settings: config.sandbox.pool })
       : undefined;
   await pool?.start();
+  // the model gateway of the harnesses in this host's sandboxes: it sends their calls to their episodes as updates
+  const gateway =
+    options.sandboxes !== false ? createGateway({ client, store: configuredStore(config) }) : undefined;
   const deps = {
     docker,
     config,
@@ -63,6 +68,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     codeVersion: codeVersion(),
     ...(metrics ? { observeStore: metrics.observeStore } : {}),
     ...(pool ? { pool } : {}),
+    ...(gateway ? { gateway } : {}),
   };
   metrics?.watch({
     ...(pool ? { pool: () => pool.counts() } : {}),
@@ -133,6 +139,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
     await running;
   } finally {
     clearInterval(reaper);
+    await gateway?.closeAll();
     await pool?.stop().catch((error: Error) => console.error(`sandbox pool: ${error.message}`));
     options.signal?.removeEventListener('abort', shutdown);
     await connection.close();

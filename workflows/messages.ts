@@ -1,10 +1,10 @@
 /**
- * Every message a workflow takes: the signals and queries of `rolloutEpisode` and `trainingRun`,
+ * Every message a workflow takes: the signals, queries and updates of `rolloutEpisode` and `trainingRun`,
  * each defined once with its payload schema. Senders (the CLI, the training run, tests, benches)
  * and handlers use these objects, never a name: a name appears only here, and it is part of the
  * workflows' history (renaming one breaks the replay of running workflows).
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { describeIssues } from '../shared/names/errors';
 import { EpisodeResult, type EpisodeProgress } from '../shared/contracts/episode';
@@ -41,6 +41,25 @@ export const EpisodeEvent = z.discriminatedUnion('kind', [
 export type EpisodeEvent = z.infer<typeof EpisodeEvent>;
 /** The signal a training run takes from its episodes. */
 export const episodeEventSignal = defineSignal<[EpisodeEvent]>('episodeEvent');
+
+/**
+ * The payload of {@link modelCallUpdate}: the session (`<episode id>#<launch>`), the stored request (the one request
+ * form of shared/contracts/gateway.ts) and its digest, which replay compares.
+ */
+export const ModelCall = z.object({ session: z.string().min(1), requestRef: z.string().min(1), digest: z.string().min(1) });
+export type ModelCall = z.infer<typeof ModelCall>;
+
+/** What the episode answers a model call: the call's record, or a refusal in the gateway's error terms. */
+export type ModelCallAnswer =
+  | { callRef: string; replayed: boolean }
+  | { refused: { status: number; type: string; message: string } };
+
+/**
+ * One model call of a harness, sent by the model gateway (serving/gateway/server.ts) with the update id
+ * `<session>:<request number>`, so a request the gateway sends twice is answered once. The validator refuses a call of
+ * a session that is not the episode's live one (an old launch, another episode, an episode that has ended).
+ */
+export const modelCallUpdate = defineUpdate<ModelCallAnswer, [ModelCall]>('modelCall');
 
 /** Where a training run is: phase, iteration, episodes done, the last iteration's metrics. */
 export const trainingProgressQuery = defineQuery<TrainingProgress>('trainingProgress');

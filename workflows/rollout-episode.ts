@@ -22,11 +22,13 @@ import {
 import { EpisodeInput, ResumeRequest } from '../shared/contracts/episode-input';
 import { describeIssues, ErrorTypes } from '../shared/names/errors';
 import { Outcomes, type Outcome } from '../shared/contracts/outcomes';
+import { harnessNames } from '../shared/names/harnesses';
 import { SearchAttributes } from '../shared/names/search-attributes';
 import { failureType, isHostLost, messageOf } from './episode/failures';
 import { parkSandbox, resumeParked, waitParked } from './episode/parking';
 import { acquireSandbox, hostActivities, records, type Host } from './episode/proxies';
 import { currentEpisodeId, failedResult, finish, phasePatch, report, type Control } from './episode/results';
+import { actWithHarness } from './episode/harness';
 import { takeTurns } from './episode/turns';
 import {
   episodeProgressQuery,
@@ -66,6 +68,8 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
   if (!parsed.success)
     throw ApplicationFailure.nonRetryable(describeIssues('episode input', parsed.error), ErrorTypes.invalidInput);
   const input = parsed.data;
+  const harnessRefusal = refuseHarness(input);
+  if (harnessRefusal) throw ApplicationFailure.nonRetryable(harnessRefusal, ErrorTypes.invalidInput);
   if (!input.reportTo) return runEpisode(input, progress, control);
   // the run that started this episode learns how it ended, whatever happened (a failure becomes an environment failure
   // it can sample again)
@@ -84,6 +88,16 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
     );
     throw error;
   }
+}
+
+/** What is wrong with an episode's harness, if anything. */
+function refuseHarness(input: EpisodeInput): string | null {
+  if (!input.harness) return null;
+  if (!harnessNames.includes(input.harness))
+    return `episode input: harness: unknown harness ${JSON.stringify(input.harness)}; known: ${harnessNames.join(', ')}`;
+  if (input.segment)
+    return 'episode input: a harness episode cannot be given a segment budget (it parks only at its own relaunch)';
+  return null;
 }
 
 /**
@@ -231,6 +245,12 @@ async function startEpisode(
 
 /** Acting: turns until an outcome (graded or not), the end of a segment, or a continue-as-new. */
 async function act(episode: Episode): Promise<EpisodeStep> {
+  if (episode.input.harness) {
+    const ended = await actWithHarness(episode);
+    if (gradedOutcomes.includes(ended.outcome))
+      return { state: 'scoring', outcome: ended.outcome, detail: ended.detail };
+    return { state: 'finishing', outcome: ended.outcome, score: null, detail: ended.detail };
+  }
   const ended = await takeTurns(episode.input, episode.state, episode.host, episode.control);
   if ('continueAsNew' in ended) return { state: 'continuing' };
   if ('park' in ended) return { state: 'parking' };

@@ -48,6 +48,7 @@ export function episodeInput(
     task: spec.task,
     policy: spec.policy,
     checker: input.checker,
+    ...(input.harness ? { harness: input.harness } : {}),
     probeStops,
     runId,
     budgets: input.budgets,

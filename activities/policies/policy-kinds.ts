@@ -90,6 +90,7 @@ export async function preparePolicy(
   const sampling = parsed.data;
   if (
     spec.kind === 'tokens' ||
+    spec.kind === 'replies' ||
     spec.kind === 'vllm' ||
     spec.kind === 'sglang' ||
     (spec.kind === 'demo' && spec.name === 'tools')
@@ -153,6 +154,7 @@ export async function preparePolicy(
 async function prepareChatPolicy(
   spec:
     | { kind: 'tokens'; file: string }
+    | { kind: 'replies'; file: string }
     | { kind: 'demo'; name: 'tools' }
     | { kind: 'vllm' | 'sglang'; url: string; version?: string },
   sampling: SamplingOptions,
@@ -173,6 +175,7 @@ async function prepareChatPolicy(
     if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
     return { ...base, kind: 'demo', url: null, window, model: 'demo' };
   }
+  if (spec.kind === 'replies') return { ...base, ...readReplies(spec.file, baseDir, sampling, tokenizer, invalid) };
   if (spec.kind === 'tokens') {
     const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
     if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);
@@ -253,6 +256,49 @@ async function prepareChatPolicy(
     window: described.window,
     model: described.version,
     ...(described.servedModel ? { servedModel: described.servedModel } : {}),
+  };
+}
+
+/**
+ * A `replies:` file: one JSON string a line, the assistant's whole text for that call (or turn), as the model would
+ * write it (a tool call in the family's format). A deterministic chat backend for tests and examples.
+ */
+function readReplies(
+  file: string,
+  baseDir: string,
+  sampling: SamplingOptions,
+  tokenizer: { name: string; window: number | null },
+  invalid: (message: string) => Error,
+): TokenPolicySnapshot {
+  const path = isAbsolute(file) ? file : resolve(baseDir, file);
+  if (!existsSync(path)) throw invalid(`replies file ${path} does not exist`);
+  const content = readFileSync(path);
+  const fixedReplies: string[] = [];
+  content
+    .toString('utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = null;
+      }
+      if (typeof value !== 'string')
+        throw invalid(`${path}:${index + 1}: write each reply as one JSON string (the assistant's whole text)`);
+      fixedReplies.push(value);
+    });
+  const window = sampling.chat.window ?? tokenizer.window;
+  if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
+  return {
+    kind: 'replies',
+    url: null,
+    window,
+    sampling,
+    interface: 'chat-tools',
+    fixedReplies,
+    model: `replies-${createHash('sha256').update(content).digest('hex').slice(0, 12)}`,
   };
 }
 

@@ -31,7 +31,7 @@ export type FixedTurn = z.infer<typeof FixedTurn>;
 
 /** The snapshot of a token-level policy, stored in the artifact store at preparation. */
 export const TokenPolicySnapshot = z.object({
-  kind: z.enum(['completions', 'demo', 'random', 'vllm', 'sglang', 'tokens']),
+  kind: z.enum(['completions', 'demo', 'random', 'vllm', 'sglang', 'tokens', 'replies']),
   /** the server's base URL (completions only) */
   url: z.string().nullable(),
   /** the model's context window in tokens */
@@ -43,6 +43,8 @@ export const TokenPolicySnapshot = z.object({
   servedModel: z.string().optional(),
   /** tokens: the ids of each turn */
   fixedTurns: z.array(FixedTurn).optional(),
+  /** replies: the assistant's text of each call (or turn) */
+  fixedReplies: z.array(z.string()).optional(),
   /** chat policies: the fingerprint of the tokenizer the policy was prepared with (every host must load the same) */
   tokenizerFingerprint: z.string().optional(),
   /** how the policy and the sandbox talk (shared/contracts/agent-interface.ts) */

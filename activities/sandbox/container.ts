@@ -3,6 +3,7 @@
  * scripts, the starting repository; the identity of a sandbox host. Used by the lifecycle activities,
  * the checker's graders and the reaper.
  */
+import { agentBinds } from '../gateway/mounts';
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import {
@@ -170,6 +171,8 @@ export async function createHardenedContainer(
       PidsLimit: sandbox.pidsLimit,
       ShmSize: 16 * 1024 * 1024,
       Tmpfs: { '/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777`, '/var/tmp': `size=${sandbox.tmpDiskMb}m,mode=1777` },
+      // an agent's way to the model gateway and the installed harnesses (gateway/mounts.ts); never a grader's
+      ...(grader ? {} : { Binds: agentBinds(options.name) }),
       Mounts: [
         { Type: 'volume', Source: workVolume, Target: repoPath },
         { Type: 'volume', Source: spoolVolume, Target: spoolPath },

@@ -52,6 +52,8 @@ export interface AcquireSandboxInput {
   task: TaskSummary;
   /** a parked episode's next segment: its tree is restored from the snapshot instead of the task's repository */
   restore?: { snapshot: TreeSnapshotRef; segment: number };
+  /** a harness started again after a crash: a container of its own, from the task's starting tree */
+  launch?: number;
 }
 
 export interface ParkSandboxInput {
@@ -79,7 +81,11 @@ export function createSandboxLifecycleActivities(deps: SandboxDeps) {
     // each segment of a parked episode gets a container of its own; every one is labelled with the episode
     const name = sandboxName(
       deployment,
-      input.restore ? `${input.episodeId}#${input.restore.segment}` : input.episodeId,
+      input.restore
+        ? `${input.episodeId}#${input.restore.segment}`
+        : input.launch
+          ? `${input.episodeId}#launch-${input.launch}`
+          : input.episodeId,
     );
     const existing = docker.getContainer(name);
     try {

@@ -57,7 +57,7 @@ const policyRetryCapMs = 30_000;
  * repairs) with capped backoff and a heartbeat that says so, until this attempt's time is nearly
  * up; then the turn is a policy_error, an environment failure that training never uses.
  */
-async function waitingForPolicy<T>(call: () => Promise<T>): Promise<T> {
+export async function waitingForPolicy<T>(call: () => Promise<T>): Promise<T> {
   const info = Context.current().info;
   const deadline = Date.now() + Math.max(0, info.startToCloseTimeoutMs - 30_000);
   for (let pause = 1000; ; pause = Math.min(pause * 2, policyRetryCapMs)) {

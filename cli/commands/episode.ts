@@ -1,3 +1,4 @@
+import { harnessFlag } from '../harness-flag';
 import { existsSync } from 'node:fs';
 import { localPathOf } from '../../activities/store/local-copy';
 import { resolve } from 'node:path';
@@ -39,6 +40,8 @@ export const episode: Command = {
     '  --timeout DURATION    acting-time deadline with its unit: 90s, 10m, 1h         default: 10m',
     '  --segment-turns N     park after every N turns until resumed                   default: never park',
     '                        (npx agentrl episode resume WORKFLOW_ID, from another terminal)',
+    '  --harness NAME        run this agent harness (shared/harnesses.json) unmodified in the sandbox, calling   ',
+    '                        the policy (a chat policy) through the model gateway       default: none',
     '  --workflow-id ID      workflow id                                              default: episode-<time>-<random>',
     '  --json                print the result as one JSON object',
   ].join('\n'),
@@ -54,6 +57,7 @@ export const episode: Command = {
     'max-tokens': { type: 'string' },
     timeout: { type: 'string' },
     'segment-turns': { type: 'string' },
+    harness: { type: 'string' },
     'workflow-id': { type: 'string' },
     json: { type: 'boolean' },
   },
@@ -108,6 +112,7 @@ export const episode: Command = {
       ...(policy ? { policy } : {}),
       ...(checker ? { checker } : {}),
       ...(segment ? { segment } : {}),
+      ...(values.harness !== undefined ? { harness: harnessFlag(values.harness as string) } : {}),
       ...sampling,
       budgets,
     });

@@ -8,6 +8,7 @@ import { OffPolicyModes } from '../../shared/math/off-policy';
 import { loadConfig } from '../../workers/config';
 import { log, nonNegativeInt, oneOf, positiveInt, type Command } from '../command';
 import { runTraining } from '../training';
+import { harnessFlag } from '../harness-flag';
 import { localPathOf } from '../../activities/store/local-copy';
 import { runInputWithNewNames } from '../../shared/contracts/run/input';
 
@@ -43,6 +44,8 @@ export const train: Command = {
     '  --max-staleness N         [async.maxStaleness] async only   default 2',
     '  --off-policy MODE         [loss.offPolicy] none, tis or decoupled   default none',
     '  --segment-turns N         [async.segment.maxTurns] async: park episodes every N turns   default none',
+    '  --harness NAME            [harness] an agent harness (shared/harnesses.json) run unmodified in each sandbox,',
+    '                            calling the policy through the model gateway   default none (the built-in loop)',
     '  --run-id ID               [runId]                   default train-<time>',
     "  --resume ID               continue run ID (its manifest's input) from its last completed step",
     `  --policy-port N           port of the embedded policy server   default ${servingPorts.trainingPolicy}`,
@@ -65,6 +68,7 @@ export const train: Command = {
     'max-staleness': { type: 'string' },
     'off-policy': { type: 'string' },
     'segment-turns': { type: 'string' },
+    harness: { type: 'string' },
     'run-id': { type: 'string' },
     resume: { type: 'string' },
     'policy-port': { type: 'string' },
@@ -102,6 +106,7 @@ export const train: Command = {
       setIn(input, 'evaluation', { tasks: values['eval-tasks'] === '' ? '' : resolve(values['eval-tasks'] as string) });
     if (values['tasks-per-iteration'] !== undefined) input.tasksPerIteration = count('tasks-per-iteration');
     if (values['group-size'] !== undefined) input.groupSize = count('group-size');
+    if (values.harness !== undefined) input.harness = harnessFlag(values.harness as string);
     if (values.checker !== undefined) input.checker = oneOf('--checker', values.checker as string, CheckerKinds);
     if (values.observations !== undefined)
       setIn(input, 'sampling', {

@@ -31,6 +31,8 @@ export const EpisodeBudgets = z.object({
   maxObservationBytes: z.number().int().min(256).default(16_384),
   /** the test run of the checker; a timeout scores 0 */
   testTimeoutMs: durationMs.default(300_000),
+  /** a harness that neither calls the model nor exits for this long is stopped: `harness_failed` (it hung) */
+  harnessIdleMs: durationMs.default(300_000),
 });
 export type EpisodeBudgets = z.infer<typeof EpisodeBudgets>;
 
@@ -121,6 +123,11 @@ export const EpisodeInput = z
     continueAsNewEveryTurns: z.number().int().min(0).default(0),
     /** park after each segment of this budget (absent: never park) */
     segment: SegmentBudget.optional(),
+    /**
+     * an agent harness (shared/harnesses.json) run unmodified in the sandbox, calling the policy through the model
+     * gateway; absent: the policy's own agent interface takes the turns
+     */
+    harness: z.string().min(1).optional(),
     /** the workflow id of a training run told when this episode parks, resumes and finishes */
     reportTo: z.string().min(1).optional(),
     /** state carried across continue-as-new; never set by callers */

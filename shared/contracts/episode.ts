@@ -337,6 +337,20 @@ export const EpisodeState = z.object({
     .object({ index: z.number().int().min(0), turns: z.number().int().min(0), actedMs: z.number().min(0) })
     .optional(),
   parks: z.number().int().min(0).optional(),
+  /** a harness episode: its launches, the calls of its trajectory (records and request digests), its replays */
+  harness: z
+    .object({
+      launches: z.number().int().min(0),
+      calls: z.array(z.object({ ref: z.string(), digest: z.string() })),
+      /** requests a relaunched harness made that were answered from the record */
+      replayed: z.number().int().min(0),
+      /** where a relaunched harness asked something else than the record (the record from there was dropped) */
+      divergences: z.array(z.object({ launch: z.number().int().min(0), at: z.number().int().min(0) })),
+      discarded: z.number().int().min(0),
+      /** new segments by reason (activities/gateway/calls.ts SegmentStarts) */
+      segmentStarts: z.record(z.string(), z.number().int().min(0)),
+    })
+    .optional(),
   /** while parked: the tree's snapshot and the acting time left of the deadline */
   parked: z.object({ snapshot: TreeSnapshotRef, actingLeftMs: z.number().min(0), atMs: z.number() }).optional(),
 });

@@ -6,6 +6,8 @@ export const Outcomes = {
   timeout: 'timeout',
   /** the agent's own processes killed the sandbox (e.g. out of memory): reward 0, kept for training */
   agentCrash: 'agent_crash',
+  /** the agent's harness exited with an error or hung (no model call, no exit): reward 0, kept for training */
+  harnessFailed: 'harness_failed',
   /** a cause outside the submission (daemon, host or worker loss, external kill): never a reward */
   sandboxCrash: 'sandbox_crash',
   policyError: 'policy_error',
@@ -17,6 +19,9 @@ export const Outcomes = {
   abandoned: 'abandoned',
 } as const;
 export type Outcome = (typeof Outcomes)[keyof typeof Outcomes];
+
+/** Outcomes that are the agent's own failure before any grading: reward 0, kept for training. */
+export const agentFailures: readonly Outcome[] = [Outcomes.agentCrash, Outcomes.harnessFailed];
 
 /** Outcomes that are environment failures: no reward is defined for them. */
 export const environmentFailures: readonly Outcome[] = [

@@ -8,6 +8,8 @@
  *   sglang:URL[#VERSION]        a chat model served by SGLang (/generate with input_ids)
  *   tokens:FILE.jsonl           a chat test policy: fixed token ids per turn, one JSON array (or {ids, logprobs}) a
  * line
+ *   replies:FILE.jsonl          a chat test backend: the assistant's text per model call (or turn), one JSON string a
+ * line, encoded by the model family's tokenizer and closed by its end-of-turn id
  *   demo:format                 the format demonstrator over the constrained action space
  *   demo:tools                  the chat format demonstrator: well-formed native tool calls, then submit
  *   random:                     uniform over the constrained action space
@@ -19,6 +21,7 @@ export type PolicySpec =
   | { kind: 'vllm'; url: string; version?: string }
   | { kind: 'sglang'; url: string; version?: string }
   | { kind: 'tokens'; file: string }
+  | { kind: 'replies'; file: string }
   | { kind: 'demo'; name: DemoName }
   | { kind: 'random' }
   | { kind: 'onnx'; file: string };
@@ -32,6 +35,7 @@ export type DemoName = (typeof demoNames)[number];
 /** The forms a spec may take, for error messages. */
 export const policySpecForms =
   'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, ' +
+  'replies:FILE.jsonl, ' +
   'demo:format, demo:tools, random:, FILE.onnx';
 
 /**
@@ -52,6 +56,8 @@ export function parsePolicySpec(text: string): ParsedPolicySpec {
       return target ? { ok: true, spec: { kind: 'scripted', file: target } } : fail('scripted: needs a file');
     case 'tokens':
       return target ? { ok: true, spec: { kind: 'tokens', file: target } } : fail('tokens: needs a file');
+    case 'replies':
+      return target ? { ok: true, spec: { kind: 'replies', file: target } } : fail('replies: needs a file');
     case 'vllm':
     case 'sglang':
     case 'completions': {
@@ -90,6 +96,8 @@ export function formatPolicySpec(spec: PolicySpec): string {
       return `${spec.kind}:${spec.url}${spec.version ? `#${spec.version}` : ''}`;
     case 'tokens':
       return `tokens:${spec.file}`;
+    case 'replies':
+      return `replies:${spec.file}`;
     case 'demo':
       return `demo:${spec.name}`;
     case 'random':

@@ -18,7 +18,7 @@ import {
 } from '../../shared/contracts/episode';
 import { type EpisodeInput, type ResumeRequest } from '../../shared/contracts/episode-input';
 import { ErrorTypes } from '../../shared/names/errors';
-import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
+import { agentFailures, Outcomes, type Outcome } from '../../shared/contracts/outcomes';
 import { SearchAttributes } from '../../shared/names/search-attributes';
 import { episodeEventSignal, type EpisodeEvent } from '../messages';
 import { failureType, messageOf } from './failures';
@@ -79,7 +79,7 @@ export async function finish(
   const episodeId = currentEpisodeId();
   const trajectoryUri = await records.writeTrajectory({ episodeId, outcome });
   // an agent crash scores 0 and stays trainable; environment failures have no reward
-  const reward = score ? score.reward : outcome === Outcomes.agentCrash ? 0 : null;
+  const reward = score ? score.reward : agentFailures.includes(outcome) ? 0 : null;
   upsertSearchAttributes([
     { key: SearchAttributes.outcome, value: outcome },
     ...(reward === null ? [] : [{ key: SearchAttributes.reward, value: reward }]),
@@ -94,7 +94,7 @@ export async function finish(
     checker: input.checker,
     outcome,
     reward,
-    trueSuccess: score ? score.trueSuccess : outcome === Outcomes.agentCrash ? false : null,
+    trueSuccess: score ? score.trueSuccess : agentFailures.includes(outcome) ? false : null,
     trueSuccessBasis: score ? score.trueSuccessBasis : null,
     tamper: score?.tamper ?? [],
     counters: episode.counters,

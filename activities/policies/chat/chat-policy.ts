@@ -73,6 +73,8 @@ export function createChatPolicy(store: ArtifactStore) {
           finishReason: cut ? 'length' : 'stop',
           version,
         };
+      } else if (snapshot.kind === 'replies') {
+        generated = fixedReply(tokenizer, snapshot, turn.turn, maxTokens, version);
       } else if (snapshot.kind === 'demo') {
         // the call's text encoded as the model would write it, closed by the end-of-turn token
         const text = demoToolCall(
@@ -153,8 +155,24 @@ export function createChatPolicy(store: ArtifactStore) {
   };
 }
 
+/** A `replies:` backend's text for a call or turn, encoded and closed by the end-of-turn id, cut to `maxTokens`. */
+export function fixedReply(
+  tokenizer: ReturnType<typeof loadChatTokenizer>,
+  snapshot: TokenPolicySnapshot,
+  index: number,
+  maxTokens: number,
+  version: string,
+): Generated {
+  const text = snapshot.fixedReplies?.[index];
+  if (text === undefined)
+    throw new PolicyError(`replies: policy has no reply for call ${index + 1} (it has ${snapshot.fixedReplies?.length ?? 0})`);
+  const all = [...tokenizer.encodeText(text), tokenizer.stopIds[0]!];
+  const ids = all.slice(0, maxTokens);
+  return { ids, logprobs: ids.map(() => 0), finishReason: ids.length < all.length ? 'length' : 'stop', version };
+}
+
 /** The snapshot's tokenizer, as this host loads it: one that differs from the prepared one is a policy error. */
-function chatTokenizerOf(snapshot: TokenPolicySnapshot) {
+export function chatTokenizerOf(snapshot: TokenPolicySnapshot) {
   const tokenizer = loadChatTokenizer(snapshot.sampling.chat.tokenizer);
   if (snapshot.tokenizerFingerprint && snapshot.tokenizerFingerprint !== tokenizer.fingerprint) {
     throw new PolicyError(

@@ -77,6 +77,11 @@ const RunInputFields = z
     tasksPerIteration: z.number().int().min(1).default(4),
     groupSize: z.number().int().min(2).default(4),
     checker: z.enum(CheckerKinds).default('strict'),
+    /**
+     * an agent harness (shared/harnesses.json) every episode runs unmodified in its sandbox, calling the policy through
+     * the model gateway; absent: the policy's own agent interface takes the turns
+     */
+    harness: z.string().min(1).optional(),
     /** episodes in flight at once */
     concurrency: z.number().int().min(1).max(256).default(3),
     seed: z.number().int().min(0).default(0),
