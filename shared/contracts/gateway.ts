@@ -49,6 +49,8 @@ export interface GatewayRequest {
   /** stop strings (the generation is cut before the first) */
   stop: string[];
   stream: boolean;
+  /** a streamed Chat Completions or completions answer ends with a usage chunk (`stream_options.include_usage`) */
+  streamUsage?: boolean;
 }
 
 /** What the model produced for one call, read in the family's tool-call format. */
@@ -65,6 +67,8 @@ export interface GatewayReply {
   toolCalls: GatewayToolCall[];
   /** `length`: cut by the token limit; `tool_calls`: it called tools; `stop`: it ended its turn */
   finishReason: 'stop' | 'length' | 'tool_calls';
+  /** the stop string that ended the generation, where one did (Messages answers `stop_reason: 'stop_sequence'`) */
+  stopSequence?: string;
   promptTokens: number;
   completionTokens: number;
 }
