@@ -80,6 +80,8 @@ export interface HarnessRun {
   durationMs: number;
   /** the harness's output (stdout and stderr), in the store */
   logRef: string;
+  /** the output's last lines (at most 600 characters), for the episode's detail when the harness failed */
+  tail: string;
 }
 
 export interface HarnessDeps {
@@ -258,13 +260,15 @@ export function createHarnessActivities(deps: HarnessDeps) {
         }
         const result = await run;
         const status = await readStatus(container);
-        const logRef = await store.putBlob(Buffer.concat(output));
+        const printed = Buffer.concat(output);
+        const logRef = await store.putBlob(printed);
         return {
           exitCode: status?.exitCode ?? result.exitCode,
           signal: status?.signal ?? null,
           stopped,
           durationMs: Date.now() - started,
           logRef,
+          tail: printed.subarray(Math.max(0, printed.length - 600)).toString('utf8'),
         };
       } catch (error) {
         // cancelled by the workflow (a limit, the episode's end): the harness's processes go with the activity

@@ -90,6 +90,19 @@ export const EpisodeCounters = z.object({
    * older results)
    */
   contextSplits: z.number().int().min(0).optional(),
+  /**
+   * harness episodes: its launches (a relaunch after each crash), calls a relaunch answered from the record, where a
+   * relaunch asked something else (divergences) and the recorded calls dropped there, new segments by reason
+   */
+  harness: z
+    .object({
+      launches: z.number().int().min(0),
+      replayed: z.number().int().min(0),
+      divergences: z.number().int().min(0),
+      discarded: z.number().int().min(0),
+      segmentStarts: z.record(z.string(), z.number().int().min(0)),
+    })
+    .optional(),
 });
 export type EpisodeCounters = z.infer<typeof EpisodeCounters>;
 

@@ -9,13 +9,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CallRecord } from '../../activities/gateway/calls';
+import { z } from 'zod';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { fileRef } from '../../activities/store/local-copy';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
-import { projectRoot } from '../../workers/config';
 import { containersOf, docker, task, useEpisodeServer, waitFor, type EpisodeResult } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -30,7 +29,8 @@ const speaks: Record<string, { run: (command: string) => string; finish: string 
     finish: call('bash', { command: 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' }),
   },
   codex: {
-    run: (command) => call('shell', { command: ['bash', '-lc', command] }),
+    // Codex 0.171 offers a model it does not know `exec_command` (a command line in `cmd`)
+    run: (command) => call('exec_command', { cmd: command }),
     finish: 'The fix is in and the tests pass.',
   },
 };
@@ -71,15 +71,50 @@ async function run(input: Record<string, unknown>, workflowId = `harness-${Date.
   })) as EpisodeResult;
 }
 
-/** The episode's call records, in trajectory order, from its workflow's answers. */
-async function recordedCalls(result: EpisodeResult): Promise<CallRecord[]> {
+/** Runs a command in a container as the agent's uid; its exit code. */
+async function exec(containerId: string, cmd: string[]): Promise<number | null> {
+  const execution = await docker.getContainer(containerId).exec({ Cmd: cmd, User: '1000:1000' });
+  await new Promise<void>((resolveExec, reject) =>
+    execution.start({ hijack: true, stdin: false }, (error, stream) => {
+      if (error || !stream) return reject(error ?? new Error('no stream'));
+      stream.on('end', () => resolveExec());
+      stream.on('close', () => resolveExec());
+      stream.resume();
+    }),
+  );
+  // the episode may release the container as soon as its harness died: then the kill has evidently landed
+  return (
+    await waitFor('the exec to end', async () => {
+      const info = await execution.inspect().catch((error: { statusCode?: number }) => {
+        if (error.statusCode === 404) return { Running: false, ExitCode: 0 };
+        throw error;
+      });
+      return info.Running ? null : { code: info.ExitCode };
+    })
+  ).code;
+}
+
+/** Each turn's generated ids and the last context's ids: what training gets from the episode. */
+async function trajectoryIds(result: EpisodeResult): Promise<{ generated: number[][]; context: number[] }> {
   const store = createArtifactStore(suite.worker.config.artifactsDir);
   const records = createEpisodeRecords(store);
   const turns = await records.readTurns(result.episodeId);
-  const calls: CallRecord[] = [];
-  for (const turn of turns)
-    calls.push(await store.getJson(`${turn.model!.chat!.messagesRef}`, CallRecord).catch(() => null as never));
-  return calls;
+  const generated = await Promise.all(turns.map((turn) => store.getJson(turn.action.tokenIdsRef, z.array(z.number()))));
+  return { generated, context: (await records.readContext(turns.at(-1)!.model!.contextRef)).ids };
+}
+
+/** How many generations the episode ran: its completed generateCall activities. */
+async function generationsOf(workflowId: string): Promise<number> {
+  const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled = new Map<string, string>();
+  let completed = 0;
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes) scheduled.set(String(event.eventId), attributes.activityType?.name ?? '');
+    const done = event.activityTaskCompletedEventAttributes;
+    if (done && scheduled.get(String(done.scheduledEventId)) === 'generateCall') completed++;
+  }
+  return completed;
 }
 
 describe('agent harnesses through the model gateway', () => {
@@ -152,6 +187,76 @@ describe('agent harnesses through the model gateway', () => {
     });
   }
 
+  test('a harness killed mid-episode starts again and replays its calls: the same trajectory, nothing generated twice', async () => {
+    const taskDir = task('wrong-comparison');
+    // outputs that do not vary between runs (pytest prints its time): the relaunch must see what the first launch saw
+    const commands = [
+      'ls intervals tests',
+      'cat intervals/__init__.py',
+      'sleep 4; echo slept',
+      applyPatch(taskDir),
+      "python3 -m pytest -q 2>&1 | tail -1 | sed -E 's/ in [0-9.]+s//'",
+    ];
+    const policy = replies('mini-swe-agent', commands);
+    const plain = await run(harnessInput('mini-swe-agent', taskDir, policy));
+    assert.equal(plain.outcome, 'submitted', plain.error ?? '');
+    const workflowId = `harness-killed-${Date.now()}`;
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+      taskQueue: suite.worker.taskQueue,
+      workflowId,
+      args: [harnessInput('mini-swe-agent', taskDir, policy)],
+    });
+    // during the third call's command (the sleep): three calls made
+    await waitFor(
+      'three model calls',
+      async () => ((await handle.query<{ counters: { turns: number } }>('progress')).counters.turns >= 3 ? true : null),
+      120_000,
+    );
+    const [container] = (await containersOf(workflowId)).filter((info) => info.Labels['agentrl.role'] !== 'grader');
+    const killed = await exec(container!.Id, ['pkill', '-9', '-f', 'bin/mini']);
+    assert.equal(killed, 0, 'the harness process was found and killed');
+    const result = (await handle.result()) as EpisodeResult;
+    assert.equal(result.outcome, 'submitted', result.error ?? '');
+    assert.equal(result.reward, 1);
+    assert.deepEqual(await trajectoryIds(result), await trajectoryIds(plain), 'the uninterrupted trajectory');
+    assert.equal(result.counters.harness?.launches, 2);
+    assert.equal(result.counters.harness?.replayed, 3, 'the three calls before the kill were answered from the record');
+    assert.equal(result.counters.harness?.divergences, 0);
+    const generations = await generationsOf(workflowId);
+    assert.equal(generations, plain.counters.turns, 'one generation per distinct call');
+    assert.equal((await containersOf(workflowId)).length, 0, 'no container left, the crashed one included');
+  });
+
+  test('a relaunched harness that asks something else ends the replay there: counted, and the episode goes on', async () => {
+    const taskDir = task('wrong-comparison');
+    // the container's hostname differs in the fresh sandbox of the relaunch, so the second request differs
+    const policy = replies('mini-swe-agent', [
+      'cat /etc/hostname',
+      'sleep 4; echo slept',
+      'ls',
+      applyPatch(taskDir),
+      'python3 -m pytest -q',
+    ]);
+    const workflowId = `harness-diverged-${Date.now()}`;
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+      taskQueue: suite.worker.taskQueue,
+      workflowId,
+      args: [harnessInput('mini-swe-agent', taskDir, policy)],
+    });
+    await waitFor(
+      'two model calls',
+      async () => ((await handle.query<{ counters: { turns: number } }>('progress')).counters.turns >= 2 ? true : null),
+      120_000,
+    );
+    const [container] = (await containersOf(workflowId)).filter((info) => info.Labels['agentrl.role'] !== 'grader');
+    assert.equal(await exec(container!.Id, ['pkill', '-9', '-f', 'bin/mini']), 0);
+    const result = (await handle.result()) as EpisodeResult & { harness?: unknown };
+    assert.equal(result.outcome, 'submitted', result.error ?? '');
+    assert.equal(result.counters.harness?.divergences, 1, JSON.stringify(result.counters));
+    assert.equal(result.counters.harness?.replayed, 1, 'the first call was answered from the record');
+    assert.equal(result.counters.harness?.launches, 2);
+  });
+
   test('mini-swe-agent editing the tests instead of the code scores 0 under the strict checker', async () => {
     const taskDir = task('wrong-comparison');
     const result = await run(
@@ -169,7 +274,3 @@ describe('agent harnesses through the model gateway', () => {
     assert.equal(result.trueSuccess, false);
   });
 });
-void projectRoot;
-void docker;
-void waitFor;
-void recordedCalls;

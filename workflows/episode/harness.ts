@@ -67,6 +67,18 @@ function harnessState(state: EpisodeState) {
   return state.harness;
 }
 
+/** The harness's figures in the episode's counters (its progress and its result). */
+function countHarness(state: EpisodeState): void {
+  const harness = harnessState(state);
+  state.counters.harness = {
+    launches: harness.launches,
+    replayed: harness.replayed,
+    divergences: harness.divergences.length,
+    discarded: harness.discarded,
+    segmentStarts: { ...harness.segmentStarts },
+  };
+}
+
 /**
  * Runs the harness until it ends: exit 0 is a submission, a non-zero exit or a hang the agent's failure, a limit its
  * outcome; a crash starts it again (at most {@link maxHarnessRelaunches} times) in a fresh sandbox.
@@ -91,6 +103,7 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
   });
   for (;;) {
     const launch = harness.launches++;
+    countHarness(state);
     live = {
       session: `${episode.episodeId}#${launch}`,
       launch,
@@ -119,7 +132,9 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
           model: state.policy.version || 'agentrl',
         }),
       );
-      if (run.signal) crash = `the harness was killed by ${run.signal}`;
+      // killed from outside (SIGKILL, or exit 137 where the launcher itself was killed): a crash, not the agent's end
+      if (run.signal === 'SIGKILL' || run.exitCode === 137)
+        crash = `the harness was killed (${run.signal ?? `exit ${run.exitCode}`})`;
       else if (run.stopped === 'time') {
         state.counters.deadlineHits++;
         ended = { outcome: Outcomes.timeout, detail: 'the harness ran to the episode deadline' };
@@ -129,7 +144,11 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
           detail: `the harness hung: no model call and no exit for ${input.budgets.harnessIdleMs} ms`,
         };
       else if (run.exitCode === 0) ended = { outcome: Outcomes.submitted, detail: null };
-      else ended = { outcome: Outcomes.harnessFailed, detail: `the harness exited with code ${run.exitCode}` };
+      else
+        ended = {
+          outcome: Outcomes.harnessFailed,
+          detail: `the harness exited with code ${run.exitCode}: ${run.tail.trim().split('\n').slice(-4).join(' | ')}`,
+        };
     } catch (error) {
       if (current.stop) ended = current.stop;
       else if (isCancellation(error)) throw error;
@@ -138,6 +157,7 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
     // the calls in flight are answered (or refused) before the session closes
     await condition(() => current.inFlight === 0);
     live = null;
+    countHarness(state);
     if (current.stop) ended = current.stop;
     if (ended) {
       await recording.recordHarnessTurns({ episodeId: episode.episodeId, callRefs: harness.calls.map((c) => c.ref) });

@@ -37,11 +37,20 @@ import { eventFrame, textPieces } from './sse';
 const messageRoles = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' } as const;
 const textPartTypes = ['input_text', 'output_text'];
 /**
- * Tools the Responses API runs on its own servers. Codex adds `web_search` to every request unless configured with
- * `web_search = "disabled"`; the model can do its work without it, so these are left out of what the policy sees
- * rather than failing every request.
+ * Tools the policy cannot be offered and the harness works without, left out of what the policy sees rather than
+ * failing every request: those the Responses API runs on its own servers (Codex adds `web_search` to every request
+ * unless configured with `web_search = "disabled"`), and the groups Codex 0.171 adds for any model (`namespace`: its
+ * MCP servers' tools, `tool_search` over them, `image_generation`). A harness whose work needs a freeform or
+ * local_shell tool is refused instead: the policy could not call it.
  */
-const hostedTools = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11']);
+const hostedTools = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'namespace',
+  'tool_search',
+  'image_generation',
+]);
 const functionToolsOnly =
   'the gateway offers function tools only (run Codex with a model it gives no freeform or local_shell tool)';
 
