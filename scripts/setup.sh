@@ -107,8 +107,9 @@ if ! curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/"; then
   curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/" || { say "the S3 server did not start; see $state/s3-server.log"; exit 1; }
 fi
 
-# 4. the base sandbox image, rebuilt only when its recipe changes
+# 4. the base sandbox image, rebuilt only when its recipe changes; the agent harnesses installed offline for it
 bash scripts/build-base-image.sh >/dev/null
+bash scripts/build-harnesses.sh >/dev/null
 
 # 5. a second sandbox host on this machine (a Docker daemon of its own, holding the base image): the
 # many-host tests and anyone trying that layout use it (scripts/docker-host.sh)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /**
  * Where an agent's sandbox meets the model gateway and the harnesses. Every agent container gets two bind mounts:
@@ -33,12 +33,12 @@ export function makeGatewayDir(containerName: string): string {
 }
 
 /**
- * The installed harnesses: AGENTRL_HARNESSES, else agentrl/harnesses in the user's cache folder (beside the model
- * cache), shared by every checkout on the machine.
+ * The installed harnesses: AGENTRL_HARNESSES, else the checkout's `.agentrl/harnesses`, which scripts/build-harnesses.sh
+ * fills (hard links into the machine's harness cache, with this checkout's launcher and registry).
  */
 export function harnessRoot(): string {
   if (process.env.AGENTRL_HARNESSES) return process.env.AGENTRL_HARNESSES;
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agentrl', 'harnesses');
+  return resolve(__dirname, '..', '..', '.agentrl', 'harnesses');
 }
 
 /** The bind mounts of an agent's container. */
