@@ -57,8 +57,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
       : undefined;
   await pool?.start();
   // the model gateway of the harnesses in this host's sandboxes: it sends their calls to their episodes as updates
-  const gateway =
-    options.sandboxes !== false ? createGateway({ client, store: configuredStore(config) }) : undefined;
+  const gateway = options.sandboxes !== false ? createGateway({ client, store: configuredStore(config) }) : undefined;
   const deps = {
     docker,
     config,

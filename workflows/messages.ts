@@ -46,13 +46,16 @@ export const episodeEventSignal = defineSignal<[EpisodeEvent]>('episodeEvent');
  * The payload of {@link modelCallUpdate}: the session (`<episode id>#<launch>`), the stored request (the one request
  * form of shared/contracts/gateway.ts) and its digest, which replay compares.
  */
-export const ModelCall = z.object({ session: z.string().min(1), requestRef: z.string().min(1), digest: z.string().min(1) });
+export const ModelCall = z.object({
+  session: z.string().min(1),
+  requestRef: z.string().min(1),
+  digest: z.string().min(1),
+});
 export type ModelCall = z.infer<typeof ModelCall>;
 
 /** What the episode answers a model call: the call's record, or a refusal in the gateway's error terms. */
 export type ModelCallAnswer =
-  | { callRef: string; replayed: boolean }
-  | { refused: { status: number; type: string; message: string } };
+  { callRef: string; replayed: boolean } | { refused: { status: number; type: string; message: string } };
 
 /**
  * One model call of a harness, sent by the model gateway (serving/gateway/server.ts) with the update id

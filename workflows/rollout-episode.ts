@@ -94,7 +94,9 @@ export async function rolloutEpisode(rawInput: unknown = {}): Promise<EpisodeRes
 function refuseHarness(input: EpisodeInput): string | null {
   if (!input.harness) return null;
   if (!harnessNames.includes(input.harness))
-    return `episode input: harness: unknown harness ${JSON.stringify(input.harness)}; known: ${harnessNames.join(', ')}`;
+    return (
+      `episode input: harness: unknown harness ${JSON.stringify(input.harness)}; ` + `known: ${harnessNames.join(', ')}`
+    );
   if (input.segment)
     return 'episode input: a harness episode cannot be given a segment budget (it parks only at its own relaunch)';
   return null;

@@ -121,7 +121,9 @@ export function createHarnessActivities(deps: HarnessDeps) {
       const room = snapshot.window - prompt.ids.length - 1;
       if (room < 1)
         return {
-          tokenLimit: `the call's prompt holds ${prompt.ids.length} tokens; the window of ${snapshot.window} has no room`,
+          tokenLimit:
+            `the call's prompt holds ${prompt.ids.length} tokens; the window of ${snapshot.window} has no room ` +
+            'for an answer',
         };
       const maxTokens = Math.min(request.maxTokens ?? snapshot.sampling.chat.maxActionTokens, room);
       const started = performance.now();

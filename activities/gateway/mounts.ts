@@ -33,8 +33,9 @@ export function makeGatewayDir(containerName: string): string {
 }
 
 /**
- * The installed harnesses: AGENTRL_HARNESSES, else the checkout's `.agentrl/harnesses`, which scripts/build-harnesses.sh
- * fills (hard links into the machine's harness cache, with this checkout's launcher and registry).
+ * The installed harnesses: AGENTRL_HARNESSES, else the checkout's `.agentrl/harnesses`, which
+ * scripts/build-harnesses.sh fills (hard links into the machine's harness cache, with this checkout's launcher and
+ * registry).
  */
 export function harnessRoot(): string {
   if (process.env.AGENTRL_HARNESSES) return process.env.AGENTRL_HARNESSES;

@@ -76,7 +76,7 @@ async function exec(containerId: string, cmd: string[]): Promise<number | null> 
   const execution = await docker.getContainer(containerId).exec({ Cmd: cmd, User: '1000:1000' });
   await new Promise<void>((resolveExec, reject) =>
     execution.start({ hijack: true, stdin: false }, (error, stream) => {
-      if (error || !stream) return reject(error ?? new Error('no stream'));
+      if (error || !stream) return reject(error instanceof Error ? error : new Error('no exec stream'));
       stream.on('end', () => resolveExec());
       stream.on('close', () => resolveExec());
       stream.resume();

@@ -92,13 +92,15 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
     maxTokens: input.budgets.maxTokens ?? state.task.maxTokens ?? defaultLimits.maxTokens,
   };
   let live: Live | null = null;
-  const answer = modelCallHandler(episode, limits, () => live);
+  const liveNow = (): Live | null => live;
+  const answer = modelCallHandler(episode, limits, liveNow);
   setHandler(modelCallUpdate, answer, {
-    validator: (call) => {
+    validator: (call: ModelCall) => {
       const parsed = ModelCall.safeParse(call);
       if (!parsed.success) throw new Error('a model call needs session, requestRef and digest');
-      if (!live || call.session !== live.session)
-        throw new Error(`session ${call.session} is not this episode's running harness`);
+      const running = liveNow();
+      if (!running || parsed.data.session !== running.session)
+        throw new Error(`session ${parsed.data.session} is not this episode's running harness`);
     },
   });
   for (;;) {

@@ -165,7 +165,9 @@ export function fixedReply(
 ): Generated {
   const text = snapshot.fixedReplies?.[index];
   if (text === undefined)
-    throw new PolicyError(`replies: policy has no reply for call ${index + 1} (it has ${snapshot.fixedReplies?.length ?? 0})`);
+    throw new PolicyError(
+      `replies: policy has no reply for call ${index + 1} (it has ${snapshot.fixedReplies?.length ?? 0})`,
+    );
   const all = [...tokenizer.encodeText(text), tokenizer.stopIds[0]!];
   const ids = all.slice(0, maxTokens);
   return { ids, logprobs: ids.map(() => 0), finishReason: ids.length < all.length ? 'length' : 'stop', version };
