@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
 import type { AgentrlConfig } from '../shared/contracts/config';
-import type { Gateway } from '../serving/gateway/server';
 import { createScoringActivities } from './checker/scoring';
-import { createHarnessActivities } from './gateway/harness-activities';
+import { createHarnessActivities, type HarnessGateway } from './gateway/harness-activities';
 import { createExecutorClient } from './sandbox/executor';
 import { createSandboxLifecycleActivities } from './sandbox/lifecycle';
 import type { SandboxPool } from './sandbox/pool';
@@ -43,7 +42,7 @@ export interface ActivityDeps {
   /** the worker's warm sandbox pool (sandbox/pool.ts), when it keeps one */
   pool?: SandboxPool;
   /** the model gateway harnesses on this host call (serving/gateway/server.ts), on a worker that makes sandboxes */
-  gateway?: Gateway;
+  gateway?: HarnessGateway;
 }
 
 const storeOf = (deps: ActivityDeps): ArtifactStore => {

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { configuredStore } from '../activities/store/open-store';
-import { createGateway } from '../serving/gateway/server';
+import { createWorkerGateway } from './gateway';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
 import { SearchAttributes } from '../shared/names/search-attributes';
@@ -57,7 +57,7 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
       : undefined;
   await pool?.start();
   // the model gateway of the harnesses in this host's sandboxes: it sends their calls to their episodes as updates
-  const gateway = options.sandboxes !== false ? createGateway({ client, store: configuredStore(config) }) : undefined;
+  const gateway = options.sandboxes !== false ? createWorkerGateway(client, configuredStore(config)) : undefined;
   const deps = {
     docker,
     config,

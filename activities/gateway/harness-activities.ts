@@ -6,7 +6,6 @@ import { emptyMemory } from '../../shared/compact-actions';
 import type { SandboxHandle } from '../../shared/contracts/episode';
 import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/contracts/model-context';
 import { ErrorTypes } from '../../shared/names/errors';
-import type { Gateway } from '../../serving/gateway/server';
 import { chatTokenizerOf, fixedReply } from '../policies/chat/chat-policy';
 import { generateWithServer, type Generated } from '../policies/chat/generation-clients';
 import { PolicyError } from '../policies/policy-action';
@@ -84,11 +83,18 @@ export interface HarnessRun {
   tail: string;
 }
 
+/** The model gateway of this host's worker (serving/gateway/server.ts), as the harness's run uses it. */
+export interface HarnessGateway {
+  open(session: { id: string; key: string; workflowId: string; model: string; dir: string }): Promise<void>;
+  close(id: string): Promise<void>;
+  lastActivity(id: string): number | null;
+}
+
 export interface HarnessDeps {
   docker: Dockerode;
   store: ArtifactStore;
   uid: number;
-  gateway?: Gateway;
+  gateway?: HarnessGateway;
 }
 
 const taskFile = '/tmp/agentrl-task.md';

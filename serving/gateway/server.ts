@@ -1,10 +1,7 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { Client } from '@temporalio/client';
-import type { GatewayApiAdapter, GatewayError, GatewayRequest } from '../../shared/contracts/gateway';
-import { modelCallUpdate, type ModelCallAnswer } from '../../workflows/messages';
-import { CallRecord, gatewayReply, requestDigest } from '../../activities/gateway/calls';
+import type { GatewayApiAdapter, GatewayError, GatewayReply, GatewayRequest } from '../../shared/contracts/gateway';
 import type { ArtifactStore } from '../../activities/store/artifact-store';
 import { gatewayAdapterForPath, isModelListPath, modelList } from './apis';
 
@@ -66,7 +63,17 @@ class Refusal extends Error {
 
 const refuse = (status: number, type: string, message: string) => new Refusal({ status, type, message });
 
-export function createGateway(deps: { client: Client; store: ArtifactStore; limits?: Partial<GatewayLimits> }) {
+/** What the gateway asks of its episodes (workers/gateway.ts sends it as the `modelCall` update). */
+export type CallModel = (call: {
+  workflowId: string;
+  session: string;
+  requestRef: string;
+  request: GatewayRequest;
+  /** the update id: the session and the request's number */
+  updateId: string;
+}) => Promise<{ reply: GatewayReply } | { refused: GatewayError }>;
+
+export function createGateway(deps: { store: ArtifactStore; callModel: CallModel; limits?: Partial<GatewayLimits> }) {
   const limits = { ...defaultGatewayLimits, ...deps.limits };
   const sessions = new Map<string, Open>();
 
@@ -109,25 +116,19 @@ export function createGateway(deps: { client: Client; store: ArtifactStore; limi
     return typeof header === 'string' ? header : null;
   }
 
-  /** One model call: the update to the episode, then the reply read from its record. */
+  /** One model call: sent to its episode, the reply answered in the API's shape. */
   async function call(open: Open, adapter: GatewayApiAdapter, request: GatewayRequest, response: ServerResponse) {
     const requestRef = await deps.store.putJson(request);
     const number = open.next++;
-    let answer: ModelCallAnswer;
-    try {
-      answer = await deps.client.workflow.getHandle(open.session.workflowId).executeUpdate(modelCallUpdate, {
-        args: [{ session: open.session.id, requestRef, digest: requestDigest(request) }],
-        updateId: `${open.session.id}:${number}`,
-      });
-    } catch (error) {
-      // a rejected update (not this episode's live session, the episode has ended) or a workflow that is gone
-      const message =
-        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : '';
-      throw refuse(409, 'invalid_request_error', `the episode does not take this call: ${message}`);
-    }
+    const answer = await deps.callModel({
+      workflowId: open.session.workflowId,
+      session: open.session.id,
+      requestRef,
+      request,
+      updateId: `${open.session.id}:${number}`,
+    });
     if ('refused' in answer) throw new Refusal(answer.refused);
-    const record = await deps.store.getJson(answer.callRef, CallRecord);
-    const reply = gatewayReply(record, request, Math.floor(Date.now() / 1000));
+    const reply = answer.reply;
     if (request.stream) {
       response.writeHead(200, {
         'content-type': 'text/event-stream',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createArtifactStore } from '../../activities/store/artifact-store';
-import { createGateway, type Gateway } from '../../serving/gateway/server';
+import { type Gateway } from '../../serving/gateway/server';
+import { createWorkerGateway } from '../../workers/gateway';
 import { startTestServer } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
@@ -22,10 +23,10 @@ const key = 'k-right';
 
 before(async () => {
   env = await startTestServer();
-  gateway = createGateway({
-    client: env.client,
-    store: createArtifactStore(storeDir),
-    limits: { maxBodyBytes: 64 * 1024, maxConcurrent: 2, bodyTimeoutMs: 1500 },
+  gateway = createWorkerGateway(env.client, createArtifactStore(storeDir), {
+    maxBodyBytes: 64 * 1024,
+    maxConcurrent: 2,
+    bodyTimeoutMs: 1500,
   });
   // the session's episode is a workflow that has already ended (its input was refused)
   const ended = await env.client.workflow.start('rolloutEpisode', {
@@ -49,7 +50,7 @@ function post(
 ): Promise<{ status: number; body: unknown }> {
   return new Promise((resolvePost, reject) => {
     const req = httpRequest(
-      { socketPath, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      { socketPath, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

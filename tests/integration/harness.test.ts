@@ -15,6 +15,7 @@ import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { fileRef } from '../../activities/store/local-copy';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
+import { episodeProgressQuery } from '../../workflows/messages';
 import { containersOf, docker, task, useEpisodeServer, waitFor, type EpisodeResult } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -209,7 +210,7 @@ describe('agent harnesses through the model gateway', () => {
     // during the third call's command (the sleep): three calls made
     await waitFor(
       'three model calls',
-      async () => ((await handle.query<{ counters: { turns: number } }>('progress')).counters.turns >= 3 ? true : null),
+      async () => ((await handle.query(episodeProgressQuery)).counters.turns >= 3 ? true : null),
       120_000,
     );
     const [container] = (await containersOf(workflowId)).filter((info) => info.Labels['agentrl.role'] !== 'grader');
@@ -245,7 +246,7 @@ describe('agent harnesses through the model gateway', () => {
     });
     await waitFor(
       'two model calls',
-      async () => ((await handle.query<{ counters: { turns: number } }>('progress')).counters.turns >= 2 ? true : null),
+      async () => ((await handle.query(episodeProgressQuery)).counters.turns >= 2 ? true : null),
       120_000,
     );
     const [container] = (await containersOf(workflowId)).filter((info) => info.Labels['agentrl.role'] !== 'grader');

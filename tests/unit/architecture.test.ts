@@ -88,6 +88,7 @@ describe('architecture', () => {
     const entries = readdirSync(join(projectRoot, 'activities')).sort();
     assert.deepEqual(entries, [
       'checker',
+      'gateway',
       'images',
       'index.ts',
       'policies',
@@ -119,7 +120,8 @@ describe('architecture', () => {
       // the servers fetch published policies from the artifact store themselves (they share nothing else with the
       // workers), through its one client: activities/store
       serving: ['serving', 'shared', 'activities/store'],
-      workers: ['workers', 'activities', 'shared', 'workflows'],
+      // a worker on a sandbox host serves the model gateway (serving/gateway) its harnesses call
+      workers: ['workers', 'activities', 'serving', 'shared', 'workflows'],
       cli: ['cli', 'workers', 'activities', 'serving', 'shared', 'workflows'],
     };
     const wrong: string[] = [];

@@ -42,7 +42,7 @@ describe('policy specs', () => {
 
   test('a bad spec says what is wrong and lists the known forms', () => {
     const known =
-      'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
+      'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, replies:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
     for (const [text, reason] of [
       ['scripted:', 'scripted: needs a file'],
       ['completions:localhost:8000', 'completions: needs an http(s) URL'],
