@@ -171,21 +171,32 @@ def prepare(entry, args, port, environ):
 def run(argv, env, stdin_path):
     """Runs the harness in its own process group: (exit code or None, signal name or None, error or None, duration)."""
     started = time.monotonic()
-    try:
-        with open(stdin_path, "rb") as stdin:
-            child = subprocess.Popen(argv, env=env, stdin=stdin, start_new_session=True)
-    except OSError as error:
-        return 127, None, f"cannot start {argv[0]}: {error.strerror or error}", time.monotonic() - started
+    children, early = [], []
 
     def pass_on(signum, _frame):
+        if not children:
+            # before the harness exists: it gets the signal as soon as it does
+            early.append(signum)
+            return
         try:
-            os.killpg(child.pid, signum)
+            os.killpg(children[0].pid, signum)
         except ProcessLookupError:
             pass
 
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, pass_on)
-    code = child.wait()
+    passed = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    previous = {signum: signal.signal(signum, pass_on) for signum in passed}
+    try:
+        try:
+            with open(stdin_path, "rb") as stdin:
+                children.append(subprocess.Popen(argv, env=env, stdin=stdin, start_new_session=True))
+        except OSError as error:
+            return 127, None, f"cannot start {argv[0]}: {error.strerror or error}", time.monotonic() - started
+        for signum in early:
+            pass_on(signum, None)
+        code = children[0].wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     duration = time.monotonic() - started
     if code < 0:
         return None, signal.Signals(-code).name, None, duration

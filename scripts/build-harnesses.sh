@@ -8,8 +8,8 @@
 # venv made by a throwaway container of agentrl-base:latest with no network, at the path sandboxes see it under. Then
 # the checkout's own folder, $AGENTRL_STATE_DIR/harnesses (default .agentrl/harnesses), gets hard links to those
 # installs with this checkout's launcher (launch.py) and registry (harnesses.json): two checkouts with other pins or
-# another launcher never see each other's. A stamp (the hash of the registry, its lock files, this script and the
-# launcher) makes a second run a no-op.
+# another launcher never see each other's. A stamp (the hash of the registry, its lock files, this script, the
+# launcher and the base image's id) makes a second run a no-op.
 #   --stamp   print the stamp and exit (nothing is built)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +24,8 @@ image=agentrl-base:latest
 pip_wheel=pip-26.0.1-py3-none-any.whl
 pip_hash=bdb1b08f4274833d62c1aa29e20907365a2ceb950410df15fc9521bad440122b
 say() { echo "build-harnesses: $*" >&2; }
+# a pip configured with index folders this machine lacks warns once per package
+quiet_pip() { grep -v 'is ignored: it is neither a file nor a directory' >&2 || true; }
 
 [ -f "$registry" ] || { say "no registry at $registry"; exit 1; }
 # one line per harness: name, version, registry, package, lock or integrity, bins (name=path,...); a bad entry stops here
@@ -48,11 +50,14 @@ for entry in json.load(open(registry))["harnesses"]:
 EOF
 )
 locks=$(awk -F'\t' '$3 == "pypi" { print $5 }' <<<"$entries")
-stamp=$( (cat "$registry" "$script" "$launcher"; for lock in $locks; do cat "$root/$lock"; done) | sha256sum | cut -c1-16)
+# a rebuilt base image is checked again (and a venv made again if its python3 changed)
+image_id=$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || echo none)
+stamp=$( (cat "$registry" "$script" "$launcher"; for lock in $locks; do cat "$root/$lock"; done; echo "$image_id") |
+  sha256sum | cut -c1-16)
 if [ "${1:-}" = "--stamp" ]; then echo "$stamp"; exit 0; fi
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then echo "$out"; exit 0; fi
 
-docker image inspect "$image" >/dev/null 2>&1 || { say "the image $image is missing: run scripts/build-base-image.sh first"; exit 1; }
+[ "$image_id" != none ] || { say "the image $image is missing: run scripts/build-base-image.sh first"; exit 1; }
 mkdir -p "$cache" "$out"
 # two checkouts building at once install each harness once
 exec 9>"$cache/.lock"
@@ -61,9 +66,13 @@ flock 9
 # installs one harness into the cache (when its source changed), then checks it runs where sandboxes run it
 install_harness() {
   local name=$1 version=$2 kind=$3 package=$4 pinned=$5 bins=$6
-  local dir="$cache/$name-$version" identity
-  identity=$( (printf '%s\n' "$kind" "$package" "$pinned" "$bins"; [ "$kind" = pypi ] && cat "$root/$pinned"; cat "$script") |
-    sha256sum | cut -c1-16)
+  local dir="$cache/$name-$version" identity python=-
+  # a venv holds to the interpreter it was made with
+  [ "$kind" = pypi ] && python=$(docker run --rm --network none "$image" python3 -c 'import sys; print(sys.version)')
+  # what decides the installed files: the source, its lock, the image's python3, and these install steps (not the rest
+  # of this script)
+  identity=$( (printf '%s\n' "$kind" "$package" "$pinned" "$bins" "$python"; [ "$kind" = pypi ] && cat "$root/$pinned"
+    declare -f install_harness) | sha256sum | cut -c1-16)
   if [ "$(cat "$dir/.agentrl-installed" 2>/dev/null)" = "$identity" ]; then return 0; fi
   local started=$SECONDS staging="$cache/.staging-$name-$version" downloads="$cache/.downloads-$name-$version"
   rm -rf "$staging" "$downloads"
@@ -73,9 +82,9 @@ install_harness() {
     local platforms=(--platform manylinux2014_x86_64) minor
     for minor in $(seq 17 36); do platforms+=(--platform "manylinux_2_${minor}_x86_64"); done
     python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: "${platforms[@]}" \
-      --python-version 3.11 --implementation cp --require-hashes -r "$root/$pinned" -d "$downloads" >&2
+      --python-version 3.11 --implementation cp --require-hashes -r "$root/$pinned" -d "$downloads" 2> >(quiet_pip) >&2
     python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: -d "$downloads" \
-      "pip==$(cut -d- -f2 <<<"$pip_wheel")" >&2
+      "pip==$(cut -d- -f2 <<<"$pip_wheel")" 2> >(quiet_pip) >&2
     echo "$pip_hash  $downloads/$pip_wheel" | sha256sum -c --quiet
     cp "$root/$pinned" "$downloads/lock.txt"
     # the venv is made at the path sandboxes mount it under, so its scripts' #! lines hold there
@@ -133,14 +142,15 @@ install -m 0644 "$registry" "$out/.harnesses.json.new" && mv "$out/.harnesses.js
 
 # every harness starts where sandboxes run it: read-only, no network, the agent's uid, HOME under /tmp
 while IFS=$'\t' read -r name version _; do
-  check=$(python3 -c 'import json, sys
+  mapfile -t check_argv < <(python3 -c 'import json, sys
 entry = next(e for e in json.load(open(sys.argv[1]))["harnesses"] if e["name"] == sys.argv[2])
-print("\0".join(arg.replace("{dir}", sys.argv[3]) for arg in entry["check"]), end="")' \
-    "$registry" "$name" "$mount/$name-$version" | tr '\0' '\n')
-  mapfile -t check_argv <<<"$check"
-  docker run --rm --network none --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges -u 1000 \
-    -e HOME=/tmp/agentrl-home -v "$out:$mount:ro" "$image" "${check_argv[@]}" >/dev/null ||
-    { say "$name $version does not start in a sandbox: ${check_argv[*]}"; exit 1; }
+print("\n".join(arg.replace("{dir}", sys.argv[3]) for arg in entry["check"]))' "$registry" "$name" "$mount/$name-$version")
+  if ! output=$(docker run --rm --network none --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
+    -u 1000 -e HOME=/tmp/agentrl-home -v "$out:$mount:ro" "$image" "${check_argv[@]}" 2>&1); then
+    say "$name $version does not start in a sandbox: ${check_argv[*]}"
+    echo "$output" >&2
+    exit 1
+  fi
 done <<<"$entries"
 echo "$stamp" >"$out/.stamp"
 say "ready: $out"

