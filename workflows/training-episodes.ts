@@ -48,7 +48,8 @@ export function episodeInput(
     task: spec.task,
     policy: spec.policy,
     checker: input.checker,
-    ...(input.harness ? { harness: input.harness } : {}),
+    // the warm start's demonstrations are the built-in loop's demonstrator: a harness runs the policy's episodes
+    ...(input.harness && !spec.policy.startsWith('demo:') ? { harness: input.harness } : {}),
     probeStops,
     runId,
     budgets: input.budgets,

@@ -119,14 +119,22 @@ async function generationsOf(workflowId: string): Promise<number> {
 }
 
 describe('agent harnesses through the model gateway', () => {
-  for (const harness of ['mini-swe-agent', 'codex']) {
-    test(`${harness} fixes a bundled task under the strict checker; its tokens are the gateway's records`, async () => {
-      const taskDir = task('wrong-comparison');
+  // each harness on a bundled task and on a real project's (its history and test suite, tasks/real; the
+  // more-itertools one imported from a SWE-bench-style instance)
+  const cases = [
+    ['mini-swe-agent', 'wrong-comparison'],
+    ['codex', 'wrong-comparison'],
+    ['mini-swe-agent', 'real/humanize-naturalsize-rollover'],
+    ['codex', 'real/more-itertools__more-itertools-sliced-negative'],
+  ] as const;
+  for (const [harness, taskName] of cases) {
+    test(`${harness} fixes ${taskName} under the strict checker; its tokens are the gateway's records`, async () => {
+      const taskDir = task(taskName);
       const result = await run(
         harnessInput(
           harness,
           taskDir,
-          replies(harness, ['python3 -m pytest -q 2>&1 | tail -3', applyPatch(taskDir), 'python3 -m pytest -q']),
+          replies(harness, ['ls', applyPatch(taskDir), 'python3 -m pytest -q -x 2>&1 | tail -2']),
         ),
       );
       assert.equal(result.outcome, 'submitted', result.error ?? '');
