@@ -69,6 +69,11 @@ export const CallRecord = z.object({
   promptIds: z.array(z.number().int().min(0)),
   /** null: the prompt extends the previous call's prompt and generation; else why a new segment starts */
   segmentStart: z.enum(SegmentStarts).nullable(),
+  /**
+   * the conversation the prompt ids are the rendering of (the model's own texts in its assistant messages, as it
+   * generated them), in the store; what the next call's template check extends
+   */
+  conversationRef: z.string().optional(),
   generatedIds: z.array(z.number().int().min(0)),
   /** the behaviour log-prob of each generated id */
   logprobs: z.array(z.number()),
@@ -197,10 +202,25 @@ export function messagesDelta(tokenizer: ChatTokenizer, added: readonly ChatMess
   return full.slice(cutIds.length);
 }
 
-/** The previous call as the next one may extend it: its request and its record. */
+/** The previous call as the next one may extend it: its request, its record and the conversation it rendered. */
 export interface PreviousCall {
   request: GatewayRequest;
   record: CallRecord;
+  /** absent: unknown (the next call starts a segment of its own if the template check needs it) */
+  conversation?: ChatMessage[];
+}
+
+export interface PromptIds {
+  ids: number[];
+  segmentStart: SegmentStart | null;
+  /** chat APIs: the conversation `ids` render */
+  conversation: ChatMessage[] | null;
+}
+
+/** The model's text of a call, as the template shows it in the history: its generated ids, the end-of-turn left out. */
+export function generatedText(tokenizer: ChatTokenizer, generatedIds: readonly number[]): string {
+  const ended = generatedIds.length > 0 && tokenizer.stopIds.includes(generatedIds.at(-1)!);
+  return tokenizer.decode(ended ? generatedIds.slice(0, -1) : generatedIds);
 }
 
 /** The ids the previous call's context ends with: its prompt, its generation, closed by an end-of-turn id. */
@@ -215,7 +235,7 @@ export function promptIdsOf(
   tokenizer: ChatTokenizer,
   request: GatewayRequest,
   previous: PreviousCall | null,
-): { ids: number[]; segmentStart: SegmentStart | null } {
+): PromptIds {
   if (request.api === 'completions') {
     const prompt = request.prompt ?? '';
     if (previous && previous.request.api === 'completions') {
@@ -228,14 +248,15 @@ export function promptIdsOf(
             ...tokenizer.encodeMarkup(prompt.slice(before.length)),
           ],
           segmentStart: null,
+          conversation: null,
         };
     }
-    return { ids: tokenizer.encodeMarkup(prompt), segmentStart: previous ? 'prompt' : 'first' };
+    return { ids: tokenizer.encodeMarkup(prompt), segmentStart: previous ? 'prompt' : 'first', conversation: null };
   }
-  const fresh = (segmentStart: SegmentStart) => ({
-    ids: tokenizer.renderIds(templateMessages(tokenizer, request), templateOptions(tokenizer, request)),
-    segmentStart,
-  });
+  const fresh = (segmentStart: SegmentStart): PromptIds => {
+    const conversation = templateMessages(tokenizer, request);
+    return { ids: tokenizer.renderIds(conversation, templateOptions(tokenizer, request)), segmentStart, conversation };
+  };
   if (!previous || previous.request.api === 'completions') return fresh(previous ? 'history' : 'first');
   if (canonicalJson(previous.request.tools) !== canonicalJson(request.tools)) return fresh('tools');
   const before = previous.request.messages;
@@ -246,12 +267,19 @@ export function promptIdsOf(
     sameMessage(echo, request.messages[before.length]!);
   const added = request.messages.slice(before.length + 1);
   if (!repeats || added.some((message) => message.role === 'assistant')) return fresh('history');
+  if (!previous.conversation) return fresh('template');
   const addedChat = templateMessages(tokenizer, { ...request, messages: added, tools: [] });
   const ids = [...extendedIds(tokenizer, previous.record), ...messagesDelta(tokenizer, addedChat)];
-  // the template must agree: the extended ids read as the template's rendering of the whole conversation
-  const rendered = tokenizer.render(templateMessages(tokenizer, request), templateOptions(tokenizer, request));
+  // the template must agree: the extended ids read as the template's rendering of the conversation with the model's
+  // own texts (a template that renders history otherwise, e.g. without earlier reasoning, starts a new segment)
+  const conversation: ChatMessage[] = [
+    ...previous.conversation,
+    { role: 'assistant', content: generatedText(tokenizer, previous.record.generatedIds) },
+    ...addedChat,
+  ];
+  const rendered = tokenizer.render(conversation, templateOptions(tokenizer, request));
   if (tokenizer.normalize(tokenizer.decode(ids)) !== tokenizer.normalize(rendered)) return fresh('template');
-  return { ids, segmentStart: null };
+  return { ids, segmentStart: null, conversation };
 }
 
 /** A tool call's id: fixed by the episode, the call and the generated ids, so a replayed reply is the same reply. */

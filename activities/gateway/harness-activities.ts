@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
+import { z } from 'zod';
 import { emptyMemory } from '../../shared/compact-actions';
 import type { SandboxHandle } from '../../shared/contracts/episode';
 import { appendGenerated, appendGiven, emptyContext, type ModelContext } from '../../shared/contracts/model-context';
@@ -97,6 +98,11 @@ export interface HarnessDeps {
   gateway?: HarnessGateway;
 }
 
+/** A stored conversation as the chat template takes it. */
+const ChatConversation = z.array(
+  z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() }),
+);
+
 const taskFile = '/tmp/agentrl-task.md';
 const statusFile = '/tmp/agentrl-harness-status.json';
 
@@ -108,7 +114,10 @@ export function createHarnessActivities(deps: HarnessDeps) {
     if (!ref) return null;
     const record = await store.getJson(ref, CallRecord);
     const request = await store.getJson(record.requestRef, GatewayRequestSchema);
-    return { record, request };
+    const conversation = record.conversationRef
+      ? await store.getJson(record.conversationRef, ChatConversation)
+      : undefined;
+    return { record, request, ...(conversation ? { conversation } : {}) };
   }
 
   return {
@@ -167,6 +176,7 @@ export function createHarnessActivities(deps: HarnessDeps) {
       const cut = cutAtStop(tokenizer, generated, request.stop);
       const ended = cut.ids.length > 0 && tokenizer.stopIds.includes(cut.ids.at(-1)!);
       const text = tokenizer.decode(ended ? cut.ids.slice(0, -1) : cut.ids);
+      const conversationRef = prompt.conversation ? await store.putJson(prompt.conversation) : null;
       const record: CallRecord = {
         episodeId: input.episodeId,
         launch: input.launch,
@@ -174,6 +184,7 @@ export function createHarnessActivities(deps: HarnessDeps) {
         requestRef: input.requestRef,
         promptIds: prompt.ids,
         segmentStart: prompt.segmentStart,
+        ...(conversationRef ? { conversationRef } : {}),
         generatedIds: cut.ids,
         logprobs: cut.logprobs,
         versions: cut.ids.map((_, position) => generated.versions?.[position] ?? generated.version),
