@@ -89,6 +89,7 @@ export interface HarnessGateway {
   open(session: { id: string; key: string; workflowId: string; model: string; dir: string }): Promise<void>;
   close(id: string): Promise<void>;
   lastActivity(id: string): number | null;
+  counts(id: string): { requests: number; refused: number } | null;
 }
 
 export interface HarnessDeps {
@@ -102,6 +103,9 @@ export interface HarnessDeps {
 const ChatConversation = z.array(
   z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() }),
 );
+
+/** The least time a harness has to make its first request before it counts as hung. */
+const startupMs = 120_000;
 
 const taskFile = '/tmp/agentrl-task.md';
 const statusFile = '/tmp/agentrl-harness-status.json';
@@ -269,8 +273,12 @@ export function createHarnessActivities(deps: HarnessDeps) {
           context.heartbeat({ session: input.session });
           if (done) break;
           const idle = Date.now() - (gateway.lastActivity(input.session) ?? started);
+          // before its first request a harness is starting (importing litellm alone takes seconds on a busy host)
+          const limit = gateway.counts(input.session)?.requests
+            ? input.idleLimitMs
+            : Math.max(input.idleLimitMs, startupMs);
           if (Date.now() - started > input.timeLimitMs) stopped = 'time';
-          else if (idle > input.idleLimitMs) stopped = 'idle';
+          else if (idle > limit) stopped = 'idle';
           if (stopped) {
             log.info('stopping the harness', { session: input.session, stopped });
             await sweep();

@@ -31,7 +31,10 @@ export const EpisodeBudgets = z.object({
   maxObservationBytes: z.number().int().min(256).default(16_384),
   /** the test run of the checker; a timeout scores 0 */
   testTimeoutMs: durationMs.default(300_000),
-  /** a harness that neither calls the model nor exits for this long is stopped: `harness_failed` (it hung) */
+  /**
+   * a harness that neither calls the model nor exits for this long is stopped: `harness_failed` (it hung); before its
+   * first request it has at least 2 minutes to start
+   */
   harnessIdleMs: durationMs.default(300_000),
 });
 export type EpisodeBudgets = z.infer<typeof EpisodeBudgets>;

@@ -266,6 +266,31 @@ describe('agent harnesses through the model gateway', () => {
     assert.equal(result.counters.harness?.launches, 2);
   });
 
+  test('a harness that hangs ends as harness_failed; one cut at the call limit as turn_limit, its tree graded', async () => {
+    const taskDir = task('wrong-comparison');
+    const [hung, limited] = await Promise.all([
+      run(
+        harnessInput('mini-swe-agent', taskDir, replies('mini-swe-agent', ['ls', 'sleep 28']), {
+          // longer than the harness takes to start on a loaded machine, shorter than its own 30 s command limit
+          budgets: { deadlineMs: 300_000, harnessIdleMs: 15_000 },
+        }),
+      ),
+      run(
+        harnessInput('mini-swe-agent', taskDir, replies('mini-swe-agent', ['ls', 'ls tests', 'ls intervals']), {
+          budgets: { deadlineMs: 300_000, harnessIdleMs: 120_000, maxTurns: 2 },
+        }),
+      ),
+    ]);
+    assert.equal(hung.outcome, 'harness_failed', hung.error ?? '');
+    assert.match(hung.error ?? '', /hung/);
+    assert.equal(hung.reward, 0, "the agent's own failure: reward 0, kept for training");
+    assert.equal(hung.counters.turns, 2);
+    assert.equal(limited.outcome, 'turn_limit', limited.error ?? '');
+    assert.equal(limited.counters.turns, 2);
+    assert.equal(limited.reward, 0, 'graded: the tree was not fixed');
+    for (const result of [hung, limited]) assert.equal((await containersOf(result.workflowId)).length, 0);
+  });
+
   test('mini-swe-agent editing the tests instead of the code scores 0 under the strict checker', async () => {
     const taskDir = task('wrong-comparison');
     const result = await run(

@@ -16,7 +16,12 @@ import { after, test } from 'node:test';
 import { parseChatToolCall } from '../../shared/chat/tool-format';
 import { baseVersion } from '../../shared/names/models';
 import { projectRoot } from '../../workers/config';
-import { modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
+import { loadChatTokenizer, modelCacheDir } from '../../activities/policies/chat/chat-tokenizer';
+import { generateWithServer } from '../../activities/policies/chat/generation-clients';
+import { drawSeed } from '../../activities/policies/token-policy';
+import { createArtifactStore } from '../../activities/store/artifact-store';
+import { createEpisodeRecords } from '../../activities/store/episode-records';
+import { z } from 'zod';
 
 const model = 'smollm2-135m-instruct';
 const state = mkdtempSync(join(tmpdir(), 'agentrl-real-model-'));
@@ -171,4 +176,89 @@ test('episode --model runs the real model on what its server serves, every turn 
     .split('\n')
     .map((line) => JSON.parse(line) as TrajectoryLine);
   assert.ok(lines.every((line) => line.policyVersion === 'smol-step-2'));
+});
+
+test('SmolLM2 through the model gateway: mini-swe-agent calls it, the records are what the server generated', async () => {
+  const run = agentrl(
+    'episode',
+    '--task',
+    join(projectRoot, 'tasks', 'wrong-comparison'),
+    '--harness',
+    'mini-swe-agent',
+    '--model',
+    model,
+    '--model-port',
+    String(modelPort),
+    '--max-turns',
+    '2',
+    '--max-action-tokens',
+    '24',
+    '--json',
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.counters.turns, 2, JSON.stringify(result));
+  const store = createArtifactStore(join(state, 'artifacts'));
+  const records = createEpisodeRecords(store);
+  const turns = await records.readTurns(result.episodeId);
+  const tokenizer = loadChatTokenizer(model);
+  let largest = 0;
+  for (const turn of turns) {
+    const context = await records.readContext(turn.model!.contextRef);
+    const ids = await store.getJson(turn.action.tokenIdsRef, z.array(z.number()));
+    const logprobs = await store.getJson(turn.action.logprobsRef, z.array(z.number()));
+    // the call's prompt is its context before its generation; the server asked again with the call's own draw
+    const prompt = context.ids.slice(0, context.ids.length - ids.length);
+    const again = await generateWithServer(
+      { kind: 'vllm', url: server, servedModel: result.policyVersion },
+      {
+        promptIds: prompt,
+        maxTokens: 24,
+        temperature: 1,
+        seed: drawSeed(0, result.episodeId, 'call', turn.turn),
+        stopIds: tokenizer.stopIds,
+        version: result.policyVersion,
+      },
+    );
+    assert.deepEqual(ids, again.ids, `turn ${turn.turn}: the recorded ids are the server's`);
+    largest = Math.max(largest, ...logprobs.map((value, index) => Math.abs(value - again.logprobs[index]!)));
+    assert.deepEqual(
+      context.lossMask.slice(prompt.length),
+      ids.map(() => 1),
+    );
+  }
+  assert.ok(largest <= 1e-5, `largest behaviour log-prob difference ${largest}`);
+});
+
+test('a SmolLM2 training step on harness episodes: the trainer recomputes the behaviour log-probs', () => {
+  const inputPath = join(state, 'harness-run.json');
+  writeFileSync(
+    inputPath,
+    JSON.stringify({
+      runId: 'smol-harness',
+      model: { name: model },
+      harness: 'mini-swe-agent',
+      iterations: 1,
+      tasksPerIteration: 1,
+      groupSize: 2,
+      evaluation: { tasks: '' },
+      warmStart: { episodes: 0 },
+      budgets: { maxTurns: 2, maxObservationBytes: 512 },
+      sampling: { chat: { maxActionTokens: 24 } },
+    }),
+  );
+  const run = agentrl('train', '--input', inputPath, '--model-port', String(modelPort), '--json');
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const iteration = metrics.find((line) => line.iteration === 0);
+  assert.equal(iteration.train.episodes, 2, JSON.stringify(iteration));
+  assert.ok(iteration.training.mismatch, 'the step measured the mismatch');
+  assert.ok(iteration.training.mismatch.meanAbsRatioDev <= 1e-2, JSON.stringify(iteration.training.mismatch));
+  assert.ok(Math.abs(iteration.training.mismatch.kl) <= 1e-3, JSON.stringify(iteration.training.mismatch));
+  // every sampled episode was a harness episode: its turns are model calls
+  assert.ok(trajectories('smol-harness.it0.').every((lines) => lines.length >= 1));
 });

@@ -134,10 +134,9 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
           model: state.policy.version || 'agentrl',
         }),
       );
-      // killed from outside (SIGKILL, or exit 137 where the launcher itself was killed): a crash, not the agent's end
-      if (run.signal === 'SIGKILL' || run.exitCode === 137)
-        crash = `the harness was killed (${run.signal ?? `exit ${run.exitCode}`})`;
-      else if (run.stopped === 'time') {
+      // stopped at a limit first (the stop kills its processes); else killed from outside (SIGKILL, or exit 137 where
+      // the launcher itself was killed): a crash, not the agent's end
+      if (run.stopped === 'time') {
         state.counters.deadlineHits++;
         ended = { outcome: Outcomes.timeout, detail: 'the harness ran to the episode deadline' };
       } else if (run.stopped === 'idle')
@@ -145,6 +144,8 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
           outcome: Outcomes.harnessFailed,
           detail: `the harness hung: no model call and no exit for ${input.budgets.harnessIdleMs} ms`,
         };
+      else if (run.signal === 'SIGKILL' || run.exitCode === 137)
+        crash = `the harness was killed (${run.signal ?? `exit ${run.exitCode}`})`;
       else if (run.exitCode === 0) ended = { outcome: Outcomes.submitted, detail: null };
       else
         ended = {
