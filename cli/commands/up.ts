@@ -6,9 +6,16 @@ import { defaultTaskQueue } from '../../shared/names/task-queues';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { log, oneOf, positiveInt, type Command } from '../command';
 import { startDevServer } from '../services/dev-server';
-import { baseServices, keepServicesUp, policyServerService, trainerService } from '../services/keep-up';
+import {
+  baseServices,
+  keepServicesUp,
+  modelServerService,
+  policyServerService,
+  trainerService,
+} from '../services/keep-up';
 import { recordOf, recordSelf, runningServices, serviceLog, writeServiceRecord } from '../services/records';
-import { ensurePolicyServer } from '../services/serving';
+import { ensureModelServer, ensurePolicyServer } from '../services/serving';
+import { hfModelNames } from '../../shared/names/models';
 import { ensureTrainerWorker } from '../services/trainer';
 import { ensureWorker } from '../services/worker';
 import { codeVersion } from '../../workers/code-version';
@@ -20,7 +27,7 @@ export const upName = 'up';
 export const up: Command = {
   summary: "supervise this host's services (dev server, episode worker, trainer, policy server) with no run waiting",
   usage: [
-    'Usage: npx agentrl up [--services LIST] [--policy-port N] [--detach]',
+    'Usage: npx agentrl up [--services LIST] [--policy-port N] [--model NAME] [--detach]',
     '',
     "Starts this host's services, or finds them running, and keeps them up: every 2 s each is checked and one",
     'that died is started again, as `train` does while it follows a run. So a run started from the Temporal UI',
@@ -32,11 +39,15 @@ export const up: Command = {
     `  --services LIST    comma-separated, of ${serviceNames.join(', ')}   default: all of them`,
     '                     (a sandbox host without the dev server: worker; a GPU host: trainer)',
     `  --policy-port N    the toy model's policy server   default: ${servingPorts.trainingPolicy}`,
+    `  --model NAME       also the embedded server of a real model (${hfModelNames.join(', ')}) on port ` +
+      `${servingPorts.model}:`,
+    '                     what a run on that model needs, a harness run ({"harness": "mini-swe-agent"}) included',
     `  --detach           run in the background (log: <stateDir>/up.log; record in <stateDir>/services/up.PID.json)`,
   ].join('\n'),
   options: {
     services: { type: 'string' },
     'policy-port': { type: 'string' },
+    model: { type: 'string' },
     detach: { type: 'boolean' },
   },
   async run(values) {
@@ -52,7 +63,8 @@ export const up: Command = {
       console.log(`up is already running (pid ${running.pid}, log ${serviceLog(config, upName)})`);
       return 0;
     }
-    const settings = { services: wanted.join(','), policyPort: String(port) };
+    const model = values.model === undefined ? null : oneOf('--model', values.model as string, hfModelNames);
+    const settings = { services: wanted.join(','), policyPort: String(port), ...(model ? { model } : {}) };
     if (values.detach) {
       const out = openSync(serviceLog(config, upName), 'a');
       const args = [
@@ -62,6 +74,7 @@ export const up: Command = {
         wanted.join(','),
         '--policy-port',
         String(port),
+        ...(model ? ['--model', model] : []),
       ];
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env: process.env });
       child.unref();
@@ -89,6 +102,10 @@ export const up: Command = {
     services.push(...base);
     if (wanted.includes('trainer')) services.push(trainerService(config, log));
     if (wanted.includes('policy-server')) services.push(policyServerService(config, port, log));
+    if (model) {
+      await ensureModelServer(config, model, log, servingPorts.model);
+      services.push(modelServerService(config, model, servingPorts.model, log));
+    }
     const forget = await recordSelf(config, {
       name: upName,
       codeVersion: codeVersion(),

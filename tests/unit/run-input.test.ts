@@ -38,6 +38,14 @@ const issues = (input: unknown) => {
 };
 
 describe("a training run's input in blocks", () => {
+  test('a harness run that names no model trains the embedded chat model, with its presets; a named one stays', () => {
+    const run = TrainingRunInput.parse({ harness: 'mini-swe-agent' });
+    assert.equal(run.model.name, 'smollm2-135m-instruct');
+    assert.equal(run.harness, 'mini-swe-agent');
+    assert.equal(run.sampling.chat.tokenizer, 'smollm2-135m-instruct');
+    assert.equal(TrainingRunInput.parse({}).model.name ?? 'toy', 'toy', 'without a harness the default stays');
+  });
+
   test('a flat input of before, as a recorded run was started with, reads as its nested form', () => {
     const flat = startInput('training-run-first');
     assert.equal(flat.evalEvery, 1, 'the history holds a flat input');

@@ -11,7 +11,11 @@ import { isPlainObject } from '../renamed-fields';
  */
 export function applyModelPresets(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
-  const input = raw;
+  // a harness calls a chat model: a harness run that names no model takes the embedded one
+  const input =
+    typeof raw.harness === 'string' && (raw.model === undefined || (isPlainObject(raw.model) && raw.model.name === undefined))
+      ? { ...raw, model: { ...(isPlainObject(raw.model) ? raw.model : {}), name: harnessModel } }
+      : raw;
   const name = isPlainObject(input.model) ? input.model.name : undefined;
   if (typeof name !== 'string' || !hfModelNames.includes(name)) return raw;
   const entry = models[name]!;
@@ -25,6 +29,9 @@ export function applyModelPresets(raw: unknown): unknown {
   };
   return mergeUnder(defaults, input);
 }
+
+/** The model a harness run trains when its input names none: the chat model served embedded. */
+export const harnessModel = 'smollm2-135m-instruct';
 
 /** `given` over `defaults`: plain objects merge field by field, anything else given wins. */
 function mergeUnder(defaults: Record<string, unknown>, given: Record<string, unknown>): Record<string, unknown> {
