@@ -12,8 +12,9 @@ import { isPlainObject } from '../renamed-fields';
 export function applyModelPresets(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
   // a harness calls a chat model: a harness run that names no model takes the embedded one
+  const namesNoModel = raw.model === undefined || (isPlainObject(raw.model) && raw.model.name === undefined);
   const input =
-    typeof raw.harness === 'string' && (raw.model === undefined || (isPlainObject(raw.model) && raw.model.name === undefined))
+    typeof raw.harness === 'string' && namesNoModel
       ? { ...raw, model: { ...(isPlainObject(raw.model) ? raw.model : {}), name: harnessModel } }
       : raw;
   const name = isPlainObject(input.model) ? input.model.name : undefined;
