@@ -91,7 +91,8 @@ export function policyServerService(
 
 /**
  * The embedded server of a real model on `port`: its process runs and `/v1/models` answers within
- * 15 s (loading 538 MB of new weights, or batching long contexts, keeps it busy for seconds).
+ * 60 s. Loading 538 MB of new weights, or batching long contexts (a harness's prompts hold thousands of tokens), keeps
+ * it busy for seconds, on a loaded 2-core host past 15 s: a restart then throws away every generation in flight.
  */
 export function modelServerService(
   config: LoadedConfig,
@@ -99,7 +100,7 @@ export function modelServerService(
   port: number,
   log: (line: string) => void,
 ): SupervisedService {
-  return servingService(config, modelServerName(port), port, 15_000, () => ensureModelServer(config, model, log, port));
+  return servingService(config, modelServerName(port), port, 60_000, () => ensureModelServer(config, model, log, port));
 }
 
 const maxBackoffMs = 30_000;
