@@ -97,8 +97,8 @@ function refuseHarness(input: EpisodeInput): string | null {
     return (
       `episode input: harness: unknown harness ${JSON.stringify(input.harness)}; ` + `known: ${harnessNames.join(', ')}`
     );
-  if (input.segment)
-    return 'episode input: a harness episode cannot be given a segment budget (it parks only at its own relaunch)';
+  if (input.segment?.maxMs !== undefined && input.segment.maxTurns === undefined)
+    return 'episode input: a harness episode parks at a call boundary: its segment budget needs maxTurns (calls)';
   return null;
 }
 
@@ -249,6 +249,7 @@ async function startEpisode(
 async function act(episode: Episode): Promise<EpisodeStep> {
   if (episode.input.harness) {
     const ended = await actWithHarness(episode);
+    if ('park' in ended) return { state: 'parking' };
     if (gradedOutcomes.includes(ended.outcome))
       return { state: 'scoring', outcome: ended.outcome, detail: ended.detail };
     return { state: 'finishing', outcome: ended.outcome, score: null, detail: ended.detail };

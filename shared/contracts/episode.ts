@@ -365,7 +365,10 @@ export const EpisodeState = z.object({
     })
     .optional(),
   /** while parked: the tree's snapshot and the acting time left of the deadline */
-  parked: z.object({ snapshot: TreeSnapshotRef, actingLeftMs: z.number().min(0), atMs: z.number() }).optional(),
+  /** (a harness episode keeps no snapshot: its resume replays the harness from the task's starting tree) */
+  parked: z
+    .object({ snapshot: TreeSnapshotRef.optional(), actingLeftMs: z.number().min(0), atMs: z.number() })
+    .optional(),
 });
 export type EpisodeState = z.infer<typeof EpisodeState>;
 

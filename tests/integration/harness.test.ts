@@ -15,7 +15,7 @@ import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
 import { fileRef } from '../../activities/store/local-copy';
 import { createBuildBatchActivities } from '../../activities/training/build-batch';
-import { episodeProgressQuery } from '../../workflows/messages';
+import { episodeProgressQuery, resumeSignal } from '../../workflows/messages';
 import { containersOf, docker, task, useEpisodeServer, waitFor, type EpisodeResult } from '../helpers/temporal';
 
 const suite = useEpisodeServer();
@@ -264,6 +264,38 @@ describe('agent harnesses through the model gateway', () => {
     assert.equal(result.counters.harness?.divergences, 1, JSON.stringify(result.counters));
     assert.equal(result.counters.harness?.replayed, 1, 'the first call was answered from the record');
     assert.equal(result.counters.harness?.launches, 2);
+  });
+
+  test('a harness episode parks at a call boundary, holding nothing, and its resume replays the calls', async () => {
+    const taskDir = task('wrong-comparison');
+    const workflowId = `harness-parked-${Date.now()}`;
+    const handle = await suite.env.client.workflow.start('rolloutEpisode', {
+      taskQueue: suite.worker.taskQueue,
+      workflowId,
+      args: [
+        harnessInput(
+          'mini-swe-agent',
+          taskDir,
+          replies('mini-swe-agent', ['ls intervals', applyPatch(taskDir), 'python3 -m pytest -q 2>&1 | tail -1']),
+          { segment: { maxTurns: 2 } },
+        ),
+      ],
+    });
+    await waitFor(
+      'the park',
+      async () => ((await handle.query(episodeProgressQuery)).phase === 'parked' ? true : null),
+      120_000,
+    );
+    assert.equal((await containersOf(workflowId)).length, 0, 'a parked episode holds no container');
+    await handle.signal(resumeSignal, { segment: null });
+    const result = (await handle.result()) as EpisodeResult;
+    assert.equal(result.outcome, 'submitted', result.error ?? '');
+    assert.equal(result.reward, 1);
+    assert.equal(result.parks, 1);
+    assert.equal(result.counters.harness?.launches, 2);
+    assert.equal(result.counters.harness?.replayed, 2, 'the two calls before the park were answered from the record');
+    assert.equal(result.counters.turns, 4);
+    assert.equal(await generationsOf(workflowId), 4, 'nothing generated twice');
   });
 
   test('a harness that hangs ends as harness_failed; one cut at the call limit as turn_limit, its tree graded', async () => {

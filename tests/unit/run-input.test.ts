@@ -42,7 +42,7 @@ describe("a training run's input in blocks", () => {
     const run = TrainingRunInput.parse({ harness: 'mini-swe-agent' });
     assert.equal(run.model.name, 'smollm2-135m-instruct');
     assert.equal(run.harness, 'mini-swe-agent');
-    assert.equal(run.sampling.chat.tokenizer, 'smollm2-135m-instruct');
+    assert.equal(run.sampling.chat?.tokenizer, 'smollm2-135m-instruct');
     assert.equal(TrainingRunInput.parse({}).model.name ?? 'toy', 'toy', 'without a harness the default stays');
   });
 

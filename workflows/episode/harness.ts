@@ -27,6 +27,8 @@ import { acquireSandbox, hostActivities, type Host } from './proxies';
 import type { Control } from './results';
 
 type Ended = { outcome: Outcome; detail: string | null };
+/** How a harness's acting ends: an outcome, or the end of a segment (the episode parks at a call boundary). */
+export type HarnessEnd = Ended | { park: true };
 
 /** How often a harness that crashed (killed, its worker or host lost) is started again before the episode gives up. */
 export const maxHarnessRelaunches = 3;
@@ -49,7 +51,7 @@ interface Live {
   cursor: number;
   busy: boolean;
   inFlight: number;
-  stop: Ended | null;
+  stop: HarnessEnd | null;
   scope: CancellationScope | null;
 }
 
@@ -83,7 +85,7 @@ function countHarness(state: EpisodeState): void {
  * Runs the harness until it ends: exit 0 is a submission, a non-zero exit or a hang the agent's failure, a limit its
  * outcome; a crash starts it again (at most {@link maxHarnessRelaunches} times) in a fresh sandbox.
  */
-export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
+export async function actWithHarness(episode: HarnessEpisode): Promise<HarnessEnd> {
   const { input, state } = episode;
   const harness = harnessState(state);
   const harnessName = input.harness!;
@@ -117,7 +119,7 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
     };
     const current: Live = live;
     let crash: string | null = null;
-    let ended: Ended | null = null;
+    let ended: HarnessEnd | null = null;
     try {
       current.scope = new CancellationScope();
       const run = await current.scope.run(() =>
@@ -162,6 +164,8 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<Ended> {
     live = null;
     countHarness(state);
     if (current.stop) ended = current.stop;
+    // parking: the calls are recorded in the state; the resume relaunches and replays them
+    if (ended && 'park' in ended) return ended;
     if (ended) {
       await recording.recordHarnessTurns({ episodeId: episode.episodeId, callRefs: harness.calls.map((c) => c.ref) });
       return ended;
@@ -211,6 +215,15 @@ async function freshSandbox(episode: HarnessEpisode, launch: number): Promise<bo
   return true;
 }
 
+/** A new call counts in the segment; whether the segment's budget is spent (the episode parks after this call). */
+function segmentEnded(state: EpisodeState): boolean {
+  const segment = state.segment;
+  const inSegment = state.segmentState;
+  if (!segment || !inSegment) return false;
+  inSegment.turns++;
+  return segment.maxTurns !== undefined && inSegment.turns >= segment.maxTurns;
+}
+
 /** The update handler: replay from the record while requests match it, else one recorded generation. */
 function modelCallHandler(
   episode: HarnessEpisode,
@@ -230,7 +243,13 @@ function modelCallHandler(
       // one call at a time: the trajectory is a sequence
       await condition(() => !live.busy);
       live.busy = true;
-      if (live.stop) return refused(400, `the episode is ending: ${live.stop.detail ?? live.stop.outcome}`);
+      if (live.stop)
+        return refused(
+          400,
+          'park' in live.stop
+            ? 'the episode is parking'
+            : `the episode is ending: ${live.stop.detail ?? live.stop.outcome}`,
+        );
       if (live.cursor < harness.calls.length) {
         const recorded = harness.calls[live.cursor]!;
         if (recorded.digest === call.digest) {
@@ -243,7 +262,7 @@ function modelCallHandler(
         harness.discarded += harness.calls.length - live.cursor;
         harness.calls.splice(live.cursor);
       }
-      const stopWith = (ended: Ended) => {
+      const stopWith = (ended: HarnessEnd) => {
         live.stop = ended;
         live.scope?.cancel();
       };
@@ -287,7 +306,7 @@ function modelCallHandler(
       if (state.counters.tokens >= limits.maxTokens) {
         state.counters.tokenLimitHits++;
         stopWith({ outcome: Outcomes.tokenLimit, detail: `${state.counters.tokens} tokens` });
-      }
+      } else if (segmentEnded(state)) stopWith({ park: true });
       return { callRef: result.callRef, replayed: false };
     } finally {
       live.busy = false;

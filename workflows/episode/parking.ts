@@ -33,9 +33,15 @@ export async function parkSandbox(
   episodeId: string,
 ): Promise<void> {
   progress.phase = 'parking';
-  const snapshot = await host.parkSandbox({ sandbox: episode.sandbox, episodeId });
+  // a harness episode parks at a call boundary with its calls recorded: its resume starts the harness again from the
+  // task's starting tree and replays them, so no tree is saved
+  const snapshot = input.harness ? undefined : await host.parkSandbox({ sandbox: episode.sandbox, episodeId });
   // the snapshot is in the store: from here on the container may go, even on cancellation
-  episode.parked = { snapshot, actingLeftMs: Math.max(0, episode.deadlineAtMs - Date.now()), atMs: Date.now() };
+  episode.parked = {
+    ...(snapshot ? { snapshot } : {}),
+    actingLeftMs: Math.max(0, episode.deadlineAtMs - Date.now()),
+    atMs: Date.now(),
+  };
   episode.parks = (episode.parks ?? 0) + 1;
   progress.parks = episode.parks;
   await CancellationScope.nonCancellable(() => host.releaseSandbox({ sandbox: episode.sandbox, episodeId })).catch(
@@ -47,7 +53,7 @@ export async function parkSandbox(
   );
   upsertSearchAttributes([{ key: SearchAttributes.phase, value: 'parked' }]);
   progress.phase = 'parked';
-  log.info('episode parked', { turns: episode.counters.turns, snapshot: snapshot.ref, entries: snapshot.entries });
+  log.info('episode parked', { turns: episode.counters.turns, snapshot: snapshot?.ref, entries: snapshot?.entries });
   await report(input, {
     kind: 'parked',
     workflowId: workflowInfo().workflowId,
@@ -106,7 +112,9 @@ export async function resumeParked(
       episodeId,
       runId: input.runId,
       task: episode.task,
-      restore: { snapshot: parked.snapshot, segment },
+      ...(parked.snapshot
+        ? { restore: { snapshot: parked.snapshot, segment } }
+        : { launch: episode.harness?.launches ?? segment }),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
