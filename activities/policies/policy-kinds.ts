@@ -177,42 +177,29 @@ async function prepareChatPolicy(
   }
   if (spec.kind === 'replies') return { ...base, ...readReplies(spec.file, baseDir, sampling, tokenizer, invalid) };
   if (spec.kind === 'tokens') {
-    const path = isAbsolute(spec.file) ? spec.file : resolve(baseDir, spec.file);
-    if (!existsSync(path)) throw invalid(`tokens file ${path} does not exist`);
-    const content = readFileSync(path);
-    const fixedTurns: FixedTurn[] = [];
-    content
-      .toString('utf8')
-      .split('\n')
-      .forEach((line, index) => {
-        if (line.trim() === '') return;
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          throw invalid(
-            `${path}:${index + 1}: not JSON; write each turn as a JSON array of token ids or {"ids": [...], ` +
-              `"logprobs": [...]}`,
-          );
-        }
-        const parsed = FixedTurn.safeParse(Array.isArray(value) ? { ids: value } : value);
-        if (!parsed.success)
-          throw invalid(
-            `${path}:${index + 1}: ` +
-              `${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'turn'}: ${issue.message}`).join('; ')}`,
-          );
-        const outside = parsed.data.ids.find((id) => id >= tokenizer.vocabSize);
-        if (outside !== undefined)
-          throw invalid(
-            `${path}:${index + 1}: token ${outside} is outside the vocabulary of ${tokenizer.vocabSize} ` +
-              `(${tokenizer.name})`,
-          );
-        if (parsed.data.logprobs && parsed.data.logprobs.length !== parsed.data.ids.length)
-          throw invalid(
-            `${path}:${index + 1}: ${parsed.data.logprobs.length} log-probs for ${parsed.data.ids.length} ids`,
-          );
-        fixedTurns.push(parsed.data);
-      });
+    const { path, content, lines } = readJsonLines(
+      spec.file,
+      baseDir,
+      'tokens',
+      'write each turn as a JSON array of token ids or {"ids": [...], "logprobs": [...]}',
+      invalid,
+    );
+    const fixedTurns = lines.map(({ value, line }) => {
+      const parsed = FixedTurn.safeParse(Array.isArray(value) ? { ids: value } : value);
+      if (!parsed.success)
+        throw invalid(
+          `${path}:${line}: ` +
+            `${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'turn'}: ${issue.message}`).join('; ')}`,
+        );
+      const outside = parsed.data.ids.find((id) => id >= tokenizer.vocabSize);
+      if (outside !== undefined)
+        throw invalid(
+          `${path}:${line}: token ${outside} is outside the vocabulary of ${tokenizer.vocabSize} (${tokenizer.name})`,
+        );
+      if (parsed.data.logprobs && parsed.data.logprobs.length !== parsed.data.ids.length)
+        throw invalid(`${path}:${line}: ${parsed.data.logprobs.length} log-probs for ${parsed.data.ids.length} ids`);
+      return parsed.data;
+    });
     const window = sampling.chat.window ?? tokenizer.window;
     if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
     return {
@@ -259,6 +246,32 @@ async function prepareChatPolicy(
   };
 }
 
+/** A test policy's JSON lines: each non-blank line parsed, with its line number; a line not JSON names itself. */
+function readJsonLines(
+  file: string,
+  baseDir: string,
+  kind: string,
+  form: string,
+  invalid: (message: string) => Error,
+): { path: string; content: Buffer; lines: { value: unknown; line: number }[] } {
+  const path = isAbsolute(file) ? file : resolve(baseDir, file);
+  if (!existsSync(path)) throw invalid(`${kind} file ${path} does not exist`);
+  const content = readFileSync(path);
+  const lines: { value: unknown; line: number }[] = [];
+  content
+    .toString('utf8')
+    .split('\n')
+    .forEach((text, index) => {
+      if (text.trim() === '') return;
+      try {
+        lines.push({ value: JSON.parse(text), line: index + 1 });
+      } catch {
+        throw invalid(`${path}:${index + 1}: not JSON; ${form}`);
+      }
+    });
+  return { path, content, lines };
+}
+
 /**
  * A `replies:` file: one JSON string a line, the assistant's whole text for that call (or turn), as the model would
  * write it (a tool call in the family's format). A deterministic chat backend for tests and examples.
@@ -270,25 +283,18 @@ function readReplies(
   tokenizer: { name: string; window: number | null },
   invalid: (message: string) => Error,
 ): TokenPolicySnapshot {
-  const path = isAbsolute(file) ? file : resolve(baseDir, file);
-  if (!existsSync(path)) throw invalid(`replies file ${path} does not exist`);
-  const content = readFileSync(path);
-  const fixedReplies: string[] = [];
-  content
-    .toString('utf8')
-    .split('\n')
-    .forEach((line, index) => {
-      if (line.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        value = null;
-      }
-      if (typeof value !== 'string')
-        throw invalid(`${path}:${index + 1}: write each reply as one JSON string (the assistant's whole text)`);
-      fixedReplies.push(value);
-    });
+  const { path, content, lines } = readJsonLines(
+    file,
+    baseDir,
+    'replies',
+    "write each reply as one JSON string (the assistant's whole text)",
+    invalid,
+  );
+  const fixedReplies = lines.map(({ value, line }) => {
+    if (typeof value !== 'string')
+      throw invalid(`${path}:${line}: write each reply as one JSON string (the assistant's whole text)`);
+    return value;
+  });
   const window = sampling.chat.window ?? tokenizer.window;
   if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
   return {
