@@ -52,7 +52,9 @@ command -v git >/dev/null || { need_root git "git"; apt_install git; }
 lock_hash=$(sha256sum package-lock.json | cut -c1-16)
 if [ ! -d node_modules ] || [ "$(cat node_modules/.agentrl-lock 2>/dev/null)" != "$lock_hash" ]; then
   say "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # onnxruntime-node's install script fetches its CUDA provider from NuGet on linux/x64, a host this machine cannot
+  # reach; the embedded policy runs on the CPU provider the package holds, so that download is skipped
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2
   echo "$lock_hash" > node_modules/.agentrl-lock
 fi
 

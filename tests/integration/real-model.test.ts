@@ -210,7 +210,7 @@ test('SmolLM2 through the model gateway: mini-swe-agent calls it, the records ar
     // the call's prompt is its context before its generation; the server asked again with the call's own draw
     const prompt = context.ids.slice(0, context.ids.length - ids.length);
     const again = await generateWithServer(
-      { kind: 'vllm', url: server, servedModel: result.policyVersion },
+      { kind: 'vllm', url: server, servedModel: model },
       {
         promptIds: prompt,
         maxTokens: 24,
