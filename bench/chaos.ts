@@ -8,6 +8,8 @@
 // and are sampled again), a whole second sandbox host (its daemon, scripts/docker-host.sh, stopped
 // while it holds an episode and started again later; its worker stays up), and the artifact store's
 // disk (a small tmpfs filled until writes fail, then freed). Needs root (dockerd, mount).
+// The harness rows (bench/chaos-harness.ts) are single episodes of an agent harness instead: its process killed, its
+// worker killed, and a relaunch that asks something else than the record holds.
 // `--only NAME[,NAME]` picks faults; `--seed N`.
 import { localPathOf } from '../activities/store/local-copy';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -29,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { episodeKey } from '../activities/store/episode-records';
 import { projectRoot } from '../workers/config';
 import { serviceRecord } from '../tests/helpers/worker-process';
+import { harnessChaos, harnessFaults, harnessRowFailed, printHarnessTable, type HarnessRow } from './chaos-harness';
 
 const { values } = parseArgs({
   options: { only: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' } },
@@ -331,7 +334,11 @@ function leftovers(runId: string): Pick<Row, 'containersLeft' | 'volumesLeft'> {
 
 async function main(): Promise<void> {
   const only = values.only ? new Set(values.only.split(',')) : null;
+  const known = [...faults, ...harnessFaults].map((fault) => fault.name);
+  const unknown = [...(only ?? [])].filter((name) => !known.includes(name));
+  if (unknown.length) throw new Error(`--only: unknown fault ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const chosen = faults.filter((fault) => !only || only.has(fault.name));
+  const chosenHarness = harnessFaults.filter((fault) => !only || only.has(fault.name));
   const rows: Row[] = [];
   for (const [index, fault] of chosen.entries()) {
     process.stderr.write(`chaos: ${fault.name}…\n`);
@@ -339,6 +346,33 @@ async function main(): Promise<void> {
     rows.push(row);
     if (values.json) console.log(JSON.stringify(row));
   }
+  const harnessRows: HarnessRow[] = [];
+  for (const [index, fault] of chosenHarness.entries()) {
+    process.stderr.write(`chaos: ${fault.name}…\n`);
+    const row = await harnessChaos(fault, 17270 + (chosen.length + index) * 2);
+    harnessRows.push(row);
+    if (values.json) console.log(JSON.stringify(row));
+  }
+  if (rows.length) printTable(rows);
+  if (rows.length && harnessRows.length) console.log('');
+  if (harnessRows.length) printHarnessTable(harnessRows);
+  const bad = rows.filter(
+    (row) =>
+      row.lost ||
+      row.twice ||
+      row.trainedOnFailed ||
+      row.stepsTwice ||
+      row.containersLeft ||
+      row.volumesLeft ||
+      !row.completed ||
+      !row.sameSteps ||
+      row.recoverS === null,
+  );
+  process.exitCode = bad.length || harnessRows.some(harnessRowFailed) ? 1 : 0;
+}
+
+/** The training rows' table. */
+function printTable(rows: readonly Row[]): void {
   const cells = (row: Row) => [
     row.fault,
     row.recoverS === null ? '-' : row.recoverS.toFixed(1),
@@ -357,19 +391,9 @@ async function main(): Promise<void> {
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${cells(row).join(' | ')} |`);
-  const bad = rows.filter(
-    (row) =>
-      row.lost ||
-      row.twice ||
-      row.trainedOnFailed ||
-      row.stepsTwice ||
-      row.containersLeft ||
-      row.volumesLeft ||
-      !row.completed ||
-      !row.sameSteps ||
-      row.recoverS === null,
-  );
-  process.exitCode = bad.length ? 1 : 0;
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(`chaos: ${(error as Error).message}`);
+  process.exitCode = 2;
+});

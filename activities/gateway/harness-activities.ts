@@ -160,16 +160,23 @@ export function createHarnessActivities(deps: HarnessDeps) {
           version: input.version,
         };
       } else if (snapshot.kind === 'vllm' || snapshot.kind === 'sglang') {
-        generated = await waitingForPolicy(() =>
-          generateWithServer(snapshot, {
-            promptIds: prompt.ids,
-            maxTokens,
-            temperature: request.temperature ?? snapshot.sampling.temperature,
-            seed: drawSeed(snapshot.sampling.seed, input.episodeId, 'call', input.index),
-            stopIds: tokenizer.stopIds,
-            version: input.version,
-          }),
-        );
+        // a served model's answer can take longer than the heartbeat timeout: beat while it generates
+        const context = Context.current();
+        const beat = setInterval(() => context.heartbeat({ call: input.index }), 2000);
+        try {
+          generated = await waitingForPolicy(() =>
+            generateWithServer(snapshot, {
+              promptIds: prompt.ids,
+              maxTokens,
+              temperature: request.temperature ?? snapshot.sampling.temperature,
+              seed: drawSeed(snapshot.sampling.seed, input.episodeId, 'call', input.index),
+              stopIds: tokenizer.stopIds,
+              version: input.version,
+            }),
+          );
+        } finally {
+          clearInterval(beat);
+        }
       } else {
         throw ApplicationFailure.nonRetryable(
           `${snapshot.kind}: cannot answer a harness's calls (it writes the built-in loop's tools only)`,

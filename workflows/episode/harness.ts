@@ -34,10 +34,15 @@ export type HarnessEnd = Ended | { park: true };
 export const maxHarnessRelaunches = 3;
 
 /** The generation of one call, on any worker: a served model may take minutes for a long answer on a CPU. */
-const generation = proxyActivities<EpisodeActivities>({
-  startToCloseTimeout: '15 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
-});
+function generationActivity(input: EpisodeInput) {
+  return proxyActivities<EpisodeActivities>({
+    startToCloseTimeout: '15 minutes',
+    // a worker killed mid-generation stops beating: the call is retried on another worker after this, not after the
+    // 15 minutes the update (and so the harness's relaunch) would otherwise wait
+    heartbeatTimeout: input.timeouts.heartbeatMs,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
+  }).generateCall;
+}
 const recording = proxyActivities<EpisodeActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
@@ -232,6 +237,7 @@ function modelCallHandler(
 ) {
   const { state, control } = episode;
   const harness = harnessState(state);
+  const generateCall = generationActivity(episode.input);
   const refused = (status: number, message: string): ModelCallAnswer => ({
     refused: { status, type: status >= 500 ? 'api_error' : 'invalid_request_error', message },
   });
@@ -276,7 +282,7 @@ function modelCallHandler(
       if (state.versions?.at(-1) !== state.policy.version) (state.versions ??= []).push(state.policy.version);
       let result;
       try {
-        result = await generation.generateCall({
+        result = await generateCall({
           episodeId: episode.episodeId,
           launch: live.launch,
           index: harness.calls.length,
