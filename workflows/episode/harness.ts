@@ -22,7 +22,8 @@ import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
 import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
 import { hostQueue } from '../../shared/names/task-queues';
 import { ModelCall, modelCallUpdate, type ModelCallAnswer } from '../messages';
-import { messageOf } from './failures';
+import { failureType, messageOf } from './failures';
+import { ErrorTypes } from '../../shared/names/errors';
 import { acquireSandbox, hostActivities, type Host } from './proxies';
 import type { Control } from './results';
 
@@ -162,6 +163,9 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<HarnessEn
     } catch (error) {
       if (current.stop) ended = current.stop;
       else if (isCancellation(error)) throw error;
+      // a host that cannot run harnesses at all (none installed, no gateway): starting again would not help
+      else if (failureType(error) === ErrorTypes.sandboxCrash)
+        ended = { outcome: Outcomes.sandboxCrash, detail: `the harness could not run: ${messageOf(error)}` };
       else crash = `the harness's run failed: ${messageOf(error)}`;
     }
     // the calls in flight are answered (or refused) before the session closes
