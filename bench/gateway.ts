@@ -7,17 +7,18 @@
 //    adds a byte copy over loopback and a unix socket. The model's own time in that call is the call record's
 //    `inferenceMs` (the generateCall activity's request to the model server, HTTP included), so a call's overhead is
 //    total − inferenceMs, call by call, never a difference of two distributions. The workflow history splits it: the
-//    gateway's own work (reading and parsing the body, storing the request, reading the record, writing the answer),
-//    Temporal's (the `modelCall` update, the workflow tasks, the activity's dispatch and completion) and the
-//    activity's own (the prompt's ids, the call's record).
+//    gateway's own work (reading and parsing the body, storing the request, writing the answer), Temporal's (the
+//    `modelCall` update, the workflow tasks, the activity's dispatch and completion, and reading the call's record
+//    back) and the activity's own (the prompt's ids, storing the call's record).
 //    - `--calls` calls answered by the scripted backend (`replies:`, inference about 0 ms): one episode of commands
 //      that print nothing, then the end. Many calls for one harness start, so p95 means something.
 //    - `--model-calls` calls of the embedded SmolLM2-135M-Instruct server (`vllm:`, started as `npx agentrl episode
 //      --model` starts it), `--max-tokens` tokens each; the model writes no tool call in so few tokens, so
 //      mini-swe-agent ends each episode after three format errors. The baseline: each call's prompt ids sent again
 //      straight to the model server right after its episode (`generateWithServer`, the activity's client), with
-//      the same seed, temperature and limit: the same generation (equal ids confirm it) under the same load. The
-//      server keeps no cache between requests, so sending a prompt twice saves nothing.
+//      the same seed, temperature and limit: the same generation (equal ids confirm it). The server keeps no cache
+//      between requests, so sending a prompt twice saves nothing; on a shared machine the two still differ by the
+//      load of the moment, which is why the overhead is taken against the same call's own inferenceMs.
 // 2. Episodes per second with a harness against the built-in chat loop on the same task (wrong-comparison, strict
 //    checker) and the same work, scripted by `replies:` (list, apply the fix, run the tests, finish): mini-swe-agent,
 //    and the built-in loop with bash, bash, bash, submit; `--episodes` of each, `--concurrency` at a time.
@@ -96,7 +97,7 @@ interface CallTiming {
   totalMs: number;
   /** the model's own time in the call (the record's inferenceMs) */
   inferenceMs: number;
-  /** total − inferenceMs, and its parts */
+  /** total − inferenceMs, and its parts: the gateway's own, Temporal's (the update, the record read back), the activity's */
   overheadMs: number;
   gatewayMs: number;
   temporalMs: number;
@@ -171,7 +172,7 @@ async function direct(store: ArtifactStore, record: CallRecord, policyRef: strin
 
 /**
  * mini-swe-agent episodes one after another until `count` calls were timed; a served model's calls are each generated
- * again straight from its server right after their episode, so both sides meet the same load.
+ * again straight from its server right after their episode, so that both meet much the same load.
  */
 async function measureCalls(
   env: TestWorkflowEnvironment,
@@ -208,6 +209,11 @@ async function measureCalls(
           : {}),
       });
     }
+    if (!timings.some((timing) => timing.status === 200))
+      throw new Error(
+        `an episode made no call through the gateway: ${result.outcome} (${result.error ?? 'no error'}); ` +
+          'is the harness installed (bash scripts/build-harnesses.sh)?',
+      );
     log(
       `gateway: ${calls.length} of ${count} calls (an episode ${result.outcome} after ${result.counters.turns} calls)`,
     );
