@@ -4,6 +4,7 @@ import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporal
 import { createEpisodeActivities, createHostActivities } from '../activities';
 import { configuredStore } from '../activities/store/open-store';
 import { createWorkerGateway } from './gateway';
+import type { GatewayRequestTiming } from '../serving/gateway/server';
 import { deploymentId, dockerHostId } from '../activities/sandbox/container';
 import { hostCapacitySlots, hostSandboxes } from './host-capacity';
 import { SearchAttributes } from '../shared/names/search-attributes';
@@ -32,6 +33,8 @@ export interface EpisodeWorkerOptions {
   sandboxes?: boolean;
   /** stops the workers gracefully when aborted (the process's signals do too) */
   signal?: AbortSignal;
+  /** told of every request the model gateway answered, with its timing (bench/gateway.ts reads them) */
+  onGatewayRequest?: (timing: GatewayRequestTiming) => void;
   /** called once every worker polls (`metricsPort`: where the metrics are served, when they are) */
   onReady?: (info: { hostId: string; taskQueue: string; metricsPort?: number }) => void | Promise<void>;
 }
@@ -57,7 +60,12 @@ export async function runEpisodeWorker(options: EpisodeWorkerOptions): Promise<v
       : undefined;
   await pool?.start();
   // the model gateway of the harnesses in this host's sandboxes: it sends their calls to their episodes as updates
-  const gateway = options.sandboxes !== false ? createWorkerGateway(client, configuredStore(config)) : undefined;
+  const gateway =
+    options.sandboxes !== false
+      ? createWorkerGateway(client, configuredStore(config), {
+          ...(options.onGatewayRequest ? { onRequest: options.onGatewayRequest } : {}),
+        })
+      : undefined;
   const deps = {
     docker,
     config,

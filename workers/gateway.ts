@@ -1,17 +1,22 @@
 import type { Client } from '@temporalio/client';
 import { CallRecord, gatewayReply, requestDigest } from '../activities/gateway/calls';
 import type { ArtifactStore } from '../activities/store/artifact-store';
-import { createGateway, type GatewayLimits } from '../serving/gateway/server';
+import { createGateway, type GatewayLimits, type GatewayRequestTiming } from '../serving/gateway/server';
 import { modelCallUpdate } from '../workflows/messages';
 
 /**
  * The model gateway of a sandbox host's worker: each call goes to its episode's workflow as the `modelCall` update
  * (the durable step), and the reply is read from the call's record.
  */
-export function createWorkerGateway(client: Client, store: ArtifactStore, limits?: Partial<GatewayLimits>) {
+export function createWorkerGateway(
+  client: Client,
+  store: ArtifactStore,
+  options: { limits?: Partial<GatewayLimits>; onRequest?: (timing: GatewayRequestTiming) => void } = {},
+) {
   return createGateway({
     store,
-    ...(limits ? { limits } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     async callModel(call) {
       let answer;
       try {

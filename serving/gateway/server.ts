@@ -73,7 +73,29 @@ export type CallModel = (call: {
   updateId: string;
 }) => Promise<{ reply: GatewayReply } | { refused: GatewayError }>;
 
-export function createGateway(deps: { store: ArtifactStore; callModel: CallModel; limits?: Partial<GatewayLimits> }) {
+/**
+ * One request as its client waited for it: from its headers' arrival to the answer's last byte handed to the socket.
+ * A call sent to its episode also says how long the gateway waited for the episode's answer, so the rest is the
+ * gateway's own work (reading and parsing the body, storing the request, writing the answer).
+ */
+export interface GatewayRequestTiming {
+  session: string;
+  path: string;
+  status: number;
+  totalMs: number;
+  /** the call's update id; null for a request refused before it reached its episode, or that was no model call */
+  updateId: string | null;
+  /** how long the episode took to answer the call (the update, the reply read from its record); null as above */
+  episodeMs: number | null;
+}
+
+export function createGateway(deps: {
+  store: ArtifactStore;
+  callModel: CallModel;
+  limits?: Partial<GatewayLimits>;
+  /** told of every request once its answer is written (a benchmark's or a monitor's clock) */
+  onRequest?: (timing: GatewayRequestTiming) => void;
+}) {
   const limits = { ...defaultGatewayLimits, ...deps.limits };
   const sessions = new Map<string, Open>();
 
@@ -117,16 +139,25 @@ export function createGateway(deps: { store: ArtifactStore; callModel: CallModel
   }
 
   /** One model call: sent to its episode, the reply answered in the API's shape. */
-  async function call(open: Open, adapter: GatewayApiAdapter, request: GatewayRequest, response: ServerResponse) {
+  async function call(
+    open: Open,
+    adapter: GatewayApiAdapter,
+    request: GatewayRequest,
+    response: ServerResponse,
+    timing: GatewayRequestTiming,
+  ) {
     const requestRef = await deps.store.putJson(request);
     const number = open.next++;
+    timing.updateId = `${open.session.id}:${number}`;
+    const asked = performance.now();
     const answer = await deps.callModel({
       workflowId: open.session.workflowId,
       session: open.session.id,
       requestRef,
       request,
-      updateId: `${open.session.id}:${number}`,
+      updateId: timing.updateId,
     });
+    timing.episodeMs = performance.now() - asked;
     if ('refused' in answer) throw new Refusal(answer.refused);
     const reply = answer.reply;
     if (request.stream) {
@@ -146,6 +177,19 @@ export function createGateway(deps: { store: ArtifactStore; callModel: CallModel
     open.requests += 1;
     open.lastActivityMs = Date.now();
     const path = (request.url ?? '/').split('?')[0]!;
+    const arrived = performance.now();
+    const timing: GatewayRequestTiming = {
+      session: open.session.id,
+      path,
+      status: 0,
+      totalMs: 0,
+      updateId: null,
+      episodeMs: null,
+    };
+    if (deps.onRequest)
+      response.once('finish', () =>
+        deps.onRequest!({ ...timing, status: response.statusCode, totalMs: performance.now() - arrived }),
+      );
     const adapter = gatewayAdapterForPath(path);
     try {
       if (keyOf(request) !== open.session.key) throw refuse(401, 'authentication_error', 'invalid API key');
@@ -168,7 +212,7 @@ export function createGateway(deps: { store: ArtifactStore; callModel: CallModel
         }
         const parsed = adapter.parse(json);
         if (!parsed.ok) throw new Refusal(parsed.error);
-        await call(open, adapter, parsed.request, response);
+        await call(open, adapter, parsed.request, response, timing);
       } finally {
         open.inFlight -= 1;
         open.lastActivityMs = Date.now();

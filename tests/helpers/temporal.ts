@@ -11,7 +11,7 @@ import type { EpisodeResult } from '../../shared/contracts/episode';
 import { SearchAttributes } from '../../shared/names/search-attributes';
 import { devServerDynamicConfigArgs } from '../../shared/names/dev-server';
 import { loadConfig, projectRoot, type LoadedConfig } from '../../workers/config';
-import { runEpisodeWorker } from '../../workers/episode-worker';
+import { runEpisodeWorker, type EpisodeWorkerOptions } from '../../workers/episode-worker';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { temporalBinary } from '../../cli/services/dev-server';
 import { labels } from '../../activities/sandbox/container';
@@ -78,7 +78,7 @@ export interface RunningWorker {
 export async function startWorker(
   env: TestWorkflowEnvironment,
   config = testConfig(env.address),
-  options: { taskQueue?: string; sandboxes?: boolean } = {},
+  options: Pick<EpisodeWorkerOptions, 'sandboxes' | 'onGatewayRequest'> & { taskQueue?: string } = {},
 ): Promise<RunningWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomBytes(4).toString('hex')}`;
   const controller = new AbortController();
@@ -92,6 +92,7 @@ export async function startWorker(
     workflowBundle: await workflowBundle(),
     signal: controller.signal,
     sandboxes: options.sandboxes,
+    ...(options.onGatewayRequest ? { onGatewayRequest: options.onGatewayRequest } : {}),
     onReady: (info) => {
       hostId = info.hostId;
       metricsPort = info.metricsPort;

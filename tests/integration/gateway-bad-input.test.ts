@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createArtifactStore } from '../../activities/store/artifact-store';
-import { type Gateway } from '../../serving/gateway/server';
+import { type Gateway, type GatewayRequestTiming } from '../../serving/gateway/server';
 import { createWorkerGateway } from '../../workers/gateway';
-import { startTestServer } from '../helpers/temporal';
+import { startTestServer, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let gateway: Gateway;
@@ -20,13 +20,13 @@ const storeDir = mkdtempSync(join(tmpdir(), 'agentrl-gateway-store-'));
 const dir = mkdtempSync(join(tmpdir(), 'agentrl-gw-'));
 const socketPath = join(dir, 'gateway.sock');
 const key = 'k-right';
+const timings: GatewayRequestTiming[] = [];
 
 before(async () => {
   env = await startTestServer();
   gateway = createWorkerGateway(env.client, createArtifactStore(storeDir), {
-    maxBodyBytes: 64 * 1024,
-    maxConcurrent: 2,
-    bodyTimeoutMs: 1500,
+    limits: { maxBodyBytes: 64 * 1024, maxConcurrent: 2, bodyTimeoutMs: 1500 },
+    onRequest: (timing) => timings.push(timing),
   });
   // the session's episode is a workflow that has already ended (its input was refused)
   const ended = await env.client.workflow.start('rolloutEpisode', {
@@ -105,12 +105,31 @@ describe('model gateway: bad input', () => {
   });
 
   test('a call of an episode that has ended: refused in the API shape, the gateway goes on', async () => {
+    timings.length = 0;
     const answer = await post('/v1/chat/completions', chat);
     assert.equal(answer.status, 409);
     assert.match(JSON.stringify(answer.body), /does not take this call/);
     // the next request is served as before
     const again = await post('/v1/chat/completions', chat, { authorization: 'Bearer nope' });
     assert.equal(again.status, 401);
+    // each request is timed once answered: the call sent to its episode with the time the episode took, the one
+    // refused at the door without
+    await waitFor('both requests timed', async () => timings.length === 2);
+    const [sent, refused] = timings;
+    assert.equal(sent!.status, 409);
+    assert.match(sent!.updateId ?? '', /^gateway-ended-episode#0:\d+$/);
+    assert.ok(sent!.episodeMs! > 0 && sent!.episodeMs! <= sent!.totalMs, JSON.stringify(sent));
+    assert.deepEqual(
+      { ...refused, totalMs: 0 },
+      {
+        session: 'gateway-ended-episode#0',
+        path: '/v1/chat/completions',
+        status: 401,
+        totalMs: 0,
+        updateId: null,
+        episodeMs: null,
+      },
+    );
   });
 
   test('a client that never finishes its body is cut off; more requests at once than allowed get 429', async () => {
