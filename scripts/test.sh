@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The test suite in tiers, fastest first; the first tier that fails stops the run, and each tier's
 # time is printed at the end.
-#   static       types, lint, formatting (prettier, ruff)
-#   unit         pure functions, golden vectors, exact error messages (tests/unit); the Python tests that
-#                start no container run meanwhile in the background (their tier reports below)
+#   static       types, lint, formatting (prettier, ruff); the Python tests that start no container run
+#                meanwhile in the background, through this tier and the next three (their tier reports below)
+#   unit         pure functions, golden vectors, exact error messages (tests/unit)
 #   activities   one activity at a time in MockActivityEnvironment (tests/activities; the cancellation tests need Docker)
 #   workflows    the real dev server with stubbed activities, and the replay of recorded histories (tests/workflows)
 #   python       the trainer (trainer/tests), the checker's Python (activities/checker/tests) and the sandbox's
@@ -74,8 +74,10 @@ wait_python() {
   return "$(cat "$python_rc_file")"
 }
 
-tier static static
+# the Python tests take longer than the static, unit, activity and workflow tiers together, and the static
+# checks keep one core busy: started first, they finish about when the workflow tier does
 start_python
+tier static static
 tier unit limited 900 "${node_test[@]}" tests/unit/*.test.ts
 tier activities limited 300 "${node_test[@]}" tests/activities/*.test.ts
 tier workflows limited 900 "${node_test[@]}" tests/workflows/*.test.ts

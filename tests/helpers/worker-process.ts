@@ -32,6 +32,32 @@ export function spawnWorker(
   return child;
 }
 
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npx agentrl ARGS` run to its exit without blocking this process, as spawnSync would: a child of the test (a
+ * foreground worker, `up`) that exits meanwhile must be reaped, for a zombie still answers kill(pid, 0) and
+ * `server stop` would wait its whole 20 s grace for a process that is gone. Killed after `timeoutMs`.
+ */
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const status = await new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
+  clearTimeout(timer);
+  return { status, stdout, stderr };
+}
+
 /** SIGTERM, SIGKILL after 30 s, and the pipes closed: a worker left running must not hold the test file open. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {

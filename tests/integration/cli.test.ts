@@ -1,10 +1,12 @@
-// `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code.
+// `npx agentrl` end to end: it starts its own dev server and worker, and replaces a worker running older code. The
+// README's main command also proves that services dying during a run lose nothing: its policy server is killed while
+// episodes sample and its trainer in the middle of a step (`kill -9` both), and every step completes with whole groups.
 import { localFile, scriptedEpisodeArgs } from '../helpers/temporal';
 import { runFolder } from '../helpers/training';
 import { localPathOf } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -19,6 +21,7 @@ writeFileSync(
   `temporal:\n  address: 127.0.0.1:17233\n  uiPort: 18233\nstateDir: ${state}\nartifactsDir: ${state}/artifacts\nworker:\n  reapIntervalMs: 5000\n`,
 );
 const env = { ...process.env, AGENTRL_CONFIG: configPath };
+const policyPort = 18100;
 
 function agentrl(...args: string[]) {
   const result = spawnSync(process.execPath, [join(projectRoot, 'bin', 'agentrl.js'), ...args], {
@@ -146,16 +149,53 @@ test('eval reports pass@k of true success next to the checker reward: the test-o
   assert.match(bad.stderr, /--samples \(2\) must be at least k \(3\)/);
 });
 
-test("the README's main command: a short training run on the embedded defaults", () => {
-  const run = agentrl('train', '--json', '--policy-port', '18100');
-  assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /starting policy-server/);
-  assert.match(run.stderr, /starting trainer/);
-  assert.match(run.stderr, /iteration 2\/2 sampling/);
-  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-  // the warm start and one step per iteration
+test("the README's main command: a short training run on the embedded defaults, which completes every step with its policy server and trainer killed mid-run", async () => {
+  const child = spawn(
+    process.execPath,
+    [join(projectRoot, 'bin', 'agentrl.js'), 'train', '--json', '--policy-port', String(policyPort)],
+    { env },
+  );
+  let stdout = '';
+  let stderr = '';
+  const killed: string[] = [];
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    // the policy server while an iteration samples (one episode done, others in flight)
+    if (!killed.includes('policy') && /iteration 1\/2 sampling ([1-9]|1[0-5])\/16 episodes/.test(stderr)) {
+      killed.push('policy');
+      process.kill(serviceRecord(state, `policy-server-${policyPort}`).pid, 'SIGKILL');
+    }
+    // the trainer in the middle of a step: the warm start's (imitation of 16 demonstrations for 20 epochs, seconds
+    // whatever the rewards; the iteration's may be too quick to see)
+    if (!killed.includes('trainer') && /iteration 1\/2 training/.test(stderr)) {
+      killed.push('trainer');
+      setTimeout(() => process.kill(serviceRecord(state, 'trainer').pid, 'SIGKILL'), 300);
+    }
+  });
+  const code = await new Promise<number | null>((resolveExit) => child.on('close', resolveExit));
+  assert.equal(code, 0, stderr.slice(-3000));
+  assert.match(stderr, /starting policy-server/);
+  assert.match(stderr, /starting trainer/);
+  assert.match(stderr, /iteration 2\/2 sampling/);
+  assert.deepEqual([...killed].sort(), ['policy', 'trainer'], stderr.slice(-3000));
+  assert.match(stderr, new RegExp(`policy-server-${policyPort} is down: starting it again`));
+  assert.match(stderr, /trainer is down: starting it again/);
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    steps: number;
+    runId: string;
+    runRef: string;
+    policyVersion: string;
+    reportRef: string;
+  };
+  // the warm start and one step per iteration, as in a run left alone: the step the trainer was killed in was
+  // retried on the restarted trainer and recorded once
   assert.equal(result.steps, 3);
   assert.equal(result.policyVersion, `${result.runId}-step-3`);
+  assert.deepEqual(
+    readdirSync(join(runFolder(result), 'steps')).sort(),
+    [1, 2, 3].map((step) => `${result.runId}-step-${step}.json`),
+  );
   const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
@@ -167,7 +207,12 @@ test("the README's main command: a short training run on the embedded defaults",
   assert.deepEqual(
     metrics.slice(0, 2).map((line) => line.train.episodes),
     [16, 16],
+    'the groups are whole',
   );
+  for (const line of metrics.slice(0, 2)) {
+    assert.equal(line.train.outcomes.policy_error ?? 0, 0, `outcomes ${JSON.stringify(line.train.outcomes)}`);
+    assert.equal(line.train.outcomes.sandbox_crash ?? 0, 0);
+  }
   assert.equal(metrics[2].eval.episodes, 4);
   const report = readFileSync(localPathOf(result.reportRef)!, 'utf8');
   assert.match(report, /\| 1 \| .*-step-2 \|/);

@@ -4,7 +4,7 @@
 // on the folder store: a background one is replaced and every artifact of the episode lands in the
 // bucket, a foreground one makes the command refuse, naming both stores.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3ClientFromEnvironment } from '../../activities/store/s3-store';
 import { projectRoot } from '../../workers/config';
 import { scriptedEpisodeArgs, waitFor } from '../helpers/temporal';
-import { stopChild } from '../helpers/worker-process';
+import { runCli, stopChild } from '../helpers/worker-process';
 
 const state = mkdtempSync(join(tmpdir(), 'agentrl-services-'));
 const configPath = join(state, 'temporal.yaml');
@@ -39,8 +39,7 @@ const env: NodeJS.ProcessEnv = {
 delete env.AGENTRL_STORE;
 const onS3 = { AGENTRL_STORE: s3Store };
 
-const agentrl = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [cli, ...args], { env: { ...env, ...extra }, encoding: 'utf8', timeout: 300_000 });
+const agentrl = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { ...env, ...extra }, 300_000);
 
 /** The smallest real episode: a scripted fix of a bundled task, five turns. */
 const episode = (extra: NodeJS.ProcessEnv = {}) => agentrl([...scriptedEpisodeArgs], extra);
@@ -98,43 +97,45 @@ before(async () => {
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 });
 afterEach(async () => {
-  agentrl(['server', 'stop']);
+  await agentrl(['server', 'stop']);
   await Promise.all(users.splice(0).map(stopChild));
 });
-after(() => agentrl(['server', 'stop']));
+after(async () => {
+  await agentrl(['server', 'stop']);
+});
 
 test('a background worker, then a foreground one: both recorded, both listed, and `server stop` leaves no worker process', async () => {
-  const first = episode();
+  const first = await episode();
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stderr, /starting a worker \(pid (\d+)/);
   const background = Number(/starting a worker \(pid (\d+)/.exec(first.stderr)![1]);
   const foreground = await foregroundWorker();
   users.push(foreground);
 
-  const status = agentrl(['status']);
+  const status = await agentrl(['status']);
   assert.equal(status.status, 0, status.stderr);
   assert.match(status.stdout, new RegExp(`worker: pid ${background}, host \\w+, background, `));
   assert.match(status.stdout, new RegExp(`worker: pid ${foreground.pid}, host \\w+, foreground, `));
   assert.deepEqual(workerProcesses().sort(), [background, foreground.pid!].sort());
 
   const exited = new Promise((resolveExit) => foreground.once('exit', resolveExit));
-  const stop = agentrl(['server', 'stop']);
+  const stop = await agentrl(['server', 'stop']);
   assert.equal(stop.status, 0, stop.stderr);
   assert.match(stop.stderr, new RegExp(`stopped worker ${background} \\(background\\)`));
   assert.match(stop.stderr, new RegExp(`stopped worker ${foreground.pid} \\(foreground\\)`));
   await exited;
   assert.deepEqual(workerProcesses(), [], 'no worker process of this checkout is left');
-  assert.match(agentrl(['status']).stdout, /worker: none on this host/);
+  assert.match((await agentrl(['status'])).stdout, /worker: none on this host/);
 });
 
 test('an episode on the S3 store replaces a background worker on the folder store, and refuses beside a foreground one', async () => {
-  const onFolder = episode();
+  const onFolder = await episode();
   assert.equal(onFolder.status, 0, onFolder.stderr);
   assert.match(JSON.parse(onFolder.stdout).trajectoryUri, new RegExp(`^${escape(folderStore)}/`));
   const replaced = Number(/starting a worker \(pid (\d+)/.exec(onFolder.stderr)![1]);
   const localBefore = filesUnder(join(state, 'artifacts'));
 
-  const run = episode(onS3);
+  const run = await episode(onS3);
   assert.equal(run.status, 0, run.stderr);
   assert.match(
     run.stderr,
@@ -162,7 +163,7 @@ test('an episode on the S3 store replaces a background worker on the folder stor
   // a worker the user runs on the folder store is never stopped for a command: the command refuses
   const user = await foregroundWorker();
   users.push(user);
-  const refused = episode(onS3);
+  const refused = await episode(onS3);
   assert.equal(refused.status, 1, refused.stdout);
   assert.match(refused.stderr, new RegExp(`worker ${user.pid} was started in the foreground`));
   assert.match(refused.stderr, new RegExp(`its store is ${escape(folderStore)}, this command's is ${escape(s3Store)}`));
@@ -172,12 +173,12 @@ test('an episode on the S3 store replaces a background worker on the folder stor
 
 test('a worker of another state folder on the same queue and another store makes a command refuse', async () => {
   // as a second checkout on the same dev server would run one: its own state folder, its own folder store
-  const started = agentrl(['server', 'start']);
+  const started = await agentrl(['server', 'start']);
   assert.equal(started.status, 0, started.stderr);
   const otherState = mkdtempSync(join(tmpdir(), 'agentrl-services-other-'));
   const other = await foregroundWorker({ AGENTRL_STATE_DIR: otherState });
   users.push(other);
-  const refused = episode(onS3);
+  const refused = await episode(onS3);
   assert.equal(refused.status, 1, refused.stdout);
   assert.match(refused.stderr, /a worker of another checkout, state folder or machine polls agentrl-episodes/);
   assert.match(
