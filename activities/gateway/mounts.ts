@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type Dockerode from 'dockerode';
 
 /**
  * Where an agent's sandbox meets the model gateway and the harnesses. Every agent container gets two bind mounts:
@@ -21,8 +22,23 @@ export const harnessMountPath = '/opt/agentrl/harnesses';
  * container was created with (a pool container keeps its folder when an episode claims it).
  */
 export function gatewayDirFor(containerName: string): string {
-  const root = process.env.AGENTRL_GATEWAY_DIR || join(tmpdir(), 'agentrl-gateway');
-  return join(root, createHash('sha256').update(containerName).digest('hex').slice(0, 16));
+  return join(gatewayRoot(), createHash('sha256').update(containerName).digest('hex').slice(0, 16));
+}
+
+/** The host folder that holds every container's gateway folder. */
+function gatewayRoot(): string {
+  return resolve(process.env.AGENTRL_GATEWAY_DIR || join(tmpdir(), 'agentrl-gateway'));
+}
+
+/** The gateway folder an agent's container binds, if it has one under this host's gateway root. */
+export function gatewayDirOf(info: Dockerode.ContainerInspectInfo): string | undefined {
+  const source = info.Mounts?.find((mount) => mount.Destination === gatewayMountPath)?.Source;
+  return source && dirname(resolve(source)) === gatewayRoot() ? resolve(source) : undefined;
+}
+
+/** Removes a removed container's gateway folder (and a socket a gateway may still hold open in it). */
+export function removeGatewayDir(dir: string | undefined): void {
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Makes a container's gateway folder (the agent's uid connects to the socket in it). */

@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { extract, pack } from 'tar-stream';
+import { gatewayDirOf, removeGatewayDir } from '../gateway/mounts';
 
 export interface TarEntry {
   path: string;
@@ -222,13 +223,15 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /**
- * Removes a container with its anonymous volumes. Absent is fine; when another caller is already
- * removing it (docker answers 409), waits until it is gone, so its volumes can be removed next.
- * True when this call removed it.
+ * Removes a container with its anonymous volumes and, for an agent's container, its gateway folder on this host.
+ * Absent is fine; when another caller is already removing it (docker answers 409), waits until it is gone, so its
+ * volumes can be removed next. True when this call removed it.
  */
 export async function removeContainer(docker: Dockerode, idOrName: string, waitMs = 60_000): Promise<boolean> {
   try {
+    const gatewayDir = gatewayDirOf(await docker.getContainer(idOrName).inspect());
     await docker.getContainer(idOrName).remove({ force: true, v: true });
+    removeGatewayDir(gatewayDir);
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;

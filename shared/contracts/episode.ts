@@ -140,7 +140,10 @@ export type TurnStatus = (typeof TurnStatuses)[number];
 export const TurnPhases = z.object({
   /** the policy's generation (served or embedded model); 0 for a scripted policy */
   inferenceMs: z.number().min(0),
-  /** the tool call in the sandbox (executor or exec), start to result */
+  /**
+   * the tool call in the sandbox (executor or exec), start to result; in a harness episode, the harness's own time
+   * between its model calls (its commands and its own work)
+   */
   toolMs: z.number().min(0),
   /** the host-side sweep of the agent's processes after the call (overlaps storeMs) */
   sweepMs: z.number().min(0),

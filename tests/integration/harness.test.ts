@@ -5,11 +5,12 @@
 // again and replays its calls from the record, so nothing is generated twice and the trajectory is the uninterrupted
 // one; a request that differs after the restart ends the replay and is counted.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { gatewayDirOf } from '../../activities/gateway/mounts';
 import { loadChatTokenizer } from '../../activities/policies/chat/chat-tokenizer';
 import { createArtifactStore } from '../../activities/store/artifact-store';
 import { createEpisodeRecords } from '../../activities/store/episode-records';
@@ -141,6 +142,9 @@ describe('agent harnesses through the model gateway', () => {
       assert.equal(result.reward, 1);
       assert.equal(result.trueSuccess, true);
       assert.equal(result.counters.turns, 4);
+      // the harness's time is the episode's acting time: its generations inside it, the rest its own (its commands)
+      const phases = result.timings.turnPhases!;
+      assert.ok(phases.toolMs > 0 && phases.inferenceMs + phases.toolMs <= result.timings.turnsMs + 1, 'timed');
       const store = createArtifactStore(suite.worker.config.artifactsDir);
       const records = createEpisodeRecords(store);
       const turns = await records.readTurns(result.episodeId);
@@ -222,6 +226,8 @@ describe('agent harnesses through the model gateway', () => {
       120_000,
     );
     const [container] = (await containersOf(workflowId)).filter((info) => info.Labels['agentrl.role'] !== 'grader');
+    const gatewayDir = gatewayDirOf(await docker.getContainer(container!.Id).inspect());
+    assert.ok(gatewayDir && existsSync(join(gatewayDir, 'gateway.sock')), 'the gateway listens in its folder');
     const killed = await exec(container!.Id, ['pkill', '-9', '-f', 'bin/mini']);
     assert.equal(killed, 0, 'the harness process was found and killed');
     const result = (await handle.result()) as EpisodeResult;
@@ -234,6 +240,7 @@ describe('agent harnesses through the model gateway', () => {
     const generations = await generationsOf(workflowId);
     assert.equal(generations, plain.counters.turns, 'one generation per distinct call');
     assert.equal((await containersOf(workflowId)).length, 0, 'no container left, the crashed one included');
+    assert.ok(!existsSync(gatewayDir), "nor the crashed one's gateway folder");
   });
 
   test('a relaunched harness that asks something else ends the replay there: counted, and the episode goes on', async () => {

@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { EpisodeActivities, HostActivities } from '../../activities';
-import type { EpisodeState, SandboxHandle } from '../../shared/contracts/episode';
+import { emptyTimings, type EpisodeState, type SandboxHandle, type TurnPhases } from '../../shared/contracts/episode';
 import { defaultLimits, type EpisodeInput } from '../../shared/contracts/episode-input';
 import { Outcomes, type Outcome } from '../../shared/contracts/outcomes';
 import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
@@ -126,6 +126,8 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<HarnessEn
     const current: Live = live;
     let crash: string | null = null;
     let ended: HarnessEnd | null = null;
+    const launchStart = Date.now();
+    const inferenceBefore = phasesOf(state).inferenceMs;
     try {
       current.scope = new CancellationScope();
       const run = await current.scope.run(() =>
@@ -172,6 +174,7 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<HarnessEn
     await condition(() => current.inFlight === 0);
     live = null;
     countHarness(state);
+    addLaunchTimings(state, Date.now() - launchStart, inferenceBefore);
     if (current.stop) ended = current.stop;
     // parking: the calls are recorded in the state; the resume relaunches and replays them
     if (ended && 'park' in ended) return ended;
@@ -184,6 +187,20 @@ export async function actWithHarness(episode: HarnessEpisode): Promise<HarnessEn
     const fresh = await freshSandbox(episode, launch + 1);
     if (!fresh) return { outcome: Outcomes.sandboxCrash, detail: `${crash}; no fresh sandbox to start it again` };
   }
+}
+
+/**
+ * A launch's time in the episode's timings: all of it in turnsMs; inside it, the generations (added per call) and the
+ * rest, the harness's own time between calls, as its tool time.
+ */
+function addLaunchTimings(state: EpisodeState, launchMs: number, inferenceBefore: number): void {
+  (state.timings ??= emptyTimings()).turnsMs += launchMs;
+  const phases = phasesOf(state);
+  phases.toolMs += Math.max(0, launchMs - (phases.inferenceMs - inferenceBefore));
+}
+
+function phasesOf(state: EpisodeState): TurnPhases {
+  return ((state.timings ??= emptyTimings()).turnPhases ??= { inferenceMs: 0, toolMs: 0, sweepMs: 0, storeMs: 0 });
 }
 
 /** The harness's run: on the sandbox's host, no retry (a crash starts the harness again, from a fresh sandbox). */
@@ -207,6 +224,7 @@ async function freshSandbox(episode: HarnessEpisode, launch: number): Promise<bo
   await CancellationScope.nonCancellable(() =>
     episode.host.releaseSandbox({ sandbox: state.sandbox, episodeId: episode.episodeId }),
   ).catch(() => undefined);
+  const started = Date.now();
   try {
     state.sandbox = await acquireSandbox(input, {
       workflowId: workflowInfo().workflowId,
@@ -219,6 +237,7 @@ async function freshSandbox(episode: HarnessEpisode, launch: number): Promise<bo
     if (isCancellation(error)) throw error;
     return false;
   }
+  (state.timings ??= emptyTimings()).acquireMs += Date.now() - started;
   (state.hosts ??= []).push(state.sandbox.hostId);
   episode.host = hostActivities(input, state.sandbox);
   return true;
@@ -305,6 +324,7 @@ function modelCallHandler(
         stopWith({ outcome: Outcomes.tokenLimit, detail: result.tokenLimit });
         return refused(400, result.tokenLimit);
       }
+      phasesOf(state).inferenceMs += result.inferenceMs;
       harness.calls.push({ ref: result.callRef, digest: call.digest });
       live.cursor = harness.calls.length;
       if (result.segmentStart && result.segmentStart !== 'first') {
