@@ -323,7 +323,6 @@ export function createHarnessActivities(deps: HarnessDeps) {
       let context: ModelContext | null = null;
       const samples: string[] = [];
       let previousEnd: number[] | null = null;
-      let inferenceMs = 0;
       for (const [turn, ref] of input.callRefs.entries()) {
         const record = await store.getJson(ref, CallRecord);
         const extends_ =
@@ -350,7 +349,6 @@ export function createHarnessActivities(deps: HarnessDeps) {
           ),
         );
         previousEnd = [...context.ids];
-        inferenceMs += record.inferenceMs;
         const [contextRef, actionRef, idsRef, logprobsRef, observationRef] = await Promise.all([
           records.putContext(context),
           store.putBlob(
@@ -385,7 +383,8 @@ export function createHarnessActivities(deps: HarnessDeps) {
             contextRef,
             memory: emptyMemory(),
             tokens: context.ids.length,
-            inferenceMs,
+            // this call's, as a built-in turn's is its own generation's
+            inferenceMs: record.inferenceMs,
             chat: { messagesRef: record.requestRef, samples: [...samples] },
           },
         };

@@ -2,6 +2,7 @@ import { codeVersion } from '../../workers/code-version';
 import type { LoadedConfig } from '../../workers/config';
 import { devServerName } from './dev-server';
 import { runningServices } from './records';
+import { trainerName, trainerVersion } from './trainer';
 import { workerName } from './worker';
 
 /**
@@ -10,10 +11,12 @@ import { workerName } from './worker';
  */
 export function serviceLines(config: LoadedConfig): string[] {
   const services = runningServices(config).filter((record) => record.name !== devServerName);
-  const current = codeVersion();
+  // the trainer is Python: its version is its sources' (trainer.ts), every other service's this checkout's
+  const current = { node: codeVersion(), python: trainerVersion() };
   const lines = services.map((record) => {
     const host = record.hostId ? `, host ${record.hostId}` : '';
-    const stale = record.codeVersion !== current ? ' (older than this checkout)' : '';
+    const ours = record.name === trainerName ? current.python : current.node;
+    const stale = record.codeVersion !== ours ? ' (older than this checkout)' : '';
     const settings = Object.entries(record.settings)
       .map(([key, value]) => `, ${key} ${value}`)
       .join('');

@@ -12,7 +12,7 @@ import { s3Access } from './store-settings';
 export const trainerName = 'trainer';
 
 /** Hash of the Python trainer's sources and its contract: a trainer worker running older code is replaced. */
-function trainerVersion(): string {
+export function trainerVersion(): string {
   const hash = createHash('sha256');
   const dir = join(projectRoot, 'trainer', 'agentrl_trainer');
   for (const name of readdirSync(dir)

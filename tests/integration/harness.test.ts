@@ -149,6 +149,11 @@ describe('agent harnesses through the model gateway', () => {
       const records = createEpisodeRecords(store);
       const turns = await records.readTurns(result.episodeId);
       assert.equal(turns.length, 4);
+      assert.equal(
+        turns.reduce((sum, turn) => sum + turn.model!.inferenceMs, 0),
+        phases.inferenceMs,
+        "the turns' generation times are the episode's",
+      );
       const tokenizer = loadChatTokenizer('smollm2-135m-instruct');
       const last = await records.readContext(turns.at(-1)!.model!.contextRef);
       // every generated id of the trajectory is one the backend generated, verbatim, and nothing else is trained
