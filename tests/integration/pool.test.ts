@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { labels } from '../../activities/sandbox/container';
+import { deploymentId, labels } from '../../activities/sandbox/container';
 import { poolNamePrefix } from '../../activities/sandbox/pool';
 import {
   docker,
@@ -38,11 +38,15 @@ after(async () => {
   await env?.teardown();
 });
 
-/** This worker's pool containers, ready (pool name) or claimed (an episode's name), with their recipe. */
+/**
+ * This worker's pool containers, ready (pool name) or claimed (an episode's name), with their recipe: of its deployment,
+ * for a pool of another worker on the same Docker host (another test file, another checkout) carries the same host id.
+ */
 async function poolContainers(): Promise<{ id: string; name: string; running: boolean; recipe: string }[]> {
+  const deployment = deploymentId(env.address, worker.config.temporal.namespace, worker.taskQueue);
   const list = await docker.listContainers({
     all: true,
-    filters: { label: [`${labels.role}=pool`, `${labels.pool}`] },
+    filters: { label: [`${labels.role}=pool`, `${labels.pool}`, `${labels.episode}=${deployment}`] },
   });
   return list
     .filter((info) => (info.Labels[labels.pool] ?? '').startsWith(`${worker.hostId}:`))
@@ -158,6 +162,15 @@ test('a claimed sandbox whose episode was terminated is reaped with its volumes;
   await waitFor('the pool to refill', async () => ((await readyOnes()).length ? true : null), 60_000);
   await worker.stop();
   assert.deepEqual(await poolContainers(), [], 'a stopped worker leaves no pool container');
-  const volumes = (await docker.listVolumes()).Volumes?.map((volume) => volume.Name) ?? [];
-  assert.ok(!volumes.some((name) => name.startsWith(`${poolNamePrefix}${worker.hostId.slice(0, 8)}`)));
+  // named as this host's pool names them, and not another deployment's (an unlabelled one counts)
+  const deployment = deploymentId(env.address, worker.config.temporal.namespace, worker.taskQueue);
+  const left = ((await docker.listVolumes()).Volumes ?? []).filter(
+    (volume) =>
+      volume.Name.startsWith(`${poolNamePrefix}${worker.hostId.slice(0, 8)}`) &&
+      (volume.Labels?.[labels.episode] ?? deployment) === deployment,
+  );
+  assert.deepEqual(
+    left.map((volume) => volume.Name),
+    [],
+  );
 });
