@@ -2,7 +2,7 @@
 // call; every malformed one is a tool error whose message says what was wrong.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { demoToolCall, pythonFiles } from '../../activities/policies/chat/chat-demo';
+import { demoToolCall, pythonFiles, solvedToolCall } from '../../activities/policies/chat/chat-demo';
 import { chatActionKind, chatTools, hermesToolPrompt, parseChatToolCall } from '../../shared/chat/tool-format';
 
 const call = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
@@ -165,6 +165,36 @@ describe('the chat format demonstrator (demo:tools)', () => {
     );
     assert.ok(
       [...commands].every((command) => !command.startsWith('cat ') || pythonFiles(listing).includes(command.slice(4))),
+    );
+  });
+  test('the solved demonstrator reads the changed files, writes them fixed, runs the tests and submits', () => {
+    const files = [
+      { path: 'pkg/core.py', content: 'def f(x):\n    return x <= 3  # "fixed"\n' },
+      { path: 'pkg/util.py', content: 'A = 1\n' },
+    ];
+    const episode = (maxTurns: number) =>
+      Array.from({ length: maxTurns }, (_, turn) => {
+        const parsed = parseChatToolCall(solvedToolCall(files, turn, maxTurns));
+        assert.equal(parsed.ok, true, `turn ${turn} of ${maxTurns}`);
+        return (parsed as { call: Record<string, string> }).call;
+      });
+    // the whole plan, then submit at once (the content survives the call's JSON verbatim)
+    assert.deepEqual(episode(8).slice(0, 6), [
+      { tool: 'bash', command: 'cat pkg/core.py' },
+      { tool: 'bash', command: 'cat pkg/util.py' },
+      { tool: 'write_file', path: 'pkg/core.py', content: files[0]!.content },
+      { tool: 'write_file', path: 'pkg/util.py', content: files[1]!.content },
+      { tool: 'bash', command: 'python3 -m pytest -q' },
+      { tool: 'submit' },
+    ]);
+    // fewer turns: the reads go first, then the test run; the last turn submits
+    assert.deepEqual(
+      episode(4).map((call) => call.tool),
+      ['write_file', 'write_file', 'bash', 'submit'],
+    );
+    assert.deepEqual(
+      episode(2).map((call) => call.tool),
+      ['write_file', 'submit'],
     );
   });
 });

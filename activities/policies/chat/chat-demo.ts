@@ -1,6 +1,39 @@
 import { toolCallClose, toolCallOpen, type ChatMessage } from '../../../shared/chat/tool-format';
 import { seededRandom } from '../../../shared/math/random';
 
+/** A tool call in the family's format, spaced as the system prompt's example writes one. */
+function call(name: string, args: Record<string, string>): string {
+  const fields = Object.entries(args)
+    .map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+    .join(', ');
+  return `${toolCallOpen}\n{"name": ${JSON.stringify(name)}, "arguments": {${fields}}}\n${toolCallClose}`;
+}
+
+/** A file as the task's reference fix leaves it: its path from the repository root and its whole new content. */
+export interface SolvedFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * The solved demonstrator (`demo:solve`): it reads each file the task's reference fix changes, writes it fixed, runs
+ * the tests and submits: a whole episode that fixes the task, in the model's own tool-call format, to imitate. With
+ * fewer turns than that, it skips the reads first, then the test run; the last turn of the budget always submits.
+ */
+export function solvedToolCall(files: readonly SolvedFile[], turn: number, maxTurns: number): string {
+  const reads = files.map((file) => call('bash', { command: `cat ${file.path}` }));
+  const writes = files.map((file) => call('write_file', { path: file.path, content: file.content }));
+  const check = call('bash', { command: 'python3 -m pytest -q' });
+  const room = maxTurns - 1;
+  const plan =
+    room >= reads.length + writes.length + 1
+      ? [...reads, ...writes, check]
+      : room >= writes.length + 1
+        ? [...writes, check]
+        : writes.slice(0, Math.max(0, room));
+  return turn < plan.length && turn < room ? plan[turn]! : call('submit', {});
+}
+
 /**
  * The chat format demonstrator (`demo:tools`): well-formed native tool calls that look around and
  * run the tests, then `submit` at the last turn of the budget. It teaches the call format and the
@@ -9,13 +42,6 @@ import { seededRandom } from '../../../shared/math/random';
  * arguments follow what the episode showed.
  */
 export function demoToolCall(messages: readonly ChatMessage[], turn: number, maxTurns: number, seed: number): string {
-  // spaced as the system prompt's example writes a call
-  const call = (name: string, args: Record<string, string>) => {
-    const fields = Object.entries(args)
-      .map(([key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`)
-      .join(', ');
-    return `${toolCallOpen}\n{"name": ${JSON.stringify(name)}, "arguments": {${fields}}}\n${toolCallClose}`;
-  };
   if (turn >= maxTurns - 1) return call('submit', {});
   const random = seededRandom(seed);
   const seen = new Set<string>();
