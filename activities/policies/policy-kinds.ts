@@ -93,10 +93,10 @@ export async function preparePolicy(
     spec.kind === 'replies' ||
     spec.kind === 'vllm' ||
     spec.kind === 'sglang' ||
-    (spec.kind === 'demo' && spec.name === 'tools')
+    (spec.kind === 'demo' && spec.name !== 'format')
   ) {
     const snapshot = await prepareChatPolicy(
-      spec.kind === 'demo' ? { kind: 'demo', name: 'tools' } : spec,
+      spec.kind === 'demo' ? { kind: 'demo', name: spec.name === 'solve' ? 'solve' : 'tools' } : spec,
       sampling,
       baseDir,
       invalid,
@@ -155,7 +155,7 @@ async function prepareChatPolicy(
   spec:
     | { kind: 'tokens'; file: string }
     | { kind: 'replies'; file: string }
-    | { kind: 'demo'; name: 'tools' }
+    | { kind: 'demo'; name: 'tools' | 'solve' }
     | { kind: 'vllm' | 'sglang'; url: string; version?: string },
   sampling: SamplingOptions,
   baseDir: string,
@@ -173,7 +173,7 @@ async function prepareChatPolicy(
   if (spec.kind === 'demo') {
     const window = sampling.chat.window ?? tokenizer.window;
     if (!window) throw invalid(`${tokenizer.name} states no model_max_length; set sampling.chat.window`);
-    return { ...base, kind: 'demo', url: null, window, model: 'demo' };
+    return { ...base, kind: 'demo', demo: spec.name, url: null, window, model: 'demo' };
   }
   if (spec.kind === 'replies') return { ...base, ...readReplies(spec.file, baseDir, sampling, tokenizer, invalid) };
   if (spec.kind === 'tokens') {

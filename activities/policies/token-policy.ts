@@ -45,6 +45,8 @@ export const TokenPolicySnapshot = z.object({
   fixedTurns: z.array(FixedTurn).optional(),
   /** replies: the assistant's text of each call (or turn) */
   fixedReplies: z.array(z.string()).optional(),
+  /** a chat demonstrator: `tools` (the call format, no fix; absent in older snapshots) or `solve` (the task's fix) */
+  demo: z.enum(['tools', 'solve']).optional(),
   /** chat policies: the fingerprint of the tokenizer the policy was prepared with (every host must load the same) */
   tokenizerFingerprint: z.string().optional(),
   /** how the policy and the sandbox talk (shared/contracts/agent-interface.ts) */
@@ -172,6 +174,8 @@ export interface TokenTurn {
   promptRef?: string;
   /** the episode's turn budget (the format demonstrator submits before it) */
   maxTurns?: number;
+  /** demo:solve only: the files the task's reference fix changes (SolvedFile[], from prepareEpisode) */
+  solutionRef?: string;
   /**
    * completions: the version this turn samples (every request of the turn names it, so a turn never
    * mixes versions); @default the version the policy was prepared with

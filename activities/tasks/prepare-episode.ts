@@ -1,6 +1,6 @@
 import { describeSglang, describeVllm } from '../policies/chat/generation-clients';
 import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
 import { TaskImageError } from '../images/task-image';
@@ -12,8 +12,9 @@ import { describeServer } from '../policies/completions-client';
 import { preparePolicy } from '../policies/policy-kinds';
 import { TokenPolicySnapshot } from '../policies/token-policy';
 import type { ArtifactStore } from '../store/artifact-store';
-import { loadTask } from './task-loader';
-import { TaskError } from './task-files';
+import type { SolvedFile } from '../policies/chat/chat-demo';
+import { decodeTree, loadTask, type LoadedTask } from './task-loader';
+import { patchedFiles, TaskError } from './task-files';
 
 export interface PrepareEpisodeDeps {
   store: ArtifactStore;
@@ -48,6 +49,7 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
       }
       const { snapshot } = loaded;
       const snapshotRef = await store.putJson(snapshot);
+      const solutionRef = input.policy === 'demo:solve' ? await store.putJson(solvedFiles(loaded)) : null;
       const policy = await preparePolicy(input.policy, store, deps.projectRoot, input.sampling);
       return {
         task: {
@@ -62,6 +64,7 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
           ...(snapshot.spec.budgets?.maxTurns ? { maxTurns: snapshot.spec.budgets.maxTurns } : {}),
           ...(snapshot.spec.budgets?.maxTokens ? { maxTokens: snapshot.spec.budgets.maxTokens } : {}),
           ...(loaded.harbor?.agentTimeoutMs ? { deadlineMs: loaded.harbor.agentTimeoutMs } : {}),
+          ...(solutionRef ? { solutionRef } : {}),
         },
         policy,
       };
@@ -80,4 +83,24 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
       return (await describeServer(snapshot.url ?? '')).version;
     },
   };
+}
+
+/** The files a task's reference fix changes, fixed (demo:solve): a task without a solution.patch has none to show. */
+function solvedFiles(loaded: LoadedTask): SolvedFile[] {
+  if (!loaded.solutionPatch)
+    throw ApplicationFailure.nonRetryable(
+      `demo:solve needs the task's reference fix: ${loaded.dir} has no solution.patch`,
+      ErrorTypes.invalidTask,
+    );
+  const repo = decodeTree(loaded.snapshot.repo);
+  let changed;
+  try {
+    changed = patchedFiles(repo, loaded.solutionPatch, join(loaded.dir, 'solution.patch'));
+  } catch (error) {
+    if (error instanceof TaskError) throw ApplicationFailure.nonRetryable(error.message, ErrorTypes.invalidTask);
+    throw error;
+  }
+  return Object.entries(changed)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, content]) => ({ path, content: content.toString('utf8') }));
 }

@@ -167,7 +167,8 @@ function encodeTree(files: Record<string, TaskFile>): Record<string, string> {
   return Object.fromEntries(Object.entries(files).map(([path, file]) => [path, file.content.toString('base64')]));
 }
 
-function decodeTree(tree: Record<string, string>): Record<string, Buffer> {
+/** A snapshot's tree (path → base64) as file contents. */
+export function decodeTree(tree: Record<string, string>): Record<string, Buffer> {
   return Object.fromEntries(Object.entries(tree).map(([path, b64]) => [path, Buffer.from(b64, 'base64')]));
 }
 

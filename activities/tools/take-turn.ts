@@ -29,6 +29,8 @@ export interface TakeTurnInput {
   promptRef?: string;
   /** the episode's turn budget (the format demonstrator submits before it) */
   maxTurns?: number;
+  /** demo:solve only: the files the task's reference fix changes */
+  solutionRef?: string;
   toolTimeoutMs: number;
   maxObservationBytes: number;
 }

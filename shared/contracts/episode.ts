@@ -46,6 +46,11 @@ export const TaskSummary = z.object({
   maxTokens: z.number().int().positive().optional(),
   /** the task's own time limit for acting (a Harbor task's [agent] timeout_sec): the deadline is the shorter */
   deadlineMs: z.number().int().positive().optional(),
+  /**
+   * the files the task's reference fix changes, made for the solved demonstrator (demo:solve) only: no other
+   * policy's episode holds it
+   */
+  solutionRef: z.string().optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 

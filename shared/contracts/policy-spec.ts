@@ -12,6 +12,8 @@
  * line, encoded by the model family's tokenizer and closed by its end-of-turn id
  *   demo:format                 the format demonstrator over the constrained action space
  *   demo:tools                  the chat format demonstrator: well-formed native tool calls, then submit
+ *   demo:solve                  the solved chat demonstrator: reads the files the task's reference fix changes, writes
+ * them fixed, runs the tests, submits (a task with a solution.patch)
  *   random:                     uniform over the constrained action space
  *   FILE.onnx                   an exported policy version, served by an embedded policy server (the CLI's eval)
  */
@@ -28,15 +30,18 @@ export type PolicySpec =
 
 export type PolicySpecKind = PolicySpec['kind'];
 
-/** The demonstrators: `format` speaks the compact action language, `tools` the chat-tools interface. */
-export const demoNames = ['format', 'tools'] as const;
+/**
+ * The demonstrators: `format` speaks the compact action language; `tools` (the call format, no fix) and `solve` (the
+ * task's reference fix) the chat-tools interface.
+ */
+export const demoNames = ['format', 'tools', 'solve'] as const;
 export type DemoName = (typeof demoNames)[number];
 
 /** The forms a spec may take, for error messages. */
 export const policySpecForms =
   'scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, ' +
   'replies:FILE.jsonl, ' +
-  'demo:format, demo:tools, random:, FILE.onnx';
+  'demo:format, demo:tools, demo:solve, random:, FILE.onnx';
 
 /**
  * The kinds whose server serves versions by name: an episode may switch between them (a resume, an asynchronous run).
@@ -73,7 +78,7 @@ export function parsePolicySpec(text: string): ParsedPolicySpec {
       return (demoNames as readonly string[]).includes(target)
         ? { ok: true, spec: { kind: 'demo', name: target as DemoName } }
         : fail(
-            `demo: knows only ${demoNames.map((name) => `demo:${name}`).join(' and ')}, got ${JSON.stringify(text)}`,
+            `demo: knows only ${demoNames.map((name) => `demo:${name}`).join(', ')}, got ${JSON.stringify(text)}`,
           );
     case 'random':
       return target === ''

@@ -4,7 +4,7 @@
 // conversation would have changed the ids.
 import { fileRef } from '../../activities/store/local-copy';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -159,6 +159,34 @@ describe('chat episode with native tool calls', () => {
       haystack.filter((_, index) => needle.every((id, offset) => haystack[index + offset] === id)).length;
     assert.deepEqual([count(final.ids, cjk.ids), count(final.ids, cjk.reencoded)], [1, 1]);
     assert.deepEqual([count(reencoded, cjk.ids), count(reencoded, cjk.reencoded)], [0, 2]);
+  });
+
+  test("the solved demonstrator fixes a bundled and a real project's task under the strict checker, in the model's calls", async () => {
+    for (const name of ['wrong-comparison', 'real/humanize-naturalsize-rollover']) {
+      const result = await runEpisode(suite.env, suite.worker, {
+        task: task(name),
+        policy: 'demo:solve',
+        checker: 'strict',
+        sampling: { chat: { tokenizer: 'smollm2-135m-instruct', maxActionTokens: 4096, window: 16_384 } },
+        budgets: { maxTurns: 8 },
+      });
+      assert.equal(result.outcome, 'submitted', JSON.stringify(result));
+      assert.equal(result.reward, 1, name);
+      assert.equal(result.trueSuccess, true, name);
+      const tools = readTrajectory(result.trajectoryUri).map((line) => /"name": "(\w+)"/.exec(line.action)?.[1]);
+      assert.equal(tools.at(-1), 'submit');
+      assert.ok(tools.includes('write_file') && tools.includes('bash'), tools.join(' '));
+    }
+    // a task without a reference fix has nothing to demonstrate: refused before any container
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-no-solution-'));
+    cpSync(task('wrong-comparison'), dir, { recursive: true });
+    rmSync(join(dir, 'solution.patch'));
+    await assert.rejects(runEpisode(suite.env, suite.worker, { task: dir, policy: 'demo:solve' }), (error: unknown) => {
+      assert.ok(error instanceof WorkflowFailedError);
+      const failure = error.cause as Error & { cause?: Error };
+      assert.match(failure.cause?.message ?? failure.message, /demo:solve needs the task's reference fix/);
+      return true;
+    });
   });
 
   test('a context longer than the window is the token_limit outcome; ids outside the vocabulary are refused before any container', async () => {

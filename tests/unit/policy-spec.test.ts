@@ -42,12 +42,12 @@ describe('policy specs', () => {
 
   test('a bad spec says what is wrong and lists the known forms', () => {
     const known =
-      'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, replies:FILE.jsonl, demo:format, demo:tools, random:, FILE.onnx';
+      'known: scripted:FILE.jsonl, completions:URL[#VERSION], vllm:URL[#VERSION], sglang:URL[#VERSION], tokens:FILE.jsonl, replies:FILE.jsonl, demo:format, demo:tools, demo:solve, random:, FILE.onnx';
     for (const [text, reason] of [
       ['scripted:', 'scripted: needs a file'],
       ['completions:localhost:8000', 'completions: needs an http(s) URL'],
       ['completions:http://h:1#', 'the version after # must not be empty'],
-      ['demo:fix', 'demo: knows only demo:format and demo:tools'],
+      ['demo:fix', 'demo: knows only demo:format, demo:tools, demo:solve'],
       ['random:x', 'random: takes nothing after the colon'],
       ['vllm:localhost:8000', 'vllm: needs an http(s) URL'],
       ['sglang:http://h:1#', 'sglang: the version after # must not be empty'],

@@ -129,6 +129,7 @@ async function runTurn(
       policy: { kind: episode.policy.kind, ref: episode.policy.ref, version: episode.policy.version },
       promptRef: episode.task.promptRef,
       maxTurns: limits.maxTurns,
+      ...(episode.task.solutionRef ? { solutionRef: episode.task.solutionRef } : {}),
       toolTimeoutMs: Math.min(input.budgets.toolTimeoutMs, remaining),
       maxObservationBytes: input.budgets.maxObservationBytes,
     });

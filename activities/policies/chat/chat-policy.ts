@@ -7,7 +7,7 @@ import { createEpisodeRecords, type ModelRecord } from '../../store/episode-reco
 import { PolicyError, type PolicyAction } from '../policy-action';
 import { drawSeed, type TokenPolicySnapshot, type TokenTurn } from '../token-policy';
 import { appendTurn, initialChatContext, observeChat } from './chat-context';
-import { demoToolCall } from './chat-demo';
+import { demoToolCall, solvedToolCall } from './chat-demo';
 import { loadChatTokenizer } from './chat-tokenizer';
 import { generateWithServer, type Generated } from './generation-clients';
 
@@ -18,6 +18,9 @@ import { generateWithServer, type Generated } from './generation-clients';
  * contexts are built by chat-context.ts; the tool call is read from the turn's text in the family's
  * format (shared/chat/tool-format.ts).
  */
+
+/** The solved demonstrator's files (chat-demo.ts SolvedFile), as prepareEpisode stores them. */
+const SolvedFiles = z.array(z.object({ path: z.string(), content: z.string() }));
 
 /** The messages of a chat context so far, stored next to it. */
 const Messages = z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() }));
@@ -77,17 +80,23 @@ export function createChatPolicy(store: ArtifactStore) {
         generated = fixedReply(tokenizer, snapshot, turn.turn, maxTokens, version);
       } else if (snapshot.kind === 'demo') {
         // the call's text encoded as the model would write it, closed by the end-of-turn token
-        const text = demoToolCall(
-          messages,
-          turn.turn,
-          turn.maxTurns ?? Number.MAX_SAFE_INTEGER,
-          drawSeed(snapshot.sampling.seed, turn.episodeId, turn.turn, 'demo'),
-        );
+        const maxTurns = turn.maxTurns ?? Number.MAX_SAFE_INTEGER;
+        let text;
+        if (snapshot.demo === 'solve') {
+          if (!turn.solutionRef) throw new PolicyError("demo:solve: the episode carries no task's reference fix");
+          text = solvedToolCall(await store.getJson(turn.solutionRef, SolvedFiles), turn.turn, maxTurns);
+        } else
+          text = demoToolCall(
+            messages,
+            turn.turn,
+            maxTurns,
+            drawSeed(snapshot.sampling.seed, turn.episodeId, turn.turn, 'demo'),
+          );
         const ids = [...tokenizer.encodeText(text), tokenizer.stopIds[0]!];
         if (ids.length > maxTokens)
           throw new PolicyError(
-            `demo:tools: the call takes ${ids.length} tokens, more than the ${maxTokens} this turn may ` +
-              `generate; raise sampling.chat.maxActionTokens or the window`,
+            `demo:${snapshot.demo ?? 'tools'}: the call takes ${ids.length} tokens, more than the ${maxTokens} this ` +
+              `turn may generate; raise sampling.chat.maxActionTokens or the window`,
           );
         generated = { ids, logprobs: ids.map(() => 0), finishReason: 'stop', version };
       } else {
