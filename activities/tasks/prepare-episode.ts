@@ -1,5 +1,5 @@
 import { describeSglang, describeVllm } from '../policies/chat/generation-clients';
-import { servedPolicyKinds } from '../../shared/contracts/policy-spec';
+import { parsePolicySpec, servedPolicyKinds } from '../../shared/contracts/policy-spec';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type Dockerode from 'dockerode';
@@ -49,7 +49,9 @@ export function createPrepareEpisodeActivities(deps: PrepareEpisodeDeps) {
       }
       const { snapshot } = loaded;
       const snapshotRef = await store.putJson(snapshot);
-      const solutionRef = input.policy === 'demo:solve' ? await store.putJson(solvedFiles(loaded)) : null;
+      const parsed = parsePolicySpec(input.policy);
+      const solves = parsed.ok && parsed.spec.kind === 'demo' && parsed.spec.name === 'solve';
+      const solutionRef = solves ? await store.putJson(solvedFiles(loaded)) : null;
       const policy = await preparePolicy(input.policy, store, deps.projectRoot, input.sampling);
       return {
         task: {
