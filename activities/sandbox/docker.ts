@@ -229,8 +229,9 @@ export function isNotFound(error: unknown): boolean {
  */
 export async function removeContainer(docker: Dockerode, idOrName: string, waitMs = 60_000): Promise<boolean> {
   try {
-    const gatewayDir = gatewayDirOf(await docker.getContainer(idOrName).inspect());
-    await docker.getContainer(idOrName).remove({ force: true, v: true });
+    const container = docker.getContainer(idOrName);
+    const gatewayDir = gatewayDirOf(await container.inspect());
+    await container.remove({ force: true, v: true });
     removeGatewayDir(gatewayDir);
     return true;
   } catch (error) {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { toolCallClose, toolCallOpen, type ChatMessage } from '../../../shared/chat/tool-format';
 import { seededRandom } from '../../../shared/math/random';
 
@@ -10,10 +11,8 @@ function call(name: string, args: Record<string, string>): string {
 }
 
 /** A file as the task's reference fix leaves it: its path from the repository root and its whole new content. */
-export interface SolvedFile {
-  path: string;
-  content: string;
-}
+export const SolvedFile = z.object({ path: z.string(), content: z.string() });
+export type SolvedFile = z.infer<typeof SolvedFile>;
 
 /**
  * The solved demonstrator (`demo:solve`): it reads each file the task's reference fix changes, writes it fixed, runs

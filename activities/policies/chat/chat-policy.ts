@@ -7,7 +7,7 @@ import { createEpisodeRecords, type ModelRecord } from '../../store/episode-reco
 import { PolicyError, type PolicyAction } from '../policy-action';
 import { drawSeed, type TokenPolicySnapshot, type TokenTurn } from '../token-policy';
 import { appendTurn, initialChatContext, observeChat } from './chat-context';
-import { demoToolCall, solvedToolCall } from './chat-demo';
+import { demoToolCall, SolvedFile, solvedToolCall } from './chat-demo';
 import { loadChatTokenizer } from './chat-tokenizer';
 import { generateWithServer, type Generated } from './generation-clients';
 
@@ -18,9 +18,6 @@ import { generateWithServer, type Generated } from './generation-clients';
  * contexts are built by chat-context.ts; the tool call is read from the turn's text in the family's
  * format (shared/chat/tool-format.ts).
  */
-
-/** The solved demonstrator's files (chat-demo.ts SolvedFile), as prepareEpisode stores them. */
-const SolvedFiles = z.array(z.object({ path: z.string(), content: z.string() }));
 
 /** The messages of a chat context so far, stored next to it. */
 const Messages = z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() }));
@@ -84,7 +81,7 @@ export function createChatPolicy(store: ArtifactStore) {
         let text;
         if (snapshot.demo === 'solve') {
           if (!turn.solutionRef) throw new PolicyError("demo:solve: the episode carries no task's reference fix");
-          text = solvedToolCall(await store.getJson(turn.solutionRef, SolvedFiles), turn.turn, maxTurns);
+          text = solvedToolCall(await store.getJson(turn.solutionRef, z.array(SolvedFile)), turn.turn, maxTurns);
         } else
           text = demoToolCall(
             messages,
