@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -24,6 +25,10 @@ import { hfModelOf } from '../shared/contracts/run/model';
 import { budgetSpent, inEvalTail, type TrainingProgress } from '../shared/contracts/run/progress';
 import type { TrainingRunState } from '../shared/contracts/run/state';
 import { summariseEpisodes, type EpisodeSetMetrics, type IterationMetrics } from '../shared/contracts/run-metrics';
+import type { BatchEpisode } from '../activities';
+import type { SolvedEpisode } from '../activities/training/run-records';
+import { Outcomes } from '../shared/contracts/outcomes';
+import type { EpisodeResult } from '../shared/contracts/episode';
 import { runAsync } from './async-training';
 import { EpisodeEvent, episodeEventSignal, parsePayload, trainingProgressQuery } from './messages';
 import { episodeWorkflowId, runEpisodes, type EpisodeSpec } from './training-episodes';
@@ -161,13 +166,20 @@ async function setUpRun(input: TrainingRunInput, runId: string, trainer: Trainer
 }
 
 /**
- * Format demonstrations before the first iteration, imitated without what they may not teach: the
- * toy model's random valid edits (demo:format), a chat model's well-formed tool calls (demo:tools).
+ * Demonstrations before the first iteration, imitated without what they may not teach: the toy model's random valid
+ * edits (demo:format, whatever their outcome); a chat model's reference fixes (demo:solve) that the strict checker
+ * and the audit both passed, with the solved training episodes of the runs `warmStart.solvedFrom` names. Its line of
+ * metrics (iteration -1) holds the evaluation before it, when asked for.
  */
 async function warmStart(run: Run): Promise<void> {
   const { input, state } = run;
+  const started = Date.now();
+  const evaluated = state.policy.version;
+  const chat = hfModelOf(input) !== null;
+  const recorded = patched(warmStartLinePatch);
+  const before = recorded && input.evaluation.beforeWarmStart ? await evaluate(run, 'eval-before-warm-start') : null;
   run.progress.phase = 'warm-start';
-  const demonstrator = formatPolicySpec({ kind: 'demo', name: hfModelOf(input) ? 'tools' : 'format' });
+  const demonstrator = formatPolicySpec({ kind: 'demo', name: chat ? 'solve' : 'format' });
   const specs = Array.from({ length: input.warmStart.episodes }, (_, index): EpisodeSpec => {
     const task = state.trainTasks[index % state.trainTasks.length]!;
     return {
@@ -179,13 +191,51 @@ async function warmStart(run: Run): Promise<void> {
     };
   });
   const demos = await runEpisodes(input, run.runId, run.progress, specs);
-  const batch = await activities.buildBatch(batchRequest(run, 'warm-start', demos, 'imitation'));
+  const request = batchRequest(run, 'warm-start', chat ? demos.filter(solvedEpisode) : demos, 'imitation');
+  if (chat && input.warmStart.solvedFrom.length > 0) {
+    const earlier = await activities.earlierSolved({
+      runs: input.warmStart.solvedFrom,
+      trainTasks: state.trainTasks,
+      evalTasks: state.evalTasks,
+    });
+    log.info('warm start: solved episodes of earlier runs', { runId: run.runId, episodes: earlier.length });
+    request.episodes.push(...earlier.map(imitatedEarlier));
+  }
+  const batch = await activities.buildBatch(request);
+  let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {
-    await publish(run, await trainStep(run, batch, 'imitation'));
+    training = await trainStep(run, batch, 'imitation');
+    await publish(run, training);
     state.referenceStep = state.policy.step;
+  }
+  if (recorded) {
+    await activities.recordIteration({
+      runRef: state.runRef,
+      metrics: {
+        iteration: -1,
+        step: state.policy.step,
+        policyVersion: evaluated,
+        train: summariseEpisodes(demos),
+        eval: before,
+        ...stepFigures(demos, batch, training, Date.now() - started),
+      },
+    });
   }
   state.warmStarted = true;
   await activities.saveRunState({ state });
+}
+
+/** The workflow patch that added the warm start's line of metrics (and the evaluation before it). */
+const warmStartLinePatch = 'warm-start-line';
+
+/** Submitted, paid and confirmed by the audit: an episode worth imitating. */
+function solvedEpisode(result: EpisodeResult): boolean {
+  return result.outcome === Outcomes.submitted && result.reward === 1 && result.trueSuccess === true;
+}
+
+/** An earlier run's solved episode, as the batch builder takes it (its records are read by its id). */
+function imitatedEarlier(line: SolvedEpisode): BatchEpisode {
+  return { episodeId: line.episodeId, groupId: line.task, outcome: Outcomes.submitted, reward: 1, trueSuccess: true };
 }
 
 /**
@@ -218,6 +268,15 @@ async function runIteration(run: Run): Promise<void> {
   const results = await runEpisodes(input, run.runId, progress, specs, probesStops(input.credit));
   const name = `iteration-${String(iteration).padStart(4, '0')}`;
   const batch = await activities.buildBatch(batchRequest(run, name, results, 'policy_gradient'));
+  // results come in the order of their specs
+  const solved = results.flatMap((result, index) =>
+    solvedEpisode(result)
+      ? [{ episodeId: result.episodeId, task: specs[index]!.task, iteration, policyVersion: state.policy.version }]
+      : [],
+  );
+  if (solved.length > 0 && patched(solvedRecordPatch)) {
+    await activities.recordSolved({ runRef: state.runRef, iteration, episodes: solved });
+  }
   const sampledWith = state.policy;
   let training: TrainOnBatchResult | null = null;
   if (batch.rows > 0) {
@@ -245,6 +304,9 @@ async function runIteration(run: Run): Promise<void> {
   state.iteration = iteration + 1;
   await activities.saveRunState({ state });
 }
+
+/** The workflow patch that added the run's record of its solved training episodes. */
+const solvedRecordPatch = 'solved-record';
 
 /** The current policy on the evaluation tasks (never trained on); null without evaluation tasks. */
 async function evaluate(run: Run, label: string): Promise<EpisodeSetMetrics | null> {

@@ -104,5 +104,9 @@ function solvedFiles(loaded: LoadedTask): SolvedFile[] {
   }
   return Object.entries(changed)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([path, content]) => ({ path, content: content.toString('utf8') }));
+    .map(([path, content]) => ({
+      path,
+      content: content.toString('utf8'),
+      before: repo[path]?.toString('utf8') ?? null,
+    }));
 }

@@ -14,13 +14,16 @@ import { loadWeights } from '../policies/completions-client';
 import {
   readManifest,
   readMetrics,
+  readSolved,
   readState,
   runRefOf,
   runStore,
   writeManifest,
   writeMetrics,
+  writeSolved,
   writeState,
   type RunManifest,
+  type SolvedEpisode,
 } from './run-records';
 import { writeReport } from './run-report';
 import { tensorboardEvents, tensorboardFile } from './tensorboard';
@@ -172,6 +175,38 @@ export function createRunActivities(deps: RunActivityDeps) {
         tensorboardEvents(kept, Number.isFinite(started) ? started : 0),
       );
       return writeReport(input.runRef, kept);
+    },
+
+    /** Records one iteration's solved training episodes in the run's solved.jsonl (a retry replaces them). */
+    async recordSolved(input: { runRef: string; iteration: number; episodes: SolvedEpisode[] }): Promise<void> {
+      const kept = (await readSolved(input.runRef)).filter((line) => line.iteration !== input.iteration);
+      await writeSolved(input.runRef, [...kept, ...input.episodes]);
+    },
+
+    /**
+     * The solved episodes of earlier runs (their ids) on this run's training tasks, for its warm start: an episode of
+     * a task this run evaluates on (by path or folder name) is never taken, whatever the other run trained on.
+     */
+    async earlierSolved(input: {
+      runs: string[];
+      trainTasks: string[];
+      evalTasks: string[];
+    }): Promise<SolvedEpisode[]> {
+      const train = new Set(input.trainTasks);
+      const name = (path: string) => path.split('/').filter(Boolean).at(-1) ?? path;
+      const held = new Set([...input.evalTasks, ...input.evalTasks.map(name)]);
+      const found: SolvedEpisode[] = [];
+      for (const runId of input.runs) {
+        const runRef = runRefOf(deps.store, runId);
+        if (!(await readManifest(runRef)))
+          throw ApplicationFailure.nonRetryable(
+            `warmStart.solvedFrom: no run ${runId} in ${deps.store.urlOf('runs')}`,
+            ErrorTypes.invalidInput,
+          );
+        for (const line of await readSolved(runRef))
+          if (train.has(line.task) && !held.has(line.task) && !held.has(name(line.task))) found.push(line);
+      }
+      return found;
     },
   };
 }

@@ -78,3 +78,31 @@ export async function writeMetrics(runRef: string, lines: readonly IterationMetr
     lines.length ? `${lines.map((line) => JSON.stringify(line)).join('\n')}\n` : '',
   );
 }
+
+/**
+ * One of the model's own training episodes that solved its task (submitted, reward 1 and the audit's true success):
+ * `solved.jsonl` of the run folder keeps them for later runs' warm starts (rejection sampling). Evaluation episodes
+ * are never recorded.
+ */
+export const SolvedEpisode = z.object({
+  episodeId: z.string(),
+  /** the task folder's path */
+  task: z.string(),
+  iteration: z.number().int(),
+  policyVersion: z.string(),
+});
+export type SolvedEpisode = z.infer<typeof SolvedEpisode>;
+
+export async function readSolved(runRef: string): Promise<SolvedEpisode[]> {
+  const bytes = await runStore(runRef).readNamed('solved.jsonl');
+  if (bytes === null) return [];
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line, index) => parseJson(SolvedEpisode, line, `${runRef}/solved.jsonl:${index + 1}`));
+}
+
+export async function writeSolved(runRef: string, lines: readonly SolvedEpisode[]): Promise<void> {
+  await runStore(runRef).writeNamed('solved.jsonl', lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+}

@@ -120,7 +120,8 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
     '',
     '![reward and true success per iteration](reward.svg)',
     '',
-    'Iteration i samples with the policy published before its step; `eval` is measured on tasks never trained on.',
+    'Iteration i samples with the policy published before its step; `eval` is measured on tasks never trained on. ' +
+      'The `warm start` line: its demonstrations (train), the policy before it (eval) and its imitation step.',
     '',
     'True success is the mean over audited episodes; `unaudited` counts the scored episodes of tasks without an ' +
       'oracle, whose true success nothing independent checked (never counted as successes).',
@@ -131,7 +132,7 @@ export async function writeReport(runRef: string, metrics: readonly IterationMet
     ...metrics.map((line) =>
       [
         '',
-        line.iteration,
+        line.iteration === -1 ? 'warm start' : line.iteration,
         line.policyVersion,
         fixed(line.train?.meanReward),
         fixed(line.train?.trueSuccess),

@@ -66,6 +66,10 @@ export interface ReplacedEpisode {
 
 /** One line of the run's metrics.jsonl. */
 export const IterationMetrics = z.object({
+  /**
+   * -1: the warm start's line (its demonstrations as `train`, the evaluation before it as `eval`, its imitation
+   * step)
+   */
   iteration: z.number().int(),
   step: z.number().int(),
   policyVersion: z.string(),

@@ -1,6 +1,10 @@
 // Native tool calls of chat models (shared/chat/tool-format.ts): a well-formed call becomes the tool
 // call; every malformed one is a tool error whose message says what was wrong.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { demoToolCall, pythonFiles, solvedToolCall } from '../../activities/policies/chat/chat-demo';
 import { chatActionKind, chatTools, hermesToolPrompt, parseChatToolCall } from '../../shared/chat/tool-format';
@@ -167,10 +171,23 @@ describe('the chat format demonstrator (demo:tools)', () => {
       [...commands].every((command) => !command.startsWith('cat ') || pythonFiles(listing).includes(command.slice(4))),
     );
   });
-  test('the solved demonstrator reads the changed files, writes them fixed, runs the tests and submits', () => {
+  test('the solved demonstrator reads the changed files, fixes them, runs the tests and submits', () => {
     const files = [
-      { path: 'pkg/core.py', content: 'def f(x):\n    return x <= 3  # "fixed"\n' },
-      { path: 'pkg/util.py', content: 'A = 1\n' },
+      // one line replaced: a line edit a small model can copy (quotes and a backslash survive sed and the shell)
+      {
+        path: 'pkg/core.py',
+        before: 'def f(x):\n    return x < 3\n\nB = 2\n',
+        content: 'def f(x):\n    return x <= 3  # "it\'s \\n fixed"\n\nB = 2\n',
+      },
+      // a new file is written whole
+      { path: 'pkg/util.py', before: null, content: 'A = 1\n' },
+      // two lines become three; lines inserted in the middle and at the top; a line deleted
+      { path: 'pkg/two.py', before: 'a = 1\nb = 2\nc = 3\nd = 4\n', content: 'a = 1\n  x\n\ny\nd = 4\n' },
+      { path: 'pkg/ins.py', before: 'a\nb\n', content: 'a\n    new\n\nb\n' },
+      { path: 'pkg/top.py', before: 'x\n', content: '# top\nx\n' },
+      { path: 'pkg/del.py', before: 'a\nb\nc\n', content: 'a\nc\n' },
+      // an empty file is written whole
+      { path: 'pkg/empty.py', before: '', content: 'E = 0\n' },
     ];
     const episode = (maxTurns: number) =>
       Array.from({ length: maxTurns }, (_, turn) => {
@@ -178,23 +195,42 @@ describe('the chat format demonstrator (demo:tools)', () => {
         assert.equal(parsed.ok, true, `turn ${turn} of ${maxTurns}`);
         return (parsed as { call: Record<string, string> }).call;
       });
-    // the whole plan, then submit at once (the content survives the call's JSON verbatim)
-    assert.deepEqual(episode(8).slice(0, 6), [
-      { tool: 'bash', command: 'cat pkg/core.py' },
-      { tool: 'bash', command: 'cat pkg/util.py' },
-      { tool: 'write_file', path: 'pkg/core.py', content: files[0]!.content },
-      { tool: 'write_file', path: 'pkg/util.py', content: files[1]!.content },
-      { tool: 'bash', command: 'python3 -m pytest -q' },
-      { tool: 'submit' },
-    ]);
+    const calls = episode(16);
+    assert.deepEqual(
+      calls.map((call) => call.command?.split(' ').slice(0, 2).join(' ') ?? call.tool),
+      [
+        ...['core', 'two', 'ins', 'top', 'del', 'empty'].map(() => 'cat -n'),
+        'sed -i',
+        'write_file',
+        'sed -i',
+        'sed -i',
+        'sed -i',
+        'sed -i',
+        'write_file',
+        'python3 -m',
+        'submit',
+        'submit',
+      ],
+    );
+    assert.equal(calls[6]!.command, `sed -i '2c\\    return x <= 3  # "it'\\''s \\\\n fixed"' pkg/core.py`);
+    // the edits, run by a real shell and GNU sed, leave every file as the reference fix does
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-solve-'));
+    mkdirSync(join(dir, 'pkg'));
+    for (const file of files) if (file.before !== null) writeFileSync(join(dir, file.path), file.before);
+    for (const call of calls) {
+      if (call.tool === 'write_file') writeFileSync(join(dir, call.path!), call.content!);
+      else if (call.tool === 'bash' && call.command!.startsWith('sed '))
+        execFileSync('bash', ['-c', call.command!], { cwd: dir });
+    }
+    for (const file of files) assert.equal(readFileSync(join(dir, file.path), 'utf8'), file.content, file.path);
     // fewer turns: the reads go first, then the test run; the last turn submits
     assert.deepEqual(
-      episode(4).map((call) => call.tool),
-      ['write_file', 'write_file', 'bash', 'submit'],
+      episode(9).map((call) => call.command?.split(' ')[0] ?? call.tool),
+      ['sed', 'write_file', 'sed', 'sed', 'sed', 'sed', 'write_file', 'python3', 'submit'],
     );
     assert.deepEqual(
-      episode(2).map((call) => call.tool),
-      ['write_file', 'submit'],
+      episode(3).map((call) => call.command?.split(' ')[0] ?? call.tool),
+      ['sed', 'write_file', 'submit'],
     );
   });
 });

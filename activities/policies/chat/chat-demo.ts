@@ -10,18 +10,74 @@ function call(name: string, args: Record<string, string>): string {
   return `${toolCallOpen}\n{"name": ${JSON.stringify(name)}, "arguments": {${fields}}}\n${toolCallClose}`;
 }
 
-/** A file as the task's reference fix leaves it: its path from the repository root and its whole new content. */
-export const SolvedFile = z.object({ path: z.string(), content: z.string() });
+/**
+ * A file as the task's reference fix leaves it: its path from the repository root, its whole new content and its
+ * content before the fix (null: the fix creates it).
+ */
+export const SolvedFile = z.object({
+  path: z.string(),
+  content: z.string(),
+  before: z.string().nullable().default(null),
+});
 export type SolvedFile = z.infer<typeof SolvedFile>;
 
+/** Lines a line edit may remove or add at most: a larger change is written whole. */
+const maxEditLines = 8;
+
 /**
- * The solved demonstrator (`demo:solve`): it reads each file the task's reference fix changes, writes it fixed, runs
- * the tests and submits: a whole episode that fixes the task, in the model's own tool-call format, to imitate. With
- * fewer turns than that, it skips the reads first, then the test run; the last turn of the budget always submits.
+ * The fix of one file as a command: a `sed` line edit when the fix replaces, deletes or inserts one run of at most
+ * {@link maxEditLines} lines (a short action a small model can copy from a numbered listing: `sed -i '8c\...'`), else
+ * `write_file` with the whole new content.
+ */
+export function fixCall(file: SolvedFile): string {
+  // sed edits no line of an empty file
+  const edit = file.before ? lineEdit(file.before, file.content) : null;
+  if (edit === null) return call('write_file', { path: file.path, content: file.content });
+  return call('bash', { command: `sed -i ${shellQuoted(edit)} ${shellQuoted(file.path)}` });
+}
+
+/** The sed script that turns `before` into `after` when they differ in one run of lines, else null. */
+function lineEdit(before: string, after: string): string | null {
+  const old = before.split('\n');
+  const next = after.split('\n');
+  // a file whose last line ends without a newline, or a change of that, is written whole
+  if (old.at(-1) !== '' || next.at(-1) !== '') return null;
+  let head = 0;
+  while (head < old.length && head < next.length && old[head] === next[head]) head++;
+  let tail = 0;
+  while (
+    tail < old.length - head &&
+    tail < next.length - head &&
+    old[old.length - 1 - tail] === next[next.length - 1 - tail]
+  )
+    tail++;
+  const removed = old.slice(head, old.length - tail);
+  const added = next.slice(head, next.length - tail);
+  if (removed.length > maxEditLines || added.length > maxEditLines || removed.length + added.length === 0) return null;
+  // sed's text: a backslash is doubled; lines are joined by backslash-newline
+  const text = added.map((line) => line.replace(/\\/g, '\\\\')).join('\\\n');
+  // an insertion goes after the unchanged line before it (before the first line of the file: `1i`)
+  if (removed.length === 0) return head === 0 ? `1i\\${text}` : `${head}a\\${text}`;
+  const range = removed.length === 1 ? `${head + 1}` : `${head + 1},${head + removed.length}`;
+  return added.length === 0 ? `${range}d` : `${range}c\\${text}`;
+}
+
+/** A word for a POSIX shell, in single quotes when it needs them. */
+function shellQuoted(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The solved demonstrator (`demo:solve`): it reads each file the task's reference fix changes with line numbers,
+ * fixes it ({@link fixCall}), runs the tests and submits: a whole episode that fixes the task, in the model's own
+ * tool-call format, to imitate. With fewer turns than that, it skips the reads first, then the test run; the last
+ * turn of the budget always submits.
  */
 export function solvedToolCall(files: readonly SolvedFile[], turn: number, maxTurns: number): string {
-  const reads = files.map((file) => call('bash', { command: `cat ${file.path}` }));
-  const writes = files.map((file) => call('write_file', { path: file.path, content: file.content }));
+  const reads = files
+    .filter((file) => file.before !== null)
+    .map((file) => call('bash', { command: `cat -n ${shellQuoted(file.path)}` }));
+  const writes = files.map(fixCall);
   const check = call('bash', { command: 'python3 -m pytest -q' });
   const room = maxTurns - 1;
   const plan =

@@ -20,6 +20,8 @@ export const EvaluationSettings = z
     tail: z.number().int().min(0).default(0),
     /** at most this many evaluation tasks (the first ones by name); 0 for all */
     limit: z.number().int().min(0).default(4),
+    /** also evaluate before the warm start (the warm start's line of metrics.jsonl, iteration -1, carries it) */
+    beforeWarmStart: z.boolean().default(false),
   })
   .strict();
 export type EvaluationSettings = z.infer<typeof EvaluationSettings>;

@@ -104,18 +104,21 @@ const RunInputFields = z
     loss: LossSettings.prefault({}),
     optimizer: OptimizerSettings.prefault({}),
     /**
-     * format demonstrations before the first iteration: demo:format episodes (a chat model's:
-     * demo:tools), imitated whatever their outcome; `lr`: the imitation's own learning rate
-     * (@default the run's `optimizer.lr`)
+     * demonstrations imitated before the first iteration. The toy model's: demo:format episodes (random valid
+     * edits), imitated whatever their outcome. A chat model's: demo:solve episodes (the reference fix of each
+     * training task, in the model's tool calls), imitated only where the strict checker and the audit both passed
+     * them, plus the solved training episodes of the runs `solvedFrom` names (their solved.jsonl; never one of a task
+     * this run evaluates on). `lr`: the imitation's own learning rate (@default the run's `optimizer.lr`)
      */
     warmStart: z
       .object({
         episodes: z.number().int().min(0).default(16),
         epochs: z.number().int().min(1).default(20),
         lr: z.number().positive().optional(),
+        solvedFrom: z.array(z.string().min(1)).default([]),
       })
       .strict()
-      .default({ episodes: 16, epochs: 20 }),
+      .default({ episodes: 16, epochs: 20, solvedFrom: [] }),
     /** this run is an ablation: settings that make a worse policy on purpose are allowed */
     ablation: z.boolean().default(false),
     /**
