@@ -20,33 +20,68 @@
 //
 // Every run is a real trainingRun: episodes in containers, the strict or weak checker, the PyTorch
 // trainer, onnxruntime inference. Held-out tasks are never trained on or used for a choice.
+//
+// A real model (--model smollm2-135m-instruct, shared/models.json): per seed one run under the strict
+// checker on the curriculum (--tasks, --eval-tasks; default its `line` level): held-out true success
+// before the warm start, after it (the warm start imitates demo:solve episodes, the training tasks'
+// reference fixes), every --eval-every iterations and over the last three evaluations, with the
+// episodes, tokens generated and trained, and each step's mismatch between the server's and the
+// trainer's log-probs against the real-model test's bounds. The model's presets fill what the flags
+// leave out; --device cuda runs the trainer and the model server on a GPU (bf16 where it has it),
+// falling back to the CPU with a warning where there is none.
+//
+//   node --import tsx bench/learning.ts --model smollm2-135m-instruct [--minutes 45] [--seeds 0,1]
+//     [--tasks tasks/curriculum/line/train] [--eval-tasks tasks/curriculum/line/heldout]
+//     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 4] [--lr 2e-5] [--kl-coef 0.03]
+//     [--warm-start-epochs 2] [--warm-start-lr 1e-4] [--eval-every 5] [--before-seeds 0]
+//     [--device auto|cpu|cuda] [--model-port 8102]
 import { localPathOf } from '../activities/store/local-copy';
-import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultModelConfig } from '../shared/contracts/run/model';
 import { type IterationMetrics } from '../shared/contracts/run-metrics';
 import { loadConfig } from '../workers/config';
 import { runTraining } from '../cli/training';
+import { mismatchBounds } from '../shared/contracts/trainer-contract';
 
-const { values } = parseArgs({
+const { values: given } = parseArgs({
   options: {
-    minutes: { type: 'string', default: '60' },
+    minutes: { type: 'string' },
     seeds: { type: 'string', default: '0,1' },
     variants: { type: 'string', default: 'strict,weak,blank' },
     json: { type: 'string' },
-    'eval-every': { type: 'string', default: '10' },
+    'eval-every': { type: 'string' },
     'eval-tail': { type: 'string', default: '3' },
-    concurrency: { type: 'string', default: '4' },
+    concurrency: { type: 'string' },
     'policy-port': { type: 'string', default: '8100' },
-    lr: { type: 'string', default: '1e-3' },
+    lr: { type: 'string' },
     epochs: { type: 'string', default: '4' },
-    'kl-coef': { type: 'string', default: '0.03' },
+    'kl-coef': { type: 'string' },
     'stop-credit': { type: 'string', default: '5' },
     'max-turns': { type: 'string', default: '12' },
     context: { type: 'string', default: '768' },
+    model: { type: 'string' },
+    tasks: { type: 'string', default: 'tasks/curriculum/line/train' },
+    'eval-tasks': { type: 'string', default: 'tasks/curriculum/line/heldout' },
+    'tasks-per-iteration': { type: 'string', default: '4' },
+    'group-size': { type: 'string', default: '4' },
+    'warm-start-epochs': { type: 'string', default: '2' },
+    'warm-start-lr': { type: 'string', default: '1e-4' },
+    'before-seeds': { type: 'string', default: '0' },
+    device: { type: 'string', default: 'auto' },
+    'model-port': { type: 'string', default: '8102' },
   },
 });
+// the toy model's defaults, and a real model's where they differ
+const values = {
+  ...given,
+  minutes: given.minutes ?? (given.model ? '45' : '60'),
+  'eval-every': given['eval-every'] ?? (given.model ? '5' : '10'),
+  concurrency: given.concurrency ?? '4',
+  lr: given.lr ?? (given.model ? '2e-5' : '1e-3'),
+  'kl-coef': given['kl-coef'] ?? '0.03',
+};
 
 const variants: Record<
   string,
@@ -113,6 +148,7 @@ interface RunSummary {
 }
 
 async function main(): Promise<void> {
+  if (values.model) return modelMain(values.model);
   const config = loadConfig();
   const minutes = Number(values.minutes);
   const seeds = values.seeds.split(',').map(Number);
@@ -172,6 +208,89 @@ async function main(): Promise<void> {
   printSummary(summaries);
 }
 
+interface ModelRunSummary {
+  seed: number;
+  runId: string;
+  iterations: number;
+  episodes: number;
+  minutes: number;
+  /** held-out true success before the warm start (null: not evaluated in this run), after it, the last three */
+  before: number | null;
+  afterWarmStart: number | null;
+  lastThree: number | null;
+  finalTrainReward: number | null;
+  finalTrainTrueSuccess: number | null;
+  /** episodes whose reward and true success differ (a forged or a missed grade), over the whole run */
+  rewardTrueGaps: number;
+  generatedTokens: number;
+  trainedTokens: number;
+  maxMismatchDev: number | null;
+  maxMismatchKl: number | null;
+  mismatchWithinBounds: boolean;
+}
+
+/** The real model's learning runs: warm start, then RL, one run per seed (see the header). */
+async function modelMain(model: string): Promise<void> {
+  const config = loadConfig();
+  const minutes = Number(values.minutes);
+  const seeds = values.seeds.split(',').map(Number);
+  const beforeSeeds = new Set(values['before-seeds'].split(',').filter(Boolean).map(Number));
+  const device = values.device;
+  if (!['auto', 'cpu', 'cuda'].includes(device)) throw new Error(`--device: auto, cpu or cuda, not ${device}`);
+  // the trainer and the model server read it when they start (trainer/agentrl_trainer/devices.py, serving/causal-lm.ts)
+  process.env.AGENTRL_DEVICE = device;
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  const summaries: ModelRunSummary[] = [];
+  for (const seed of seeds) {
+    const runId = `learn-${model}-s${seed}-${stamp}`;
+    log(`${runId}: ${minutes} min budget, device ${device}`);
+    const started = Date.now();
+    const result = await runTraining(
+      config,
+      {
+        runId,
+        seed,
+        model: { name: model },
+        checker: 'strict',
+        tasks: values.tasks,
+        iterations: 10_000,
+        timeBudgetMinutes: minutes,
+        tasksPerIteration: Number(values['tasks-per-iteration']),
+        groupSize: Number(values['group-size']),
+        concurrency: Number(values.concurrency),
+        evaluation: {
+          tasks: values['eval-tasks'],
+          limit: 0,
+          samples: 1,
+          every: Number(values['eval-every']),
+          tail: Number(values['eval-tail']),
+          beforeWarmStart: beforeSeeds.has(seed),
+        },
+        optimizer: { lr: Number(values.lr), epochs: 1, minibatches: 1 },
+        loss: { klCoef: Number(values['kl-coef']) },
+        // one demonstration per training task, each imitated `epochs` times
+        warmStart: {
+          episodes: taskFolders(values.tasks).length,
+          epochs: Number(values['warm-start-epochs']),
+          lr: Number(values['warm-start-lr']),
+        },
+      },
+      { policyPort: Number(values['policy-port']), modelPort: Number(values['model-port']), json: false, log },
+    );
+    const metrics = readMetrics(join(localPathOf(result.runRef)!, 'metrics.jsonl'));
+    printModelRun(runId, metrics);
+    summaries.push(summariseModelRun(seed, runId, metrics, (Date.now() - started) / 60_000));
+    if (values.json) writeFileSync(values.json, JSON.stringify(summaries, null, 2));
+  }
+  printModelSummary(model, summaries);
+}
+
+/** The task folders (with task.yaml) directly under a folder. */
+function taskFolders(dir: string): string[] {
+  if (!existsSync(dir)) throw new Error(`${dir} does not exist (python3 tasks/generate_curriculum.py writes it)`);
+  return readdirSync(dir).filter((name) => existsSync(join(dir, name, 'task.yaml')));
+}
+
 function readMetrics(path: string): IterationMetrics[] {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
@@ -199,6 +318,105 @@ function printRun(runId: string, metrics: readonly IterationMetrics[]): void {
                   `${line.time.wallS.toFixed(0).padStart(6)}`))))),
     );
   }
+}
+
+function printModelRun(runId: string, metrics: readonly IterationMetrics[]): void {
+  console.log(`\n${runId}`);
+  console.log(
+    '  it  episodes  train-reward  train-true  heldout-reward  heldout-true  generated  trained  ' +
+      'mismatch-dev  mismatch-kl  wall-s',
+  );
+  let episodes = 0;
+  for (const line of metrics) {
+    episodes += (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0);
+    const mismatch = line.training?.mismatch;
+    console.log(
+      `${(line.iteration === -1 ? 'warm' : String(line.iteration)).padStart(4)}  ${String(episodes).padStart(8)}  ` +
+        (`${fixed(line.train?.meanReward).padStart(12)}  ${fixed(line.train?.trueSuccess).padStart(10)}  ` +
+          (`${fixed(line.eval?.meanReward).padStart(14)}  ${fixed(line.eval?.trueSuccess).padStart(12)}  ` +
+            (`${String(line.batch?.generatedTokens ?? '-').padStart(9)}  ${String(line.batch?.tokens ?? '-').padStart(7)}  ` +
+              (`${mismatch ? mismatch.meanAbsRatioDev.toExponential(1).padStart(12) : '           -'}  ` +
+                (`${mismatch ? mismatch.kl.toExponential(1).padStart(11) : '          -'}  ` +
+                  `${line.time.wallS.toFixed(0).padStart(6)}`))))),
+    );
+  }
+}
+
+function summariseModelRun(
+  seed: number,
+  runId: string,
+  metrics: readonly IterationMetrics[],
+  minutes: number,
+): ModelRunSummary {
+  const warm = metrics.find((line) => line.iteration === -1);
+  const evals = metrics.filter(
+    (line) => line.iteration >= 0 && line.eval?.trueSuccess !== null && line.eval?.trueSuccess !== undefined,
+  );
+  // the first evaluation after the warm start is iteration 0's, before its step
+  const afterWarmStart = metrics.find((line) => line.iteration === 0)?.eval?.trueSuccess ?? null;
+  const trains = metrics.filter((line) => line.iteration >= 0 && line.train);
+  const lastTrains = trains.slice(-3);
+  // imitation steps are trained on the demonstrator's tokens, whose log-probs no server gave
+  const policySteps = metrics.filter((line) => line.iteration >= 0 && line.training?.mismatch);
+  const devs = policySteps.map((line) => line.training!.mismatch!.meanAbsRatioDev);
+  const kls = policySteps.map((line) => Math.abs(line.training!.mismatch!.kl));
+  const gaps = metrics.reduce(
+    (sum, line) => sum + (line.iteration >= 0 ? (line.train?.rewardTrueGap ?? 0) + (line.eval?.rewardTrueGap ?? 0) : 0),
+    0,
+  );
+  return {
+    seed,
+    runId,
+    minutes,
+    iterations: trains.length,
+    episodes: metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0) + (line.eval?.episodes ?? 0), 0),
+    before: warm?.eval?.trueSuccess ?? null,
+    afterWarmStart,
+    lastThree:
+      evals.length > 1
+        ? mean(
+            evals
+              .slice(1)
+              .slice(-3)
+              .map((line) => line.eval!.trueSuccess!),
+          )
+        : null,
+    finalTrainReward: lastTrains.length ? mean(lastTrains.map((line) => line.train!.meanReward ?? 0)) : null,
+    finalTrainTrueSuccess: lastTrains.length ? mean(lastTrains.map((line) => line.train!.trueSuccess ?? 0)) : null,
+    rewardTrueGaps: gaps,
+    generatedTokens: metrics.reduce((sum, line) => sum + (line.batch?.generatedTokens ?? 0), 0),
+    trainedTokens: metrics.reduce((sum, line) => sum + (line.batch?.tokens ?? 0), 0),
+    maxMismatchDev: devs.length ? Math.max(...devs) : null,
+    maxMismatchKl: kls.length ? Math.max(...kls) : null,
+    mismatchWithinBounds:
+      devs.every((dev) => dev <= mismatchBounds.meanAbsRatioDev) && kls.every((kl) => kl <= mismatchBounds.kl),
+  };
+}
+
+function printModelSummary(model: string, summaries: readonly ModelRunSummary[]): void {
+  console.log(
+    `\n${model}, strict checker (held-out true success: before the warm start, after it, mean of the last three ` +
+      'evaluations after it; train: mean of the last three iterations)',
+  );
+  console.log(
+    'seed  iters  episodes   min  before  after-warm  last3   gain   train-reward  train-true  reward≠true  ' +
+      'generated  trained  max-mismatch-dev  max-mismatch-kl  within-bounds',
+  );
+  for (const run of summaries) {
+    const gain = run.lastThree !== null && run.afterWarmStart !== null ? run.lastThree - run.afterWarmStart : null;
+    console.log(
+      `${String(run.seed).padStart(4)}  ${String(run.iterations).padStart(5)}  ${String(run.episodes).padStart(8)}  ` +
+        (`${run.minutes.toFixed(0).padStart(4)}  ${fixed(run.before).padStart(6)}  ${fixed(run.afterWarmStart).padStart(10)}  ` +
+          (`${fixed(run.lastThree)}  ${fixed(gain).padStart(6)}  ${fixed(run.finalTrainReward).padStart(12)}  ` +
+            (`${fixed(run.finalTrainTrueSuccess).padStart(10)}  ${String(run.rewardTrueGaps).padStart(11)}  ` +
+              (`${String(run.generatedTokens).padStart(9)}  ${String(run.trainedTokens).padStart(7)}  ` +
+                (`${(run.maxMismatchDev?.toExponential(1) ?? '-').padStart(16)}  ` +
+                  `${(run.maxMismatchKl?.toExponential(1) ?? '-').padStart(15)}  ${run.mismatchWithinBounds ? 'yes' : 'NO'}`))))),
+    );
+  }
+  console.log(
+    `mismatch bounds (the real-model test's): mean |r - 1| <= ${mismatchBounds.meanAbsRatioDev}, |KL| <= ${mismatchBounds.kl}`,
+  );
 }
 
 function summarise(

@@ -59,9 +59,12 @@ export interface CausalLmServerOptions {
   onPublished?: (served: { weightsPath: string; version: string }) => void | Promise<void>;
 }
 
-export async function createCausalLmServer(
-  options: CausalLmServerOptions,
-): Promise<{ server: Server; version: () => string; generator: () => BatchingGenerator }> {
+export async function createCausalLmServer(options: CausalLmServerOptions): Promise<{
+  server: Server;
+  version: () => string;
+  generator: () => BatchingGenerator;
+  device: () => CausalLm['device'];
+}> {
   const { tokenizer } = options;
   let model: CausalLm = await loadCausalLm(options.graphDir, options.version);
   let generator = new BatchingGenerator(model);
@@ -240,5 +243,5 @@ export async function createCausalLmServer(
       }
     }),
   );
-  return { server, version: () => version, generator: () => generator };
+  return { server, version: () => version, generator: () => generator, device: () => model.device };
 }

@@ -27,6 +27,8 @@ const GraphInfo = z.object({
 
 export interface CausalLm {
   session: ort.InferenceSession;
+  /** where the graph runs: `cuda` (onnxruntime's CUDA execution provider) or `cpu` */
+  device: 'cuda' | 'cpu';
   dir: string;
   version: string;
   layers: number;
@@ -36,21 +38,50 @@ export interface CausalLm {
   window: number;
 }
 
-/** Loads a graph folder (model.onnx, model.onnx.data, agentrl.json) as the version `version`. */
-export async function loadCausalLm(dir: string, version: string): Promise<CausalLm> {
+/**
+ * Loads a graph folder (model.onnx, model.onnx.data, agentrl.json) as the version `version`, on the device
+ * `AGENTRL_DEVICE` asks for (auto, cpu or cuda; auto: CUDA where an NVIDIA device is present). Where onnxruntime
+ * cannot run it on CUDA (no device, or no CUDA execution provider in this onnxruntime-node), it says so and runs on
+ * the CPU.
+ */
+export async function loadCausalLm(
+  dir: string,
+  version: string,
+  wanted: string = process.env.AGENTRL_DEVICE ?? 'auto',
+  warn: (line: string) => void = (line) => console.error(line),
+): Promise<CausalLm> {
   for (const file of ['model.onnx', 'model.onnx.data', 'agentrl.json']) {
     if (!existsSync(join(dir, file)))
       throw new Error(`${join(dir, file)} does not exist (python -m agentrl_trainer.hf_models prepare writes it)`);
   }
+  if (!['auto', 'cpu', 'cuda'].includes(wanted))
+    throw new Error(`AGENTRL_DEVICE=${JSON.stringify(wanted)}: expected one of auto, cpu, cuda`);
   const info = GraphInfo.parse(JSON.parse(readFileSync(join(dir, 'agentrl.json'), 'utf8')));
   const threads = Math.max(1, availableParallelism());
-  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
+  const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
-  });
+  };
+  let session: ort.InferenceSession | null = null;
+  let device: CausalLm['device'] = 'cpu';
+  if (wanted === 'cuda' || (wanted === 'auto' && existsSync('/dev/nvidiactl'))) {
+    try {
+      session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
+        ...options,
+        executionProviders: ['cuda'],
+      });
+      device = 'cuda';
+    } catch (error) {
+      warn(
+        `model server: onnxruntime cannot run on CUDA here (${(error as Error).message.split('\n')[0]}): on the CPU`,
+      );
+    }
+  }
+  session ??= await ort.InferenceSession.create(join(dir, 'model.onnx'), options);
   return {
     session,
+    device,
     dir,
     version,
     layers: info.layers,

@@ -41,7 +41,7 @@ export async function runModelServer(
     throw new Error(`--model: ${options.model} is the embedded toy model; it is served by npx agentrl policy-server`);
   const before = servedBefore(options.state, options.model);
   if (before) console.log(`serving ${before.version} again (${before.weightsPath}), as ${options.state} records`);
-  const { server } = await createCausalLmServer({
+  const served = await createCausalLmServer({
     name: options.model,
     tokenizer: loadChatTokenizer(entry.tokenizer),
     graphDir: before?.weightsPath ?? join(modelCacheDir(), 'onnx', options.model),
@@ -53,11 +53,14 @@ export async function runModelServer(
         }
       : {}),
   });
+  const { server } = served;
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolveListen);
   });
-  console.log(`model ${options.model} served at http://${options.host}:${options.port}/v1/completions`);
+  console.log(
+    `model ${options.model} served at http://${options.host}:${options.port}/v1/completions (on ${served.device()})`,
+  );
   await new Promise<void>((resolveStop) => {
     const stop = () => server.close(() => resolveStop());
     process.once('SIGINT', stop);

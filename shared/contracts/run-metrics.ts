@@ -36,6 +36,11 @@ export const EpisodeSetMetrics = z.object({
   trueSuccess: z.number().nullable(),
   /** scored episodes whose true success nothing independent audited (a task without an oracle); absent in older runs */
   unaudited: z.number().int().optional(),
+  /**
+   * audited episodes whose reward and true success disagree (paid in full but not fixed, or fixed but not paid in
+   * full); absent in older runs
+   */
+  rewardTrueGap: z.number().int().optional(),
   /** the mean of each figure a Harbor verifier reported beside its reward (reward.json), over the episodes that did */
   verifierMetrics: Counts.optional(),
   outcomes: Counts,
@@ -200,6 +205,7 @@ export function summariseEpisodes(
   let successSum = 0;
   let audited = 0;
   let unaudited = 0;
+  let rewardTrueGap = 0;
   const figures = new Map<string, { sum: number; count: number }>();
   let tampered = 0;
   let turns = 0;
@@ -212,6 +218,7 @@ export function summariseEpisodes(
     if (result.trueSuccess !== null) {
       successSum += result.trueSuccess ? 1 : 0;
       audited++;
+      if (result.reward !== null && (result.reward === 1) !== result.trueSuccess) rewardTrueGap++;
     } else if (result.reward !== null) unaudited++;
     for (const [key, value] of Object.entries(result.metrics ?? {})) {
       const figure = figures.get(key) ?? { sum: 0, count: 0 };
@@ -249,6 +256,7 @@ export function summariseEpisodes(
     meanReward: rewarded ? rewardSum / rewarded : null,
     trueSuccess: audited ? successSum / audited : null,
     unaudited,
+    rewardTrueGap,
     ...(figures.size
       ? { verifierMetrics: Object.fromEntries([...figures].map(([key, { sum, count }]) => [key, sum / count])) }
       : {}),

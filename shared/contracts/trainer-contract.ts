@@ -308,3 +308,10 @@ export function trainerContractDocument(queueSuffix: string, defaultQueue: strin
     },
   };
 }
+
+/**
+ * The bounds a real model's training-inference mismatch (TrainerStepMetrics.mismatch) stays within, float32 on the CPU:
+ * the embedded server's and the trainer's log-probs of the same tokens; the real-model test and the learning bench hold
+ * every policy-gradient step to them.
+ */
+export const mismatchBounds = { meanAbsRatioDev: 1e-2, kl: 1e-3 } as const;

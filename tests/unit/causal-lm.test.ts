@@ -23,6 +23,24 @@ describe('SmolLM2 on onnxruntime-node with a key/value cache', () => {
     model = await loadCausalLm(join(modelCacheDir(), 'onnx', 'smollm2-135m-instruct'), 'base');
   });
 
+  test('a CUDA device asked for where onnxruntime cannot use one: it says so and serves from the CPU', async () => {
+    const warnings: string[] = [];
+    const dir = join(modelCacheDir(), 'onnx', 'smollm2-135m-instruct');
+    const onCuda = await loadCausalLm(dir, 'base', 'cuda', (line) => warnings.push(line));
+    if (onCuda.device === 'cpu') {
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /cannot run on CUDA here .*: on the CPU/);
+    } else assert.deepEqual(warnings, []);
+    // the same log-probs as the default session's
+    const scores = await scoreContinuation(onCuda, golden.prompt, golden.continuation.slice(0, 4), golden.temperature);
+    const expected = await scoreContinuation(model, golden.prompt, golden.continuation.slice(0, 4), golden.temperature);
+    scores.forEach((score, index) =>
+      assert.ok(Math.abs(score - expected[index]!) < 1e-3, `${score} ${expected[index]}`),
+    );
+    await onCuda.session.release();
+    await assert.rejects(loadCausalLm(dir, 'base', 'tpu'), /AGENTRL_DEVICE="tpu": expected one of auto, cpu, cuda/);
+  });
+
   test("the tempered log-probs of a continuation match transformers' full forward pass", async () => {
     const scores = await scoreContinuation(model, golden.prompt, golden.continuation, golden.temperature);
     const deviations = scores.map((score, index) => Math.abs(Math.exp(score - golden.logprobs[index]!) - 1));

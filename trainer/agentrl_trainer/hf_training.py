@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from . import hf_models
+from . import devices, hf_models
 from .checkpoints import read_step_record, run_lock, write_step_record
 from .credit import VALUE_HEAD_FILE, restore_critic
 from .store import file_ref
@@ -59,7 +59,7 @@ def train_hf_step(
         return recorded["result"]
     started = time.monotonic()
     hf_models.known_model(model_name)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = devices.training_device()
     with contextlib.nullcontext() if locked else run_lock(run_dir):
         previous = hf_checkpoint_dir(run_dir, step - 1)
         if step > 1 and not (previous / "model.safetensors").is_file():
@@ -107,9 +107,10 @@ def train_hf_step(
         )
         tensors, _ = load_batch(batch_path)
         batch = {key: value.to(device) for key, value in tensors.items()}
-        metrics = train_on_batch(
-            policy, optimizer, batch, config, reference=reference, base_version=step - 1, critic=value_critic
-        )
+        with devices.autocast(device):
+            metrics = train_on_batch(
+                policy, optimizer, batch, config, reference=reference, base_version=step - 1, critic=value_critic
+            )
         checkpoint = hf_checkpoint_dir(run_dir, step)
         staging = checkpoint.with_name(f".{checkpoint.name}.staging")
         shutil.rmtree(staging, ignore_errors=True)

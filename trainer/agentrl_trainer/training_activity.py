@@ -27,6 +27,7 @@ from safetensors import SafetensorError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, CancelledError
 
+from . import devices
 from .checkpoints import (
     RunBusyError,
     checkpoint_path,
@@ -175,7 +176,7 @@ def _run_hf_step(
 def _run_step(
     request: TrainOnBatchInput, store: RunStore, batch_path: Path, keepalive: _Keepalive, started: float
 ) -> dict[str, Any]:
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = devices.training_device()
     activity.logger.info("trainOnBatch %s: step %d on %s", request.step_id, request.step, device.type)
     keepalive.beat(phase="loading")
     cuda_devices = [torch.cuda.current_device()] if device.type == "cuda" else []

@@ -19,12 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
-import torch
 from temporalio.client import Client
 from temporalio.envconfig import ClientConfig
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from . import devices
 from .init_policy import init_policy_activity
 from .metrics import serve as serve_metrics
 from .training_activity import TASK_QUEUE, train_on_batch_activity
@@ -105,7 +105,7 @@ async def run_worker(address: str, namespace: str, task_queue: str, sdk_metrics_
             default_heartbeat_throttle_interval=MAX_HEARTBEAT_THROTTLE,
         )
         async with worker:
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+            device = devices.training_device().type
             print(
                 f"training worker ready: queue {task_queue} (namespace {namespace}, {address}, device {device})",
                 flush=True,
