@@ -383,3 +383,29 @@ def test_the_mask_ablation_trains_observations_against_the_starting_weights():
         fresh, torch.optim.SGD(fresh.parameters(), lr=0.0), batch, StepConfig(temperature=TEMPERATURE)
     )
     assert metrics["loss"] != pytest.approx(plain["loss"], abs=1e-6)
+
+
+@pytest.mark.parametrize("aggregation", sorted(AGGREGATIONS))
+@pytest.mark.parametrize("objective", ["policy_gradient", "imitation"])
+def test_micro_batches_give_the_whole_minibatchs_step(monkeypatch, aggregation, objective):
+    """A minibatch split into micro-batches (to bound a real model's memory) takes the same step as one pass."""
+    import agentrl_trainer.train_step as train_step
+
+    config = StepConfig(
+        temperature=TEMPERATURE, objective=objective, loss=LossConfig(aggregation=aggregation), epochs=2
+    )
+    results = {}
+    for micro_tokens in (10_000, 20, 40):  # one pass; one row (T = 20) per micro-batch; two rows
+        monkeypatch.setattr(train_step, "MICRO_BATCH_TOKENS", micro_tokens)
+        model = make_model()
+        # plain SGD: the step is the gradient itself (Adam's normalisation would magnify float rounding)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+        metrics = train_on_batch(model, optimizer, make_batch(model, seed=3), config)
+        results[micro_tokens] = (parameters(model), metrics)
+    whole, whole_metrics = results[10_000]
+    for micro_tokens in (20, 40):
+        split, metrics = results[micro_tokens]
+        for name, value in whole.items():
+            assert torch.allclose(split[name], value, atol=1e-5), (micro_tokens, name)
+        assert metrics["loss"] == pytest.approx(whole_metrics["loss"], abs=1e-5)
+        assert metrics["grad_norm"] == pytest.approx(whole_metrics["grad_norm"], rel=1e-4)
