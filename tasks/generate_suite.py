@@ -1207,14 +1207,23 @@ def changed_lines(a, b):
     return sum(1 for x, y in zip(la, lb) if x != y)
 
 
-def build_task(r, tkey, site, pkg, task_id, weak_wanted):
+def yaml_prompt(text):
+    """text as the indented lines of a task.yaml block scalar, wrapped at 76 columns, never inside a `code span`."""
+    spans = text.split("`")
+    text = "`".join(part.replace(" ", "\0") if i % 2 else part for i, part in enumerate(spans))
+    wrapped = textwrap.wrap(text, 76, break_long_words=False, break_on_hyphens=False)
+    return "\n".join("  " + line.replace("\0", " ") for line in wrapped)
+
+
+def build_task(r, tkey, site, pkg, task_id, weak_wanted, distractor=True):
+    """One task's files and metadata; distractor=False never adds the optional correct function (shorter modules)."""
     tpl = TEMPLATES[tkey]
     spec = tpl["build"](r, site)
     funcs = list(spec["funcs"])
     cases = dict(spec["cases"])
     fixed_src = module_source(spec["doc"], funcs)
     # optionally one correct distractor function, if it fits in the line budget
-    if r.random() < 0.5:
+    if distractor and r.random() < 0.5:
         ffunc, fcases = filler(r)
         if ffunc[0] not in cases:
             trial = funcs + [ffunc] if r.random() < 0.6 else [ffunc] + funcs
@@ -1351,14 +1360,13 @@ def build_task(r, tkey, site, pkg, task_id, weak_wanted):
         "The repository is in the current directory. Tests run with `python3 -m pytest -q`. "
         "Fix the bug in the package code (not the tests), then submit."
     )
-    # never break a line inside a `code span`
-    spans = text.split("`")
-    text = "`".join(part.replace(" ", "\0") if i % 2 else part for i, part in enumerate(spans))
-    wrapped = textwrap.wrap(text, 76, break_long_words=False, break_on_hyphens=False)
-    prompt = "\n".join("  " + line.replace("\0", " ") for line in wrapped)
-    files["task.yaml"] = f"id: @ID@\nprompt: |\n{prompt}\nbudgets:\n  maxTurns: {MAX_TURNS}\n"
+    files["task.yaml"] = f"id: @ID@\nprompt: |\n{yaml_prompt(text)}\nbudgets:\n  maxTurns: {MAX_TURNS}\n"
     meta = dict(
         template=tkey, site=site, function=bug_fn, package=pkg, wrongFix=bool(wrong_src), reportedFunction=rep["fn"]
+    )
+    # the pieces of the bug report, for prompts that say more (tasks/generate_curriculum.py)
+    meta["report"] = dict(
+        call=call_src(rep["fn"], rep["args"]), got=got, want=lit(rep["want"]), doc=docs[rep["fn"]], buggyLine=buggy_line
     )
     return files, meta
 
@@ -1548,9 +1556,10 @@ def readme(splits, meta):
 # ---------------------------------------------------------------------------
 
 
-def task_dirs(root):
+def task_dirs(root, splits=None):
+    """Task folders under root as split/id, for the split folders given (default: the suite's splits)."""
     out = []
-    for split in SPLITS:
+    for split in splits or SPLITS:
         base = os.path.join(root, split)
         if os.path.isdir(base):
             out += [
@@ -1609,24 +1618,26 @@ def existing_files(root):
     return out
 
 
-def write_suite(files):
+def write_suite(files, root=None, splits=None):
+    """Delete and rewrite root (default tasks/suite/), keeping expected-tests.json of every task whose files are unchanged."""
+    root = root or SUITE
     kept = {}
-    if os.path.isdir(SUITE):
-        for rel in task_dirs(SUITE):
-            exp = os.path.join(SUITE, rel, EXPECTED)
+    if os.path.isdir(root):
+        for rel in task_dirs(root, splits):
+            exp = os.path.join(root, rel, EXPECTED)
             if os.path.isfile(exp):
                 with open(exp, "rb") as fh:
-                    kept[rel] = (digest_of(validated_files(read_task(SUITE, rel))), fh.read())
-        shutil.rmtree(SUITE)
+                    kept[rel] = (digest_of(validated_files(read_task(root, rel))), fh.read())
+        shutil.rmtree(root)
     for rel, text in sorted(files.items()):
-        path = os.path.join(SUITE, rel)
+        path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     restored, stale = 0, []
-    for rel in task_dirs(SUITE):
-        if rel in kept and kept[rel][0] == digest_of(validated_files(read_task(SUITE, rel))):
-            with open(os.path.join(SUITE, rel, EXPECTED), "wb") as fh:
+    for rel in task_dirs(root, splits):
+        if rel in kept and kept[rel][0] == digest_of(validated_files(read_task(root, rel))):
+            with open(os.path.join(root, rel, EXPECTED), "wb") as fh:
                 fh.write(without_oracle_ids(kept[rel][1]))
             restored += 1
         else:
@@ -1634,15 +1645,17 @@ def write_suite(files):
     return restored, stale
 
 
-def check_suite(files):
+def check_suite(files, root=None):
+    """Differences between files and what root (default tasks/suite/) holds, expected-tests.json aside."""
+    root = root or SUITE
     want = {rel: text.encode() for rel, text in files.items()}
-    have = existing_files(SUITE) if os.path.isdir(SUITE) else {}
+    have = existing_files(root) if os.path.isdir(root) else {}
     problems = [f"missing or different: {p}" for p in sorted(want) if have.get(p) != want[p]]
     problems += [f"unexpected: {p}" for p in sorted(set(have) - set(want))]
     return problems
 
 
-def verify(root):
+def verify(root, splits=None):
     """Host-python checks of every task."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     failures = 0
@@ -1668,7 +1681,7 @@ def verify(root):
         )
         return proc.returncode, proc.stdout
 
-    for rel in task_dirs(root):
+    for rel in task_dirs(root, splits):
         task = os.path.join(root, rel)
         errs = []
         with tempfile.TemporaryDirectory() as tmp:

@@ -17,8 +17,10 @@ MODULE = ROOT / "activities" / "checker" / "python" / "oracle_values.py"
 GOLDEN = json.loads((ROOT / "shared" / "golden" / "oracle-values.json").read_text(encoding="utf-8"))
 COMPARE = json.loads((ROOT / "shared" / "golden" / "oracle-compare.json").read_text(encoding="utf-8"))
 SCHEMA = json.loads((ROOT / "shared" / "contracts" / "oracle.schema.json").read_text(encoding="utf-8"))
-ORACLE_FILES = sorted((ROOT / "tasks").glob("*/oracle.json")) + sorted(
-    (ROOT / "tasks" / "suite").glob("*/*/oracle.json")
+ORACLE_FILES = (
+    sorted((ROOT / "tasks").glob("*/oracle.json"))
+    + sorted((ROOT / "tasks" / "suite").glob("*/*/oracle.json"))
+    + sorted((ROOT / "tasks" / "curriculum").glob("*/*/*/oracle.json"))
 )
 
 spec = importlib.util.spec_from_file_location("oracle_values", MODULE)
@@ -338,7 +340,7 @@ def test_format_oracle_round_trips():
 
 
 def test_task_oracles():
-    assert len(ORACLE_FILES) == 3 + 68
+    assert len(ORACLE_FILES) == 3 + 68 + 64
     validator = Draft202012Validator(SCHEMA)
     for path in ORACLE_FILES:
         doc = json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,11 @@
+"""Vector products."""
+
+
+def dot_product(xs, ys):
+    """Sum of xs[i] * ys[i] over all positions."""
+    return sum(x + y for x, y in zip(xs, ys))
+
+
+def sum_of_squares(xs):
+    """Sum of the squares of xs."""
+    return dot_product(xs, xs)

@@ -1,0 +1,11 @@
+"""Counting and removing one value."""
+
+
+def times_seen(values, item):
+    """How many values are equal to item."""
+    return sum(1 for v in values if v != item)
+
+
+def strip_value(values, item):
+    """The values not equal to item, order kept."""
+    return [v for v in values if v != item]

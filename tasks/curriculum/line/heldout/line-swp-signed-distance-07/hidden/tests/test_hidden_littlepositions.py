@@ -1,0 +1,21 @@
+from littlepositions import all_offsets, signed_distance
+
+
+def test_signed_distance_more_1():
+    assert signed_distance(0, 12) == 12
+
+
+def test_signed_distance_more_2():
+    assert signed_distance(3, 0) == -3
+
+
+def test_signed_distance_more_3():
+    assert signed_distance(10, 3) == -7
+
+
+def test_all_offsets_more_1():
+    assert all_offsets(0, [9, 7, 9, -3]) == [9, 7, 9, -3]
+
+
+def test_all_offsets_more_2():
+    assert all_offsets(3, [1, -3]) == [-2, -6]

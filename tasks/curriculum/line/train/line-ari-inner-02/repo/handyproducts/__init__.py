@@ -1,0 +1,11 @@
+"""Vector products."""
+
+
+def inner(xs, ys):
+    """Sum of xs[i] * ys[i] over all positions."""
+    return sum(x + y for x, y in zip(xs, ys))
+
+
+def energy(xs):
+    """Sum of the squares of xs."""
+    return inner(xs, xs)
