@@ -32,9 +32,13 @@
 //
 //   node --import tsx bench/learning.ts --model smollm2-135m-instruct [--minutes 45] [--seeds 0,1]
 //     [--tasks tasks/curriculum/line/train] [--eval-tasks tasks/curriculum/line/heldout]
-//     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 4] [--lr 2e-5] [--kl-coef 0.03]
-//     [--warm-start-epochs 2] [--warm-start-lr 1e-4] [--eval-every 5] [--before-seeds 0]
-//     [--device auto|cpu|cuda] [--model-port 8102]
+//     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 8] [--lr 3e-5] [--minibatches 2]
+//     [--kl-coef 0.03] [--max-turns 2] [--warm-start-epochs 2] [--warm-start-minibatches 8]
+//     [--warm-start-lr 1e-4] [--eval-every 4] [--before-seeds 0] [--device auto|cpu|cuda] [--model-port 8102]
+//
+// Two turns at the line level (the prompt names the line): the fix as one line edit, then submit; every
+// token generated is the edit or the call around it, which is what an hour on 2 cores can train. More
+// turns (--max-turns 4: read with line numbers, edit, test, submit) make every row and iteration longer.
 import { localPathOf } from '../activities/store/local-copy';
 import { writeFileSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +63,7 @@ const { values: given } = parseArgs({
     epochs: { type: 'string', default: '4' },
     'kl-coef': { type: 'string' },
     'stop-credit': { type: 'string', default: '5' },
-    'max-turns': { type: 'string', default: '12' },
+    'max-turns': { type: 'string' },
     context: { type: 'string', default: '768' },
     model: { type: 'string' },
     tasks: { type: 'string', default: 'tasks/curriculum/line/train' },
@@ -67,6 +71,8 @@ const { values: given } = parseArgs({
     'tasks-per-iteration': { type: 'string', default: '4' },
     'group-size': { type: 'string', default: '4' },
     'warm-start-epochs': { type: 'string', default: '2' },
+    'warm-start-minibatches': { type: 'string', default: '8' },
+    minibatches: { type: 'string', default: '2' },
     'warm-start-lr': { type: 'string', default: '1e-4' },
     'before-seeds': { type: 'string', default: '0' },
     device: { type: 'string', default: 'auto' },
@@ -77,10 +83,11 @@ const { values: given } = parseArgs({
 const values = {
   ...given,
   minutes: given.minutes ?? (given.model ? '45' : '60'),
-  'eval-every': given['eval-every'] ?? (given.model ? '5' : '10'),
-  concurrency: given.concurrency ?? '4',
-  lr: given.lr ?? (given.model ? '2e-5' : '1e-3'),
+  'eval-every': given['eval-every'] ?? (given.model ? '4' : '10'),
+  concurrency: given.concurrency ?? (given.model ? '8' : '4'),
+  lr: given.lr ?? (given.model ? '3e-5' : '1e-3'),
   'kl-coef': given['kl-coef'] ?? '0.03',
+  'max-turns': given['max-turns'] ?? (given.model ? '2' : '12'),
 };
 
 const variants: Record<
@@ -266,12 +273,14 @@ async function modelMain(model: string): Promise<void> {
           tail: Number(values['eval-tail']),
           beforeWarmStart: beforeSeeds.has(seed),
         },
-        optimizer: { lr: Number(values.lr), epochs: 1, minibatches: 1 },
+        optimizer: { lr: Number(values.lr), epochs: 1, minibatches: Number(values.minibatches) },
+        budgets: { maxTurns: Number(values['max-turns']) },
         loss: { klCoef: Number(values['kl-coef']) },
         // one demonstration per training task, each imitated `epochs` times
         warmStart: {
           episodes: taskFolders(values.tasks).length,
           epochs: Number(values['warm-start-epochs']),
+          minibatches: Number(values['warm-start-minibatches']),
           lr: Number(values['warm-start-lr']),
         },
       },

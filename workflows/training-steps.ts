@@ -140,7 +140,8 @@ export async function trainStep(
       ratioLevel: loss.ratioLevel,
       klEstimator: loss.klEstimator,
       epochs: imitation ? input.warmStart.epochs : optimizer.epochs,
-      minibatches: optimizer.minibatches,
+      // never more minibatches than rows (a batch of groups with a zero advantage left out can be small)
+      minibatches: Math.min((imitation ? input.warmStart.minibatches : undefined) ?? optimizer.minibatches, batch.rows),
       objective,
       // the KL anchor is the warm-started step
       ...(!imitation && loss.klCoef > 0 && state.referenceStep

@@ -115,6 +115,8 @@ const RunInputFields = z
         episodes: z.number().int().min(0).default(16),
         epochs: z.number().int().min(1).default(20),
         lr: z.number().positive().optional(),
+        /** the imitation's minibatches per epoch (@default the run's `optimizer.minibatches`) */
+        minibatches: z.number().int().min(1).optional(),
         solvedFrom: z.array(z.string().min(1)).default([]),
       })
       .strict()
