@@ -223,10 +223,14 @@ describe('the chat format demonstrator (demo:tools)', () => {
         execFileSync('bash', ['-c', call.command!], { cwd: dir });
     }
     for (const file of files) assert.equal(readFileSync(join(dir, file.path), 'utf8'), file.content, file.path);
-    // fewer turns: the reads go first, then the test run; the last turn submits
+    // fewer turns: the test run goes first, then the reads; the last turn submits
+    assert.deepEqual(
+      episode(14).map((call) => call.command?.split(' ')[0] ?? call.tool),
+      [...Array<string>(6).fill('cat'), 'sed', 'write_file', 'sed', 'sed', 'sed', 'sed', 'write_file', 'submit'],
+    );
     assert.deepEqual(
       episode(9).map((call) => call.command?.split(' ')[0] ?? call.tool),
-      ['sed', 'write_file', 'sed', 'sed', 'sed', 'sed', 'write_file', 'python3', 'submit'],
+      ['sed', 'write_file', 'sed', 'sed', 'sed', 'sed', 'write_file', 'submit', 'submit'],
     );
     assert.deepEqual(
       episode(3).map((call) => call.command?.split(' ')[0] ?? call.tool),

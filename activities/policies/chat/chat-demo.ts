@@ -70,7 +70,7 @@ function shellQuoted(word: string): string {
 /**
  * The solved demonstrator (`demo:solve`): it reads each file the task's reference fix changes with line numbers,
  * fixes it ({@link fixCall}), runs the tests and submits: a whole episode that fixes the task, in the model's own
- * tool-call format, to imitate. With fewer turns than that, it skips the reads first, then the test run; the last
+ * tool-call format, to imitate. With fewer turns than that, it skips the test run first, then the reads; the last
  * turn of the budget always submits.
  */
 export function solvedToolCall(files: readonly SolvedFile[], turn: number, maxTurns: number): string {
@@ -80,11 +80,12 @@ export function solvedToolCall(files: readonly SolvedFile[], turn: number, maxTu
   const writes = files.map(fixCall);
   const check = call('bash', { command: 'python3 -m pytest -q' });
   const room = maxTurns - 1;
+  // a short budget drops the test run first (reading is what finds the line to fix), then the reads
   const plan =
     room >= reads.length + writes.length + 1
       ? [...reads, ...writes, check]
-      : room >= writes.length + 1
-        ? [...writes, check]
+      : room >= reads.length + writes.length
+        ? [...reads, ...writes]
         : writes.slice(0, Math.max(0, room));
   return turn < plan.length && turn < room ? plan[turn]! : call('submit', {});
 }
