@@ -33,7 +33,8 @@
 //   node --import tsx bench/learning.ts --model smollm2-135m-instruct [--minutes 45] [--seeds 0,1]
 //     [--tasks tasks/curriculum/function/train] [--eval-tasks tasks/curriculum/function/heldout]
 //     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 8] [--lr 3e-5] [--minibatches 2]
-//     [--kl-coef 0.03] [--max-turns 3] [--warm-start-epochs 2] [--warm-start-minibatches 8]
+//     [--kl-coef 0.03] [--max-turns 3] [--warm-start-episodes N (one per training task)]
+//     [--warm-start-epochs 2] [--warm-start-minibatches 8]
 //     [--warm-start-lr 1e-4] [--eval-every 4] [--before-seeds 0] [--device auto|cpu|cuda] [--model-port 8102]
 //
 // Three turns: read the file with line numbers, fix the line, submit (the demonstrator drops its test
@@ -71,6 +72,7 @@ const { values: given } = parseArgs({
     'eval-tasks': { type: 'string', default: 'tasks/curriculum/function/heldout' },
     'tasks-per-iteration': { type: 'string', default: '4' },
     'group-size': { type: 'string', default: '4' },
+    'warm-start-episodes': { type: 'string' },
     'warm-start-epochs': { type: 'string', default: '2' },
     'warm-start-minibatches': { type: 'string', default: '8' },
     minibatches: { type: 'string', default: '2' },
@@ -279,7 +281,7 @@ async function modelMain(model: string): Promise<void> {
         loss: { klCoef: Number(values['kl-coef']) },
         // one demonstration per training task, each imitated `epochs` times
         warmStart: {
-          episodes: taskFolders(values.tasks).length,
+          episodes: Number(values['warm-start-episodes'] ?? taskFolders(values.tasks).length),
           epochs: Number(values['warm-start-epochs']),
           minibatches: Number(values['warm-start-minibatches']),
           lr: Number(values['warm-start-lr']),
