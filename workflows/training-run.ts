@@ -180,8 +180,14 @@ async function warmStart(run: Run): Promise<void> {
   const before = recorded && input.evaluation.beforeWarmStart ? await evaluate(run, 'eval-before-warm-start') : null;
   run.progress.phase = 'warm-start';
   const demonstrator = formatPolicySpec({ kind: 'demo', name: chat ? 'solve' : 'format' });
+  // a chat model's demonstrations of fewer tasks than it trains on are of a seeded sample of them, not the first
+  // ones by name
+  const demoTasks =
+    chat && input.warmStart.episodes < state.trainTasks.length
+      ? seededSample(state.trainTasks, input.warmStart.episodes, input.seed * 7919 - 1)
+      : state.trainTasks;
   const specs = Array.from({ length: input.warmStart.episodes }, (_, index): EpisodeSpec => {
-    const task = state.trainTasks[index % state.trainTasks.length]!;
+    const task = demoTasks[index % demoTasks.length]!;
     return {
       id: episodeWorkflowId(run.prefix, 'demo', task, index),
       task,
