@@ -193,7 +193,8 @@ async function measure(client: Client, input: Record<string, unknown>): Promise<
  * policy-gradient iteration's start to the last step's line (the lines' wall times add up to it in both
  * modes; the end of an asynchronous run, which lets its episodes in flight go, is not counted).
  */
-const stepLines = (run: Measured) => run.metrics.filter((line) => line.train);
+// the warm start's line (iteration -1) is neither a step nor sampled by the policy
+const stepLines = (run: Measured) => run.metrics.filter((line) => line.train && line.iteration >= 0);
 const perHour = (run: Measured) =>
   stepLines(run).reduce((sum, line) => sum + line.train!.episodes, 0) /
   (stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 3600);
@@ -266,8 +267,11 @@ async function main(): Promise<void> {
       );
       const base = perHour(runs[0]!);
       for (const run of runs) {
-        const steps = run.metrics.filter((line) => line.training).length;
-        const episodes = run.metrics.reduce((sum, line) => sum + (line.train?.episodes ?? 0), 0);
+        const steps = run.metrics.filter((line) => line.training && line.iteration >= 0).length;
+        const episodes = run.metrics.reduce(
+          (sum, line) => sum + (line.iteration >= 0 ? (line.train?.episodes ?? 0) : 0),
+          0,
+        );
         const minutes = stepLines(run).reduce((sum, line) => sum + line.time.wallS, 0) / 60;
         console.log(
           `${run.runId.startsWith('bench-sync') ? 'sync ' : 'async'}   ${String(steps).padStart(5)}  ` +
@@ -308,7 +312,7 @@ async function main(): Promise<void> {
           const evals = run.metrics.filter((line) => line.eval);
           rows.push(
             `${mode.padEnd(5)}  ${String(seed).padStart(4)}  ` +
-              (`${String(run.metrics.filter((line) => line.training).length).padStart(5)}  ` +
+              (`${String(run.metrics.filter((line) => line.training && line.iteration >= 0).length).padStart(5)}  ` +
                 (`${perHour(run).toFixed(0).padStart(10)}  ${fixed(evals[0]?.eval?.trueSuccess).padStart(13)}  ` +
                   `${fixed(finalHeldOut(run)).padStart(13)}`)),
           );

@@ -438,8 +438,11 @@ function summarise(
   metrics: readonly IterationMetrics[],
   minutes: number,
 ): RunSummary {
-  const evals = metrics.filter((line) => line.eval?.trueSuccess !== null && line.eval?.trueSuccess !== undefined);
-  const trains = metrics.filter((line) => line.train);
+  const evals = metrics.filter(
+    (line) => line.iteration >= 0 && line.eval?.trueSuccess !== null && line.eval?.trueSuccess !== undefined,
+  );
+  // the warm start's line (iteration -1) holds the demonstrations, not the policy's episodes
+  const trains = metrics.filter((line) => line.train && line.iteration >= 0);
   const lastTrains = trains.slice(-3);
   return {
     variant,

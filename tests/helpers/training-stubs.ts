@@ -26,6 +26,8 @@ export interface RunRecords {
   inits: InitPolicyInput[];
   /** the policy version of each turn, by episode: what the real takeTurn records in the episode's context */
   turnVersions: Map<string, string[]>;
+  /** the solved training episodes each iteration recorded */
+  solved: { iteration: number; episodes: { episodeId: string; task: string }[] }[];
 }
 
 /** The task sets a stubbed run draws from. */
@@ -43,6 +45,7 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     publications: [],
     inits: [],
     turnVersions: new Map(),
+    solved: [],
   };
   const taskOf = (path: string) => path.split('/').at(-1)!;
   // prepareEpisode's input carries the task and the seed; later activities see them in the prompt's reference
@@ -139,6 +142,12 @@ export function trainingStubs(plan: EpisodePlan): { stubs: StubActivities; recor
     async recordIteration(input) {
       if (input.metrics) records.metrics.push(input.metrics);
       return `${input.runRef}/report.md`;
+    },
+    async recordSolved(input) {
+      records.solved.push(structuredClone(input));
+    },
+    async earlierSolved() {
+      return [];
     },
     async prepareEpisode(input) {
       const task = taskOf(input.task);

@@ -196,14 +196,16 @@ test("the README's main command: a short training run on the embedded defaults, 
     readdirSync(join(runFolder(result), 'steps')).sort(),
     [1, 2, 3].map((step) => `${result.runId}-step-${step}.json`),
   );
-  const metrics = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
+  const lines = readFileSync(join(runFolder(result), 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
+  // the warm start's line, then the iterations' and the final evaluation's
   assert.deepEqual(
-    metrics.map((line) => line.iteration),
-    [0, 1, 2],
+    lines.map((line) => line.iteration),
+    [-1, 0, 1, 2],
   );
+  const metrics = lines.slice(1);
   assert.deepEqual(
     metrics.slice(0, 2).map((line) => line.train.episodes),
     [16, 16],

@@ -90,11 +90,15 @@ describe('trainingRun', () => {
       `${runId}-step-3.json`,
     ]);
 
-    const metrics = readMetrics(runDir);
+    const lines = readMetrics(runDir);
     assert.deepEqual(
-      metrics.map((line) => line.iteration),
-      [0, 1, 2],
+      lines.map((line) => line.iteration),
+      [-1, 0, 1, 2],
     );
+    // the warm start's line: its four demonstrations and its imitation step
+    const [warm, ...metrics] = lines;
+    assert.equal(warm!.train!.episodes, 4);
+    assert.ok(warm!.training && Number.isFinite(warm!.training.loss) && warm!.batch!.rows > 0);
     for (const line of metrics.slice(0, 2)) {
       assert.equal(line.train!.episodes, 4);
       assert.equal(
@@ -305,7 +309,7 @@ describe('trainingRun', () => {
       args: [input],
     })) as { runRef: string; steps: number };
     assert.equal(result.steps, 2);
-    const metrics = readMetrics(runDir);
+    const metrics = readMetrics(runDir).filter((line) => line.iteration >= 0);
     // each iteration recorded once, each step applied once
     assert.deepEqual(
       metrics.map((line) => line.iteration),

@@ -106,7 +106,21 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       );
 
       // the iteration's metrics count every episode once, by outcome; means over those that have a reward
-      const [line, final] = records.metrics;
+      const [warm, line, final] = records.metrics;
+      // the warm start's line: its two demonstrations, no evaluation before it unless asked for
+      assert.deepEqual([warm!.iteration, warm!.train!.episodes, warm!.eval, warm!.step], [-1, 2, null, 1]);
+      // the iteration's solved episodes (paid and confirmed) are recorded for later warm starts, with their tasks
+      assert.deepEqual(
+        records.solved.map((entry) => [entry.iteration, entry.episodes.map((episode) => episode.task).sort()]),
+        [
+          [
+            0,
+            drawn
+              .flatMap((task) => [0, 1, 2].filter((seed) => plan(name(task), seed) === 'reward-1').map(() => task))
+              .sort(),
+          ],
+        ],
+      );
       const outcomes: Record<string, number> = {};
       for (const planned of expected) outcomes[outcomeOf[planned]] = (outcomes[outcomeOf[planned]] ?? 0) + 1;
       const rewards = expected
@@ -145,7 +159,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
     });
   });
 
-  test('a real model by name: its prepared weights as v0, demo:tools, chat batches, vllm: episodes pinned, publications that name the version', async () => {
+  test('a real model by name: its prepared weights as v0, demo:solve, chat batches, vllm: episodes pinned, publications that name the version', async () => {
     const { stubs, records } = trainingStubs(plan);
     await withWorkers(stubs, async (workers) => {
       const runId = 'fast-real-model';
@@ -185,8 +199,19 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         policy: string;
         sampling: { chat?: { tokenizer: string; maxActionTokens: number } };
       }[];
+      // a chat model imitates only the demonstrations that were paid and confirmed (planned reward-1), of two tasks
+      // sampled from the three
+      const demos = (workers.calls.prepareEpisode as { policy: string; task: string; sampling: { seed: number } }[])
+        .filter((call) => call.policy === 'demo:solve')
+        .map((call) => ({ task: call.task, solved: plan(name(call.task), call.sampling.seed) === 'reward-1' }));
+      assert.equal(new Set(demos.map((demo) => demo.task)).size, 2);
+      assert.ok(demos.some((demo) => demo.solved) && demos.some((demo) => !demo.solved), JSON.stringify(demos));
+      assert.deepEqual(
+        records.batches[0]!.episodes.map((episode) => episode.groupId),
+        demos.filter((demo) => demo.solved).map((demo) => demo.task),
+      );
       assert.deepEqual([...new Set(calls.map((call) => call.policy))].sort(), [
-        'demo:tools',
+        'demo:solve',
         `vllm:http://stub.invalid:1#${runId}-step-1`,
         `vllm:http://stub.invalid:1#${runId}-step-2`,
       ]);
