@@ -203,6 +203,7 @@ async function warmStart(run: Run): Promise<void> {
       runs: input.warmStart.solvedFrom,
       trainTasks: state.trainTasks,
       evalTasks: state.evalTasks,
+      model: input.model.name,
     });
     log.info('warm start: solved episodes of earlier runs', { runId: run.runId, episodes: earlier.length });
     request.episodes.push(...earlier.map(imitatedEarlier));

@@ -191,6 +191,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       runs: string[];
       trainTasks: string[];
       evalTasks: string[];
+      /** this run's model: another model's tokens are not this one's to imitate */
+      model: string;
     }): Promise<SolvedEpisode[]> {
       const train = new Set(input.trainTasks);
       const name = (path: string) => path.split('/').filter(Boolean).at(-1) ?? path;
@@ -198,9 +200,16 @@ export function createRunActivities(deps: RunActivityDeps) {
       const found: SolvedEpisode[] = [];
       for (const runId of input.runs) {
         const runRef = runRefOf(deps.store, runId);
-        if (!(await readManifest(runRef)))
+        const manifest = await readManifest(runRef);
+        if (!manifest)
           throw ApplicationFailure.nonRetryable(
             `warmStart.solvedFrom: no run ${runId} in ${deps.store.urlOf('runs')}`,
+            ErrorTypes.invalidInput,
+          );
+        const model = (manifest.config.model as { name?: string } | undefined)?.name ?? 'toy';
+        if (model !== input.model)
+          throw ApplicationFailure.nonRetryable(
+            `warmStart.solvedFrom: run ${runId} trained ${model}, not ${input.model}: its tokens are another model's`,
             ErrorTypes.invalidInput,
           );
         for (const line of await readSolved(runRef))
