@@ -53,7 +53,7 @@ describe("a training run's input in blocks", () => {
     assert.deepEqual(parsed, TrainingRunInput.parse(recordedRun));
     assert.deepEqual(
       [parsed.evaluation, parsed.credit.stopCredit],
-      [{ tasks: '/stub/eval', samples: 1, every: 1, tail: 0, limit: 4 }, 5],
+      [{ tasks: '/stub/eval', samples: 1, every: 1, tail: 0, limit: 4, beforeWarmStart: false }, 5],
     );
     const asyncFlat = startInput('async-run-first');
     assert.deepEqual(
@@ -138,6 +138,7 @@ describe("a training run's input in blocks", () => {
       every: 0,
       tail: 0,
       limit: 2,
+      beforeWarmStart: false,
     });
     // the caller's value is left as it was
     const given = { evalLimit: 2, evaluation: { samples: 3 } };
