@@ -222,7 +222,7 @@ describe('trainingRun', () => {
     assert.ok(Object.keys(scalars).some((tag) => tag.startsWith('train/outcomes/')));
     assert.deepEqual(
       scalars['train/meanReward']!.map(([step]) => step),
-      metrics.filter((line) => line.train?.meanReward != null).map((line) => line.iteration + 1),
+      lines.filter((line) => line.train?.meanReward != null).map((line) => line.iteration + 1),
     );
     const first = metrics.find((line) => line.training)!;
     assert.ok(
