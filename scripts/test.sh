@@ -21,7 +21,16 @@ node_test=(node --import tsx --test --test-timeout=900000 --test-concurrency=1)
 # schedule-to-start timeouts, workers and services starting, containers), and each has its own dev server,
 # task queues, ports, state folder and Docker labels, so none sees another's work
 integration_test=(node --import tsx --test --test-timeout=900000 --test-concurrency=3)
-if [ "$#" -gt 0 ]; then exec "${node_test[@]}" "$@"; fi
+# every temporary file the tests make (node's tmpdir(), Python's tempfile, pytest's tmp_path, the state folders of
+# the runs they start) goes under one folder, removed when the run ends however it ends: runs that each left a few
+# GB behind filled the disk
+test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentrl-tests-XXXXXX")
+export TMPDIR=$test_tmp
+if [ "$#" -gt 0 ]; then
+  trap 'rm -rf "$test_tmp"' EXIT
+  "${node_test[@]}" "$@"
+  exit
+fi
 # a tier that hangs is stopped (TERM, then KILL 30 s later) long before CI's own limit
 limited() {
   local seconds=$1
@@ -35,6 +44,7 @@ report() {
   echo "== tier times"
   for line in "${timings[@]}"; do echo "  $line"; done
   echo "  total        $((SECONDS))s"
+  rm -rf "$test_tmp"
 }
 trap report EXIT
 

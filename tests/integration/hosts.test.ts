@@ -141,6 +141,18 @@ describe('two sandbox hosts', () => {
       })
     ).filter((container) => container.Labels[labels.episode] === deploymentId(env.address, 'default', taskQueue));
 
+  /** whether one of the run's episodes is past its sandbox's acquisition on `host` */
+  async function runningOn(host: Host, runId: string): Promise<boolean> {
+    const query = `WorkflowType = 'rolloutEpisode' AND ExecutionStatus = 'Running'`;
+    for await (const execution of env.client.workflow.list({ query })) {
+      if (!execution.workflowId.startsWith(`${runId}.`)) continue;
+      const handle = env.client.workflow.getHandle(execution.workflowId);
+      const progress = await handle.query(episodeProgressQuery).catch(() => null);
+      if (progress?.phase === 'running' && progress.host === host.hostId) return true;
+    }
+    return false;
+  }
+
   test('a training run spreads its episodes over both hosts; neither worker writes its artifacts folder', async () => {
     const runId = `two-hosts-${randomBytes(3).toString('hex')}`;
     const handle = await env.client.workflow.start('trainingRun', {
@@ -208,12 +220,9 @@ describe('two sandbox hosts', () => {
       workflowId: runId,
       args: [runInput(runId, 6)],
     });
-    // the second host holds episodes of the first iteration: its daemon goes (its worker stays up)
-    await waitFor(
-      'an episode of this run running on the second host',
-      async () => (await episodeContainers(second, runId)).length > 0,
-      180_000,
-    );
+    // the second host holds an episode of the first iteration past its sandbox's acquisition (a daemon lost while
+    // a sandbox is acquired only sends the acquisition to the other host): its daemon goes (its worker stays up)
+    await waitFor('an episode of this run running on the second host', () => runningOn(hosts[1]!, runId), 180_000);
     // frozen first, so that an episode of a few seconds is still in flight when the daemon has gone
     for (const container of await episodeContainers(second, runId))
       await second

@@ -1,5 +1,5 @@
 // A real model trained end to end (SmolLM2-135M-Instruct): `npx agentrl train --input FILE --json`
-// with the smallest run that proves the loop. A format warm start (demo:tools) changes the weights;
+// with the smallest run that proves the loop. A solved warm start (demo:solve) changes the weights;
 // they are published to the model's embedded server; the iteration's episodes, in real containers,
 // are sampled from that version and run tool calls the model wrote; the trainer's recomputed
 // log-probs match the server's; the step (GiGPO: the turns located in the chat samples) is published
@@ -85,7 +85,7 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
       groupSize: 2,
       credit: { estimator: 'gigpo' },
       evaluation: { limit: 1 },
-      warmStart: { episodes: 2 },
+      warmStart: { episodes: 4 },
       budgets: { maxTurns: 3, maxObservationBytes: 512 },
     }),
   );
@@ -148,17 +148,17 @@ test('a one-iteration SmolLM2 run: warm start, episodes on the new version with 
   const ran = turns.filter((line) => line.status === 'ok' && parseChatToolCall(line.action).ok);
   assert.ok(ran.length >= 1, `no well-formed tool call ran: ${JSON.stringify(turns.map((line) => line.action))}`);
   // the demonstrations are the demonstrator's, never the model's: each fixed its task with a line edit, and the
-  // warm start imitated both (its line of metrics: the demonstrations' grades, the imitation step's batch)
+  // warm start imitated them all (its line of metrics: the demonstrations' grades, the imitation step's batch)
   const demos = trajectories('smol.demo.');
-  assert.equal(demos.length, 2);
+  assert.equal(demos.length, 4);
   assert.ok(demos.flat().every((line) => line.policyVersion === 'demo'));
   assert.ok(demos.every((turns) => turns.some((line) => /"command": "sed -i /.test(line.action))));
   const warm = metrics.find((line) => line.iteration === -1);
   assert.ok(warm, 'the warm start has its line of metrics');
-  assert.equal(warm.train.episodes, 2);
+  assert.equal(warm.train.episodes, 4);
   assert.equal(warm.train.trueSuccess, 1, JSON.stringify(warm.train));
   assert.equal(warm.train.meanReward, 1);
-  assert.equal(warm.batch.rows, 2);
+  assert.equal(warm.batch.rows, 4);
   // the final evaluation sampled the step's published weights
   const evaluated = trajectories('smol.eval-final-2.').flat();
   assert.ok(evaluated.length > 0 && evaluated.every((line) => line.policyVersion === 'smol-step-2'));
