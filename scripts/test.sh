@@ -24,7 +24,9 @@ integration_test=(node --import tsx --test --test-timeout=900000 --test-concurre
 # every temporary file the tests make (node's tmpdir(), Python's tempfile, pytest's tmp_path, the state folders of
 # the runs they start) goes under one folder, removed when the run ends however it ends: runs that each left a few
 # GB behind filled the disk
+# (world-writable and sticky like /tmp itself: tests run programs as other users, the audit's runner among them)
 test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentrl-tests-XXXXXX")
+chmod 1777 "$test_tmp"
 export TMPDIR=$test_tmp
 if [ "$#" -gt 0 ]; then
   trap 'rm -rf "$test_tmp"' EXIT
