@@ -279,6 +279,8 @@ async function modelMain(model: string): Promise<void> {
         optimizer: { lr: Number(values.lr), epochs: 1, minibatches: Number(values.minibatches) },
         budgets: { maxTurns: Number(values['max-turns']) },
         loss: { klCoef: Number(values['kl-coef']) },
+        // the last step's checkpoint and the warm start's (the KL anchor): a step's is about 1.5 GB
+        keepCheckpoints: 1,
         // one demonstration per training task, each imitated `epochs` times
         warmStart: {
           episodes: Number(values['warm-start-episodes'] ?? taskFolders(values.tasks).length),

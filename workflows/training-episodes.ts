@@ -10,6 +10,7 @@ import type { BatchEpisode } from '../activities';
 import { failedEpisodeIdOf, failedEpisodeResult, type EpisodeResult } from '../shared/contracts/episode';
 import { EpisodeInput } from '../shared/contracts/episode-input';
 import { ErrorTypes } from '../shared/names/errors';
+import { taskName } from '../shared/names/tasks';
 import { Outcomes, resampleAfter, resampledId } from '../shared/contracts/outcomes';
 import type { TrainingRunInput } from '../shared/contracts/run/input';
 import { toyModelOf } from '../shared/contracts/run/model';
@@ -129,11 +130,6 @@ const resamplePatch = 'resample-environment-failures';
  */
 export function episodeWorkflowId(prefix: string, label: string, task: string, index: number): string {
   return `${prefix}.${label}.${taskName(task)}.${index}`;
-}
-
-/** The last part of a task folder's path. */
-export function taskName(path: string): string {
-  return path.split('/').filter(Boolean).at(-1) ?? path;
 }
 
 /** What the batch builder needs of a result. */

@@ -147,6 +147,7 @@ export async function trainStep(
       ...(!imitation && loss.klCoef > 0 && state.referenceStep
         ? { klCoef: loss.klCoef, referenceStep: state.referenceStep }
         : {}),
+      ...(input.keepCheckpoints ? { keepCheckpoints: input.keepCheckpoints } : {}),
       ...(!imitation
         ? { offPolicy: loss.offPolicy, isCap: loss.isCap, ...(maxStaleness !== undefined ? { maxStaleness } : {}) }
         : {}),

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { ErrorTypes } from '../../shared/names/errors';
+import { taskName } from '../../shared/names/tasks';
 import { formerFlatNames, TrainingRunInput } from '../../shared/contracts/run/input';
 import { withNewNames } from '../../shared/contracts/renamed-fields';
 import type { TrainingRunState } from '../../shared/contracts/run/state';
@@ -195,8 +196,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       model: string;
     }): Promise<SolvedEpisode[]> {
       const train = new Set(input.trainTasks);
-      const name = (path: string) => path.split('/').filter(Boolean).at(-1) ?? path;
-      const held = new Set([...input.evalTasks, ...input.evalTasks.map(name)]);
+      const held = new Set([...input.evalTasks, ...input.evalTasks.map(taskName)]);
       const found: SolvedEpisode[] = [];
       for (const runId of input.runs) {
         const runRef = runRefOf(deps.store, runId);
@@ -213,7 +213,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             ErrorTypes.invalidInput,
           );
         for (const line of await readSolved(runRef))
-          if (train.has(line.task) && !held.has(line.task) && !held.has(name(line.task))) found.push(line);
+          if (train.has(line.task) && !held.has(line.task) && !held.has(taskName(line.task))) found.push(line);
       }
       return found;
     },

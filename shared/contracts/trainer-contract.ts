@@ -184,6 +184,11 @@ export const TrainOnBatchInput = z
     klCoef: byDefault(z.number().min(0), 'klCoef').optional(),
     referenceStep: z.number().int().min(1).nullable().optional(),
     /**
+     * once the step is recorded, checkpoints of steps up to `step - keepCheckpoints` are removed, except
+     * `referenceStep`'s; absent or null: every checkpoint is kept
+     */
+    keepCheckpoints: z.number().int().min(1).nullable().optional(),
+    /**
      * policy gradient: the correction of tokens sampled by older versions (shared/math/off-policy.ts):
      * `none` (ratio against the behaviour log-probs), `tis` or `decoupled` (ratio against the
      * weights the step starts from, weighted by their importance weight)

@@ -65,6 +65,10 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         ],
       );
       assert.equal(records.steps[1]!.referenceStep, 1, 'the policy-gradient step is anchored to the warm start');
+      assert.ok(
+        records.steps.every((step) => step.keepCheckpoints === undefined),
+        'every checkpoint kept by default',
+      );
       assert.deepEqual(
         records.published.map((ref) => ref.split('/').at(-1)),
         ['v0', 'v1', 'v2'],
@@ -167,7 +171,7 @@ describe('trainingRun orchestration (stubbed activities)', () => {
       const result = (await env.client.workflow.execute('trainingRun', {
         taskQueue: workers.taskQueue,
         workflowId: runId,
-        args: [input(runId, { model: { name: model }, groupSize: 2, warmStart: { episodes: 2 } })],
+        args: [input(runId, { model: { name: model }, groupSize: 2, warmStart: { episodes: 2 }, keepCheckpoints: 1 })],
       })) as TrainingRunResult;
       assert.deepEqual(records.inits, [{ runRef: `file:///stub/runs/${runId}`, seed: 0, model }]);
       assert.equal(result.policyVersion, `${runId}-step-2`);
@@ -189,6 +193,11 @@ describe('trainingRun orchestration (stubbed activities)', () => {
         ],
       );
       assert.equal(records.steps[1]!.referenceStep, 1);
+      // the trainer removes what the run does not keep
+      assert.deepEqual(
+        records.steps.map((step) => step.keepCheckpoints),
+        [1, 1],
+      );
       assert.ok(
         records.batches.every(
           (batch) =>

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import threading
 import time
 import uuid
@@ -175,6 +176,24 @@ class _S3Objects:
                 continue
             tag.write_text(answer["ETag"])  # the cached file is the object: no download next time
 
+    def remove(self, key: str) -> None:
+        """Deletes the object `key` and every object under `key/`, with their cached copies."""
+        keys = [key] if self.head(key) is not None else []
+        keys += [object_key for object_key, _ in self.listing(f"{key}/")]
+        for start in range(0, len(keys), 1000):  # DeleteObjects takes at most 1,000 keys
+            chunk = keys[start : start + 1000]
+            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": [{"Key": name} for name in chunk]})
+        for name in keys:
+            (self.cache / ".etags" / self.bucket / name).unlink(missing_ok=True)
+        _remove_local(self.local(key))
+
+
+def _remove_local(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
 
 def trim_cache(keep: Path) -> None:
     """Removes the least recently used files of the store cache until it fits AGENTRL_STORE_CACHE_MB (default
@@ -254,6 +273,13 @@ class RunStore:
         if self._objects is not None:
             self._objects.upload(self.local / relative, f"{self._prefix}/{relative}")
             trim_cache(keep=self.local)
+
+    def remove(self, relative: str) -> None:
+        """Deletes the run's file or folder `relative` (in the bucket and the cache, or in the folder)."""
+        if self._objects is not None:
+            self._objects.remove(f"{self._prefix}/{relative}")
+        else:
+            _remove_local(self.local / relative)
 
     def checkpoint_steps(self) -> list[int]:
         """The steps the run holds a checkpoint of (a file step-N.pt or a folder step-N)."""

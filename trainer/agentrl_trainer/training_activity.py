@@ -151,7 +151,19 @@ def _publish_and_record(
     )
     if standing.get("result") != result:  # another attempt recorded the step first: its result stands
         return _recorded_result(request, standing)
+    _remove_old_checkpoints(request, store)
     return result
+
+
+def _remove_old_checkpoints(request: TrainOnBatchInput, store: RunStore) -> None:
+    """With `keepCheckpoints`, removes the checkpoints of steps up to step - keepCheckpoints but the KL anchor's.
+    Only after the step's record: a retry of this step is answered from it, and the next step needs only this one."""
+    if request.keep_checkpoints is None:
+        return
+    suffix = "" if request.model is not None else ".pt"
+    for step in store.checkpoint_steps():
+        if step <= request.step - request.keep_checkpoints and step != request.reference_step:
+            store.remove(f"checkpoints/step-{step}{suffix}")
 
 
 def _run_hf_step(

@@ -49,6 +49,9 @@ class TrainOnBatchInput:
     reference_step: int | None = None
     # a critic (value head) trained with the policy, whose GAE gives the advantages (credit.py); None: the batch's
     critic: CriticOptions | None = None
+    # once the step is recorded, the checkpoints of steps up to step - keep_checkpoints go (reference_step's stays);
+    # None: every checkpoint stays
+    keep_checkpoints: int | None = None
 
 
 def parse_input(raw: Any) -> TrainOnBatchInput:
@@ -99,6 +102,7 @@ def parse_input(raw: Any) -> TrainOnBatchInput:
         ),
         reference_step=reference_step,
         critic=critic_options(raw.get("critic")),
+        keep_checkpoints=None if raw.get("keepCheckpoints") is None else int(raw["keepCheckpoints"]),
     )
 
 

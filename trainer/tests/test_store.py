@@ -123,6 +123,21 @@ def test_two_steps_on_s3_with_the_cache_deleted_between_them(bucket, cache, tmp_
     assert json.loads((folder / "policy.onnx.json").read_text())["policyVersion"] == second["policyVersion"]
 
 
+def test_keep_checkpoints_removes_older_checkpoints_from_the_bucket_and_the_cache(bucket, cache, tmp_path):
+    prefix = f"runs/{uuid.uuid4().hex[:8]}"
+    run_ref = f"s3://{bucket}/{prefix}"
+    for step in (1, 2, 3):
+        batch = write_batch(tmp_path / f"b{step}.safetensors", seed=step)
+        batch_ref = put_file(bucket, f"{prefix}/batches/b{step}.safetensors", batch)
+        payload = {**step_input(run_ref, step, batch_ref), "keepCheckpoints": 1}
+        ActivityEnvironment().run(train_on_batch_activity, payload)
+    stored = keys(bucket, prefix)
+    assert [key for key in stored if "/checkpoints/" in key] == [f"{prefix}/checkpoints/step-3.pt"]
+    assert {f"{prefix}/policies/v{step}/policy.onnx" for step in (1, 2, 3)} <= set(stored)
+    assert sorted(path.name for path in (cache / bucket / prefix / "checkpoints").iterdir()) == ["step-3.pt"]
+    assert RunStore(run_ref).checkpoint_steps() == [3]
+
+
 def test_a_second_record_of_one_step_does_not_replace_the_first(bucket, cache):
     run = RunStore(f"s3://{bucket}/runs/{uuid.uuid4().hex[:8]}")
     first = run.write_record("s-1", {"step": 1, "result": {"who": "first"}})

@@ -278,6 +278,32 @@ def test_kl_anchor_loads_the_reference_checkpoint_and_reports_kl_ref(tmp_path, s
         run(request(run_dir, 4, "iteration-0004", batch, klCoef=0.1, referenceStep=1))
 
 
+def test_keep_checkpoints_removes_older_ones_after_each_record_but_the_kl_anchor_s(tmp_path, step_one):
+    run_dir = run_with_step_one(tmp_path, step_one)
+    batch = write_batch(tmp_path / "fresh.safetensors", seed=3, model=model_from(checkpoint_path(run_dir, 1)))
+    anchored = {"klCoef": 0.1, "referenceStep": 1, "keepCheckpoints": 2}
+
+    def steps():
+        return sorted(path.name for path in (run_dir / "checkpoints").iterdir())
+
+    run(request(run_dir, 2, "iteration-0002", batch, **anchored))
+    assert steps() == ["step-1.pt", "step-2.pt"]
+    run(request(run_dir, 3, "iteration-0003", batch, **anchored))
+    fourth = run(request(run_dir, 4, "iteration-0004", batch, **anchored))
+    # the last two steps' and the anchor's; the exported policies all stay
+    assert steps() == ["step-1.pt", "step-3.pt", "step-4.pt"]
+    assert sorted(path.name for path in (run_dir / "policies").iterdir()) == ["v2", "v3", "v4"]
+    # a retry of step 4 is answered from its record; step 5 trains from checkpoint 4
+    assert run(request(run_dir, 4, "iteration-0004", batch, **anchored)) == fourth
+    run(request(run_dir, 5, "iteration-0005", batch, **anchored))
+    assert steps() == ["step-1.pt", "step-4.pt", "step-5.pt"]
+    # without the anchor's KL term, its checkpoint goes too; without keepCheckpoints, nothing goes
+    run(request(run_dir, 6, "iteration-0006", batch, keepCheckpoints=1))
+    assert steps() == ["step-6.pt"]
+    run(request(run_dir, 7, "iteration-0007", batch))
+    assert steps() == ["step-6.pt", "step-7.pt"]
+
+
 def test_off_policy_correction_and_the_staleness_bound_on_the_batch_versions(tmp_path, step_one):
     run_dir = run_with_step_one(tmp_path, step_one)
     model = model_from(checkpoint_path(run_dir, 1))

@@ -121,6 +121,12 @@ const RunInputFields = z
       })
       .strict()
       .default({ episodes: 16, epochs: 20, solvedFrom: [] }),
+    /**
+     * the trainer keeps the checkpoints of the run's last `keepCheckpoints` steps and the KL anchor's, and removes
+     * older ones once a step is recorded (a SmolLM2 checkpoint, weights and optimizer state, is about 1.5 GB); null:
+     * every step's. The exported policies (`policies/vN`) are all kept.
+     */
+    keepCheckpoints: z.number().int().min(1).nullable().default(null),
     /** this run is an ablation: settings that make a worse policy on purpose are allowed */
     ablation: z.boolean().default(false),
     /**
