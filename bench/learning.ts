@@ -30,11 +30,11 @@
 // bounds. --device cuda runs the trainer and the model server on a GPU (bf16 where it has it), falling
 // back to the CPU with a warning where there is none.
 //
-//   node --import tsx bench/learning.ts --model smollm2-135m-instruct [--minutes 45] [--seeds 0,1]
+//   node --import tsx bench/learning.ts --model smollm2-135m-instruct [--minutes 35] [--seeds 0,1]
 //     [--tasks tasks/curriculum/function/train] [--eval-tasks tasks/curriculum/function/heldout]
-//     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 8] [--lr 3e-5] [--minibatches 2]
-//     [--kl-coef 0.03] [--max-turns 3] [--warm-start-episodes N (one per training task)]
-//     [--warm-start-epochs 2] [--warm-start-minibatches 8]
+//     [--tasks-per-iteration 4] [--group-size 4] [--concurrency 8] [--lr 1e-5] [--minibatches 2]
+//     [--kl-coef 0.03] [--max-turns 3] [--warm-start-episodes 8 (a seeded sample of the training tasks)]
+//     [--warm-start-epochs 2] [--warm-start-minibatches 4]
 //     [--warm-start-lr 1e-4] [--eval-every 4] [--before-seeds 0] [--device auto|cpu|cuda] [--model-port 8102]
 //
 // Three turns: read the file with line numbers, fix the line, submit (the demonstrator drops its test
@@ -74,7 +74,7 @@ const { values: given } = parseArgs({
     'group-size': { type: 'string', default: '4' },
     'warm-start-episodes': { type: 'string' },
     'warm-start-epochs': { type: 'string', default: '2' },
-    'warm-start-minibatches': { type: 'string', default: '8' },
+    'warm-start-minibatches': { type: 'string', default: '4' },
     minibatches: { type: 'string', default: '2' },
     'warm-start-lr': { type: 'string', default: '1e-4' },
     'before-seeds': { type: 'string', default: '0' },
@@ -85,10 +85,10 @@ const { values: given } = parseArgs({
 // the toy model's defaults, and a real model's where they differ
 const values = {
   ...given,
-  minutes: given.minutes ?? (given.model ? '45' : '60'),
+  minutes: given.minutes ?? (given.model ? '35' : '60'),
   'eval-every': given['eval-every'] ?? (given.model ? '4' : '10'),
   concurrency: given.concurrency ?? (given.model ? '8' : '4'),
-  lr: given.lr ?? (given.model ? '3e-5' : '1e-3'),
+  lr: given.lr ?? (given.model ? '1e-5' : '1e-3'),
   'kl-coef': given['kl-coef'] ?? '0.03',
   'max-turns': given['max-turns'] ?? (given.model ? '3' : '12'),
 };
@@ -281,9 +281,10 @@ async function modelMain(model: string): Promise<void> {
         loss: { klCoef: Number(values['kl-coef']) },
         // the last step's checkpoint and the warm start's (the KL anchor): a step's is about 1.5 GB
         keepCheckpoints: 1,
-        // one demonstration per training task, each imitated `epochs` times
+        // demonstrations of a seeded sample of 8 training tasks (half a curriculum level's 16), each imitated `epochs`
+        // times
         warmStart: {
-          episodes: Number(values['warm-start-episodes'] ?? taskFolders(values.tasks).length),
+          episodes: Number(values['warm-start-episodes'] ?? Math.min(8, taskFolders(values.tasks).length)),
           epochs: Number(values['warm-start-epochs']),
           minibatches: Number(values['warm-start-minibatches']),
           lr: Number(values['warm-start-lr']),
