@@ -113,16 +113,16 @@ def _fetch_batch(request: TrainOnBatchInput) -> Path:
 
 def _fetch_checkpoints(request: TrainOnBatchInput, store: RunStore) -> None:
     """Checkpoint N-1 (and the KL reference's) into the step's folder; a missing N-1 is an InvalidInput."""
-    suffix = "" if request.model is not None else ".pt"  # a Hugging Face model's checkpoints are folders
-    if request.step > 1 and store.fetch(f"checkpoints/step-{request.step - 1}{suffix}") is None:
+    previous = _checkpoint_key(request, request.step - 1)
+    if request.step > 1 and store.fetch(previous) is None:
         steps = store.checkpoint_steps()
         raise invalid_input(
             f"step: step {request.step} needs the checkpoint of step {request.step - 1}, but "
-            f"{store.ref_of(f'checkpoints/step-{request.step - 1}{suffix}')} does not exist "
+            f"{store.ref_of(previous)} does not exist "
             f"(latest checkpoint: {steps[-1] if steps else 'none'})"
         )
     if request.config.loss.kl_coef > 0 and request.reference_step:
-        store.fetch(f"checkpoints/step-{request.reference_step}{suffix}")  # checked where it is loaded
+        store.fetch(_checkpoint_key(request, request.reference_step))  # checked where it is loaded
 
 
 def _publish_and_record(
@@ -160,10 +160,14 @@ def _remove_old_checkpoints(request: TrainOnBatchInput, store: RunStore) -> None
     Only after the step's record: a retry of this step is answered from it, and the next step needs only this one."""
     if request.keep_checkpoints is None:
         return
-    suffix = "" if request.model is not None else ".pt"
     for step in store.checkpoint_steps():
         if step <= request.step - request.keep_checkpoints and step != request.reference_step:
-            store.remove(f"checkpoints/step-{step}{suffix}")
+            store.remove(_checkpoint_key(request, step))
+
+
+def _checkpoint_key(request: TrainOnBatchInput, step: int) -> str:
+    """Checkpoint `step`'s path in the run: a Hugging Face model's is a folder, the toy model's a .pt file."""
+    return f"checkpoints/step-{step}" + ("" if request.model is not None else ".pt")
 
 
 def _run_hf_step(
